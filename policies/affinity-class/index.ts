@@ -1,0 +1,70 @@
+// AffinityClass: every pod of an application must carry its class's
+// nodeSelector. Judged on Pod CREATE and, shift-left, on the workloads that
+// will create those pods, so the error shows on `kubectl apply`/`helm upgrade`.
+import type { AdmissionRequest } from "../../shared/admission/index.js";
+import type { Finding, Policy } from "../../shared/policy/index.js";
+import { describeObject, isWorkloadKind, workloadOf, type Workload } from "../../shared/k8s/workload/index.js";
+import {
+  FLUX_HELMRELEASE_NAME_LABEL,
+  FLUX_HELMRELEASE_NAMESPACE_LABEL,
+  lineageOf,
+  type ResolvedApplication,
+  type SnapshotView,
+} from "../../shared/snapshot/view.js";
+
+export const id = "affinity-class";
+
+function judged(request: AdmissionRequest): boolean {
+  if (request.kind.kind === "Pod") return request.operation === "CREATE" && request.kind.group === "" && !request.subResource;
+  return isWorkloadKind(request.kind.kind) && (request.operation === "CREATE" || request.operation === "UPDATE") && !request.subResource;
+}
+
+/** The application a workload's pods belong to: lineage labels first, then Flux's HelmRelease label. */
+function applicationOf(workload: Workload, namespace: string, view: SnapshotView): ResolvedApplication | undefined {
+  for (const labels of [workload.podMetadata.labels, workload.metadata.labels]) {
+    const lineage = lineageOf(labels);
+    if (lineage) return view.applicationByLineage(namespace, lineage);
+  }
+  for (const labels of [workload.metadata.labels, workload.podMetadata.labels]) {
+    const helmRelease = labels?.[FLUX_HELMRELEASE_NAME_LABEL];
+    if (helmRelease) return view.applicationByHelmRelease(labels?.[FLUX_HELMRELEASE_NAMESPACE_LABEL] ?? namespace, helmRelease);
+  }
+  return undefined;
+}
+
+function evaluate(request: AdmissionRequest, view: SnapshotView): Finding[] {
+  if (!isWorkloadKind(request.kind.kind)) return [];
+  const workload = workloadOf(request.kind.kind, request.object);
+  const namespace = request.namespace || workload.metadata.namespace || "";
+  const application = applicationOf(workload, namespace, view);
+  if (!application) return [];
+  const tenant = view.tenant(namespace);
+  const className = application.affinityClass ?? tenant?.defaultAffinityClass;
+  if (!className) return [];
+
+  const subject = describeObject(workload.kind, workload.metadata, request.namespace);
+  const scope = { affinityClass: className, tenantNamespace: tenant ? namespace : undefined };
+  const affinityClass = view.affinityClass(className);
+  if (!affinityClass) {
+    const owner = application.kind && application.name ? `${application.kind} ${application.name}` : `HelmRelease ${application.helmRelease}`;
+    return [{ message: `AffinityClass "${className}" not found (required by application ${owner} of ${subject})`, scope }];
+  }
+
+  const nodeSelector = workload.podSpec.nodeSelector ?? {};
+  const missing = Object.entries(affinityClass.nodeSelector ?? {}).filter(
+    ([key, value]) => !Object.hasOwn(nodeSelector, key) || nodeSelector[key] !== value,
+  );
+  if (missing.length === 0) return [];
+  const field = `${workload.podSpecPath}.nodeSelector`;
+  const pairs = missing.map(([key, value]) => `${key}=${value}`).join(", ");
+  const fix = workload.kind === "Pod" ? "" : `: set ${field}`;
+  return [{ message: `${subject} belongs to application with AffinityClass "${className}" but missing required nodeSelector ${pairs}${fix}`, field, scope }];
+}
+
+export const affinityClassPolicy: Policy = {
+  id,
+  description: "Pods of an application carry the nodeSelector of its AffinityClass",
+  defaultMode: "Deny",
+  matches: judged,
+  evaluate,
+};

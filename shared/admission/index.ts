@@ -1,0 +1,101 @@
+// The AdmissionReview wire contract the kube-apiserver enforces (DESIGN.md).
+import { z, describeZodError } from "../zod/index.js";
+
+export const ADMISSION_API_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
+
+const groupVersionKindSchema = z.object({
+  group: z.string(),
+  version: z.string(),
+  kind: z.string(),
+});
+
+export const admissionRequestSchema = z.object({
+  uid: z.string().check(z.minLength(1)),
+  kind: groupVersionKindSchema,
+  resource: z.optional(z.object({ group: z.string(), version: z.string(), resource: z.string() })),
+  subResource: z.optional(z.string()),
+  name: z.optional(z.string()),
+  namespace: z.optional(z.string()),
+  operation: z.enum(["CREATE", "UPDATE", "DELETE", "CONNECT"]),
+  userInfo: z.optional(z.looseObject({ username: z.optional(z.string()) })),
+  // The objects are decoded by whichever step needs them, with its own schema.
+  object: z.optional(z.unknown()),
+  oldObject: z.optional(z.unknown()),
+  dryRun: z.optional(z.boolean()),
+});
+export type AdmissionRequest = z.infer<typeof admissionRequestSchema>;
+
+export const admissionReviewSchema = z.object({
+  apiVersion: z.enum(ADMISSION_API_VERSIONS),
+  kind: z.literal("AdmissionReview"),
+  request: admissionRequestSchema,
+});
+export type AdmissionReview = z.infer<typeof admissionReviewSchema>;
+
+export type DecodeResult = { ok: true; review: AdmissionReview } | { ok: false; error: string };
+
+/** JSON text → AdmissionReview, or a message that names the problem. */
+export function decodeAdmissionReview(text: string): DecodeResult {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, error: `body is not JSON: ${(e as Error).message}` };
+  }
+  const parsed = admissionReviewSchema.safeParse(json);
+  if (!parsed.success) return { ok: false, error: `body is not an AdmissionReview: ${describeZodError(parsed.error)}` };
+  return { ok: true, review: parsed.data };
+}
+
+/** What the dispatcher decided; the codec turns it into the wire response. */
+export interface Decision {
+  allowed: boolean;
+  /** Present when denied. */
+  denial?: { code: number; reason: string; message: string };
+  warnings: string[];
+  auditAnnotations: Record<string, string>;
+}
+
+export interface AdmissionResponseReview {
+  apiVersion: AdmissionReview["apiVersion"];
+  kind: "AdmissionReview";
+  response: {
+    uid: string;
+    allowed: boolean;
+    status?: { code: number; reason: string; message: string };
+    warnings?: string[];
+    auditAnnotations?: Record<string, string>;
+  };
+}
+
+export const MAX_WARNING_LENGTH = 120;
+
+/**
+ * The apiserver silently drops a warning with a newline or control character,
+ * so every warning leaves here as one printable line of at most 120 characters.
+ */
+export function toWarning(text: string): string {
+  const line = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").replace(/ {2,}/g, " ").trim();
+  return line.length <= MAX_WARNING_LENGTH ? line : `${line.slice(0, MAX_WARNING_LENGTH - 3)}...`;
+}
+
+const AUDIT_KEY = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+
+/** auditAnnotations keys: no `/`, ≤ 63 characters, qualified-name syntax. */
+export function isValidAuditAnnotationKey(key: string): boolean {
+  return key.length <= 63 && AUDIT_KEY.test(key);
+}
+
+/**
+ * Mirrors the request's apiVersion and kind and echoes its uid. A validating
+ * webhook never sends patch or patchType, so this type has no place for them.
+ */
+export function encodeAdmissionResponse(review: AdmissionReview, decision: Decision): AdmissionResponseReview {
+  const response: AdmissionResponseReview["response"] = { uid: review.request.uid, allowed: decision.allowed };
+  if (!decision.allowed && decision.denial) response.status = decision.denial;
+  const warnings = decision.warnings.map(toWarning).filter((w) => w.length > 0);
+  if (warnings.length > 0) response.warnings = warnings;
+  const annotations = Object.entries(decision.auditAnnotations).filter(([key]) => isValidAuditAnnotationKey(key));
+  if (annotations.length > 0) response.auditAnnotations = Object.fromEntries(annotations);
+  return { apiVersion: review.apiVersion, kind: "AdmissionReview", response };
+}

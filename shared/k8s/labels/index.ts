@@ -1,0 +1,67 @@
+// Label and label-selector semantics as in k8s.io/apimachinery/pkg/labels.
+import type { LabelSelector } from "../schemas/index.js";
+
+export type Labels = Readonly<Record<string, string>>;
+
+const NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Why `key` is not a valid label key, or undefined when it is (IsQualifiedName). */
+export function labelKeyError(key: string): string | undefined {
+  const slash = key.indexOf("/");
+  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
+  const name = slash >= 0 ? key.slice(slash + 1) : key;
+  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix)))
+    return `label key "${key}": prefix must be a DNS subdomain of at most 253 characters`;
+  if (name.length === 0 || name.length > 63 || !NAME.test(name))
+    return `label key "${key}": name must be 1-63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric`;
+  return undefined;
+}
+
+/** Why `value` is not a valid label value, or undefined when it is. */
+export function labelValueError(value: string): string | undefined {
+  if (value === "") return undefined;
+  if (value.length > 63 || !NAME.test(value))
+    return `label value "${value}": must be at most 63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric`;
+  return undefined;
+}
+
+/**
+ * Whether `selector` selects `labels`. Kubernetes semantics: matchLabels and
+ * every matchExpression are ANDed; an empty selector selects everything; a
+ * null/absent selector is handled by the caller (in pod affinity it selects nothing).
+ */
+export function selectorMatches(selector: LabelSelector, labels: Labels): boolean {
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
+    if (!Object.hasOwn(labels, key) || labels[key] !== value) return false;
+  }
+  for (const requirement of selector.matchExpressions ?? []) {
+    const has = Object.hasOwn(labels, requirement.key);
+    const values = requirement.values ?? [];
+    switch (requirement.operator) {
+      case "In":
+        if (!has || !values.includes(labels[requirement.key]!)) return false;
+        break;
+      case "NotIn":
+        if (has && values.includes(labels[requirement.key]!)) return false;
+        break;
+      case "Exists":
+        if (!has) return false;
+        break;
+      case "DoesNotExist":
+        if (has) return false;
+        break;
+    }
+  }
+  return true;
+}
+
+/** Whether the selector has no requirement at all (selects every pod). */
+export function selectorIsEmpty(selector: LabelSelector): boolean {
+  return Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0;
+}
+
+/** Every label key the selector constrains. */
+export function selectorKeys(selector: LabelSelector): string[] {
+  return [...Object.keys(selector.matchLabels ?? {}), ...(selector.matchExpressions ?? []).map((r) => r.key)];
+}

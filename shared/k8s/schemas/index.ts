@@ -1,0 +1,93 @@
+// zod schemas for the Kubernetes shapes edgeadmit reads. Loose objects: the
+// apiserver has already validated the full schema; we only check what we use.
+import { z } from "../../zod/index.js";
+
+export const stringMapSchema = z.record(z.string(), z.string());
+
+export const objectMetaSchema = z.looseObject({
+  name: z.optional(z.string()),
+  generateName: z.optional(z.string()),
+  namespace: z.optional(z.string()),
+  labels: z.optional(z.nullable(stringMapSchema)),
+  annotations: z.optional(z.nullable(stringMapSchema)),
+});
+export type ObjectMeta = z.infer<typeof objectMetaSchema>;
+
+export const NODE_SELECTOR_OPERATORS = ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"] as const;
+
+export const nodeSelectorRequirementSchema = z.object({
+  key: z.string(),
+  operator: z.enum(NODE_SELECTOR_OPERATORS),
+  values: z.optional(z.nullable(z.array(z.string()))),
+});
+export type NodeSelectorRequirement = z.infer<typeof nodeSelectorRequirementSchema>;
+
+export const nodeSelectorTermSchema = z.object({
+  matchExpressions: z.optional(z.nullable(z.array(nodeSelectorRequirementSchema))),
+  matchFields: z.optional(z.nullable(z.array(nodeSelectorRequirementSchema))),
+});
+export type NodeSelectorTerm = z.infer<typeof nodeSelectorTermSchema>;
+
+export const nodeAffinitySchema = z.looseObject({
+  requiredDuringSchedulingIgnoredDuringExecution: z.optional(
+    z.nullable(z.object({ nodeSelectorTerms: z.array(nodeSelectorTermSchema) })),
+  ),
+  preferredDuringSchedulingIgnoredDuringExecution: z.optional(z.nullable(z.array(z.unknown()))),
+});
+export type NodeAffinity = z.infer<typeof nodeAffinitySchema>;
+
+export const labelSelectorRequirementSchema = z.object({
+  key: z.string(),
+  operator: z.enum(["In", "NotIn", "Exists", "DoesNotExist"]),
+  values: z.optional(z.nullable(z.array(z.string()))),
+});
+export const labelSelectorSchema = z.object({
+  matchLabels: z.optional(z.nullable(stringMapSchema)),
+  matchExpressions: z.optional(z.nullable(z.array(labelSelectorRequirementSchema))),
+});
+export type LabelSelector = z.infer<typeof labelSelectorSchema>;
+
+export const podAffinityTermSchema = z.looseObject({
+  labelSelector: z.optional(z.nullable(labelSelectorSchema)),
+  namespaces: z.optional(z.nullable(z.array(z.string()))),
+  namespaceSelector: z.optional(z.nullable(labelSelectorSchema)),
+  topologyKey: z.optional(z.string()),
+  matchLabelKeys: z.optional(z.nullable(z.array(z.string()))),
+});
+export type PodAffinityTerm = z.infer<typeof podAffinityTermSchema>;
+
+const weightedPodAffinityTermSchema = z.looseObject({ weight: z.optional(z.number()), podAffinityTerm: podAffinityTermSchema });
+
+export const podAffinitySchema = z.looseObject({
+  requiredDuringSchedulingIgnoredDuringExecution: z.optional(z.nullable(z.array(podAffinityTermSchema))),
+  preferredDuringSchedulingIgnoredDuringExecution: z.optional(z.nullable(z.array(weightedPodAffinityTermSchema))),
+});
+export type PodAffinity = z.infer<typeof podAffinitySchema>;
+
+export const volumeSchema = z.looseObject({
+  name: z.string(),
+  persistentVolumeClaim: z.optional(z.nullable(z.looseObject({ claimName: z.string(), readOnly: z.optional(z.boolean()) }))),
+});
+
+export const podSpecSchema = z.looseObject({
+  nodeSelector: z.optional(z.nullable(stringMapSchema)),
+  affinity: z.optional(
+    z.nullable(
+      z.looseObject({
+        nodeAffinity: z.optional(z.nullable(nodeAffinitySchema)),
+        podAffinity: z.optional(z.nullable(podAffinitySchema)),
+        podAntiAffinity: z.optional(z.nullable(podAffinitySchema)),
+      }),
+    ),
+  ),
+  topologySpreadConstraints: z.optional(z.nullable(z.array(z.looseObject({ labelSelector: z.optional(z.nullable(labelSelectorSchema)) })))),
+  volumes: z.optional(z.nullable(z.array(volumeSchema))),
+  containers: z.optional(z.nullable(z.array(z.looseObject({ name: z.optional(z.string()) })))),
+});
+export type PodSpec = z.infer<typeof podSpecSchema>;
+
+export const podTemplateSchema = z.looseObject({
+  metadata: z.optional(z.nullable(objectMetaSchema)),
+  spec: z.optional(z.nullable(podSpecSchema)),
+});
+export type PodTemplate = z.infer<typeof podTemplateSchema>;

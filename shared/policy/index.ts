@@ -1,0 +1,34 @@
+// What a policy is (the "what"), separate from how hard it is enforced (the
+// "how": modes, applied by shared/dispatcher) — as ValidatingAdmissionPolicy
+// separates a policy from its binding's validationActions.
+import type { AdmissionRequest } from "../admission/index.js";
+import type { SnapshotView } from "../snapshot/view.js";
+
+export const ENFORCEMENT_MODES = ["Deny", "Warn", "Audit"] as const;
+export type EnforcementMode = (typeof ENFORCEMENT_MODES)[number];
+export const POLICY_MODES = [...ENFORCEMENT_MODES, "Off"] as const;
+export type PolicyMode = (typeof POLICY_MODES)[number];
+
+/** One thing a policy found wrong. It never says how hard: that is configuration. */
+export interface Finding {
+  /** One line: what is wrong and how to fix it. */
+  message: string;
+  /** The field to change, dotted (`spec.template.spec.nodeSelector`). */
+  field?: string;
+  /**
+   * Where configuration for this finding may live beyond the cluster's
+   * per-policy mode: an AffinityClass's `enforcement`, overridden per tenant.
+   */
+  scope?: { affinityClass?: string; tenantNamespace?: string };
+}
+
+export interface Policy {
+  /** Stable id: the URL segment, the settings key, the auditAnnotation key. */
+  id: string;
+  description: string;
+  defaultMode: EnforcementMode;
+  /** Cheap test on kind and operation: does this policy look at the request at all? */
+  matches(request: AdmissionRequest): boolean;
+  /** Pure: no I/O, no clock. Everything it needs is in the request and the snapshot. */
+  evaluate(request: AdmissionRequest, snapshot: SnapshotView): Finding[];
+}

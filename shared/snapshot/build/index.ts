@@ -1,0 +1,245 @@
+// Kubernetes objects → snapshot. Pure: the CLI feeds it objects from YAML
+// files, the sync job feeds it the same objects listed from the API, so both
+// produce the same snapshot for the same cluster.
+import { z, describeZodError } from "../../zod/index.js";
+import { nodeAffinitySchema, objectMetaSchema, stringMapSchema } from "../../k8s/schemas/index.js";
+import { ENFORCEMENT_MODES, POLICY_MODES } from "../../policy/index.js";
+import {
+  DEFAULT_MAX_AGE_SECONDS,
+  SNAPSHOT_API_VERSION,
+  type AffinityClass,
+  type Application,
+  type Settings,
+  type Snapshot,
+  type Tenant,
+  type VolumeClaim,
+} from "../schema.js";
+import { AFFINITY_CLASS_LABEL, lineageOf } from "../view.js";
+
+export const SETTINGS_CONFIGMAP = "edgeadmit-settings";
+export const ROOT_TENANT_NAMESPACE = "tenant-root";
+
+const named = z.looseObject({ metadata: z.looseObject({ name: z.string(), namespace: z.optional(z.string()), labels: objectMetaSchema.shape.labels }) });
+
+const affinityClassObject = z.looseObject({
+  metadata: z.looseObject({ name: z.string() }),
+  spec: z.looseObject({
+    nodeSelector: z.optional(z.nullable(stringMapSchema)),
+    nodeAffinity: z.optional(z.nullable(nodeAffinitySchema)),
+    enforcement: z.optional(z.enum(ENFORCEMENT_MODES)),
+  }),
+});
+
+const tenantObject = z.looseObject({
+  metadata: z.looseObject({ name: z.string(), namespace: z.string() }),
+  spec: z.optional(
+    z.nullable(
+      z.looseObject({
+        allowedAffinityClasses: z.optional(z.nullable(z.array(z.string()))),
+        defaultAffinityClass: z.optional(z.nullable(z.string())),
+        affinityClassEnforcement: z.optional(z.nullable(z.enum(ENFORCEMENT_MODES))),
+      }),
+    ),
+  ),
+});
+
+const pvcObject = z.looseObject({
+  metadata: z.looseObject({ name: z.string(), namespace: z.string() }),
+  spec: z.looseObject({
+    accessModes: z.optional(z.nullable(z.array(z.string()))),
+    volumeName: z.optional(z.nullable(z.string())),
+    storageClassName: z.optional(z.nullable(z.string())),
+  }),
+});
+
+const pvObject = z.looseObject({
+  metadata: z.looseObject({ name: z.string() }),
+  spec: z.looseObject({ nodeAffinity: z.optional(z.nullable(z.looseObject({ required: z.optional(z.nullable(nodeAffinitySchema.shape.requiredDuringSchedulingIgnoredDuringExecution.def.innerType)) }))) }),
+});
+
+const settingsObject = z.looseObject({
+  metadata: z.looseObject({ name: z.literal(SETTINGS_CONFIGMAP), namespace: z.optional(z.string()) }),
+  data: z.optional(z.nullable(stringMapSchema)),
+});
+
+export interface KubeObject {
+  apiVersion?: unknown;
+  kind?: unknown;
+  [key: string]: unknown;
+}
+
+export interface BuildOptions {
+  generation: number;
+  builtAt: string;
+  /** Only a ConfigMap `edgeadmit-settings` in this namespace counts; any namespace when unset. */
+  settingsNamespace?: string;
+}
+
+export interface BuildResult {
+  snapshot: Snapshot;
+  /** Objects that were skipped, each with why: `Tenant tenant-root/acme: spec.defaultAffinityClass: …`. */
+  problems: string[];
+}
+
+const RWO_MODES = new Set(["ReadWriteOnce", "ReadWriteOncePod"]);
+
+/** CozyStack naming: tenant `x` in `tenant-root` owns `tenant-x`; in `tenant-a` it owns `tenant-a-x`. */
+export function tenantNamespaceOf(name: string, namespace: string): string {
+  return namespace === ROOT_TENANT_NAMESPACE ? `tenant-${name}` : `${namespace}-${name}`;
+}
+
+function kindOf(object: KubeObject): { group: string; kind: string } {
+  const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : "";
+  const slash = apiVersion.indexOf("/");
+  return { group: slash >= 0 ? apiVersion.slice(0, slash) : "", kind: typeof object.kind === "string" ? object.kind : "" };
+}
+
+function describeKubeObject(object: KubeObject): string {
+  const meta = named.safeParse(object);
+  const { kind } = kindOf(object);
+  if (!meta.success) return kind || "object";
+  return `${kind} ${meta.data.metadata.namespace ? `${meta.data.metadata.namespace}/` : ""}${meta.data.metadata.name}`;
+}
+
+/** A PV's required node affinity pins it to one node when every term names one `kubernetes.io/hostname`. */
+function pinsOneNode(pv: z.infer<typeof pvObject>): boolean {
+  const terms = pv.spec.nodeAffinity?.required?.nodeSelectorTerms ?? [];
+  const hosts = new Set<string>();
+  for (const term of terms) {
+    const hostname = (term.matchExpressions ?? []).find((r) => r.key === "kubernetes.io/hostname" && r.operator === "In");
+    if (!hostname || (hostname.values ?? []).length !== 1) return false;
+    hosts.add(hostname.values![0]!);
+  }
+  return hosts.size === 1;
+}
+
+function settingsFrom(data: Record<string, string>, problems: string[]): Settings {
+  const settings: Settings = { policies: {}, maxAgeSeconds: DEFAULT_MAX_AGE_SECONDS, onStale: "Warn" };
+  for (const [key, value] of Object.entries(data)) {
+    const where = `ConfigMap ${SETTINGS_CONFIGMAP} data.${key}`;
+    if (key.startsWith("policy.")) {
+      if ((POLICY_MODES as readonly string[]).includes(value)) settings.policies[key.slice("policy.".length)] = value as Settings["policies"][string];
+      else problems.push(`${where}: "${value}" is not one of ${POLICY_MODES.join(", ")}`);
+    } else if (key === "maxAgeSeconds") {
+      if (/^\d+$/.test(value) && Number(value) >= 60) settings.maxAgeSeconds = Number(value);
+      else problems.push(`${where}: "${value}" is not a whole number of seconds ≥ 60`);
+    } else if (key === "onStale") {
+      if (value === "Warn" || value === "Deny") settings.onStale = value;
+      else problems.push(`${where}: "${value}" is not Warn or Deny`);
+    } else problems.push(`${where}: unknown key (expected policy.<id>, maxAgeSeconds, onStale)`);
+  }
+  return settings;
+}
+
+export function buildSnapshot(objects: readonly KubeObject[], options: BuildOptions): BuildResult {
+  const problems: string[] = [];
+  const affinityClasses: Record<string, AffinityClass> = {};
+  const tenantObjects: Array<z.infer<typeof tenantObject>> = [];
+  const applications: Record<string, Application> = {};
+  const claims: Array<z.infer<typeof pvcObject>> = [];
+  const pinned = new Map<string, boolean>();
+  let settings: Settings = { policies: {}, maxAgeSeconds: DEFAULT_MAX_AGE_SECONDS, onStale: "Warn" };
+
+  const decode = <T>(schema: z.ZodMiniType<T>, object: KubeObject): T | undefined => {
+    const result = schema.safeParse(object);
+    if (result.success) return result.data;
+    problems.push(`${describeKubeObject(object)}: ${describeZodError(result.error)}`);
+    return undefined;
+  };
+
+  for (const object of objects) {
+    const { group, kind } = kindOf(object);
+    if (group === "cozystack.io" && kind === "AffinityClass") {
+      const ac = decode(affinityClassObject, object);
+      if (ac) {
+        const entry: AffinityClass = {};
+        if (ac.spec.nodeSelector) entry.nodeSelector = ac.spec.nodeSelector;
+        if (ac.spec.nodeAffinity) entry.nodeAffinity = ac.spec.nodeAffinity;
+        if (ac.spec.enforcement) entry.enforcement = ac.spec.enforcement;
+        affinityClasses[ac.metadata.name] = entry;
+      }
+    } else if (group === "apps.cozystack.io" && kind === "Tenant") {
+      const tenant = decode(tenantObject, object);
+      if (tenant) tenantObjects.push(tenant);
+    } else if (group === "helm.toolkit.fluxcd.io" && kind === "HelmRelease") {
+      const hr = decode(named, object);
+      if (hr && hr.metadata.namespace) {
+        const labels = hr.metadata.labels ?? {};
+        const application: Application = { ...lineageOf(labels) };
+        const affinityClass = labels[AFFINITY_CLASS_LABEL];
+        if (affinityClass) application.affinityClass = affinityClass;
+        applications[`${hr.metadata.namespace}/${hr.metadata.name}`] = application;
+      }
+    } else if (group === "" && kind === "PersistentVolumeClaim") {
+      const pvc = decode(pvcObject, object);
+      if (pvc) claims.push(pvc);
+    } else if (group === "" && kind === "PersistentVolume") {
+      const pv = decode(pvObject, object);
+      if (pv) pinned.set(pv.metadata.name, pinsOneNode(pv));
+    } else if (group === "" && kind === "ConfigMap") {
+      const meta = named.safeParse(object);
+      if (meta.success && meta.data.metadata.name === SETTINGS_CONFIGMAP && (!options.settingsNamespace || meta.data.metadata.namespace === options.settingsNamespace)) {
+        const cm = decode(settingsObject, object);
+        if (cm) settings = settingsFrom(cm.data ?? {}, problems);
+      }
+    }
+  }
+
+  const volumeClaims: Record<string, VolumeClaim> = {};
+  for (const pvc of claims) {
+    const accessModes = pvc.spec.accessModes ?? [];
+    if (!accessModes.some((mode) => RWO_MODES.has(mode))) continue;
+    const claim: VolumeClaim = { accessModes, pinnedToNode: pvc.spec.volumeName ? (pinned.get(pvc.spec.volumeName) ?? false) : false };
+    if (pvc.spec.storageClassName) claim.storageClassName = pvc.spec.storageClassName;
+    volumeClaims[`${pvc.metadata.namespace}/${pvc.metadata.name}`] = claim;
+  }
+
+  return {
+    snapshot: {
+      apiVersion: SNAPSHOT_API_VERSION,
+      kind: "Snapshot",
+      generation: options.generation,
+      builtAt: options.builtAt,
+      settings,
+      affinityClasses,
+      tenants: resolveTenants(tenantObjects),
+      applications,
+      volumeClaims,
+    },
+    problems,
+  };
+}
+
+/**
+ * Keys tenants by the namespace each owns and resolves what a child inherits:
+ * a child that sets no allowed list, default or enforcement takes its parent's.
+ */
+function resolveTenants(objects: ReadonlyArray<z.infer<typeof tenantObject>>): Record<string, Tenant> {
+  const byOwned = new Map(objects.map((t) => [tenantNamespaceOf(t.metadata.name, t.metadata.namespace), t]));
+  const resolved: Record<string, Tenant> = {};
+
+  const resolve = (owned: string, seen: Set<string>): Tenant | undefined => {
+    if (Object.hasOwn(resolved, owned)) return resolved[owned];
+    const object = byOwned.get(owned);
+    if (!object || seen.has(owned)) return undefined;
+    seen.add(owned);
+    const parentNamespace = object.metadata.namespace;
+    const parent = parentNamespace === owned ? undefined : resolve(parentNamespace, seen);
+    const spec = object.spec ?? {};
+    const tenant: Tenant = {
+      name: object.metadata.name,
+      namespace: parentNamespace,
+      chain: [...(parent?.chain ?? []), owned],
+    };
+    const allowed = spec.allowedAffinityClasses?.length ? spec.allowedAffinityClasses : parent?.allowedAffinityClasses;
+    if (allowed) tenant.allowedAffinityClasses = allowed;
+    const defaultClass = spec.defaultAffinityClass || parent?.defaultAffinityClass;
+    if (defaultClass) tenant.defaultAffinityClass = defaultClass;
+    const enforcement = spec.affinityClassEnforcement ?? parent?.affinityClassEnforcement;
+    if (enforcement) tenant.affinityClassEnforcement = enforcement;
+    resolved[owned] = tenant;
+    return tenant;
+  };
+  for (const owned of byOwned.keys()) resolve(owned, new Set());
+  return resolved;
+}

@@ -1,0 +1,77 @@
+// The snapshot: everything policies know about a cluster. Built by the sync
+// job or `edgeadmit snapshot build`, signed, pushed, decoded once per isolate.
+import { z } from "../zod/index.js";
+import { nodeAffinitySchema, stringMapSchema } from "../k8s/schemas/index.js";
+import { ENFORCEMENT_MODES, POLICY_MODES } from "../policy/index.js";
+
+export const SNAPSHOT_API_VERSION = "edgeadmit.io/v1alpha1";
+
+export const affinityClassSchema = z.object({
+  nodeSelector: z.optional(stringMapSchema),
+  nodeAffinity: z.optional(nodeAffinitySchema),
+  enforcement: z.optional(z.enum(ENFORCEMENT_MODES)),
+});
+export type AffinityClass = z.infer<typeof affinityClassSchema>;
+
+/** A tenant, keyed in the snapshot by the namespace it owns (CozyStack naming). */
+export const tenantSchema = z.object({
+  /** The Tenant object: its name and the namespace it lives in (its parent's). */
+  name: z.string(),
+  namespace: z.string(),
+  /** Owned namespaces from the root tenant down to this one. */
+  chain: z.array(z.string()),
+  /** Resolved along the chain: a child that sets nothing inherits. Absent: every class is allowed. */
+  allowedAffinityClasses: z.optional(z.array(z.string())),
+  defaultAffinityClass: z.optional(z.string()),
+  /** Resolved along the chain; overrides the classes' own enforcement. */
+  affinityClassEnforcement: z.optional(z.enum(ENFORCEMENT_MODES)),
+});
+export type Tenant = z.infer<typeof tenantSchema>;
+
+/** An application's HelmRelease, keyed by `namespace/helmReleaseName`. */
+export const applicationSchema = z.object({
+  group: z.optional(z.string()),
+  kind: z.optional(z.string()),
+  name: z.optional(z.string()),
+  affinityClass: z.optional(z.string()),
+});
+export type Application = z.infer<typeof applicationSchema>;
+
+/** A ReadWriteOnce(Pod) PVC, keyed by `namespace/name`. */
+export const volumeClaimSchema = z.object({
+  accessModes: z.array(z.string()),
+  /**
+   * The bound PV's node affinity admits exactly one node, so the scheduler
+   * puts every pod using it there. Without that, ReadWriteOnce does not steer
+   * pods to the attached node (kubernetes/kubernetes#26567).
+   */
+  pinnedToNode: z.boolean(),
+  storageClassName: z.optional(z.string()),
+});
+export type VolumeClaim = z.infer<typeof volumeClaimSchema>;
+
+export const DEFAULT_MAX_AGE_SECONDS = 3600;
+
+export const settingsSchema = z.object({
+  /** Per-policy mode; a policy not named runs in its default mode. */
+  policies: z._default(z.record(z.string(), z.enum(POLICY_MODES)), {}),
+  /** A snapshot older than this gets `onStale`. */
+  maxAgeSeconds: z._default(z.number().check(z.int(), z.minimum(60)), DEFAULT_MAX_AGE_SECONDS),
+  onStale: z._default(z.enum(["Warn", "Deny"]), "Warn"),
+});
+export type Settings = z.infer<typeof settingsSchema>;
+
+export const snapshotSchema = z.object({
+  apiVersion: z.literal(SNAPSHOT_API_VERSION),
+  kind: z.literal("Snapshot"),
+  /** Strictly increasing per cluster; the function refuses anything not newer. */
+  generation: z.number().check(z.int(), z.minimum(1), z.maximum(Number.MAX_SAFE_INTEGER)),
+  builtAt: z.string(),
+  settings: z._default(settingsSchema, { policies: {}, maxAgeSeconds: DEFAULT_MAX_AGE_SECONDS, onStale: "Warn" }),
+  affinityClasses: z.record(z.string(), affinityClassSchema),
+  tenants: z.record(z.string(), tenantSchema),
+  applications: z.record(z.string(), applicationSchema),
+  volumeClaims: z.record(z.string(), volumeClaimSchema),
+});
+export type Snapshot = z.infer<typeof snapshotSchema>;
+export type SnapshotInput = z.input<typeof snapshotSchema>;

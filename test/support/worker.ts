@@ -1,0 +1,72 @@
+// Drives the worker under test over HTTP, inside workerd.
+import { env, exports } from "cloudflare:workers";
+import { importPrivateKey, signPush } from "../../shared/signing/index.js";
+import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
+import type { Snapshot } from "../../shared/snapshot/index.js";
+import { parseAllDocuments } from "yaml";
+
+export const BASE = "https://edgeadmit.test";
+
+export function call(path: string, init?: RequestInit): Promise<Response> {
+  return exports.default.fetch(new Request(`${BASE}${path}`, init));
+}
+
+type TestCluster = "demo" | "strict" | "other";
+
+function keys(): Record<TestCluster, string> {
+  return JSON.parse(env.TEST_KEYS);
+}
+
+let nextGeneration = Date.now();
+/** A generation newer than any this test run has used. */
+export function freshGeneration(): number {
+  return ++nextGeneration;
+}
+
+export function objectsFromYaml(text: string): KubeObject[] {
+  return parseAllDocuments(text)
+    .map((doc) => doc.toJS() as KubeObject | null)
+    .filter((o): o is KubeObject => o !== null);
+}
+
+export function snapshotOf(objects: KubeObject[], overrides: Partial<Snapshot> = {}): Snapshot {
+  const { snapshot, problems } = buildSnapshot(objects, { generation: freshGeneration(), builtAt: new Date().toISOString() });
+  if (problems.length > 0) throw new Error(`test snapshot has problems: ${problems.join("; ")}`);
+  return { ...snapshot, ...overrides };
+}
+
+/** Signs `body` as `signer` would and PUTs it to `cluster`'s snapshot. */
+export async function push(
+  cluster: string,
+  body: string | Snapshot,
+  options: { signer?: TestCluster; timestamp?: number; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  const bytes = new TextEncoder().encode(typeof body === "string" ? body : JSON.stringify(body));
+  const key = await importPrivateKey(keys()[options.signer ?? (cluster as TestCluster)]);
+  const signed = await signPush(key, cluster, bytes, options.timestamp ?? Math.floor(Date.now() / 1000));
+  return call(`/v1/${cluster}/snapshot`, { method: "PUT", body: bytes, headers: { ...signed, ...options.headers } });
+}
+
+export interface ReviewResponse {
+  apiVersion: string;
+  kind: string;
+  response: {
+    uid: string;
+    allowed: boolean;
+    status?: { code: number; reason: string; message: string };
+    warnings?: string[];
+    auditAnnotations?: Record<string, string>;
+    patch?: unknown;
+    patchType?: unknown;
+  };
+}
+
+export async function validate(cluster: string, review: unknown, policy?: string): Promise<ReviewResponse> {
+  const response = await call(`/v1/${cluster}/validate${policy ? `/${policy}` : ""}?timeout=10s`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(review),
+  });
+  if (response.status !== 200) throw new Error(`validate answered ${response.status}: ${await response.text()}`);
+  return response.json();
+}
