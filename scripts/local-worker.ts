@@ -1,0 +1,59 @@
+// The function, served from workerd on loopback, configured from wrangler.toml:
+// `npm start`, the CLI's end-to-end tests and the benchmarks all run it this way.
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The folder with package.json above this module, wherever tsrun bundled it to. */
+function projectRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "package.json"))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}
+
+export const PROJECT_ROOT = projectRoot(dirname(fileURLToPath(import.meta.url)));
+
+export interface ClusterRegistration {
+  publicKey: string;
+  withoutSnapshot?: "FailOpen" | "FailClosed";
+}
+
+export interface LocalWorkerOptions {
+  clusters: Record<string, ClusterRegistration>;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Keep snapshots across restarts in this directory; by default they live in memory only. */
+  persistTo?: string;
+  /** Another entry point (the benchmarks' no-op twin); the function's by default. */
+  entry?: string;
+}
+
+export interface LocalWorker {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Wrangler must not phone home or write outside the project (no network, no account here). */
+export function offlineWranglerEnv(): void {
+  process.env.WRANGLER_SEND_METRICS = "false";
+  process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+  process.env.XDG_CONFIG_HOME ??= join(PROJECT_ROOT, ".edgeadmit", "config");
+  mkdirSync(process.env.XDG_CONFIG_HOME, { recursive: true });
+}
+
+export async function startLocalWorker(options: LocalWorkerOptions): Promise<LocalWorker> {
+  offlineWranglerEnv();
+  const { unstable_dev } = await import("wrangler");
+  const worker = await unstable_dev(resolve(PROJECT_ROOT, options.entry ?? "functions/index.ts"), {
+    config: join(PROJECT_ROOT, "wrangler.toml"),
+    vars: { CLUSTERS: JSON.stringify(options.clusters) },
+    ip: "127.0.0.1",
+    port: options.port ?? 0,
+    local: true,
+    ...(options.persistTo ? { persistTo: options.persistTo } : {}),
+    logLevel: "warn",
+    experimental: { disableExperimentalWarning: true, testMode: true },
+  });
+  return { url: `http://127.0.0.1:${worker.port}`, stop: () => worker.stop() };
+}
