@@ -11,6 +11,10 @@ export async function testClusters() {
     demo: { publicKey: demo.publicKey },
     strict: { publicKey: strict.publicKey, withoutSnapshot: "FailClosed" },
     other: { publicKey: other.publicKey },
+    // Reserved for the contract and push tests: "fresh" and "sealed" never get a snapshot.
+    fresh: { publicKey: other.publicKey },
+    sealed: { publicKey: strict.publicKey, withoutSnapshot: "FailClosed" },
+    pushes: { publicKey: demo.publicKey },
   };
   return {
     bindings: {

@@ -12,6 +12,8 @@ export function call(path: string, init?: RequestInit): Promise<Response> {
 }
 
 type TestCluster = "demo" | "strict" | "other";
+/** The key each test cluster is registered with (see clusters.ts). */
+const SIGNER: Record<string, TestCluster> = { fresh: "other", sealed: "strict", pushes: "demo" };
 
 function keys(): Record<TestCluster, string> {
   return JSON.parse(env.TEST_KEYS);
@@ -35,6 +37,12 @@ export function snapshotOf(objects: KubeObject[], overrides: Partial<Snapshot> =
   return { ...snapshot, ...overrides };
 }
 
+/** The signature headers `signer`'s key gives `bytes` pushed to `cluster`. */
+export async function sign(cluster: string, bytes: Uint8Array, options: { signer?: TestCluster; timestamp?: number } = {}) {
+  const key = await importPrivateKey(keys()[options.signer ?? SIGNER[cluster] ?? (cluster as TestCluster)]);
+  return signPush(key, cluster, bytes, options.timestamp ?? Math.floor(Date.now() / 1000));
+}
+
 /** Signs `body` as `signer` would and PUTs it to `cluster`'s snapshot. */
 export async function push(
   cluster: string,
@@ -42,8 +50,7 @@ export async function push(
   options: { signer?: TestCluster; timestamp?: number; headers?: Record<string, string> } = {},
 ): Promise<Response> {
   const bytes = new TextEncoder().encode(typeof body === "string" ? body : JSON.stringify(body));
-  const key = await importPrivateKey(keys()[options.signer ?? (cluster as TestCluster)]);
-  const signed = await signPush(key, cluster, bytes, options.timestamp ?? Math.floor(Date.now() / 1000));
+  const signed = await sign(cluster, bytes, options);
   return call(`/v1/${cluster}/snapshot`, { method: "PUT", body: bytes, headers: { ...signed, ...options.headers } });
 }
 
