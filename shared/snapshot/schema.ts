@@ -37,7 +37,15 @@ export const applicationSchema = z.object({
 });
 export type Application = z.infer<typeof applicationSchema>;
 
-/** A ReadWriteOnce(Pod) PVC, keyed by `namespace/name`. */
+/** A workload whose pod template mounts a claim: enough to name it and to test whether a pod affinity selects its pods. */
+export const volumeUserSchema = z.object({
+  kind: z.string(),
+  name: z.string(),
+  podLabels: z.optional(stringMapSchema),
+});
+export type VolumeUser = z.infer<typeof volumeUserSchema>;
+
+/** A ReadWriteOnce(Pod) PVC (and not also ReadWriteMany/ReadOnlyMany, which may attach to many nodes), keyed by `namespace/name`. */
 export const volumeClaimSchema = z.object({
   accessModes: z.array(z.string()),
   /**
@@ -47,6 +55,12 @@ export const volumeClaimSchema = z.object({
    */
   pinnedToNode: z.boolean(),
   storageClassName: z.optional(z.string()),
+  /**
+   * Workloads users wrote (not ReplicaSets, Jobs or Pods their controllers
+   * made) whose pod templates mount the claim, sorted by kind and name.
+   * Absent when none does.
+   */
+  mountedBy: z.optional(z.array(volumeUserSchema)),
 });
 export type VolumeClaim = z.infer<typeof volumeClaimSchema>;
 

@@ -13,8 +13,12 @@ import {
   type Snapshot,
   type Tenant,
   type VolumeClaim,
+  type VolumeUser,
 } from "../schema.js";
 import { AFFINITY_CLASS_LABEL, lineageOf } from "../view.js";
+import { InvalidObjectError, isWorkloadKind, workloadOf, type Workload, type WorkloadKind } from "../../k8s/workload/index.js";
+import { madeByWorkloadController, WORKLOAD_API_GROUPS } from "../../k8s/controller/index.js";
+import { sharedClaimNames } from "../../k8s/volumes/index.js";
 
 export const SETTINGS_CONFIGMAP = "edgeadmit-settings";
 export const ROOT_TENANT_NAMESPACE = "tenant-root";
@@ -82,6 +86,8 @@ export interface BuildResult {
 }
 
 const RWO_MODES = new Set(["ReadWriteOnce", "ReadWriteOncePod"]);
+/** With one of these the attach/detach controller lets the volume attach to many nodes (isMultiAttachAllowed). */
+const MULTI_NODE_MODES = new Set(["ReadWriteMany", "ReadOnlyMany"]);
 
 /** CozyStack naming: tenant `x` in `tenant-root` owns `tenant-x`; in `tenant-a` it owns `tenant-a-x`. */
 export function tenantNamespaceOf(name: string, namespace: string): string {
@@ -138,6 +144,7 @@ export function buildSnapshot(objects: readonly KubeObject[], options: BuildOpti
   const applications: Record<string, Application> = {};
   const claims: Array<z.infer<typeof pvcObject>> = [];
   const pinned = new Map<string, boolean>();
+  const usersByClaim = new Map<string, VolumeUser[]>();
   let settings: Settings = { policies: {}, maxAgeSeconds: DEFAULT_MAX_AGE_SECONDS, onStale: "Warn" };
 
   const decode = <T>(schema: z.ZodMiniType<T>, object: KubeObject): T | undefined => {
@@ -176,6 +183,8 @@ export function buildSnapshot(objects: readonly KubeObject[], options: BuildOpti
     } else if (group === "" && kind === "PersistentVolume") {
       const pv = decode(pvObject, object);
       if (pv) pinned.set(pv.metadata.name, pinsOneNode(pv));
+    } else if (isWorkloadKind(kind) && group === WORKLOAD_API_GROUPS[kind]) {
+      collectVolumeUsers(kind, object, usersByClaim, problems);
     } else if (group === "" && kind === "ConfigMap") {
       const meta = named.safeParse(object);
       if (meta.success && meta.data.metadata.name === SETTINGS_CONFIGMAP && (!options.settingsNamespace || meta.data.metadata.namespace === options.settingsNamespace)) {
@@ -188,10 +197,13 @@ export function buildSnapshot(objects: readonly KubeObject[], options: BuildOpti
   const volumeClaims: Record<string, VolumeClaim> = {};
   for (const pvc of claims) {
     const accessModes = pvc.spec.accessModes ?? [];
-    if (!accessModes.some((mode) => RWO_MODES.has(mode))) continue;
+    if (!accessModes.some((mode) => RWO_MODES.has(mode)) || accessModes.some((mode) => MULTI_NODE_MODES.has(mode))) continue;
     const claim: VolumeClaim = { accessModes, pinnedToNode: pvc.spec.volumeName ? (pinned.get(pvc.spec.volumeName) ?? false) : false };
     if (pvc.spec.storageClassName) claim.storageClassName = pvc.spec.storageClassName;
-    volumeClaims[`${pvc.metadata.namespace}/${pvc.metadata.name}`] = claim;
+    const key = `${pvc.metadata.namespace}/${pvc.metadata.name}`;
+    const users = usersByClaim.get(key);
+    if (users) claim.mountedBy = users.sort((a, b) => (a.kind === b.kind ? compare(a.name, b.name) : compare(a.kind, b.kind)));
+    volumeClaims[key] = claim;
   }
 
   return {
@@ -208,6 +220,33 @@ export function buildSnapshot(objects: readonly KubeObject[], options: BuildOpti
     },
     problems,
   };
+}
+
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Records which claims a workload's pods share, under `namespace/claim`.
+ * Objects a workload controller made count as their owner, so a Deployment's
+ * ReplicaSets and Pods do not count it twice.
+ */
+function collectVolumeUsers(kind: WorkloadKind, object: KubeObject, usersByClaim: Map<string, VolumeUser[]>, problems: string[]): void {
+  let workload: Workload;
+  try {
+    workload = workloadOf(kind, object);
+  } catch (e) {
+    if (!(e instanceof InvalidObjectError)) throw e;
+    problems.push(`${describeKubeObject(object)}: ${e.message.replace(/^request\.object is not a valid \w+: /, "")}`);
+    return;
+  }
+  const { name, namespace } = workload.metadata;
+  if (!name || !namespace || madeByWorkloadController(workload.metadata)) return;
+  const podLabels = workload.podMetadata.labels ?? undefined;
+  for (const claim of sharedClaimNames(workload)) {
+    const key = `${namespace}/${claim}`;
+    const users = usersByClaim.get(key) ?? [];
+    users.push(podLabels && Object.keys(podLabels).length > 0 ? { kind, name, podLabels } : { kind, name });
+    usersByClaim.set(key, users);
+  }
 }
 
 /**

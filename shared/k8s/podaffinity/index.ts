@@ -1,0 +1,142 @@
+// Inter-pod (anti-)affinity terms as the scheduler reads them: which pods a
+// term selects (labelSelector plus matchLabelKeys/mismatchLabelKeys), in
+// which namespaces, and whether a selector names one application.
+import { z } from "../../zod/index.js";
+import { selectorIsEmpty, selectorMatches, type Labels } from "../labels/index.js";
+import type { LabelSelector, PodAffinity, PodAffinityTerm, PodSpec } from "../schemas/index.js";
+
+export const HOSTNAME_TOPOLOGY_KEY = "kubernetes.io/hostname";
+/** Set by the apiserver on every namespace: a namespaceSelector can be judged on it alone. */
+export const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
+
+/**
+ * Label keys whose value names one application, release or revision: a
+ * selector that pins one of them (matchLabels, `In`, or matchLabelKeys) stays
+ * inside its workload; a selector on other keys (`volume-group`, `tier`)
+ * may match pods of every application that shares the label.
+ */
+export const IDENTIFYING_LABEL_KEYS: ReadonlySet<string> = new Set([
+  "app.kubernetes.io/name",
+  "app.kubernetes.io/instance",
+  "app",
+  "name",
+  "instance",
+  "release",
+  "k8s-app",
+  "run",
+  "helm.toolkit.fluxcd.io/name",
+  "apps.cozystack.io/application.name",
+  "pod-template-hash",
+  "controller-revision-hash",
+  "statefulset.kubernetes.io/pod-name",
+  "job-name",
+  "batch.kubernetes.io/job-name",
+  "controller-uid",
+  "batch.kubernetes.io/controller-uid",
+]);
+
+const labelKeysSchema = z.array(z.string());
+
+/** mismatchLabelKeys is not in the shared schema (it passes through the loose object): read it here. */
+function keysOf(value: unknown): string[] {
+  const parsed = labelKeysSchema.safeParse(value ?? []);
+  return parsed.success ? parsed.data : [];
+}
+
+export const matchLabelKeysOf = (term: PodAffinityTerm): string[] => keysOf(term.matchLabelKeys);
+export const mismatchLabelKeysOf = (term: PodAffinityTerm): string[] => keysOf(term["mismatchLabelKeys"]);
+
+/** Required terms of a podAffinity or podAntiAffinity. */
+export function requiredTerms(affinity: PodAffinity | null | undefined): PodAffinityTerm[] {
+  return affinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+}
+
+/** Required and preferred terms, with where each lives (for messages). */
+export function allTerms(affinity: PodAffinity | null | undefined): Array<{ term: PodAffinityTerm; required: boolean }> {
+  return [
+    ...requiredTerms(affinity).map((term) => ({ term, required: true })),
+    ...(affinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []).map((weighted) => ({ term: weighted.podAffinityTerm, required: false })),
+  ];
+}
+
+/**
+ * Whether the term's namespaces include `namespace`: null namespaces and null
+ * namespaceSelector mean the pod's own; `{}` means all. Undefined when only
+ * namespace labels edgeadmit does not have could tell.
+ */
+export function termCoversNamespace(term: PodAffinityTerm, namespace: string | undefined): boolean | undefined {
+  const namespaces = term.namespaces ?? [];
+  const namespaceSelector = term.namespaceSelector;
+  if (!namespaceSelector && namespaces.length === 0) return true;
+  if (namespaceSelector && selectorIsEmpty(namespaceSelector)) return true;
+  if (namespace === undefined) return undefined;
+  if (namespaces.includes(namespace)) return true;
+  if (namespaceSelector && selectorMatches(namespaceSelector, { [NAMESPACE_NAME_LABEL]: namespace })) return true;
+  return namespaceSelector ? undefined : false;
+}
+
+/**
+ * Whether the term selects the workload's own pods (labelled `labels`, in
+ * `namespace`). A null labelSelector selects no pod. matchLabelKeys add
+ * `key in (own value)`, which own pods always meet; mismatchLabelKeys add
+ * `key notin (own value)`, which own pods carrying the key never meet.
+ * Undefined when the namespace scope cannot be decided.
+ */
+export function selectsOwnPods(term: PodAffinityTerm, labels: Labels, namespace: string | undefined): boolean | undefined {
+  if (!term.labelSelector || !selectorMatches(term.labelSelector, labels)) return false;
+  if (mismatchLabelKeysOf(term).some((key) => Object.hasOwn(labels, key))) return false;
+  return termCoversNamespace(term, namespace);
+}
+
+/**
+ * Whether the term of a pod labelled `own` selects a peer's pods labelled
+ * `peer` in the same namespace. A (mis)matchLabelKeys key missing from the
+ * own template may still be set by a controller (pod-template-hash), so it
+ * counts as not proven: false.
+ */
+export function selectsPeerPods(term: PodAffinityTerm, own: Labels, peer: Labels, namespace: string | undefined): boolean {
+  if (!term.labelSelector || !selectorMatches(term.labelSelector, peer)) return false;
+  for (const key of matchLabelKeysOf(term)) if (!Object.hasOwn(own, key) || peer[key] !== own[key]) return false;
+  for (const key of mismatchLabelKeysOf(term)) if (!Object.hasOwn(own, key) || peer[key] === own[key]) return false;
+  return termCoversNamespace(term, namespace) === true;
+}
+
+/** Whether the term is scoped to one application: it pins an identifying key. */
+export function namesOneApplication(term: PodAffinityTerm): boolean {
+  const selector = term.labelSelector ?? {};
+  const pinned = [
+    ...Object.keys(selector.matchLabels ?? {}),
+    ...(selector.matchExpressions ?? []).filter((r) => r.operator === "In").map((r) => r.key),
+    ...matchLabelKeysOf(term),
+  ];
+  return pinned.some((key) => IDENTIFYING_LABEL_KEYS.has(key));
+}
+
+/** A selector term that will, with matchLabelKeys merged in, constrain nothing: `{}` selects every pod in scope. */
+export function selectsEveryPod(term: PodAffinityTerm): boolean {
+  return term.labelSelector != null && selectorIsEmpty(term.labelSelector) && matchLabelKeysOf(term).length === 0;
+}
+
+/** The pod may only run on some nodes: a nodeSelector or a required node affinity. */
+export function hasNodeConstraint(podSpec: PodSpec): boolean {
+  const required = podSpec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
+  return Object.keys(podSpec.nodeSelector ?? {}).length > 0 || (required?.nodeSelectorTerms.length ?? 0) > 0;
+}
+
+/** A required podAffinity term on the node topology that selects the workload's own pods: its pods share one node. */
+export function coLocatingTerms(podSpec: PodSpec, labels: Labels, namespace: string | undefined): PodAffinityTerm[] {
+  return requiredTerms(podSpec.affinity?.podAffinity).filter(
+    (term) => term.topologyKey === HOSTNAME_TOPOLOGY_KEY && selectsOwnPods(term, labels, namespace) === true,
+  );
+}
+
+/** A selector in kubectl's string form: `app=web,tier in (a,b),!legacy`. */
+export function describeSelector(selector: LabelSelector): string {
+  const parts = Object.entries(selector.matchLabels ?? {}).map(([key, value]) => `${key}=${value}`);
+  for (const { key, operator, values } of selector.matchExpressions ?? []) {
+    if (operator === "Exists") parts.push(key);
+    else if (operator === "DoesNotExist") parts.push(`!${key}`);
+    else parts.push(`${key} ${operator.toLowerCase()} (${(values ?? []).join(",")})`);
+  }
+  return parts.join(",");
+}
