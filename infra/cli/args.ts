@@ -1,0 +1,50 @@
+// Flags of one verb, parsed with node:util parseArgs; its errors become one
+// line that points at the verb's --help.
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { CliError, EXIT_USAGE, firstLine } from "./errors.js";
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+
+export interface ParsedArgs {
+  values: Record<string, string | boolean | string[] | boolean[] | undefined>;
+  positionals: string[];
+  help: boolean;
+}
+
+export function parseVerbArgs(verb: string, argv: string[], options: Options, maxPositionals = 0): ParsedArgs {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({ args: argv, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+  } catch (e) {
+    // parseArgs explains at length how to pass a dash-prefixed value; its first sentence is what matters.
+    const sentence = firstLine((e as Error).message).replace(/\. .*$/, "");
+    throw new CliError(`edgeadmit ${verb}: ${sentence} (see edgeadmit ${verb} --help)`, EXIT_USAGE);
+  }
+  const help = parsed.values.help === true;
+  if (!help && parsed.positionals.length > maxPositionals)
+    throw new CliError(`edgeadmit ${verb}: unexpected argument "${parsed.positionals[maxPositionals]}" (see edgeadmit ${verb} --help)`, EXIT_USAGE);
+  return { values: parsed.values, positionals: parsed.positionals, help };
+}
+
+export function requiredString(verb: string, args: ParsedArgs, flag: string): string {
+  const value = args.values[flag];
+  if (typeof value !== "string" || value === "") throw new CliError(`edgeadmit ${verb}: --${flag} is required (see edgeadmit ${verb} --help)`, EXIT_USAGE);
+  return value;
+}
+
+export function optionalString(args: ParsedArgs, flag: string): string | undefined {
+  const value = args.values[flag];
+  return typeof value === "string" ? value : undefined;
+}
+
+export function stringList(args: ParsedArgs, flag: string): string[] {
+  const value = args.values[flag];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+/** One of `choices`, or a usage error naming them. */
+export function choice<T extends string>(verb: string, flag: string, value: string | undefined, choices: readonly T[], fallback: T): T {
+  if (value === undefined) return fallback;
+  if ((choices as readonly string[]).includes(value)) return value as T;
+  throw new CliError(`edgeadmit ${verb}: --${flag} must be one of ${choices.join(", ")}, not "${value}"`, EXIT_USAGE);
+}

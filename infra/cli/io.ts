@@ -1,0 +1,29 @@
+// Where a verb reads and writes: the process in real use, buffers in tests.
+import { readFileSync } from "node:fs";
+import { CliError } from "./errors.js";
+
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+  readStdin(): Promise<string>;
+}
+
+export const processIo: CliIo = {
+  out: (text) => void process.stdout.write(text),
+  err: (text) => void process.stderr.write(text),
+  readStdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString("utf8");
+  },
+};
+
+/** A file's text, or stdin's for `-`; a missing or unreadable file is one line naming it. */
+export async function readInput(path: string, io: CliIo, what: string): Promise<string> {
+  if (path === "-") return io.readStdin();
+  try {
+    return readFileSync(path, "utf8");
+  } catch (e) {
+    throw new CliError(`cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+}

@@ -1,0 +1,70 @@
+// `edgeadmit`: dispatches to a verb and turns every failure into one line on
+// stderr and a non-zero exit (EDGEADMIT_DEBUG=1 adds the stack).
+import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine } from "./errors.js";
+import { processIo, type CliIo } from "./io.js";
+import { keygen } from "./keygen.js";
+import { review } from "./review.js";
+import { snapshotVerbs } from "./snapshot.js";
+import { sync } from "./sync.js";
+import type { Verb } from "./verb.js";
+import { webhookConfig } from "./webhook-config.js";
+
+export const VERBS: readonly Verb[] = [keygen, ...snapshotVerbs, sync, review, webhookConfig];
+
+function help(): string {
+  const width = Math.max(...VERBS.map((v) => v.name.length));
+  const examples = VERBS.map((v) => v.usage.split("\n").find((line) => line.startsWith("  edgeadmit ")))
+    .filter((line): line is string => line !== undefined)
+    .join("\n");
+  return `edgeadmit: Kubernetes validating admission at the edge: the cluster side
+
+Usage: edgeadmit <verb> [flags]      (edgeadmit <verb> --help for its flags)
+
+${VERBS.map((v) => `  ${v.name.padEnd(width)}  ${v.summary}`).join("\n")}
+
+Examples:
+${examples}
+
+Docs: docs/operations.md
+`;
+}
+
+/** The verb `argv` names (one or two words) and the arguments after it. */
+function verbOf(argv: readonly string[]): { verb: Verb; rest: string[] } | undefined {
+  for (const words of [2, 1]) {
+    const name = argv.slice(0, words).join(" ");
+    const verb = VERBS.find((v) => v.name === name);
+    if (verb) return { verb, rest: argv.slice(words) };
+  }
+  return undefined;
+}
+
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  const first = argv[0];
+  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+    io.out(help());
+    return first === undefined ? EXIT_USAGE : 0;
+  }
+  const found = verbOf(argv);
+  if (!found) {
+    const group = VERBS.filter((v) => v.name.startsWith(`${first} `)).map((v) => v.name);
+    io.err(
+      group.length > 0 && (argv.length === 1 || argv[1]!.startsWith("-"))
+        ? `edgeadmit ${first}: say which: ${group.join(", ")}\n`
+        : `edgeadmit: unknown verb "${argv.slice(0, group.length > 0 ? 2 : 1).join(" ")}" (edgeadmit --help lists them)\n`,
+    );
+    return EXIT_USAGE;
+  }
+  try {
+    return await found.verb.run(found.rest, io);
+  } catch (e) {
+    if (process.env.EDGEADMIT_DEBUG && e instanceof Error && e.stack) io.err(`${e.stack}\n`);
+    if (e instanceof CliError) {
+      io.err(`${e.message}\n`);
+      return e.exitCode;
+    }
+    // Not foreseen: still one line, with what the error says.
+    io.err(`edgeadmit ${found.verb.name}: ${firstLine(e instanceof Error ? e.message : String(e))}\n`);
+    return EXIT_FAILURE;
+  }
+}

@@ -1,0 +1,63 @@
+// `edgeadmit sync`: what the CronJob runs every minute. Builds from the
+// cluster and pushes only when the function's copy differs or is getting old,
+// so an unchanged cluster costs one GET and no write.
+import { contentHash } from "../../shared/snapshot/index.js";
+import { FunctionError, storedSnapshot, type StoredSnapshot } from "../client/index.js";
+import { JOB_NAMESPACE } from "../objects/cluster.js";
+import { parseVerbArgs } from "./args.js";
+import { CliError, firstLine } from "./errors.js";
+import { CLUSTER_FLAGS, push, PUSH_FLAGS, pushTarget, snapshotFromCluster } from "./snapshot.js";
+import type { Verb } from "./verb.js";
+
+/**
+ * Why to push, or undefined to skip. An unchanged snapshot is still re-pushed
+ * once it is half as old as its maxAgeSeconds: the function judges staleness by
+ * the push time, and an unchanged cluster must not look like a dead sync job.
+ */
+export function pushReason(stored: StoredSnapshot | undefined, hash: string, maxAgeSeconds: number): string | undefined {
+  if (!stored) return "the function holds no snapshot yet";
+  if (stored.contentHash !== hash) return `content changed (was ${stored.contentHash.slice(0, 12)})`;
+  if (stored.ageSeconds >= maxAgeSeconds / 2) return `unchanged, but the stored copy is ${stored.ageSeconds}s old, at least half of maxAgeSeconds ${maxAgeSeconds}`;
+  return undefined;
+}
+
+export const sync: Verb = {
+  name: "sync",
+  summary: "build from the cluster and push when the function's copy differs (the CronJob)",
+  usage: `edgeadmit sync --endpoint URL --cluster ID --key FILE [--context NAME] [--settings-namespace NS]
+
+Builds the snapshot from the cluster (as snapshot build --from-cluster), asks
+the function what it holds (GET <URL>/v1/<ID>/snapshot) and pushes only when
+the content hash differs, or when the stored copy's age reaches half of the
+settings' maxAgeSeconds (so an unchanged cluster never turns stale). An
+unchanged cluster therefore costs one GET and no write.
+--settings-namespace defaults to ${JOB_NAMESPACE}.
+
+Example:
+  edgeadmit sync --endpoint https://edgeadmit.example.com --cluster prod-eu --key /etc/edgeadmit/edgeadmit.key`,
+  async run(argv, io) {
+    const args = parseVerbArgs("sync", argv, { ...PUSH_FLAGS, ...CLUSTER_FLAGS });
+    if (args.help) {
+      io.out(`${this.usage}\n`);
+      return 0;
+    }
+    const target = await pushTarget("sync", args, io);
+    const snapshot = await snapshotFromCluster(args, io);
+    const hash = await contentHash(snapshot);
+    let stored: StoredSnapshot | undefined;
+    try {
+      stored = await storedSnapshot(target.endpoint, target.cluster);
+    } catch (e) {
+      if (e instanceof FunctionError) throw new CliError(firstLine(e.message));
+      throw e;
+    }
+    const reason = pushReason(stored, hash, snapshot.settings.maxAgeSeconds);
+    if (!reason) {
+      io.out(`unchanged: the function holds generation ${stored!.generation} with content ${hash.slice(0, 12)}, ${stored!.ageSeconds}s old; nothing pushed\n`);
+      return 0;
+    }
+    const result = await push(target, snapshot);
+    io.out(`pushed generation ${result.generation} (${result.bytes} bytes): ${reason}\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,39 @@
+// `edgeadmit webhook-config`: the ValidatingWebhookConfiguration for a cluster.
+import { stringify } from "yaml";
+import { DEFAULT_TIMEOUT_SECONDS, FAILURE_POLICIES, webhookConfiguration, webhookOptionsError, type WebhookOptions } from "../webhook/index.js";
+import { JOB_NAMESPACE } from "../objects/cluster.js";
+import { choice, optionalString, parseVerbArgs, requiredString } from "./args.js";
+import { CliError, EXIT_USAGE } from "./errors.js";
+import type { Verb } from "./verb.js";
+
+export const webhookConfig: Verb = {
+  name: "webhook-config",
+  summary: "print the ValidatingWebhookConfiguration that points a cluster at the function",
+  usage: `edgeadmit webhook-config --url https://HOST --cluster ID [--failure-policy Fail|Ignore] [--timeout SECONDS]
+
+clientConfig.url is <URL>/v1/<ID>/validate. Defaults: --failure-policy Fail,
+--timeout ${DEFAULT_TIMEOUT_SECONDS}. kube-system and ${JOB_NAMESPACE} are never judged, so the
+sync job can always run (docs/operations.md: when the function is unreachable).
+
+Example:
+  edgeadmit webhook-config --url https://edgeadmit.example.com --cluster prod-eu | kubectl apply -f -`,
+  async run(argv, io) {
+    const args = parseVerbArgs("webhook-config", argv, { url: { type: "string" }, cluster: { type: "string" }, "failure-policy": { type: "string" }, timeout: { type: "string" } });
+    if (args.help) {
+      io.out(`${this.usage}\n`);
+      return 0;
+    }
+    const timeout = optionalString(args, "timeout");
+    if (timeout !== undefined && !/^\d+$/.test(timeout)) throw new CliError(`edgeadmit webhook-config: --timeout must be whole seconds, not "${timeout}"`, EXIT_USAGE);
+    const options: WebhookOptions = {
+      url: requiredString("webhook-config", args, "url"),
+      cluster: requiredString("webhook-config", args, "cluster"),
+      failurePolicy: choice("webhook-config", "failure-policy", optionalString(args, "failure-policy"), FAILURE_POLICIES, "Fail"),
+      timeoutSeconds: timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(timeout),
+    };
+    const error = webhookOptionsError(options);
+    if (error) throw new CliError(`edgeadmit webhook-config: ${error}`, EXIT_USAGE);
+    io.out(stringify(webhookConfiguration(options)));
+    return 0;
+  },
+};

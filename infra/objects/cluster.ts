@@ -1,0 +1,202 @@
+// The live path of `edgeadmit snapshot build --from-cluster` and `edgeadmit
+// sync`: lists, page by page, every kind buildSnapshot consumes, through
+// @kubernetes/client-node, and returns them in their wire shape (as
+// `kubectl get -o yaml` shows them), so the YAML path and this one feed
+// buildSnapshot the same objects. Failures become one line naming what failed.
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { delimiter, join } from "node:path";
+import type { AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
+import { z } from "../../shared/zod/index.js";
+import { SETTINGS_CONFIGMAP, type KubeObject } from "../../shared/snapshot/build/index.js";
+import { CliError, firstLine } from "../cli/errors.js";
+
+/** The namespace of the sync job, its signing key and the settings ConfigMap. */
+export const JOB_NAMESPACE = "edgeadmit-system";
+/** Objects per list request, as kubectl asks; the server may return fewer and a continue token. */
+export const DEFAULT_PAGE_SIZE = 500;
+
+interface Apis {
+  core: CoreV1Api;
+  apps: AppsV1Api;
+  batch: BatchV1Api;
+  custom: CustomObjectsApi;
+}
+
+interface PageRequest {
+  limit: number;
+  _continue?: string;
+}
+
+/** One page in wire shape: items and the token for the next page (a typed list spells it `_continue`). */
+const pageSchema = z.looseObject({
+  items: z.nullable(z.array(z.looseObject({}))),
+  metadata: z.optional(z.nullable(z.looseObject({ continue: z.optional(z.string()), _continue: z.optional(z.string()) }))),
+});
+
+export interface ListedResource {
+  group: string;
+  version: string;
+  /** The plural resource, as RBAC rules and URLs name it. */
+  resource: string;
+  kind: string;
+  /** Who installs the CRD, for the message when the API server does not serve it; absent for built-in kinds. */
+  crdFrom?: string;
+  list(apis: Apis, page: PageRequest): Promise<unknown>;
+}
+
+function custom(group: string, version: string, resource: string, kind: string, crdFrom: string, scope: "Cluster" | "AllNamespaces"): ListedResource {
+  return {
+    group,
+    version,
+    resource,
+    kind,
+    crdFrom,
+    list: ({ custom }, page) =>
+      scope === "Cluster"
+        ? custom.listClusterCustomObject({ group, version, plural: resource, ...page })
+        : custom.listCustomObjectForAllNamespaces({ group, version, plural: resource, ...page }),
+  };
+}
+
+/**
+ * Everything the sync job lists, cluster-wide. infra/k8s/rbac.yaml grants
+ * get/list on exactly these (a test holds the two together).
+ */
+export const LISTED_RESOURCES: readonly ListedResource[] = [
+  custom("cozystack.io", "v1alpha1", "affinityclasses", "AffinityClass", "kubectl apply -k infra/k8s installs it", "Cluster"),
+  custom("apps.cozystack.io", "v1alpha1", "tenants", "Tenant", "CozyStack installs it", "AllNamespaces"),
+  custom("helm.toolkit.fluxcd.io", "v2", "helmreleases", "HelmRelease", "Flux's helm-controller installs it", "AllNamespaces"),
+  { group: "", version: "v1", resource: "persistentvolumeclaims", kind: "PersistentVolumeClaim", list: ({ core }, page) => core.listPersistentVolumeClaimForAllNamespaces(page) },
+  { group: "", version: "v1", resource: "persistentvolumes", kind: "PersistentVolume", list: ({ core }, page) => core.listPersistentVolume(page) },
+  { group: "apps", version: "v1", resource: "deployments", kind: "Deployment", list: ({ apps }, page) => apps.listDeploymentForAllNamespaces(page) },
+  { group: "apps", version: "v1", resource: "statefulsets", kind: "StatefulSet", list: ({ apps }, page) => apps.listStatefulSetForAllNamespaces(page) },
+  { group: "apps", version: "v1", resource: "daemonsets", kind: "DaemonSet", list: ({ apps }, page) => apps.listDaemonSetForAllNamespaces(page) },
+  { group: "batch", version: "v1", resource: "jobs", kind: "Job", list: ({ batch }, page) => batch.listJobForAllNamespaces(page) },
+  { group: "batch", version: "v1", resource: "cronjobs", kind: "CronJob", list: ({ batch }, page) => batch.listCronJobForAllNamespaces(page) },
+];
+
+export interface ClusterOptions {
+  /** A kubeconfig context other than the current one. */
+  context?: string;
+  /** Where the settings ConfigMap lives: the job's namespace. */
+  settingsNamespace?: string;
+  pageSize?: number;
+}
+
+export interface ClusterObjects {
+  objects: KubeObject[];
+  /** Not failures: e.g. no settings ConfigMap, so the defaults apply. */
+  warnings: string[];
+}
+
+function qualified(resource: { group: string; resource: string }): string {
+  return resource.group ? `${resource.resource}.${resource.group}` : resource.resource;
+}
+
+/** The kubeconfig kubectl would use (KUBECONFIG, ~/.kube/config, or the pod's service account), on `context`. */
+export async function loadKubeConfig(context?: string): Promise<KubeConfig> {
+  const { KubeConfig } = await import("@kubernetes/client-node");
+  const config = new KubeConfig();
+  const fromEnv = (process.env.KUBECONFIG ?? "").split(delimiter).filter(Boolean);
+  const missing = fromEnv.filter((file) => !existsSync(file));
+  if (fromEnv.length > 0 && missing.length === fromEnv.length) throw new CliError(`no kubeconfig: KUBECONFIG names ${missing.join(", ")}, which does not exist`);
+  const inCluster = Boolean(process.env.KUBERNETES_SERVICE_HOST) && existsSync("/var/run/secrets/kubernetes.io/serviceaccount/token");
+  if (fromEnv.length === 0 && !existsSync(join(homedir(), ".kube", "config")) && !inCluster)
+    throw new CliError("no kubeconfig: set KUBECONFIG, create ~/.kube/config, or run inside a cluster");
+  try {
+    config.loadFromDefault();
+  } catch (e) {
+    throw new CliError(`cannot load the kubeconfig: ${firstLine((e as Error).message)}`);
+  }
+  if (context !== undefined) {
+    if (!config.getContextObject(context))
+      throw new CliError(`no context "${context}" in the kubeconfig (contexts: ${config.getContexts().map((c) => c.name).join(", ") || "none"})`);
+    config.setCurrentContext(context);
+  }
+  if (!config.getCurrentCluster()?.server) throw new CliError(`the kubeconfig's context "${config.getCurrentContext()}" names no cluster with a server`);
+  return config;
+}
+
+/** The Kubernetes Status message of a failed request, if the body carries one. */
+function statusMessage(body: unknown): string | undefined {
+  const text = typeof body === "string" ? body : undefined;
+  let value: unknown = body;
+  if (text !== undefined) {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return firstLine(text) || undefined;
+    }
+  }
+  const message = (value as { message?: unknown } | null)?.message;
+  return typeof message === "string" ? firstLine(message) : undefined;
+}
+
+/** One line for a failed request: unreachable server, credentials, RBAC, a missing CRD, anything else. */
+async function requestFailure(e: unknown, verb: string, what: string, server: string, crd?: { name: string; from: string }): Promise<CliError> {
+  const { ApiException } = await import("@kubernetes/client-node");
+  if (e instanceof ApiException) {
+    const code = (e as InstanceType<typeof ApiException<unknown>>).code;
+    const detail = statusMessage((e as InstanceType<typeof ApiException<unknown>>).body);
+    if (code === 401) return new CliError(`the API server at ${server} rejected the kubeconfig's credentials (401 Unauthorized) for ${verb} ${what}`);
+    if (code === 403) return new CliError(`RBAC forbids ${verb} ${what}${detail ? `: ${detail}` : ""}`);
+    if (code === 404 && crd) return new CliError(`the API server does not serve ${crd.name}: is its CRD installed? (${crd.from})`);
+    return new CliError(`${verb} ${what} failed with HTTP ${code}${detail ? `: ${detail}` : ""}`);
+  }
+  const error = e as { code?: unknown; message?: unknown };
+  const reason = typeof error.code === "string" ? error.code : firstLine(String(error.message ?? e));
+  return new CliError(`cannot reach the API server at ${server}: ${reason}`);
+}
+
+async function listAll(apis: Apis, resource: ListedResource, pageSize: number, server: string): Promise<KubeObject[]> {
+  const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
+  const crd = resource.crdFrom ? { name: `${qualified(resource)}/${resource.version}`, from: resource.crdFrom } : undefined;
+  const objects: KubeObject[] = [];
+  let token: string | undefined;
+  do {
+    let response: unknown;
+    try {
+      response = await resource.list(apis, { limit: pageSize, ...(token ? { _continue: token } : {}) });
+    } catch (e) {
+      throw await requestFailure(e, "list", `${qualified(resource)} (all namespaces)`, server, crd);
+    }
+    // Back to the wire shape: the typed client turns timestamps into Dates and drops apiVersion/kind from items.
+    const page = pageSchema.safeParse(JSON.parse(JSON.stringify(response)));
+    if (!page.success) throw new CliError(`list ${qualified(resource)}: the API server's answer is not a list`);
+    for (const item of page.data.items ?? []) objects.push({ apiVersion, kind: resource.kind, ...item });
+    token = page.data.metadata?.continue || page.data.metadata?._continue || undefined;
+  } while (token);
+  return objects;
+}
+
+/** Every object a snapshot is built from, listed from the cluster the kubeconfig points at. */
+export async function listClusterObjects(options: ClusterOptions = {}): Promise<ClusterObjects> {
+  const config = await loadKubeConfig(options.context);
+  const k8s = await import("@kubernetes/client-node");
+  const apis: Apis = {
+    core: config.makeApiClient(k8s.CoreV1Api),
+    apps: config.makeApiClient(k8s.AppsV1Api),
+    batch: config.makeApiClient(k8s.BatchV1Api),
+    custom: config.makeApiClient(k8s.CustomObjectsApi),
+  };
+  const server = config.getCurrentCluster()!.server;
+  const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+  const namespace = options.settingsNamespace ?? JOB_NAMESPACE;
+  const warnings: string[] = [];
+
+  const settings = async (): Promise<KubeObject[]> => {
+    try {
+      const configMap = await apis.core.readNamespacedConfigMap({ name: SETTINGS_CONFIGMAP, namespace });
+      return [{ apiVersion: "v1", kind: "ConfigMap", ...(JSON.parse(JSON.stringify(configMap)) as Record<string, unknown>) }];
+    } catch (e) {
+      if (e instanceof k8s.ApiException && e.code === 404) {
+        warnings.push(`no ConfigMap ${namespace}/${SETTINGS_CONFIGMAP}: the snapshot carries the default settings`);
+        return [];
+      }
+      throw await requestFailure(e, "get", `configmaps/${SETTINGS_CONFIGMAP} in namespace ${namespace}`, server);
+    }
+  };
+  const lists = await Promise.all([...LISTED_RESOURCES.map((resource) => listAll(apis, resource, pageSize, server)), settings()]);
+  return { objects: lists.flat(), warnings };
+}

@@ -1,0 +1,79 @@
+// The ValidatingWebhookConfiguration that points a cluster's kube-apiserver at
+// the function. `edgeadmit webhook-config` prints it; infra/k8s/webhook.yaml is
+// its output for the placeholder URL (a test keeps them equal).
+import { CLUSTER_ID } from "../../functions/config/index.js";
+import { JOB_NAMESPACE } from "../objects/cluster.js";
+
+export const FAILURE_POLICIES = ["Fail", "Ignore"] as const;
+export type FailurePolicy = (typeof FAILURE_POLICIES)[number];
+
+export const WEBHOOK_CONFIGURATION_NAME = "edgeadmit";
+export const DEFAULT_TIMEOUT_SECONDS = 5;
+/** What infra/k8s/webhook.yaml carries until an overlay patches in the real URL and cluster. */
+export const PLACEHOLDER = { url: "https://edgeadmit.example.com", cluster: "my-cluster" } as const;
+
+export interface WebhookOptions {
+  /** The function's base URL: https, no query, fragment or user info. */
+  url: string;
+  cluster: string;
+  failurePolicy?: FailurePolicy;
+  timeoutSeconds?: number;
+}
+
+/** Why `options` cannot make a configuration the kube-apiserver accepts, or undefined. */
+export function webhookOptionsError(options: WebhookOptions): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(options.url);
+  } catch {
+    return `--url "${options.url}" is not a URL`;
+  }
+  if (url.protocol !== "https:") return `--url must be https:// (the kube-apiserver calls webhooks over TLS only), not ${url.protocol}//`;
+  if (url.search || url.hash || url.username || url.password || options.url.includes("?") || options.url.includes("#"))
+    return "--url may not carry a query string, fragment or user info: the kube-apiserver refuses them in clientConfig.url";
+  if (!CLUSTER_ID.test(options.cluster) || options.cluster.length > 63)
+    return `--cluster "${options.cluster}" is not a cluster id (lowercase letters, digits and '-', at most 63 characters)`;
+  const timeout = options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+  if (!Number.isInteger(timeout) || timeout < 1 || timeout > 30) return `--timeout must be a whole number of seconds from 1 to 30 (the kube-apiserver's range), not ${timeout}`;
+  return undefined;
+}
+
+export function webhookConfiguration(options: WebhookOptions) {
+  const base = options.url.replace(/\/+$/, "");
+  const write = ["CREATE", "UPDATE"];
+  return {
+    apiVersion: "admissionregistration.k8s.io/v1",
+    kind: "ValidatingWebhookConfiguration",
+    metadata: { name: WEBHOOK_CONFIGURATION_NAME, labels: { "app.kubernetes.io/name": "edgeadmit" } },
+    webhooks: [
+      {
+        name: "validate.edgeadmit.io",
+        // The cluster id is a path segment: the apiserver shows this URL in errors, so it holds no secret.
+        clientConfig: { url: `${base}/v1/${options.cluster}/validate` },
+        admissionReviewVersions: ["v1"],
+        sideEffects: "None",
+        failurePolicy: options.failurePolicy ?? "Fail",
+        timeoutSeconds: options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
+        matchPolicy: "Equivalent",
+        // Never judge kube-system or the sync job's own namespace: whatever the function
+        // says (or if it cannot be reached), the job that repairs it can always run.
+        namespaceSelector: {
+          matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", JOB_NAMESPACE] }],
+        },
+        rules: [
+          { apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], operations: ["CREATE"], scope: "Namespaced" },
+          {
+            apiGroups: ["apps"],
+            apiVersions: ["v1"],
+            resources: ["deployments", "statefulsets", "daemonsets", "replicasets"],
+            operations: write,
+            scope: "Namespaced",
+          },
+          { apiGroups: ["batch"], apiVersions: ["v1"], resources: ["jobs", "cronjobs"], operations: write, scope: "Namespaced" },
+          { apiGroups: ["cozystack.io"], apiVersions: ["v1alpha1"], resources: ["affinityclasses"], operations: [...write, "DELETE"], scope: "Cluster" },
+          { apiGroups: ["apps.cozystack.io"], apiVersions: ["*"], resources: ["*"], operations: write, scope: "*" },
+        ],
+      },
+    ],
+  };
+}
