@@ -65,3 +65,21 @@ export const WORKLOAD_API_GROUPS: Readonly<Record<WorkloadKind, string>> = {
   Job: "batch",
   CronJob: "batch",
 };
+
+/** kubectl's short resource names: warnings must fit 120 characters, and the user applying the object knows its namespace. */
+const SHORT_NAMES: Readonly<Record<WorkloadKind, string>> = {
+  Pod: "pod",
+  ReplicationController: "rc",
+  Deployment: "deploy",
+  StatefulSet: "sts",
+  DaemonSet: "ds",
+  ReplicaSet: "rs",
+  Job: "job",
+  CronJob: "cj",
+};
+
+/** How hygiene findings name a workload: `deploy/backend-api`, `pod/web-7d4f-*` for a generateName, `cj/cleanup`. */
+export function workloadRef(kind: WorkloadKind, metadata: ObjectMeta): string {
+  const name = metadata.name ?? (metadata.generateName ? `${metadata.generateName}*` : "(unnamed)");
+  return `${SHORT_NAMES[kind]}/${name}`;
+}

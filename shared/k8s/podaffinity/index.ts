@@ -83,9 +83,13 @@ export function termCoversNamespace(term: PodAffinityTerm, namespace: string | u
  * Undefined when the namespace scope cannot be decided.
  */
 export function selectsOwnPods(term: PodAffinityTerm, labels: Labels, namespace: string | undefined): boolean | undefined {
+  return selectsOwnLabels(term, labels) ? termCoversNamespace(term, namespace) : false;
+}
+
+/** The label half of selectsOwnPods: whether the selector, with (mis)matchLabelKeys merged, selects pods labelled `labels`. */
+export function selectsOwnLabels(term: PodAffinityTerm, labels: Labels): boolean {
   if (!term.labelSelector || !selectorMatches(term.labelSelector, labels)) return false;
-  if (mismatchLabelKeysOf(term).some((key) => Object.hasOwn(labels, key))) return false;
-  return termCoversNamespace(term, namespace);
+  return !mismatchLabelKeysOf(term).some((key) => Object.hasOwn(labels, key));
 }
 
 /**

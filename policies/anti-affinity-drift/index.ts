@@ -1,0 +1,47 @@
+// anti-affinity-drift (incident C): a podAntiAffinity term meant to spread the
+// workload's own pods whose selector no longer matches their labels (a chart's
+// nameOverride renamed the pods but not the hard-coded selector): it spreads nothing.
+import type { AdmissionRequest } from "../../shared/admission/index.js";
+import { isWorkloadWrite, userWorkload, workloadRef } from "../../shared/k8s/controller/index.js";
+import { selectorKeys, type Labels } from "../../shared/k8s/labels/index.js";
+import { allTerms, selectsOwnLabels, selectsOwnPods, termCoversNamespace } from "../../shared/k8s/podaffinity/index.js";
+import type { LabelSelector } from "../../shared/k8s/schemas/index.js";
+import type { Finding, Policy } from "../../shared/policy/index.js";
+
+export const id = "anti-affinity-drift";
+
+/** The pod's own `key=value` for each key the selector pins to another value: what the selector should say. */
+function ownValuesFor(selector: LabelSelector, labels: Labels): string[] {
+  const pinned = [
+    ...Object.entries(selector.matchLabels ?? {}).map(([key, value]) => ({ key, values: [value] })),
+    ...(selector.matchExpressions ?? []).filter((r) => r.operator === "In").map((r) => ({ key: r.key, values: r.values ?? [] })),
+  ];
+  return pinned.filter(({ key, values }) => Object.hasOwn(labels, key) && !values.includes(labels[key]!)).map(({ key }) => `${key}=${labels[key]}`);
+}
+
+function evaluate(request: AdmissionRequest): Finding[] {
+  const workload = userWorkload(request);
+  if (!workload) return [];
+  const namespace = request.namespace || workload.metadata.namespace;
+  const labels = workload.podMetadata.labels ?? {};
+  const terms = allTerms(workload.podSpec.affinity?.podAntiAffinity);
+  // A workload that already spreads its own pods keeps other terms on
+  // purpose: `app=db` beside `app=web` keeps web away from the database.
+  if (terms.some(({ term }) => selectsOwnPods(term, labels, namespace) === true)) return [];
+  const ref = workloadRef(workload.kind, workload.metadata);
+  return terms.flatMap(({ term }): Finding[] => {
+    const selector = term.labelSelector;
+    if (!selector || !selectorKeys(selector).some((key) => Object.hasOwn(labels, key))) return [];
+    if (selectsOwnLabels(term, labels) || termCoversNamespace(term, namespace) === false) return [];
+    const fix = ownValuesFor(selector, labels);
+    return [{ message: `${ref}: podAntiAffinity misses its own pods (spreads nothing); use ${fix.length > 0 ? fix.join(",") : "its pod labels"}` }];
+  });
+}
+
+export const antiAffinityDriftPolicy: Policy = {
+  id,
+  description: "podAntiAffinity terms that share keys with the pod's labels also select the pod",
+  defaultMode: "Warn",
+  matches: isWorkloadWrite,
+  evaluate,
+};
