@@ -6,7 +6,7 @@ import { CliError, EXIT_USAGE, firstLine } from "./errors.js";
 type Options = NonNullable<ParseArgsConfig["options"]>;
 
 export interface ParsedArgs {
-  values: Record<string, string | boolean | string[] | boolean[] | undefined>;
+  values: Record<string, string | boolean | Array<string | boolean> | undefined>;
   positionals: string[];
   help: boolean;
 }

@@ -6,7 +6,7 @@ import { decodeSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { importPrivateKey } from "../../shared/signing/index.js";
 import { FunctionError, pushSnapshot } from "../client/index.js";
-import { JOB_NAMESPACE, listClusterObjects } from "../objects/cluster.js";
+import { JOB_NAMESPACE } from "../objects/job.js";
 import { readObjects } from "../objects/yaml.js";
 import { optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
 import { CliError, EXIT_USAGE, firstLine } from "./errors.js";
@@ -26,6 +26,7 @@ export const CLUSTER_FLAGS = { context: { type: "string" }, "settings-namespace"
 export async function snapshotFromCluster(args: ParsedArgs, io: CliIo): Promise<Snapshot> {
   const settingsNamespace = optionalString(args, "settings-namespace") ?? JOB_NAMESPACE;
   const context = optionalString(args, "context");
+  const { listClusterObjects } = await import("../objects/cluster.js");
   const { objects, warnings } = await listClusterObjects({ settingsNamespace, ...(context !== undefined ? { context } : {}) });
   for (const warning of warnings) io.err(`warning: ${warning}\n`);
   return snapshotOf(objects, io, settingsNamespace);

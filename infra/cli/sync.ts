@@ -3,7 +3,7 @@
 // so an unchanged cluster costs one GET and no write.
 import { contentHash } from "../../shared/snapshot/index.js";
 import { FunctionError, storedSnapshot, type StoredSnapshot } from "../client/index.js";
-import { JOB_NAMESPACE } from "../objects/cluster.js";
+import { JOB_NAMESPACE } from "../objects/job.js";
 import { parseVerbArgs } from "./args.js";
 import { CliError, firstLine } from "./errors.js";
 import { CLUSTER_FLAGS, push, PUSH_FLAGS, pushTarget, snapshotFromCluster } from "./snapshot.js";

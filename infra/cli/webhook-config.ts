@@ -1,7 +1,7 @@
 // `edgeadmit webhook-config`: the ValidatingWebhookConfiguration for a cluster.
 import { stringify } from "yaml";
 import { DEFAULT_TIMEOUT_SECONDS, FAILURE_POLICIES, webhookConfiguration, webhookOptionsError, type WebhookOptions } from "../webhook/index.js";
-import { JOB_NAMESPACE } from "../objects/cluster.js";
+import { JOB_NAMESPACE } from "../objects/job.js";
 import { choice, optionalString, parseVerbArgs, requiredString } from "./args.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
 import type { Verb } from "./verb.js";

@@ -6,13 +6,13 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
-import type { AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
+// Named imports, so the CronJob's bundle keeps only these parts of client-node;
+// the CLI imports this module lazily, so verbs that never talk to a cluster do not load it.
+import { ApiException, AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
 import { z } from "../../shared/zod/index.js";
 import { SETTINGS_CONFIGMAP, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { CliError, firstLine } from "../cli/errors.js";
-
-/** The namespace of the sync job, its signing key and the settings ConfigMap. */
-export const JOB_NAMESPACE = "edgeadmit-system";
+import { JOB_NAMESPACE } from "./job.js";
 /** Objects per list request, as kubectl asks; the server may return fewer and a continue token. */
 export const DEFAULT_PAGE_SIZE = 500;
 
@@ -95,8 +95,7 @@ function qualified(resource: { group: string; resource: string }): string {
 }
 
 /** The kubeconfig kubectl would use (KUBECONFIG, ~/.kube/config, or the pod's service account), on `context`. */
-export async function loadKubeConfig(context?: string): Promise<KubeConfig> {
-  const { KubeConfig } = await import("@kubernetes/client-node");
+export function loadKubeConfig(context?: string): KubeConfig {
   const config = new KubeConfig();
   const fromEnv = (process.env.KUBECONFIG ?? "").split(delimiter).filter(Boolean);
   const missing = fromEnv.filter((file) => !existsSync(file));
@@ -134,11 +133,10 @@ function statusMessage(body: unknown): string | undefined {
 }
 
 /** One line for a failed request: unreachable server, credentials, RBAC, a missing CRD, anything else. */
-async function requestFailure(e: unknown, verb: string, what: string, server: string, crd?: { name: string; from: string }): Promise<CliError> {
-  const { ApiException } = await import("@kubernetes/client-node");
+function requestFailure(e: unknown, verb: string, what: string, server: string, crd?: { name: string; from: string }): CliError {
   if (e instanceof ApiException) {
-    const code = (e as InstanceType<typeof ApiException<unknown>>).code;
-    const detail = statusMessage((e as InstanceType<typeof ApiException<unknown>>).body);
+    const code = e.code;
+    const detail = statusMessage(e.body);
     if (code === 401) return new CliError(`the API server at ${server} rejected the kubeconfig's credentials (401 Unauthorized) for ${verb} ${what}`);
     if (code === 403) return new CliError(`RBAC forbids ${verb} ${what}${detail ? `: ${detail}` : ""}`);
     if (code === 404 && crd) return new CliError(`the API server does not serve ${crd.name}: is its CRD installed? (${crd.from})`);
@@ -159,7 +157,7 @@ async function listAll(apis: Apis, resource: ListedResource, pageSize: number, s
     try {
       response = await resource.list(apis, { limit: pageSize, ...(token ? { _continue: token } : {}) });
     } catch (e) {
-      throw await requestFailure(e, "list", `${qualified(resource)} (all namespaces)`, server, crd);
+      throw requestFailure(e, "list", `${qualified(resource)} (all namespaces)`, server, crd);
     }
     // Back to the wire shape: the typed client turns timestamps into Dates and drops apiVersion/kind from items.
     const page = pageSchema.safeParse(JSON.parse(JSON.stringify(response)));
@@ -172,13 +170,12 @@ async function listAll(apis: Apis, resource: ListedResource, pageSize: number, s
 
 /** Every object a snapshot is built from, listed from the cluster the kubeconfig points at. */
 export async function listClusterObjects(options: ClusterOptions = {}): Promise<ClusterObjects> {
-  const config = await loadKubeConfig(options.context);
-  const k8s = await import("@kubernetes/client-node");
+  const config = loadKubeConfig(options.context);
   const apis: Apis = {
-    core: config.makeApiClient(k8s.CoreV1Api),
-    apps: config.makeApiClient(k8s.AppsV1Api),
-    batch: config.makeApiClient(k8s.BatchV1Api),
-    custom: config.makeApiClient(k8s.CustomObjectsApi),
+    core: config.makeApiClient(CoreV1Api),
+    apps: config.makeApiClient(AppsV1Api),
+    batch: config.makeApiClient(BatchV1Api),
+    custom: config.makeApiClient(CustomObjectsApi),
   };
   const server = config.getCurrentCluster()!.server;
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
@@ -190,11 +187,11 @@ export async function listClusterObjects(options: ClusterOptions = {}): Promise<
       const configMap = await apis.core.readNamespacedConfigMap({ name: SETTINGS_CONFIGMAP, namespace });
       return [{ apiVersion: "v1", kind: "ConfigMap", ...(JSON.parse(JSON.stringify(configMap)) as Record<string, unknown>) }];
     } catch (e) {
-      if (e instanceof k8s.ApiException && e.code === 404) {
+      if (e instanceof ApiException && e.code === 404) {
         warnings.push(`no ConfigMap ${namespace}/${SETTINGS_CONFIGMAP}: the snapshot carries the default settings`);
         return [];
       }
-      throw await requestFailure(e, "get", `configmaps/${SETTINGS_CONFIGMAP} in namespace ${namespace}`, server);
+      throw requestFailure(e, "get", `configmaps/${SETTINGS_CONFIGMAP} in namespace ${namespace}`, server);
     }
   };
   const lists = await Promise.all([...LISTED_RESOURCES.map((resource) => listAll(apis, resource, pageSize, server)), settings()]);

@@ -2,7 +2,7 @@
 // the function. `edgeadmit webhook-config` prints it; infra/k8s/webhook.yaml is
 // its output for the placeholder URL (a test keeps them equal).
 import { CLUSTER_ID } from "../../functions/config/index.js";
-import { JOB_NAMESPACE } from "../objects/cluster.js";
+import { JOB_NAMESPACE } from "../objects/job.js";
 
 export const FAILURE_POLICIES = ["Fail", "Ignore"] as const;
 export type FailurePolicy = (typeof FAILURE_POLICIES)[number];
