@@ -1,0 +1,226 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import type { NodeSelectorRequirement, NodeSelectorTerm } from "../schemas/index.js";
+import { describePlacement, implies, integerOf, placementOf, requirementProblem, termsOutside, type Requirement } from "./index.js";
+
+const ZONE = "topology.kubernetes.io/zone";
+const zoneIn = (...values: string[]): NodeSelectorTerm => ({ matchExpressions: [{ key: ZONE, operator: "In", values }] });
+
+/** Whether a pod with `pod` constraints is shown to stay within a class with `cls` constraints. */
+function within(
+  pod: { nodeSelector?: Record<string, string>; terms?: NodeSelectorTerm[] },
+  cls: { nodeSelector?: Record<string, string>; terms?: NodeSelectorTerm[] },
+): boolean {
+  return termsOutside(placementOf(pod.nodeSelector, pod.terms), placementOf(cls.nodeSelector, cls.terms)).length === 0;
+}
+
+describe("placementOf", () => {
+  it("ANDs the nodeSelector into every term and drops empty terms (they match no node)", () => {
+    expect(placementOf({ a: "1" }, [zoneIn("dc1"), {}, { matchFields: [{ key: "metadata.name", operator: "In", values: ["n1"] }] }])).toEqual([
+      [
+        { key: "a", operator: "In", values: ["1"] },
+        { key: ZONE, operator: "In", values: ["dc1"] },
+      ],
+      [
+        { key: "a", operator: "In", values: ["1"] },
+        { key: "metadata.name", operator: "In", values: ["n1"], field: true },
+      ],
+    ]);
+    expect(placementOf(undefined, [{}])).toEqual([]);
+    expect(placementOf(undefined, [])).toEqual([[]]);
+  });
+});
+
+describe("requirementProblem and integerOf", () => {
+  it("follows the scheduler's rules for values", () => {
+    const r = (operator: Requirement["operator"], values: string[], field?: boolean): Requirement => ({ key: field ? "metadata.name" : "k", operator, values, field });
+    expect(requirementProblem(r("In", []))).toBe("k In needs at least one value");
+    expect(requirementProblem(r("Exists", ["x"]))).toBe("k Exists must have no values");
+    expect(requirementProblem(r("Gt", ["1", "2"]))).toBe("k Gt needs exactly one integer value");
+    expect(requirementProblem(r("Lt", ["1.5"]))).toBe("k Lt needs exactly one integer value");
+    expect(requirementProblem(r("Gt", ["-3"]))).toBeUndefined();
+    expect(requirementProblem(r("Exists", [], true))).toBe("matchFields supports only In and NotIn, not Exists");
+    expect(requirementProblem(r("In", ["a", "b"], true))).toBe("matchFields In needs exactly one value");
+    expect(requirementProblem({ key: "metadata.uid", operator: "In", values: ["a"], field: true })).toBe(
+      'matchFields supports only the key metadata.name, not "metadata.uid"',
+    );
+    expect(integerOf("007")).toBe(7n);
+    expect(integerOf("+7")).toBe(7n);
+    expect(integerOf("9223372036854775808")).toBeUndefined();
+    expect(integerOf("7a")).toBeUndefined();
+  });
+});
+
+describe("termsOutside: the common cases are admitted", () => {
+  const twoZones = { terms: [zoneIn("dc1"), zoneIn("dc2")] };
+  const twoZonesOneTerm = { terms: [zoneIn("dc1", "dc2")] };
+
+  it("admits a pod pinned to one zone of a two-zone class, by nodeSelector or by nodeAffinity", () => {
+    for (const cls of [twoZones, twoZonesOneTerm]) {
+      expect(within({ nodeSelector: { [ZONE]: "dc1" } }, cls)).toBe(true);
+      expect(within({ terms: [zoneIn("dc2")] }, cls)).toBe(true);
+    }
+  });
+
+  it("admits a pod allowed in both zones, as one In or as two terms", () => {
+    for (const cls of [twoZones, twoZonesOneTerm]) {
+      expect(within({ terms: [zoneIn("dc1", "dc2")] }, cls)).toBe(true);
+      expect(within({ terms: [zoneIn("dc1"), zoneIn("dc2")] }, cls)).toBe(true);
+    }
+  });
+
+  it("denies a third zone, no constraint, and a pod term that only narrows another key", () => {
+    for (const cls of [twoZones, twoZonesOneTerm]) {
+      expect(within({ nodeSelector: { [ZONE]: "dc3" } }, cls)).toBe(false);
+      expect(within({}, cls)).toBe(false);
+      expect(within({ terms: [zoneIn("dc1"), zoneIn("dc3")] }, cls)).toBe(false);
+      expect(within({ terms: [{ matchExpressions: [{ key: ZONE, operator: "Exists" }] }] }, cls)).toBe(false);
+      expect(within({ terms: [{ matchExpressions: [{ key: ZONE, operator: "NotIn", values: ["dc3"] }] }] }, cls)).toBe(false);
+    }
+  });
+
+  it("combines the pod's nodeSelector with its terms, and admits a pod whose constraints admit no node", () => {
+    expect(within({ nodeSelector: { [ZONE]: "dc1" }, terms: [{ matchExpressions: [{ key: "gpu", operator: "Exists" }] }] }, twoZones)).toBe(true);
+    expect(within({ nodeSelector: { [ZONE]: "dc3" }, terms: [zoneIn("dc1")] }, twoZones)).toBe(true);
+  });
+
+  it("requires the class's nodeSelector on every class term", () => {
+    const cls = { nodeSelector: { gpu: "true" }, terms: [zoneIn("dc1"), zoneIn("dc2")] };
+    expect(within({ nodeSelector: { gpu: "true", [ZONE]: "dc1" } }, cls)).toBe(true);
+    expect(within({ nodeSelector: { [ZONE]: "dc1" } }, cls)).toBe(false);
+  });
+
+  it("reasons about Gt/Lt, NotIn, DoesNotExist and node names", () => {
+    const req = (key: string, operator: NodeSelectorRequirement["operator"], values?: string[]): NodeSelectorTerm => ({
+      matchExpressions: [{ key, operator, ...(values ? { values } : {}) }],
+    });
+    expect(within({ terms: [req("cpu", "Gt", ["8"])] }, { terms: [req("cpu", "Gt", ["4"])] })).toBe(true);
+    expect(within({ terms: [req("cpu", "Gt", ["4"])] }, { terms: [req("cpu", "Gt", ["8"])] })).toBe(false);
+    expect(within({ nodeSelector: { cpu: "16" } }, { terms: [req("cpu", "Gt", ["8"])] })).toBe(true);
+    expect(within({ nodeSelector: { cpu: "many" } }, { terms: [req("cpu", "Gt", ["8"])] })).toBe(false);
+    expect(within({ terms: [req("cpu", "Lt", ["4"])] }, { terms: [req("cpu", "Exists")] })).toBe(true);
+    expect(within({ nodeSelector: { [ZONE]: "dc1" } }, { terms: [req(ZONE, "NotIn", ["dc3"])] })).toBe(true);
+    expect(within({ terms: [req("spot", "DoesNotExist")] }, { terms: [req("spot", "NotIn", ["true"])] })).toBe(true);
+    expect(within({ terms: [req("spot", "NotIn", ["true"])] }, { terms: [req("spot", "DoesNotExist")] })).toBe(false);
+    const node1 = { matchFields: [{ key: "metadata.name", operator: "In" as const, values: ["node1"] }] };
+    expect(within({ terms: [node1] }, { terms: [node1] })).toBe(true);
+    expect(within({ terms: [zoneIn("dc1")] }, { terms: [node1] })).toBe(false);
+  });
+
+  it("never relies on a class requirement the scheduler cannot use", () => {
+    expect(within({ nodeSelector: { cpu: "9" } }, { terms: [{ matchExpressions: [{ key: "cpu", operator: "Gt", values: ["x"] }] }] })).toBe(false);
+    expect(implies([{ key: "k", operator: "In", values: ["a"] }], [{ key: "k", operator: "In", values: [] }])).toBe(false);
+  });
+
+  it("describes placements the way messages print them", () => {
+    expect(describePlacement(placementOf({ gpu: "true" }, [zoneIn("dc1", "dc2"), { matchExpressions: [{ key: "spot", operator: "DoesNotExist" }] }]))).toBe(
+      `{gpu=true, ${ZONE} in (dc1,dc2)} or {gpu=true, !spot}`,
+    );
+    expect(describePlacement(placementOf(undefined, undefined))).toBe("{any node}");
+    expect(describePlacement([])).toBe("{no node}");
+  });
+});
+
+// Soundness against brute force: over every node of a small universe (a few
+// keys, values including integers and an integer spelled two ways, the label
+// absent, two node names), a pod admitted as within its class never matches a
+// node the class does not. The oracle below is written from the scheduler's
+// rules, independently of the implication code.
+const KEYS = ["zone", "cpu"] as const;
+const VALUES = ["a", "0", "1", "2", "01"] as const;
+const NAMES = ["n1", "n2"] as const;
+
+interface Node {
+  labels: Record<string, string>;
+  name: string;
+}
+
+const UNIVERSE: Node[] = (() => {
+  let labelSets: Array<Record<string, string>> = [{}];
+  for (const key of KEYS) labelSets = labelSets.flatMap((labels) => [labels, ...VALUES.map((v) => ({ ...labels, [key]: v }))]);
+  return labelSets.flatMap((labels) => NAMES.map((name) => ({ labels, name })));
+})();
+
+function oracleRequirement(r: NodeSelectorRequirement, value: string | undefined, field: boolean): boolean | "error" {
+  const values = r.values ?? [];
+  if (field && (r.key !== "metadata.name" || (r.operator !== "In" && r.operator !== "NotIn") || values.length !== 1)) return "error";
+  switch (r.operator) {
+    case "In":
+      return values.length === 0 ? "error" : value !== undefined && values.includes(value);
+    case "NotIn":
+      return values.length === 0 ? "error" : value === undefined || !values.includes(value);
+    case "Exists":
+      return values.length > 0 ? "error" : value !== undefined;
+    case "DoesNotExist":
+      return values.length > 0 ? "error" : value === undefined;
+    case "Gt":
+    case "Lt": {
+      if (values.length !== 1 || !/^[+-]?\d+$/.test(values[0]!)) return "error";
+      if (value === undefined || !/^[+-]?\d+$/.test(value)) return false;
+      return r.operator === "Gt" ? Number(value) > Number(values[0]) : Number(value) < Number(values[0]);
+    }
+  }
+}
+
+/** The scheduler: nodeSelector AND any one non-empty term; a term with an unusable requirement matches nothing. */
+function oracleMatches(node: Node, nodeSelector: Record<string, string>, terms: NodeSelectorTerm[] | undefined): boolean {
+  if (!Object.entries(nodeSelector).every(([k, v]) => node.labels[k] === v)) return false;
+  if (!terms || terms.length === 0) return true;
+  return terms.some((term) => {
+    const expressions = term.matchExpressions ?? [];
+    const fields = term.matchFields ?? [];
+    if (expressions.length + fields.length === 0) return false;
+    return (
+      expressions.every((r) => oracleRequirement(r, node.labels[r.key], false) === true) &&
+      fields.every((r) => oracleRequirement(r, r.key === "metadata.name" ? node.name : undefined, true) === true)
+    );
+  });
+}
+
+const valuesArb = fc.subarray([...VALUES, "x"], { maxLength: 2 });
+const requirementArb: fc.Arbitrary<NodeSelectorRequirement> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ key: fc.constantFrom(...KEYS), operator: fc.constantFrom("In" as const, "NotIn" as const), values: valuesArb }) },
+  { weight: 2, arbitrary: fc.record({ key: fc.constantFrom(...KEYS), operator: fc.constantFrom("Exists" as const, "DoesNotExist" as const) }) },
+  { weight: 3, arbitrary: fc.record({ key: fc.constantFrom(...KEYS), operator: fc.constantFrom("Gt" as const, "Lt" as const), values: fc.tuple(fc.constantFrom("0", "1", "2")) }) },
+  // Rarely: values where none belong, to exercise unusable requirements.
+  { weight: 1, arbitrary: fc.record({ key: fc.constantFrom(...KEYS), operator: fc.constantFrom("Exists" as const, "Gt" as const), values: fc.constantFrom(["x"], ["1", "2"], []) }) },
+);
+const fieldArb: fc.Arbitrary<NodeSelectorRequirement> = fc.record({
+  key: fc.constant("metadata.name"),
+  operator: fc.constantFrom("In" as const, "NotIn" as const),
+  values: fc.subarray([...NAMES], { minLength: 1, maxLength: 1 }),
+});
+const termArb: fc.Arbitrary<NodeSelectorTerm> = fc.record(
+  { matchExpressions: fc.array(requirementArb, { minLength: 1, maxLength: 2 }), matchFields: fc.array(fieldArb, { maxLength: 1 }) },
+  { requiredKeys: ["matchExpressions"] },
+);
+const constraintsArb: fc.Arbitrary<Constraints> = fc.record({
+  nodeSelector: fc.dictionary(fc.constantFrom(...KEYS), fc.constantFrom(...VALUES), { maxKeys: 1 }),
+  terms: fc.option(fc.array(termArb, { maxLength: 2 }), { nil: undefined }),
+});
+
+type Constraints = { nodeSelector: Record<string, string>; terms: NodeSelectorTerm[] | undefined };
+
+/** The constraints and each of their terms alone: small cases (one pod term against one class term) are where bugs show. */
+const variantsOf = (c: Constraints): Constraints[] => [c, ...(c.terms ?? []).map((term) => ({ nodeSelector: {}, terms: [term] }))];
+
+describe("termsOutside is sound", () => {
+  it("never admits a pod that the scheduler could place on a node outside its class (10,000 cases)", () => {
+    let admitted = 0;
+    fc.assert(
+      fc.property(constraintsArb, constraintsArb, (podConstraints, classConstraints) => {
+        for (const pod of variantsOf(podConstraints)) {
+          for (const cls of variantsOf(classConstraints)) {
+            if (termsOutside(placementOf(pod.nodeSelector, pod.terms), placementOf(cls.nodeSelector, cls.terms)).length > 0) continue;
+            admitted++;
+            const escapes = UNIVERSE.find((node) => oracleMatches(node, pod.nodeSelector, pod.terms) && !oracleMatches(node, cls.nodeSelector, cls.terms));
+            if (escapes) throw new Error(`admitted ${JSON.stringify(pod)} within ${JSON.stringify(cls)}, yet it may run on ${JSON.stringify(escapes)}`);
+          }
+        }
+      }),
+      { numRuns: 10_000 },
+    );
+    // Not vacuous: many generated pods are admitted.
+    expect(admitted).toBeGreaterThan(5_000);
+  });
+});
