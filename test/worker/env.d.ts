@@ -3,12 +3,14 @@ declare module "*?raw" {
   export default text;
 }
 
+type FunctionEnv = import("../../functions/config/index.js").Env;
+
 declare namespace Cloudflare {
   interface GlobalProps {
     mainModule: typeof import("../../functions/index.js");
     durableNamespaces: "SnapshotStore";
   }
-  interface Env {
+  interface Env extends FunctionEnv {
     TEST_KEYS: string;
   }
 }

@@ -1,0 +1,151 @@
+// No input may produce a 5xx: random bodies and mutated AdmissionReviews,
+// through the HTTP function in workerd.
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import demoYaml from "../../examples/demo/cluster.yaml?raw";
+import { wrapReview } from "../../shared/admission/wrap.js";
+import { POLICIES } from "../../policies/index.js";
+import { dispatch, objectsFromYaml, push, snapshotOf } from "../support/worker.js";
+import { MAIN_DB_LINEAGE, pod } from "../support/reviews.js";
+
+const deployment = {
+  apiVersion: "apps/v1",
+  kind: "Deployment",
+  metadata: { name: "main-db", namespace: "tenant-acme", labels: { "helm.toolkit.fluxcd.io/name": "main-db" } },
+  spec: {
+    replicas: 2,
+    strategy: { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%" } },
+    selector: { matchLabels: { app: "db" } },
+    template: {
+      metadata: { labels: { app: "db", ...MAIN_DB_LINEAGE } },
+      spec: {
+        nodeSelector: { "topology.kubernetes.io/zone": "dc1" },
+        affinity: {
+          podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: "db" } }, topologyKey: "kubernetes.io/hostname" }] },
+          podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, podAffinityTerm: { labelSelector: { matchExpressions: [{ key: "app", operator: "In", values: ["db"] }] }, topologyKey: "kubernetes.io/hostname" } }] },
+          nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: "topology.kubernetes.io/zone", operator: "In", values: ["dc1"] }] }] } },
+        },
+        volumes: [{ name: "data", persistentVolumeClaim: { claimName: "data" } }],
+        containers: [{ name: "db", image: "postgres:17" }],
+      },
+    },
+  },
+};
+const affinityClass = { apiVersion: "cozystack.io/v1alpha1", kind: "AffinityClass", metadata: { name: "dc3" }, spec: { nodeSelector: { "topology.kubernetes.io/zone": "dc3" } } };
+const tenant = { apiVersion: "apps.cozystack.io/v1alpha1", kind: "Tenant", metadata: { name: "beta", namespace: "tenant-root" }, spec: { allowedAffinityClasses: ["dc1"], defaultAffinityClass: "dc1" } };
+const application = { apiVersion: "apps.cozystack.io/v1alpha1", kind: "Postgres", metadata: { name: "db2", namespace: "tenant-acme" }, spec: { affinityClass: "gpu" } };
+
+const validReviews = [
+  wrapReview(pod({ name: "main-db-1" })),
+  wrapReview(pod({ generateName: "main-db-", nodeSelector: { "topology.kubernetes.io/zone": "dc1" } })),
+  wrapReview(deployment),
+  wrapReview(deployment, { operation: "UPDATE", oldObject: deployment }),
+  wrapReview({ ...deployment, kind: "StatefulSet" }),
+  wrapReview({ apiVersion: "batch/v1", kind: "CronJob", metadata: { name: "c", namespace: "tenant-acme" }, spec: { jobTemplate: { spec: { template: deployment.spec.template } } } }),
+  wrapReview(affinityClass),
+  wrapReview(affinityClass, { operation: "DELETE" }),
+  wrapReview(tenant),
+  wrapReview(application),
+];
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Every path to a value inside `value`. */
+function paths(value: Json, prefix: Array<string | number> = []): Array<Array<string | number>> {
+  if (value === null || typeof value !== "object") return [prefix];
+  const children = Array.isArray(value) ? value.map((v, i) => [i, v] as const) : Object.entries(value);
+  return [prefix, ...children.flatMap(([k, v]) => paths(v, [...prefix, k]))];
+}
+
+type Mutation = { kind: "set"; value: Json } | { kind: "delete" };
+
+function mutate(root: Json, path: Array<string | number>, mutation: Mutation): Json {
+  if (path.length === 0) return mutation.kind === "set" ? mutation.value : null;
+  const copy = structuredClone(root) as Record<string | number, Json>;
+  let parent = copy;
+  for (const key of path.slice(0, -1)) parent = parent[key] as Record<string | number, Json>;
+  const last = path[path.length - 1]!;
+  if (mutation.kind === "set") parent[last] = mutation.value;
+  else if (Array.isArray(parent)) parent.splice(Number(last), 1);
+  else delete parent[last];
+  return copy;
+}
+
+const routes = ["/v1/demo/validate", ...POLICIES.map((p) => `/v1/demo/validate/${p.id}`)];
+
+async function send(route: string, body: string | Uint8Array) {
+  const response = await dispatch(route, { method: "POST", body, headers: { "content-type": "application/json" } });
+  const text = await response.text();
+  return { status: response.status, text };
+}
+
+/** A response the apiserver accepts, or a 400 with a JSON error: anything else fails the property. */
+function expectWellFormed(result: { status: number; text: string }, sentUid: unknown) {
+  expect([200, 400]).toContain(result.status);
+  const body = JSON.parse(result.text) as Record<string, unknown>;
+  if (result.status === 400) {
+    expect(typeof body.error).toBe("string");
+    return;
+  }
+  const response = body.response as Record<string, unknown>;
+  expect(response.uid).toBe(sentUid);
+  expect(typeof response.allowed).toBe("boolean");
+  expect(response).not.toHaveProperty("patch");
+  expect(response).not.toHaveProperty("patchType");
+  for (const warning of (response.warnings as string[] | undefined) ?? []) {
+    expect(warning.length).toBeLessThanOrEqual(120);
+    expect(warning).not.toMatch(/[\u0000-\u001f\u007f]/);
+  }
+}
+
+beforeAll(async () => {
+  expect((await push("demo", snapshotOf(objectsFromYaml(demoYaml)))).status).toBe(200);
+});
+
+describe("no input produces a 5xx", () => {
+  it("holds for arbitrary bytes, strings and JSON", async () => {
+    const body = fc.oneof(
+      fc.string({ unit: "binary", maxLength: 200 }),
+      fc.uint8Array({ maxLength: 200 }),
+      fc.json({ maxDepth: 4 }),
+      fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify({ apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request: value })),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...routes), body, async (route, payload) => {
+        const result = await send(route, payload);
+        expect([200, 400]).toContain(result.status);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("holds for AdmissionReviews with one value replaced or removed anywhere", async () => {
+    const mutated = fc
+      .constantFrom(...validReviews)
+      .chain((review) => {
+        const all = paths(review as unknown as Json);
+        return fc.record({
+          review: fc.constant(review as unknown as Json),
+          path: fc.constantFrom(...all),
+          mutation: fc.oneof(
+            fc.record({ kind: fc.constant("set" as const), value: fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<Json> }),
+            fc.constant({ kind: "delete" as const }),
+          ),
+        });
+      })
+      .map(({ review, path, mutation }) => mutate(review, path, mutation));
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...routes), mutated, async (route, review) => {
+        const uid = (review as { request?: { uid?: unknown } } | null)?.request?.uid;
+        expectWellFormed(await send(route, JSON.stringify(review)), uid);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("answers every unmutated review with a verdict", async () => {
+    for (const review of validReviews) {
+      for (const route of routes) expectWellFormed(await send(route, JSON.stringify(review)), review.request.uid);
+    }
+  });
+});
