@@ -1,9 +1,12 @@
-// AffinityClass: every pod of an application must carry its class's
-// nodeSelector. Judged on Pod CREATE and, shift-left, on the workloads that
-// will create those pods, so the error shows on `kubectl apply`/`helm upgrade`.
+// AffinityClass: every node a pod of an application may run on is allowed by
+// its class (the class's nodeSelector AND any one of its required nodeAffinity
+// terms; shared/k8s/nodeaffinity decides, soundly). Judged on Pod CREATE and,
+// shift-left, on the workloads that will create those pods, so the error shows
+// on `kubectl apply`/`helm upgrade`.
 import type { AdmissionRequest } from "../../shared/admission/index.js";
 import type { Finding, Policy } from "../../shared/policy/index.js";
 import { describeObject, isWorkloadKind, workloadOf, type Workload } from "../../shared/k8s/workload/index.js";
+import { describeConjunction, describePlacement, implies, placementOf, requiredTermsOf, termsOutside } from "../../shared/k8s/nodeaffinity/index.js";
 import {
   FLUX_HELMRELEASE_NAME_LABEL,
   FLUX_HELMRELEASE_NAMESPACE_LABEL,
@@ -50,20 +53,30 @@ function evaluate(request: AdmissionRequest, view: SnapshotView): Finding[] {
     return [{ message: `AffinityClass "${className}" not found (required by application ${owner} of ${subject})`, scope }];
   }
 
-  const nodeSelector = workload.podSpec.nodeSelector ?? {};
-  const missing = Object.entries(affinityClass.nodeSelector ?? {}).filter(
-    ([key, value]) => !Object.hasOwn(nodeSelector, key) || nodeSelector[key] !== value,
-  );
-  if (missing.length === 0) return [];
-  const field = `${workload.podSpecPath}.nodeSelector`;
-  const pairs = missing.map(([key, value]) => `${key}=${value}`).join(", ");
-  const fix = workload.kind === "Pod" ? "" : `: set ${field}`;
-  return [{ message: `${subject} belongs to application with AffinityClass "${className}" but missing required nodeSelector ${pairs}${fix}`, field, scope }];
+  const classPlacement = placementOf(affinityClass.nodeSelector, requiredTermsOf(affinityClass.nodeAffinity));
+  const podPlacement = placementOf(workload.podSpec.nodeSelector, requiredTermsOf(workload.podSpec.affinity?.nodeAffinity));
+  const outside = termsOutside(podPlacement, classPlacement);
+  if (outside.length === 0) return [];
+
+  const prefix = `${subject} belongs to application with AffinityClass "${className}" but`;
+  const fixing = (field: string) => (workload.kind === "Pod" ? "" : `: set ${field}`);
+  if (!requiredTermsOf(affinityClass.nodeAffinity)?.length) {
+    // A nodeSelector-only class: name the pairs some pod term does not guarantee; setting them in the pod's nodeSelector fixes it.
+    const field = `${workload.podSpecPath}.nodeSelector`;
+    const missing = Object.entries(affinityClass.nodeSelector ?? {}).filter(([key, value]) =>
+      outside.some((term) => !implies(term, [{ key, operator: "In", values: [value] }])),
+    );
+    const pairs = missing.map(([key, value]) => `${key}=${value}`).join(", ");
+    return [{ message: `${prefix} missing required nodeSelector ${pairs}${fixing(field)}`, field, scope }];
+  }
+  const field = `${workload.podSpecPath}.affinity.nodeAffinity`;
+  const terms = outside.map(describeConjunction).join(" and ");
+  return [{ message: `${prefix} may run outside it: its node constraints ${terms} are not within ${describePlacement(classPlacement)}${fixing(field)}`, field, scope }];
 }
 
 export const affinityClassPolicy: Policy = {
   id,
-  description: "Pods of an application carry the nodeSelector of its AffinityClass",
+  description: "Pods of an application can only run on nodes their AffinityClass allows",
   defaultMode: "Deny",
   matches: judged,
   evaluate,

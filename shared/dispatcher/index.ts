@@ -30,14 +30,16 @@ export function matchPolicies(request: AdmissionRequest, policies: readonly Poli
 /**
  * How hard a finding is enforced; the most specific configuration wins:
  * a tenant's override, then the AffinityClass's enforcement, then the
- * cluster's per-policy setting, then the policy's default.
+ * cluster's per-policy setting, then the policy's default. An informational
+ * finding is capped at Warn.
  */
 export function modeOf(policy: Policy, finding: Finding, view: SnapshotView): EnforcementMode {
   const { affinityClass, tenantNamespace } = finding.scope ?? {};
   const tenantMode = tenantNamespace ? view.tenant(tenantNamespace)?.affinityClassEnforcement : undefined;
   const classMode = affinityClass ? view.affinityClass(affinityClass)?.enforcement : undefined;
   const clusterMode = view.settings.policies[policy.id];
-  return tenantMode ?? classMode ?? (clusterMode === "Off" ? undefined : clusterMode) ?? policy.defaultMode;
+  const mode = tenantMode ?? classMode ?? (clusterMode === "Off" ? undefined : clusterMode) ?? policy.defaultMode;
+  return finding.informational && mode === "Deny" ? "Warn" : mode;
 }
 
 export function evaluate(request: AdmissionRequest, policies: readonly Policy[], view: SnapshotView): JudgedFinding[] {

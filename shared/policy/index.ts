@@ -20,6 +20,11 @@ export interface Finding {
    * per-policy mode: an AffinityClass's `enforcement`, overridden per tenant.
    */
   scope?: { affinityClass?: string; tenantNamespace?: string };
+  /**
+   * Information, not a violation (`the tenant's default class will apply`):
+   * never denies; at most a warning, whatever the configured mode.
+   */
+  informational?: boolean;
 }
 
 export interface Policy {

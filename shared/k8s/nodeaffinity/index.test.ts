@@ -183,7 +183,7 @@ const requirementArb: fc.Arbitrary<NodeSelectorRequirement> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ key: fc.constantFrom(...KEYS), operator: fc.constantFrom("Exists" as const, "DoesNotExist" as const) }) },
   { weight: 3, arbitrary: fc.record({ key: fc.constantFrom(...KEYS), operator: fc.constantFrom("Gt" as const, "Lt" as const), values: fc.tuple(fc.constantFrom("0", "1", "2")) }) },
   // Rarely: values where none belong, to exercise unusable requirements.
-  { weight: 1, arbitrary: fc.record({ key: fc.constantFrom(...KEYS), operator: fc.constantFrom("Exists" as const, "Gt" as const), values: fc.constantFrom(["x"], ["1", "2"], []) }) },
+  { weight: 1, arbitrary: fc.record({ key: fc.constantFrom(...KEYS), operator: fc.constantFrom("Exists" as const, "Gt" as const), values: fc.constantFrom<string[]>(["x"], ["1", "2"], []) }) },
 );
 const fieldArb: fc.Arbitrary<NodeSelectorRequirement> = fc.record({
   key: fc.constant("metadata.name"),
