@@ -1,6 +1,6 @@
 // The function, served from workerd on loopback, configured from wrangler.toml:
 // `npm start`, the CLI's end-to-end tests and the benchmarks all run it this way.
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -23,7 +23,7 @@ export interface LocalWorkerOptions {
   clusters: Record<string, ClusterRegistration>;
   /** 0 (default) picks a free port. */
   port?: number;
-  /** Keep snapshots across restarts in this directory; by default they live in memory only. */
+  /** Keep snapshots across restarts in this directory; by default each start gets a fresh, empty store. */
   persistTo?: string;
   /** Another entry point (the benchmarks' no-op twin); the function's by default. */
   entry?: string;
@@ -44,16 +44,24 @@ export function offlineWranglerEnv(): void {
 
 export async function startLocalWorker(options: LocalWorkerOptions): Promise<LocalWorker> {
   offlineWranglerEnv();
+  mkdirSync(join(PROJECT_ROOT, ".edgeadmit"), { recursive: true });
   const { unstable_dev } = await import("wrangler");
+  const scratch = options.persistTo ? undefined : mkdtempSync(join(PROJECT_ROOT, ".edgeadmit", "worker-"));
   const worker = await unstable_dev(resolve(PROJECT_ROOT, options.entry ?? "functions/index.ts"), {
     config: join(PROJECT_ROOT, "wrangler.toml"),
     vars: { CLUSTERS: JSON.stringify(options.clusters) },
     ip: "127.0.0.1",
     port: options.port ?? 0,
     local: true,
-    ...(options.persistTo ? { persistTo: options.persistTo } : {}),
+    persistTo: options.persistTo ?? scratch,
     logLevel: "warn",
     experimental: { disableExperimentalWarning: true, testMode: true },
   });
-  return { url: `http://127.0.0.1:${worker.port}`, stop: () => worker.stop() };
+  return {
+    url: `http://127.0.0.1:${worker.port}`,
+    stop: async () => {
+      await worker.stop();
+      if (scratch) rmSync(scratch, { recursive: true, force: true });
+    },
+  };
 }
