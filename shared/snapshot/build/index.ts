@@ -45,6 +45,7 @@ const tenantObject = z.looseObject({
       }),
     ),
   ),
+  status: z.optional(z.nullable(z.looseObject({ namespace: z.optional(z.nullable(z.string())) }))),
 });
 
 const pvcObject = z.looseObject({
@@ -214,7 +215,7 @@ export function buildSnapshot(objects: readonly KubeObject[], options: BuildOpti
       builtAt: options.builtAt,
       settings,
       affinityClasses,
-      tenants: resolveTenants(tenantObjects),
+      tenants: resolveTenants(tenantObjects, problems),
       applications,
       volumeClaims,
     },
@@ -250,11 +251,21 @@ function collectVolumeUsers(kind: WorkloadKind, object: KubeObject, usersByClaim
 }
 
 /**
- * Keys tenants by the namespace each owns and resolves what a child inherits:
- * a child that sets no allowed list, default or enforcement takes its parent's.
+ * Keys tenants by the namespace each owns (status.namespace when the Tenant
+ * reports it, else CozyStack's naming) and resolves what a child inherits: a
+ * child that sets no allowed list (absent or empty, as Helm values leave it),
+ * default or enforcement takes its parent's. A child only narrows: classes its
+ * parent does not allow are dropped, and so is a default outside the allowed
+ * list; each such drop is a problem.
  */
-function resolveTenants(objects: ReadonlyArray<z.infer<typeof tenantObject>>): Record<string, Tenant> {
-  const byOwned = new Map(objects.map((t) => [tenantNamespaceOf(t.metadata.name, t.metadata.namespace), t]));
+function resolveTenants(objects: ReadonlyArray<z.infer<typeof tenantObject>>, problems: string[]): Record<string, Tenant> {
+  const byOwned = new Map<string, z.infer<typeof tenantObject>>();
+  for (const object of objects) {
+    const owned = object.status?.namespace || tenantNamespaceOf(object.metadata.name, object.metadata.namespace);
+    const other = byOwned.get(owned);
+    if (other) problems.push(`Tenant ${object.metadata.namespace}/${object.metadata.name}: owns namespace ${owned}, as does Tenant ${other.metadata.namespace}/${other.metadata.name}; skipped`);
+    else byOwned.set(owned, object);
+  }
   const resolved: Record<string, Tenant> = {};
 
   const resolve = (owned: string, seen: Set<string>): Tenant | undefined => {
@@ -265,15 +276,27 @@ function resolveTenants(objects: ReadonlyArray<z.infer<typeof tenantObject>>): R
     const parentNamespace = object.metadata.namespace;
     const parent = parentNamespace === owned ? undefined : resolve(parentNamespace, seen);
     const spec = object.spec ?? {};
+    const where = `Tenant ${parentNamespace}/${object.metadata.name}`;
     const tenant: Tenant = {
       name: object.metadata.name,
       namespace: parentNamespace,
       chain: [...(parent?.chain ?? []), owned],
     };
-    const allowed = spec.allowedAffinityClasses?.length ? spec.allowedAffinityClasses : parent?.allowedAffinityClasses;
+    let allowed = spec.allowedAffinityClasses?.length ? [...new Set(spec.allowedAffinityClasses)] : parent?.allowedAffinityClasses;
+    if (allowed && parent?.allowedAffinityClasses && allowed !== parent.allowedAffinityClasses) {
+      const parentAllowed = new Set(parent.allowedAffinityClasses);
+      const widening = allowed.filter((c) => !parentAllowed.has(c));
+      if (widening.length > 0) {
+        problems.push(`${where}: spec.allowedAffinityClasses ${widening.join(", ")} not allowed by its parent tenant; dropped`);
+        allowed = allowed.filter((c) => parentAllowed.has(c));
+      }
+    }
     if (allowed) tenant.allowedAffinityClasses = allowed;
     const defaultClass = spec.defaultAffinityClass || parent?.defaultAffinityClass;
-    if (defaultClass) tenant.defaultAffinityClass = defaultClass;
+    if (defaultClass && allowed && !allowed.includes(defaultClass)) {
+      const inherited = spec.defaultAffinityClass ? "" : " (inherited)";
+      problems.push(`${where}: defaultAffinityClass "${defaultClass}"${inherited} is not among its allowed classes ${allowed.join(", ") || "(none)"}; no default applies`);
+    } else if (defaultClass) tenant.defaultAffinityClass = defaultClass;
     const enforcement = spec.affinityClassEnforcement ?? parent?.affinityClassEnforcement;
     if (enforcement) tenant.affinityClassEnforcement = enforcement;
     resolved[owned] = tenant;
