@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { decodeAdmissionReview, encodeAdmissionResponse, isValidAuditAnnotationKey, toWarning } from "./index.js";
+import { wrapReview } from "./wrap.js";
+
+describe("toWarning", () => {
+  it("keeps a short printable line as it is", () => {
+    expect(toWarning("pod a/b misses zone=dc1")).toBe("pod a/b misses zone=dc1");
+  });
+
+  it("folds newlines, tabs and other control characters into single spaces", () => {
+    expect(toWarning("a\r\nb\tc\u0000d\u2028e\u0085f")).toBe("a b c d e f");
+  });
+
+  it("cuts a long warning to exactly 120 characters ending in ...", () => {
+    const warning = toWarning("x".repeat(200));
+    expect(warning).toHaveLength(120);
+    expect(warning.endsWith("...")).toBe(true);
+  });
+});
+
+describe("isValidAuditAnnotationKey", () => {
+  it.each([
+    ["affinity-class", true],
+    ["rwo-rollout", true],
+    ["a", true],
+    ["a.b_c-d", true],
+    ["edgeadmit/affinity-class", false],
+    ["-leading", false],
+    ["trailing-", false],
+    ["", false],
+    ["x".repeat(63), true],
+    ["x".repeat(64), false],
+  ])("%s → %s", (key, valid) => {
+    expect(isValidAuditAnnotationKey(key)).toBe(valid);
+  });
+});
+
+describe("decode and encode", () => {
+  it("round-trips a review into a response that mirrors apiVersion and uid and drops invalid annotation keys", () => {
+    const review = wrapReview({ apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "ns" } }, { apiVersion: "admission.k8s.io/v1beta1", uid: "u-1" });
+    const decoded = decodeAdmissionReview(JSON.stringify(review));
+    if (!decoded.ok) throw new Error(decoded.error);
+    const encoded = encodeAdmissionResponse(decoded.review, {
+      allowed: true,
+      warnings: ["one\nline"],
+      auditAnnotations: { "affinity-class": "audited", "bad/key": "dropped" },
+    });
+    expect(encoded).toEqual({
+      apiVersion: "admission.k8s.io/v1beta1",
+      kind: "AdmissionReview",
+      response: { uid: "u-1", allowed: true, warnings: ["one line"], auditAnnotations: { "affinity-class": "audited" } },
+    });
+  });
+
+  it("names the first problems of a body that is not an AdmissionReview", () => {
+    expect(decodeAdmissionReview('{"apiVersion":"admission.k8s.io/v2","kind":"AdmissionReview"}')).toEqual({
+      ok: false,
+      error:
+        'body is not an AdmissionReview: apiVersion: Invalid option: expected one of "admission.k8s.io/v1"|"admission.k8s.io/v1beta1"; request: Invalid input: expected object, received undefined',
+    });
+  });
+});
