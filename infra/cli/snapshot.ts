@@ -7,7 +7,7 @@ import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/inde
 import { importPrivateKey } from "../../shared/signing/index.js";
 import { FunctionError, pushSnapshot } from "../client/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
-import { readObjects } from "../objects/yaml.js";
+import { inNamespace, readObjects } from "../objects/yaml.js";
 import { optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
 import { CliError, EXIT_USAGE, firstLine } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
@@ -68,10 +68,11 @@ export async function push(target: PushTarget, snapshot: Snapshot) {
 const build: Verb = {
   name: "snapshot build",
   summary: "build a snapshot from Kubernetes YAML or from the live cluster",
-  usage: `edgeadmit snapshot build (-f PATH... | --from-cluster [--context NAME]) [--settings-namespace NS] [-o FILE]
+  usage: `edgeadmit snapshot build (-f PATH... [-n NS] | --from-cluster [--context NAME]) [--settings-namespace NS] [-o FILE]
 
 -f takes files (many YAML documents each), directories (their .yaml, .yml and
-.json files, recursively) and - for stdin; kind: List is unpacked.
+.json files, recursively) and - for stdin; kind: List is unpacked. -n puts
+namespaced objects that name no namespace into NS, as kubectl apply -n does.
 --from-cluster lists AffinityClasses, Tenants, HelmReleases, PVCs, PVs, the
 workloads and the ConfigMap edgeadmit-settings (in --settings-namespace,
 default ${JOB_NAMESPACE}) through the kubeconfig, as the sync job does.
@@ -87,6 +88,7 @@ Examples:
       file: { type: "string", short: "f", multiple: true },
       "from-cluster": { type: "boolean" },
       output: { type: "string", short: "o" },
+      namespace: { type: "string", short: "n" },
       ...CLUSTER_FLAGS,
     });
     if (args.help) {
@@ -96,8 +98,15 @@ Examples:
     const files = stringList(args, "file");
     const fromCluster = args.values["from-cluster"] === true;
     if (fromCluster === (files.length > 0)) throw new CliError("edgeadmit snapshot build: give either -f PATH... or --from-cluster (see edgeadmit snapshot build --help)", EXIT_USAGE);
+    const namespace = optionalString(args, "namespace");
+    if (fromCluster && namespace !== undefined) throw new CliError("edgeadmit snapshot build: -n goes with -f (the cluster's objects name their namespaces)", EXIT_USAGE);
     if (!fromCluster && optionalString(args, "context") !== undefined) throw new CliError("edgeadmit snapshot build: --context goes with --from-cluster", EXIT_USAGE);
-    const snapshot = fromCluster ? await snapshotFromCluster(args, io) : snapshotOf(await readObjects(files, io), io, optionalString(args, "settings-namespace"));
+    let snapshot: Snapshot;
+    if (fromCluster) snapshot = await snapshotFromCluster(args, io);
+    else {
+      const objects = await readObjects(files, io);
+      snapshot = snapshotOf(namespace ? inNamespace(objects, namespace) : objects, io, optionalString(args, "settings-namespace"));
+    }
     const json = `${JSON.stringify(snapshot, null, 2)}\n`;
     const output = optionalString(args, "output");
     if (output === undefined || output === "-") io.out(json);

@@ -60,8 +60,13 @@ function custom(group: string, version: string, resource: string, kind: string, 
 }
 
 /**
- * Everything the sync job lists, cluster-wide. infra/k8s/rbac.yaml grants
- * get/list on exactly these (a test holds the two together).
+ * Everything the sync job lists, cluster-wide: every kind buildSnapshot
+ * consumes except Pods. Pods are left out on purpose: they are the most
+ * numerous objects and churn all day, and operator-made ones (KubeVirt's
+ * virt-launcher, with a fresh name per VM start) would change the snapshot
+ * without a change a policy cares about; a bare Pod is judged at its own
+ * admission. infra/k8s/rbac.yaml grants get/list on exactly these (a test
+ * holds the two together).
  */
 export const LISTED_RESOURCES: readonly ListedResource[] = [
   custom("cozystack.io", "v1alpha1", "affinityclasses", "AffinityClass", "kubectl apply -k infra/k8s installs it", "Cluster"),
@@ -69,9 +74,11 @@ export const LISTED_RESOURCES: readonly ListedResource[] = [
   custom("helm.toolkit.fluxcd.io", "v2", "helmreleases", "HelmRelease", "Flux's helm-controller installs it", "AllNamespaces"),
   { group: "", version: "v1", resource: "persistentvolumeclaims", kind: "PersistentVolumeClaim", list: ({ core }, page) => core.listPersistentVolumeClaimForAllNamespaces(page) },
   { group: "", version: "v1", resource: "persistentvolumes", kind: "PersistentVolume", list: ({ core }, page) => core.listPersistentVolume(page) },
+  { group: "", version: "v1", resource: "replicationcontrollers", kind: "ReplicationController", list: ({ core }, page) => core.listReplicationControllerForAllNamespaces(page) },
   { group: "apps", version: "v1", resource: "deployments", kind: "Deployment", list: ({ apps }, page) => apps.listDeploymentForAllNamespaces(page) },
   { group: "apps", version: "v1", resource: "statefulsets", kind: "StatefulSet", list: ({ apps }, page) => apps.listStatefulSetForAllNamespaces(page) },
   { group: "apps", version: "v1", resource: "daemonsets", kind: "DaemonSet", list: ({ apps }, page) => apps.listDaemonSetForAllNamespaces(page) },
+  { group: "apps", version: "v1", resource: "replicasets", kind: "ReplicaSet", list: ({ apps }, page) => apps.listReplicaSetForAllNamespaces(page) },
   { group: "batch", version: "v1", resource: "jobs", kind: "Job", list: ({ batch }, page) => batch.listJobForAllNamespaces(page) },
   { group: "batch", version: "v1", resource: "cronjobs", kind: "CronJob", list: ({ batch }, page) => batch.listCronJobForAllNamespaces(page) },
 ];

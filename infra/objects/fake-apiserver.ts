@@ -21,8 +21,9 @@ export interface FakeApiServerOptions {
 
 export interface FakeApiServer {
   url: string;
-  /** A kubeconfig file with contexts `fake` (current) and `elsewhere` (a closed port). */
+  /** A kubeconfig file with contexts `fake` (current), `elsewhere` (a closed port) and `wrong-token`. */
   kubeconfig: string;
+  /** `GET /path?query`, query parameters in name order. */
   requests: string[];
   stop(): Promise<void>;
 }
@@ -51,6 +52,7 @@ export async function startFakeApiServer(objects: readonly KubeObject[], options
 
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? "/", "http://fake");
+    url.searchParams.sort();
     requests.push(`${request.method} ${url.pathname}${url.search}`);
     if (request.headers.authorization !== "Bearer test-token") return send(response, 401, status(401, "Unauthorized", "Unauthorized"));
 
@@ -107,11 +109,15 @@ clusters:
 users:
   - name: sync
     user: { token: test-token }
+  - name: stranger
+    user: { token: not-the-token }
 contexts:
   - name: fake
     context: { cluster: fake, user: sync }
   - name: elsewhere
     context: { cluster: closed, user: sync }
+  - name: wrong-token
+    context: { cluster: fake, user: stranger }
 current-context: fake
 `,
   );

@@ -76,3 +76,34 @@ export async function readObjects(paths: readonly string[], io: CliIo): Promise<
   }
   return objects;
 }
+
+/** Kinds without a namespace, among those a manifest for edgeadmit is likely to hold. */
+const CLUSTER_SCOPED = new Set([
+  "AffinityClass",
+  "PersistentVolume",
+  "Namespace",
+  "Node",
+  "StorageClass",
+  "CustomResourceDefinition",
+  "ClusterRole",
+  "ClusterRoleBinding",
+  "ValidatingWebhookConfiguration",
+  "MutatingWebhookConfiguration",
+  "ValidatingAdmissionPolicy",
+  "ValidatingAdmissionPolicyBinding",
+  "PriorityClass",
+  "RuntimeClass",
+  "IngressClass",
+  "CSIDriver",
+  "APIService",
+]);
+
+/** Puts namespaced objects that name no namespace into `namespace`, as `kubectl apply -n` does. */
+export function inNamespace(objects: readonly KubeObject[], namespace: string): KubeObject[] {
+  return objects.map((object) => {
+    const metadata = isObject(object.metadata) ? object.metadata : {};
+    if (typeof object.kind === "string" && CLUSTER_SCOPED.has(object.kind)) return object;
+    if (typeof metadata.namespace === "string" && metadata.namespace !== "") return object;
+    return { ...object, metadata: { ...metadata, namespace } };
+  });
+}

@@ -1,0 +1,178 @@
+// The live path against a local API server that answers like Kubernetes:
+// paged typed lists, Status bodies, a group nobody serves.
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../cli/test-io.js";
+import { startFakeApiServer, type FakeApiServer } from "./fake-apiserver.js";
+import { objectsFromText } from "./yaml.js";
+
+const YAML = readFileSync(join(__dirname, "testdata", "live-cluster.yaml"), "utf8");
+const OBJECTS = objectsFromText(YAML, "live-cluster.yaml");
+
+/** A snapshot without what differs between two builds of the same objects. */
+function content(json: string) {
+  const { generation: _g, builtAt: _b, ...rest } = JSON.parse(json) as Record<string, unknown>;
+  return rest;
+}
+
+const environment = { KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME };
+afterEach(() => {
+  for (const [key, value] of Object.entries(environment)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+});
+
+async function withServer<T>(options: Parameters<typeof startFakeApiServer>[1], use: (server: FakeApiServer) => Promise<T>): Promise<T> {
+  const server = await startFakeApiServer(OBJECTS, options);
+  process.env.KUBECONFIG = server.kubeconfig;
+  try {
+    return await use(server);
+  } finally {
+    await server.stop();
+  }
+}
+
+describe("snapshot build --from-cluster", () => {
+  let server: FakeApiServer;
+  beforeAll(async () => {
+    server = await startFakeApiServer(OBJECTS);
+  });
+  afterAll(() => server.stop());
+
+  it("builds the same snapshot as the YAML path from the same objects", async () => {
+    process.env.KUBECONFIG = server.kubeconfig;
+    const live = await runCli(["snapshot", "build", "--from-cluster"]);
+    const yaml = await runCli(["snapshot", "build", "-f", "-", "--settings-namespace", "edgeadmit-system"], YAML);
+    expect(live.stderr).toBe("");
+    expect(yaml.stderr).toBe("");
+    expect(content(live.stdout)).toEqual(content(yaml.stdout));
+
+    const snapshot = JSON.parse(live.stdout);
+    expect(snapshot.settings).toEqual({ policies: {}, maxAgeSeconds: 600, onStale: "Deny" });
+    expect(Object.keys(snapshot.affinityClasses)).toEqual(["dc1", "dc2", "fast-or-gpu"]);
+    expect(snapshot.tenants["tenant-acme-dev"]).toEqual({
+      name: "dev",
+      namespace: "tenant-acme",
+      chain: ["tenant-root", "tenant-acme", "tenant-acme-dev"],
+      allowedAffinityClasses: ["dc1", "dc2"],
+      defaultAffinityClass: "dc1",
+      affinityClassEnforcement: "Deny",
+    });
+    expect(snapshot.volumeClaims["tenant-acme/db-data"]).toEqual({
+      accessModes: ["ReadWriteOnce"],
+      pinnedToNode: true,
+      storageClassName: "local",
+      mountedBy: [
+        { kind: "Job", name: "migrate" },
+        { kind: "StatefulSet", name: "db", podLabels: { app: "db" } },
+      ],
+    });
+    expect(snapshot.volumeClaims["tenant-acme/uploads"].mountedBy).toEqual([
+      { kind: "CronJob", name: "thumbnails", podLabels: { app: "thumbnails" } },
+      { kind: "Deployment", name: "web", podLabels: { app: "web" } },
+    ]);
+  });
+
+  it("pages through every list with limit and continue", async () => {
+    process.env.KUBECONFIG = server.kubeconfig;
+    server.requests.length = 0;
+    expect((await runCli(["snapshot", "build", "--from-cluster"])).code).toBe(0);
+    const lists = server.requests.filter((r) => !r.includes("/configmaps/"));
+    // 3 AffinityClasses at 2 per page: two requests, the second with the first's token.
+    expect(lists.filter((r) => r.startsWith("GET /apis/cozystack.io/v1alpha1/affinityclasses?"))).toEqual([
+      "GET /apis/cozystack.io/v1alpha1/affinityclasses?limit=500",
+      "GET /apis/cozystack.io/v1alpha1/affinityclasses?continue=2&limit=500",
+    ]);
+    expect(lists.filter((r) => r.startsWith("GET /api/v1/persistentvolumeclaims?"))).toEqual([
+      "GET /api/v1/persistentvolumeclaims?limit=500",
+      "GET /api/v1/persistentvolumeclaims?continue=2&limit=500",
+    ]);
+    expect(server.requests).toContain("GET /api/v1/namespaces/edgeadmit-system/configmaps/edgeadmit-settings");
+    expect(new Set(lists.map((r) => r.replace(/\?.*/, "")))).toEqual(
+      new Set([
+        "GET /apis/cozystack.io/v1alpha1/affinityclasses",
+        "GET /apis/apps.cozystack.io/v1alpha1/tenants",
+        "GET /apis/helm.toolkit.fluxcd.io/v2/helmreleases",
+        "GET /api/v1/persistentvolumeclaims",
+        "GET /api/v1/persistentvolumes",
+        "GET /api/v1/replicationcontrollers",
+        "GET /apis/apps/v1/deployments",
+        "GET /apis/apps/v1/statefulsets",
+        "GET /apis/apps/v1/daemonsets",
+        "GET /apis/apps/v1/replicasets",
+        "GET /apis/batch/v1/jobs",
+        "GET /apis/batch/v1/cronjobs",
+      ]),
+    );
+  });
+
+  it("reads the settings from --settings-namespace, and warns when there are none", async () => {
+    process.env.KUBECONFIG = server.kubeconfig;
+    const { code, stdout, stderr } = await runCli(["snapshot", "build", "--from-cluster", "--settings-namespace", "ops"]);
+    expect(code).toBe(0);
+    expect(stderr).toBe("warning: no ConfigMap ops/edgeadmit-settings: the snapshot carries the default settings\n");
+    expect(JSON.parse(stdout).settings).toEqual({ policies: {}, maxAgeSeconds: 3600, onStale: "Warn" });
+  });
+});
+
+describe("live path failures: one line, exit 1", () => {
+  it("RBAC forbids a list: names verb and resource", async () => {
+    const result = await withServer({ forbidden: ["tenants.apps.cozystack.io"] }, () => runCli(["snapshot", "build", "--from-cluster"]));
+    expect(result).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        'RBAC forbids list tenants.apps.cozystack.io (all namespaces): tenants.apps.cozystack.io is forbidden: User "system:serviceaccount:edgeadmit-system:edgeadmit-sync" cannot list resource "tenants" in API group "apps.cozystack.io" at the cluster scope\n',
+    });
+  });
+
+  it("RBAC forbids reading the settings ConfigMap", async () => {
+    const result = await withServer({ forbidden: ["configmaps"] }, () => runCli(["snapshot", "build", "--from-cluster"]));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'RBAC forbids get configmaps/edgeadmit-settings in namespace edgeadmit-system: configmaps "edgeadmit-settings" is forbidden: User "system:serviceaccount:edgeadmit-system:edgeadmit-sync" cannot get resource "configmaps" in API group "" in the namespace "edgeadmit-system"\n',
+    );
+  });
+
+  it("a CRD is not installed: says which", async () => {
+    const result = await withServer({ missingGroups: ["helm.toolkit.fluxcd.io"] }, () => runCli(["snapshot", "build", "--from-cluster"]));
+    expect(result).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "the API server does not serve helmreleases.helm.toolkit.fluxcd.io/v2: is its CRD installed? (Flux's helm-controller installs it)\n",
+    });
+    const affinity = await withServer({ missingGroups: ["cozystack.io"] }, () => runCli(["snapshot", "build", "--from-cluster"]));
+    expect(affinity.stderr).toBe("the API server does not serve affinityclasses.cozystack.io/v1alpha1: is its CRD installed? (kubectl apply -k infra/k8s installs it)\n");
+  });
+
+  it("the credentials are refused", async () => {
+    const result = await withServer({}, (server) => runCli(["snapshot", "build", "--from-cluster", "--context", "wrong-token"]).then((r) => ({ ...r, url: server.url })));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`^the API server at ${result.url} rejected the kubeconfig's credentials \\(401 Unauthorized\\) for list [a-z.]+ \\(all namespaces\\)\\n$`));
+  });
+
+  it("the API server is unreachable", async () => {
+    const result = await withServer({}, () => runCli(["snapshot", "build", "--from-cluster", "--context", "elsewhere"]));
+    expect(result).toEqual({ code: 1, stdout: "", stderr: "cannot reach the API server at http://127.0.0.1:9: ECONNREFUSED\n" });
+  });
+
+  it("the context does not exist", async () => {
+    const result = await withServer({}, () => runCli(["snapshot", "build", "--from-cluster", "--context", "prod"]));
+    expect(result).toEqual({ code: 1, stdout: "", stderr: 'no context "prod" in the kubeconfig (contexts: fake, elsewhere, wrong-token)\n' });
+  });
+
+  it("there is no kubeconfig at all, or KUBECONFIG names a missing file", async () => {
+    delete process.env.KUBECONFIG;
+    process.env.HOME = mkdtempSync(join(tmpdir(), "edgeadmit-home-"));
+    expect(await runCli(["snapshot", "build", "--from-cluster"])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "no kubeconfig: set KUBECONFIG, create ~/.kube/config, or run inside a cluster\n",
+    });
+    process.env.KUBECONFIG = "/nonexistent/kubeconfig";
+    expect((await runCli(["snapshot", "build", "--from-cluster"])).stderr).toBe("no kubeconfig: KUBECONFIG names /nonexistent/kubeconfig, which does not exist\n");
+  });
+});

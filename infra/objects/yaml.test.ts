@@ -1,0 +1,128 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../cli/test-io.js";
+import { inNamespace, objectsFromText } from "./yaml.js";
+
+const FIXTURES = join(__dirname, "..", "..", "..", "shared", "fixtures", "real-world");
+const DEMO = join(__dirname, "..", "..", "examples", "demo", "cluster.yaml");
+
+describe("objects from YAML", () => {
+  it("reads every document and unpacks List and <Kind>List items", () => {
+    const text = `apiVersion: v1
+kind: List
+items:
+  - apiVersion: cozystack.io/v1alpha1
+    kind: AffinityClass
+    metadata: { name: dc1 }
+    spec: { nodeSelector: { zone: dc1 } }
+---
+# a comment-only document is skipped
+---
+apiVersion: apps.cozystack.io/v1alpha1
+kind: TenantList
+items:
+  - metadata: { name: acme, namespace: tenant-root }
+    spec: {}
+`;
+    expect(objectsFromText(text, "x.yaml")).toEqual([
+      { apiVersion: "cozystack.io/v1alpha1", kind: "AffinityClass", metadata: { name: "dc1" }, spec: { nodeSelector: { zone: "dc1" } } },
+      { apiVersion: "apps.cozystack.io/v1alpha1", kind: "Tenant", metadata: { name: "acme", namespace: "tenant-root" }, spec: {} },
+    ]);
+  });
+
+  it("names file, line and column of a syntax error, counting lines across documents", () => {
+    expect(() => objectsFromText("a: 1\n---\nb: [1\nc: d\n", "bad.yaml")).toThrow(
+      "bad.yaml:4:1: Flow sequence in block collection must be sufficiently indented and end with a ]",
+    );
+  });
+
+  it("names file and line of a document that is not an object", () => {
+    expect(() => objectsFromText("kind: A\n---\n- op: add\n  path: /x\n", "patch.yaml")).toThrow(
+      "patch.yaml:3: a document is not a Kubernetes object (a mapping with apiVersion and kind)",
+    );
+  });
+
+  it("puts namespaced objects without a namespace into -n's namespace, and leaves cluster-scoped ones alone", () => {
+    const objects = inNamespace(
+      [
+        { apiVersion: "v1", kind: "PersistentVolumeClaim", metadata: { name: "data" } },
+        { apiVersion: "v1", kind: "PersistentVolume", metadata: { name: "pv-1" } },
+        { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web", namespace: "elsewhere" } },
+      ],
+      "tenant-acme",
+    );
+    expect(objects.map((o) => (o.metadata as { namespace?: string }).namespace)).toEqual(["tenant-acme", undefined, "elsewhere"]);
+  });
+});
+
+describe("snapshot build -f", () => {
+  it("builds the demo cluster: classes, the tenant chain with inherited defaults, the application", async () => {
+    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-f", DEMO]);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const snapshot = JSON.parse(stdout);
+    expect(snapshot.affinityClasses).toEqual({
+      dc1: { nodeSelector: { "topology.kubernetes.io/zone": "dc1" } },
+      dc2: { nodeSelector: { "topology.kubernetes.io/zone": "dc2" } },
+      gpu: { nodeSelector: { "node.kubernetes.io/gpu": "true" } },
+    });
+    expect(snapshot.tenants["tenant-acme"]).toEqual({
+      name: "acme",
+      namespace: "tenant-root",
+      chain: ["tenant-root", "tenant-acme"],
+      allowedAffinityClasses: ["dc1", "dc2"],
+      defaultAffinityClass: "dc1",
+    });
+    expect(snapshot.applications["tenant-acme/main-db"]).toEqual({ group: "apps.cozystack.io", kind: "Postgres", name: "main-db", affinityClass: "dc1" });
+    expect(Number.isSafeInteger(snapshot.generation) && snapshot.generation > 1_700_000_000_000).toBe(true);
+  });
+
+  it("reads a directory and stdin together; fixture B's RWO claim is mounted by its Deployment", async () => {
+    const tenants = readFileSync(join(FIXTURES, "E", "extracted__tenants.yaml"), "utf8");
+    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-n", "tenant-acme", "-f", join(FIXTURES, "B", "before"), "-f", "-"], tenants);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const snapshot = JSON.parse(stdout);
+    expect(snapshot.volumeClaims).toEqual({
+      "tenant-acme/backend-state-pvc": {
+        accessModes: ["ReadWriteOnce"],
+        pinnedToNode: false,
+        mountedBy: [{ kind: "Deployment", name: "backend-api", podLabels: { app: "backend-api", role: "backend" } }],
+      },
+    });
+    expect(Object.keys(snapshot.tenants).sort()).toEqual(["tenant-colocate", "tenant-node2", "tenant-onepernode", "tenant-spread"]);
+  });
+
+  it("warns on stderr about objects it skips, and still builds from the rest", async () => {
+    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-f", join(FIXTURES, "B", "before", "workspace-pvc.yaml")]);
+    expect(code).toBe(0);
+    expect(stderr).toBe("warning: PersistentVolumeClaim backend-state-pvc: metadata.namespace: Invalid input: expected string, received undefined\n");
+    expect(JSON.parse(stdout).volumeClaims).toEqual({});
+  });
+
+  it("writes -o FILE and says what it holds", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "edgeadmit-build-"));
+    const out = join(dir, "snapshot.json");
+    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-f", DEMO, "-o", out]);
+    expect(code).toBe(0);
+    expect(stdout).toBe("");
+    const snapshot = JSON.parse(readFileSync(out, "utf8"));
+    expect(stderr).toBe(`wrote ${out}: generation ${snapshot.generation}, 3 AffinityClasses, 2 tenants, 1 applications, 0 RWO volume claims\n`);
+  });
+
+  it("fails with file and line for broken YAML in a directory, one line, exit 1", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "edgeadmit-yaml-"));
+    mkdirSync(join(dir, "nested"));
+    writeFileSync(join(dir, "nested", "broken.yml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n   bad: indent\n");
+    writeFileSync(join(dir, "notes.txt"), "not a manifest: ignored");
+    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-f", dir]);
+    expect({ code, stdout }).toEqual({ code: 1, stdout: "" });
+    expect(stderr).toBe(`${join(dir, "nested", "broken.yml")}:4:9: Nested mappings are not allowed in compact mappings\n`);
+  });
+
+  it("names a missing file", async () => {
+    expect(await runCli(["snapshot", "build", "-f", "/nonexistent/cluster.yaml"])).toEqual({ code: 1, stdout: "", stderr: "cannot read /nonexistent/cluster.yaml: ENOENT\n" });
+  });
+});
