@@ -1,0 +1,121 @@
+// AffinityClass objects: well-formed (label syntax, node selector terms the
+// scheduler can use) and constraining something; and not deleted while a
+// HelmRelease or Tenant in the snapshot still names them.
+import type { AdmissionRequest } from "../../shared/admission/index.js";
+import type { Finding, Policy } from "../../shared/policy/index.js";
+import { ENFORCEMENT_MODES } from "../../shared/policy/index.js";
+import { z, describeZodError } from "../../shared/zod/index.js";
+import { nodeAffinitySchema, objectMetaSchema, stringMapSchema, type NodeSelectorRequirement } from "../../shared/k8s/schemas/index.js";
+import { labelKeyError, labelValueError } from "../../shared/k8s/labels/index.js";
+import { requirementProblem } from "../../shared/k8s/nodeaffinity/index.js";
+import type { SnapshotView } from "../../shared/snapshot/view.js";
+import { listed } from "../affinity-class-references/index.js";
+
+export const id = "affinity-class-definitions";
+
+const affinityClassSchema = z.looseObject({
+  metadata: z.optional(objectMetaSchema),
+  spec: z.optional(z.nullable(z.looseObject({ nodeSelector: z.optional(z.unknown()), nodeAffinity: z.optional(z.unknown()), enforcement: z.optional(z.unknown()) }))),
+});
+
+function judged(request: AdmissionRequest): boolean {
+  return request.kind.group === "cozystack.io" && request.kind.kind === "AffinityClass" && request.operation !== "CONNECT" && !request.subResource;
+}
+
+function requirementFindings(requirement: NodeSelectorRequirement, field: string, isField: boolean): string[] {
+  const values = requirement.values ?? [];
+  const problems: string[] = [];
+  const structural = requirementProblem({ key: requirement.key, operator: requirement.operator, values, field: isField });
+  if (structural) problems.push(structural);
+  if (!isField) {
+    const keyError = labelKeyError(requirement.key);
+    if (keyError) problems.push(keyError);
+    if (requirement.operator === "In" || requirement.operator === "NotIn") problems.push(...values.flatMap((v) => labelValueError(v) ?? []));
+  }
+  return problems.map((problem) => `${field}: ${problem}`);
+}
+
+function definitionProblems(spec: { nodeSelector?: unknown; nodeAffinity?: unknown; enforcement?: unknown }): string[] {
+  const problems: string[] = [];
+  let selectorPairs = 0;
+  if (spec.nodeSelector != null) {
+    const selector = stringMapSchema.safeParse(spec.nodeSelector);
+    if (!selector.success) problems.push(`spec.nodeSelector: ${describeZodError(selector.error)}`);
+    else {
+      selectorPairs = Object.keys(selector.data).length;
+      for (const [key, value] of Object.entries(selector.data)) {
+        for (const error of [labelKeyError(key), labelValueError(value)]) if (error) problems.push(`spec.nodeSelector: ${error}`);
+      }
+    }
+  }
+  let terms = 0;
+  if (spec.nodeAffinity != null) {
+    const affinity = nodeAffinitySchema.safeParse(spec.nodeAffinity);
+    if (!affinity.success) problems.push(`spec.nodeAffinity: ${describeZodError(affinity.error)}`);
+    else {
+      const path = "spec.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms";
+      const nodeSelectorTerms = affinity.data.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+      terms = nodeSelectorTerms.length;
+      nodeSelectorTerms.forEach((term, i) => {
+        const expressions = term.matchExpressions ?? [];
+        const fields = term.matchFields ?? [];
+        if (expressions.length + fields.length === 0) problems.push(`${path}[${i}]: an empty term matches no node`);
+        expressions.forEach((r, j) => problems.push(...requirementFindings(r, `${path}[${i}].matchExpressions[${j}]`, false)));
+        fields.forEach((r, j) => problems.push(...requirementFindings(r, `${path}[${i}].matchFields[${j}]`, true)));
+      });
+    }
+  }
+  if (selectorPairs === 0 && terms === 0 && problems.length === 0) {
+    problems.push("sets neither spec.nodeSelector nor spec.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, so it constrains nothing");
+  }
+  if (spec.enforcement != null && !(ENFORCEMENT_MODES as readonly unknown[]).includes(spec.enforcement)) {
+    problems.push(`spec.enforcement: ${JSON.stringify(spec.enforcement)} is not one of ${ENFORCEMENT_MODES.join(", ")}`);
+  }
+  return problems;
+}
+
+/** Who in the snapshot names the class: HelmReleases by label, Tenants that set it themselves (not those inheriting it). */
+function referencesTo(className: string, view: SnapshotView): string[] {
+  const helmReleases = view
+    .applications()
+    .filter((application) => application.affinityClass === className)
+    .map((application) => `HelmRelease ${application.namespace}/${application.helmRelease}`)
+    .sort();
+  const tenants = view
+    .tenants()
+    .flatMap(([, tenant]) => {
+      const parentNamespace = tenant.chain.at(-2);
+      const parent = parentNamespace === undefined ? undefined : view.tenant(parentNamespace);
+      const ownList = tenant.allowedAffinityClasses && tenant.allowedAffinityClasses.join("\u0000") !== parent?.allowedAffinityClasses?.join("\u0000");
+      const roles = [
+        ...(ownList && tenant.allowedAffinityClasses!.includes(className) ? ["allowed"] : []),
+        ...(tenant.defaultAffinityClass === className && parent?.defaultAffinityClass !== className ? ["default"] : []),
+      ];
+      return roles.length > 0 ? [`Tenant ${tenant.namespace}/${tenant.name} (${roles.join(", ")})`] : [];
+    })
+    .sort();
+  return [...helmReleases, ...tenants];
+}
+
+function evaluate(request: AdmissionRequest, view: SnapshotView): Finding[] {
+  const object = request.operation === "DELETE" ? request.oldObject : request.object;
+  const parsed = affinityClassSchema.safeParse(object ?? {});
+  const name = request.name || (parsed.success ? parsed.data.metadata?.name : undefined) || "";
+  const subject = `AffinityClass "${name}"`;
+
+  if (request.operation === "DELETE") {
+    const references = referencesTo(name, view);
+    if (references.length === 0) return [];
+    return [{ message: `${subject} is still referenced by ${listed(references)}: move them to another class first` }];
+  }
+  if (!parsed.success) return [{ message: `${subject}: ${describeZodError(parsed.error)}` }];
+  return definitionProblems(parsed.data.spec ?? {}).map((problem) => ({ message: `${subject}: ${problem}`, field: problem.match(/^spec[^:\s]*/)?.[0] }));
+}
+
+export const affinityClassDefinitionsPolicy: Policy = {
+  id,
+  description: "AffinityClasses are well-formed, constrain something, and are not deleted while in use",
+  defaultMode: "Deny",
+  matches: judged,
+  evaluate,
+};

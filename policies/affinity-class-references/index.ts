@@ -1,0 +1,128 @@
+// Objects that name AffinityClasses: CozyStack applications (spec.affinityClass)
+// and Tenants (spec.allowedAffinityClasses, spec.defaultAffinityClass). A
+// class must exist and be allowed where it is named, so a mistake shows on
+// `kubectl apply` of the application, not later as pods that never start.
+import type { AdmissionRequest } from "../../shared/admission/index.js";
+import type { Finding, Policy } from "../../shared/policy/index.js";
+import { z, describeZodError } from "../../shared/zod/index.js";
+import { objectMetaSchema } from "../../shared/k8s/schemas/index.js";
+import { InvalidObjectError } from "../../shared/k8s/workload/index.js";
+import { tenantNamespaceOf } from "../../shared/snapshot/build/index.js";
+import type { SnapshotView } from "../../shared/snapshot/view.js";
+
+export const id = "affinity-class-references";
+
+const APPS_GROUP = "apps.cozystack.io";
+
+const applicationSchema = z.looseObject({
+  metadata: z.optional(objectMetaSchema),
+  spec: z.optional(z.nullable(z.looseObject({ affinityClass: z.optional(z.nullable(z.string())) }))),
+});
+
+const tenantSchema = z.looseObject({
+  metadata: z.optional(objectMetaSchema),
+  spec: z.optional(
+    z.nullable(
+      z.looseObject({
+        allowedAffinityClasses: z.optional(z.nullable(z.array(z.string()))),
+        defaultAffinityClass: z.optional(z.nullable(z.string())),
+      }),
+    ),
+  ),
+});
+
+/** `a, b, c and 4 more`: names in a message, capped so a message stays readable. */
+export function listed(names: readonly string[], max = 5): string {
+  if (names.length === 0) return "none";
+  const shown = names.slice(0, max).join(", ");
+  return names.length > max ? `${shown} and ${names.length - max} more` : shown;
+}
+
+const quoted = (names: readonly string[]) => names.map((n) => `"${n}"`).join(", ");
+
+function parse<T>(schema: z.ZodMiniType<T>, kind: string, object: unknown): T {
+  const result = schema.safeParse(object);
+  if (!result.success) throw new InvalidObjectError(`request.object is not a valid ${kind}: ${describeZodError(result.error)}`);
+  return result.data;
+}
+
+function judged(request: AdmissionRequest): boolean {
+  return request.kind.group === APPS_GROUP && (request.operation === "CREATE" || request.operation === "UPDATE") && !request.subResource;
+}
+
+function evaluateApplication(request: AdmissionRequest, view: SnapshotView): Finding[] {
+  const application = parse(applicationSchema, request.kind.kind, request.object);
+  const namespace = request.namespace || application.metadata?.namespace || "";
+  const subject = `${request.kind.kind} ${namespace}/${application.metadata?.name ?? request.name ?? "(unnamed)"}`;
+  const tenant = view.tenant(namespace);
+  const scope = tenant ? { tenantNamespace: namespace } : undefined;
+  const field = "spec.affinityClass";
+  const className = application.spec?.affinityClass;
+
+  if (!className) {
+    if (!tenant?.defaultAffinityClass) return [];
+    return [{ message: `${subject} names no AffinityClass: tenant ${tenant.name}'s default "${tenant.defaultAffinityClass}" will apply`, field, scope, informational: true }];
+  }
+  const allowed = tenant?.allowedAffinityClasses;
+  if (!view.affinityClass(className)) {
+    const choices = allowed ? `allowed in tenant ${tenant!.name}: ${listed(allowed)}` : `existing classes: ${listed(view.affinityClassNames().sort())}`;
+    return [{ message: `${subject}: AffinityClass "${className}" does not exist; ${choices}`, field, scope }];
+  }
+  if (allowed && !allowed.includes(className)) {
+    return [{ message: `${subject}: AffinityClass "${className}" is not allowed in tenant ${tenant!.name}; allowed: ${listed(allowed)}`, field, scope }];
+  }
+  return [];
+}
+
+function evaluateTenant(request: AdmissionRequest, view: SnapshotView): Finding[] {
+  const tenant = parse(tenantSchema, "Tenant", request.object);
+  const name = tenant.metadata?.name ?? request.name ?? "";
+  const parentNamespace = request.namespace || tenant.metadata?.namespace || "";
+  const subject = `Tenant ${parentNamespace}/${name}`;
+  // The root tenant owns the namespace it lives in; any other lives in its parent's.
+  const parent = tenantNamespaceOf(name, parentNamespace) === parentNamespace ? undefined : view.tenant(parentNamespace);
+  const own = tenant.spec?.allowedAffinityClasses?.length ? [...new Set(tenant.spec.allowedAffinityClasses)] : undefined;
+  const allowed = own ?? parent?.allowedAffinityClasses;
+  const findings: Finding[] = [];
+
+  const missing = (own ?? []).filter((c) => !view.affinityClass(c));
+  if (missing.length > 0) {
+    findings.push({
+      message: `${subject}: spec.allowedAffinityClasses names ${quoted(missing)}, which ${missing.length === 1 ? "does" : "do"} not exist; existing classes: ${listed(view.affinityClassNames().sort())}`,
+      field: "spec.allowedAffinityClasses",
+    });
+  }
+  const parentAllowed = parent?.allowedAffinityClasses;
+  const widening = parentAllowed ? (own ?? []).filter((c) => !parentAllowed.includes(c) && view.affinityClass(c)) : [];
+  if (widening.length > 0) {
+    findings.push({
+      message: `${subject}: spec.allowedAffinityClasses names ${quoted(widening)}, which parent tenant ${parent!.name} does not allow; it allows: ${listed(parentAllowed!)}`,
+      field: "spec.allowedAffinityClasses",
+    });
+  }
+
+  const field = "spec.defaultAffinityClass";
+  const defaultClass = tenant.spec?.defaultAffinityClass;
+  if (defaultClass) {
+    if (!view.affinityClass(defaultClass)) {
+      findings.push({ message: `${subject}: spec.defaultAffinityClass "${defaultClass}" does not exist; existing classes: ${listed(view.affinityClassNames().sort())}`, field });
+    } else if (allowed && !allowed.includes(defaultClass)) {
+      const whose = own ? "its" : `parent tenant ${parent!.name}'s`;
+      findings.push({ message: `${subject}: spec.defaultAffinityClass "${defaultClass}" is not among ${whose} allowed classes: ${listed(allowed)}`, field });
+    }
+  } else if (own && parent?.defaultAffinityClass && !own.includes(parent.defaultAffinityClass)) {
+    findings.push({
+      message: `${subject}: would inherit default "${parent.defaultAffinityClass}" from parent tenant ${parent.name}, which is not among its allowed classes ${listed(own)}: set spec.defaultAffinityClass`,
+      field,
+    });
+  }
+  return findings;
+}
+
+export const affinityClassReferencesPolicy: Policy = {
+  id,
+  description: "Applications and Tenants name AffinityClasses that exist and are allowed for the tenant",
+  defaultMode: "Deny",
+  matches: judged,
+  evaluate: (request, view) => (request.kind.kind === "Tenant" ? evaluateTenant(request, view) : evaluateApplication(request, view)),
+};
