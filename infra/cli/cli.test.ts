@@ -1,0 +1,134 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { parse } from "yaml";
+import { describe, expect, it } from "vitest";
+import { importPrivateKey, publicKeyOf } from "../../shared/signing/index.js";
+import { runCli } from "./test-io.js";
+
+const ROOT = join(__dirname, "..", "..");
+const run = promisify(execFile);
+
+describe("edgeadmit (the installed bin)", () => {
+  it("--help lists every verb with an example", async () => {
+    const { stdout } = await run(process.execPath, [join(ROOT, "bin", "edgeadmit.mjs"), "--help"], { cwd: ROOT });
+    for (const verb of ["keygen", "snapshot build", "snapshot push", "sync", "review", "webhook-config"]) {
+      expect(stdout).toMatch(new RegExp(`^  ${verb} +\\S`, "m"));
+      expect(stdout).toMatch(new RegExp(`^  edgeadmit ${verb} `, "m"));
+    }
+  });
+
+  it("a failure is one line on stderr and exit 1, never a stack trace", async () => {
+    const failure = await run(process.execPath, [join(ROOT, "bin", "edgeadmit.mjs"), "snapshot", "push", "--endpoint", "http://127.0.0.1:1", "--cluster", "x", "--key", "/nonexistent.key"], {
+      cwd: ROOT,
+    }).catch((e: { code: number; stdout: string; stderr: string }) => e);
+    expect(failure).toMatchObject({ code: 1, stdout: "", stderr: "cannot read key /nonexistent.key: ENOENT\n" });
+  });
+});
+
+describe("command line errors: one line, exit 2", () => {
+  it.each([
+    [["frobnicate"], 'edgeadmit: unknown verb "frobnicate" (edgeadmit --help lists them)\n'],
+    [["snapshot"], "edgeadmit snapshot: say which: snapshot build, snapshot push\n"],
+    [["snapshot", "pull"], 'edgeadmit: unknown verb "snapshot pull" (edgeadmit --help lists them)\n'],
+    [["keygen"], "edgeadmit keygen: --out is required (see edgeadmit keygen --help)\n"],
+    [["keygen", "--out"], "edgeadmit keygen: Option '--out <value>' argument missing (see edgeadmit keygen --help)\n"],
+    [["review", "-f", "x.yaml", "--operation", "PATCH"], 'edgeadmit review: --operation must be one of CREATE, UPDATE, DELETE, not "PATCH"\n'],
+    [["snapshot", "build", "-f", "a.yaml", "--from-cluster"], "edgeadmit snapshot build: give either -f PATH... or --from-cluster (see edgeadmit snapshot build --help)\n"],
+    [["snapshot", "push", "--endpoint", "ftp://x", "--cluster", "c", "--key", "k"], 'edgeadmit snapshot push: --endpoint must be an http(s) URL, not "ftp://x"\n'],
+    [["snapshot", "push", "--cluster", "c", "--key", "k", "a.json", "b.json"], 'edgeadmit snapshot push: unexpected argument "b.json" (see edgeadmit snapshot push --help)\n'],
+    [["sync", "--endpoint", "http://x"], "edgeadmit sync: --cluster is required (see edgeadmit sync --help)\n"],
+  ])("%j", async (argv, stderr) => {
+    expect(await runCli(argv)).toEqual({ code: 2, stdout: "", stderr });
+  });
+
+  it("no arguments prints the help and exits 2; each verb has --help", async () => {
+    const bare = await runCli([]);
+    expect(bare.code).toBe(2);
+    expect(bare.stdout).toContain("Usage: edgeadmit <verb> [flags]");
+    const verbHelp = await runCli(["snapshot", "push", "--help"]);
+    expect(verbHelp.code).toBe(0);
+    expect(verbHelp.stdout).toMatch(/^edgeadmit snapshot push --endpoint URL --cluster ID --key FILE \[FILE\|-\]\n/);
+  });
+});
+
+describe("keygen", () => {
+  it("writes a 0600 PKCS#8 key and prints the public key as CLUSTERS wants it, then a CLUSTERS entry", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "edgeadmit-keygen-")), "keys");
+    const { code, stdout, stderr } = await runCli(["keygen", "--out", dir, "--cluster", "prod-eu"]);
+    expect(code).toBe(0);
+    const pem = readFileSync(join(dir, "edgeadmit.key"), "utf8");
+    expect(statSync(join(dir, "edgeadmit.key")).mode & 0o777).toBe(0o600);
+    await importPrivateKey(pem);
+    const publicKey = await publicKeyOf(pem);
+    expect(publicKey).toMatch(/^ed25519:[A-Za-z0-9+/]{43}=$/);
+    expect(stdout).toBe(`${publicKey}\n{"prod-eu":{"publicKey":"${publicKey}","withoutSnapshot":"FailOpen"}}\n`);
+    expect(readFileSync(join(dir, "edgeadmit.pub"), "utf8")).toBe(`${publicKey}\n`);
+    expect(stderr).toBe(`wrote ${join(dir, "edgeadmit.key")} (mode 0600) and ${join(dir, "edgeadmit.pub")}; add the entry above to the function's CLUSTERS\n`);
+
+    expect(await runCli(["keygen", "--out", dir])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `${join(dir, "edgeadmit.key")} exists: not overwriting a key (move it away or choose another --out)\n`,
+    });
+  });
+});
+
+describe("review", () => {
+  const dir = mkdtempSync(join(tmpdir(), "edgeadmit-review-"));
+  const pod = join(dir, "pod.yaml");
+  writeFileSync(pod, "apiVersion: v1\nkind: Pod\nmetadata:\n  generateName: web-\nspec:\n  containers: [{ name: web, image: nginx }]\n");
+
+  it("wraps one object into one indented AdmissionReview v1, in --namespace", async () => {
+    const { code, stdout } = await runCli(["review", "-f", pod, "--namespace", "tenant-acme"]);
+    expect(code).toBe(0);
+    expect(stdout.startsWith('{\n  "apiVersion": "admission.k8s.io/v1",')).toBe(true);
+    const review = JSON.parse(stdout);
+    expect(review.request).toMatchObject({
+      kind: { group: "", version: "v1", kind: "Pod" },
+      resource: { group: "", version: "v1", resource: "pods" },
+      namespace: "tenant-acme",
+      operation: "CREATE",
+      object: { kind: "Pod", metadata: { generateName: "web-", namespace: "tenant-acme" } },
+      oldObject: null,
+    });
+  });
+
+  it("several objects give one JSON per line; --old makes an UPDATE", async () => {
+    const many = await runCli(["review", "-f", join(ROOT, "examples", "demo", "cluster.yaml")]);
+    const lines = many.stdout.trimEnd().split("\n");
+    expect(lines.map((line) => JSON.parse(line).request.kind.kind)).toEqual(["AffinityClass", "AffinityClass", "AffinityClass", "Tenant", "Tenant", "HelmRelease"]);
+    expect(JSON.parse(lines[0]!).request.resource).toEqual({ group: "cozystack.io", version: "v1alpha1", resource: "affinityclasses" });
+
+    const update = JSON.parse((await runCli(["review", "-f", pod, "--old", pod, "-n", "ns"])).stdout);
+    expect(update.request.operation).toBe("UPDATE");
+    expect(update.request.oldObject.metadata.generateName).toBe("web-");
+  });
+});
+
+describe("webhook-config", () => {
+  it("prints the configuration for the URL and cluster", async () => {
+    const { code, stdout } = await runCli(["webhook-config", "--url", "https://admit.example.org/", "--cluster", "prod-eu", "--failure-policy", "Ignore", "--timeout", "3"]);
+    expect(code).toBe(0);
+    const [webhook] = parse(stdout).webhooks;
+    expect(webhook).toMatchObject({
+      clientConfig: { url: "https://admit.example.org/v1/prod-eu/validate" },
+      failurePolicy: "Ignore",
+      timeoutSeconds: 3,
+      sideEffects: "None",
+      admissionReviewVersions: ["v1"],
+    });
+  });
+
+  it.each([
+    [["--url", "http://admit.example.org", "--cluster", "c"], "--url must be https:// (the kube-apiserver calls webhooks over TLS only), not http://"],
+    [["--url", "https://admit.example.org/?token=x", "--cluster", "c"], "--url may not carry a query string, fragment or user info: the kube-apiserver refuses them in clientConfig.url"],
+    [["--url", "https://admit.example.org", "--cluster", "Prod_EU"], '--cluster "Prod_EU" is not a cluster id (lowercase letters, digits and \'-\', at most 63 characters)'],
+    [["--url", "https://admit.example.org", "--cluster", "c", "--timeout", "31"], "--timeout must be a whole number of seconds from 1 to 30 (the kube-apiserver's range), not 31"],
+    [["--url", "https://admit.example.org", "--cluster", "c", "--failure-policy", "Open"], "--failure-policy must be one of Fail, Ignore, not \"Open\""],
+  ])("refuses %j", async (argv, message) => {
+    expect(await runCli(["webhook-config", ...argv])).toEqual({ code: 2, stdout: "", stderr: `edgeadmit webhook-config: ${message}\n` });
+  });
+});

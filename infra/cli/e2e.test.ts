@@ -1,0 +1,164 @@
+// `snapshot push` and `sync` end to end: the CLI against the real function in
+// workerd (startLocalWorker), with the cluster side served by the fake API server.
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createServer } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateKeyPair } from "../../shared/signing/index.js";
+import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import { storedSnapshot, type StoredSnapshot } from "../client/index.js";
+import { startFakeApiServer, type FakeApiServer } from "../objects/fake-apiserver.js";
+import { objectsFromText } from "../objects/yaml.js";
+import { pushReason } from "./sync.js";
+import { runCli } from "./test-io.js";
+
+const ROOT = join(__dirname, "..", "..");
+const DEMO = join(ROOT, "examples", "demo", "cluster.yaml");
+const dir = mkdtempSync(join(tmpdir(), "edgeadmit-e2e-"));
+let worker: LocalWorker;
+let apiServer: FakeApiServer;
+const clusterObjects: KubeObject[] = objectsFromText(readFileSync(join(ROOT, "infra", "objects", "testdata", "live-cluster.yaml"), "utf8"), "live");
+const keyFile = (cluster: string) => join(dir, `${cluster}.key`);
+
+/** A loopback port nothing listens on (fetch refuses well-known ones like 9 outright). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+beforeAll(async () => {
+  const clusters: Record<string, { publicKey: string }> = {};
+  for (const cluster of ["pushed", "synced", "stranger"]) {
+    const pair = await generateKeyPair();
+    writeFileSync(keyFile(cluster), pair.privateKeyPem, { mode: 0o600 });
+    if (cluster !== "stranger") clusters[cluster] = { publicKey: pair.publicKey };
+  }
+  worker = await startLocalWorker({ clusters });
+  apiServer = await startFakeApiServer(clusterObjects);
+  process.env.KUBECONFIG = apiServer.kubeconfig;
+}, 60_000);
+
+afterAll(async () => {
+  await worker?.stop();
+  await apiServer?.stop();
+});
+
+const pushArgs = (cluster: string, key = keyFile(cluster)) => ["snapshot", "push", "--endpoint", worker.url, "--cluster", cluster, "--key", key];
+
+describe("snapshot build | snapshot push", () => {
+  let built: string;
+  let stored: StoredSnapshot;
+
+  it("stores the snapshot from stdin and prints the stored generation", async () => {
+    built = (await runCli(["snapshot", "build", "-f", DEMO])).stdout;
+    const { code, stdout, stderr } = await runCli(pushArgs("pushed"), built);
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    stored = (await storedSnapshot(worker.url, "pushed"))!;
+    expect(stored.generation).toBe(JSON.parse(built).generation);
+    expect(stdout).toBe(`stored generation ${stored.generation} for cluster pushed (${stored.bytes} bytes, content ${stored.contentHash.slice(0, 12)})\n`);
+  });
+
+  it("the function then enforces it: the demo's denied pod is denied", async () => {
+    const review = readFileSync(join(ROOT, "examples", "reviews", "pod-main-db-denied.json"), "utf8");
+    const response = await fetch(`${worker.url}/v1/pushed/validate`, { method: "POST", body: review, headers: { "content-type": "application/json" } });
+    const body = (await response.json()) as { response: { allowed: boolean; status?: { message?: string } } };
+    expect(body.response.allowed).toBe(false);
+    expect(body.response.status?.message).toContain('AffinityClass "dc1"');
+  });
+
+  it("a replayed push is refused with the function's reason, exit 1, nothing changes", async () => {
+    const file = join(dir, "snapshot.json");
+    writeFileSync(file, built);
+    const result = await runCli([...pushArgs("pushed"), file]);
+    expect(result).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `the function refused the snapshot (409): generation ${stored.generation} is not newer than the stored generation ${stored.generation}: a stale or replayed push; nothing was stored\n`,
+    });
+    expect((await storedSnapshot(worker.url, "pushed"))?.generation).toBe(stored.generation);
+  });
+
+  it("a push signed with another key is refused", async () => {
+    const { stdout } = await runCli(["snapshot", "build", "-f", DEMO]);
+    const result = await runCli(pushArgs("pushed", keyFile("stranger")), stdout);
+    expect(result).toEqual({ code: 1, stdout: "", stderr: `the function refused the snapshot (403): signature does not verify with cluster "pushed"'s public key\n` });
+  });
+
+  it("an unknown cluster, an unreachable endpoint, a bad key file and a bad snapshot each fail in one line", async () => {
+    expect((await runCli(pushArgs("nobody", keyFile("pushed")), built)).stderr).toBe(
+      `the function refused the snapshot (404): unknown cluster "nobody": register it in the function's CLUSTERS configuration\n`,
+    );
+    const port = await closedPort();
+    expect(await runCli(["snapshot", "push", "--endpoint", `http://127.0.0.1:${port}`, "--cluster", "pushed", "--key", keyFile("pushed")], built)).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `cannot reach http://127.0.0.1:${port}/v1/pushed/snapshot: ECONNREFUSED\n`,
+    });
+    const notAKey = join(dir, "not-a.key");
+    writeFileSync(notAKey, "ssh-ed25519 AAAA...\n");
+    expect((await runCli(pushArgs("pushed", notAKey), built)).stderr).toBe(`--key ${notAKey}: not a PEM PKCS#8 private key (-----BEGIN PRIVATE KEY-----)\n`);
+    expect((await runCli(pushArgs("pushed"), '{"apiVersion":"edgeadmit.io/v1alpha1","kind":"Snapshot"}')).stderr).toMatch(
+      /^<stdin>: snapshot does not match the schema: generation: Invalid input: expected number, received undefined[^\n]*\n$/,
+    );
+  });
+});
+
+describe("sync", () => {
+  const syncArgs = () => ["sync", "--endpoint", worker.url, "--cluster", "synced", "--key", keyFile("synced")];
+
+  it("pushes the first time, skips an unchanged cluster (no write: generation unchanged), pushes when the cluster changes", async () => {
+    const first = await runCli(syncArgs());
+    expect(first.stderr).toBe("");
+    const afterFirst = (await storedSnapshot(worker.url, "synced"))!;
+    expect(first.stdout).toBe(`pushed generation ${afterFirst.generation} (${afterFirst.bytes} bytes): the function holds no snapshot yet\n`);
+
+    const second = await runCli(syncArgs());
+    expect(second.code).toBe(0);
+    const afterSecond = (await storedSnapshot(worker.url, "synced"))!;
+    expect(afterSecond.generation).toBe(afterFirst.generation);
+    expect(afterSecond.pushedAt).toBe(afterFirst.pushedAt);
+    expect(second.stdout).toBe(
+      `unchanged: the function holds generation ${afterFirst.generation} with content ${afterFirst.contentHash.slice(0, 12)}, ${afterSecond.ageSeconds}s old; nothing pushed\n`,
+    );
+
+    clusterObjects.push({ apiVersion: "cozystack.io/v1alpha1", kind: "AffinityClass", metadata: { name: "dc3" }, spec: { nodeSelector: { "topology.kubernetes.io/zone": "dc3" } } });
+    const third = await runCli(syncArgs());
+    const afterThird = (await storedSnapshot(worker.url, "synced"))!;
+    expect(afterThird.generation).toBeGreaterThan(afterFirst.generation);
+    expect(afterThird.contentHash).not.toBe(afterFirst.contentHash);
+    expect(third.stdout).toBe(`pushed generation ${afterThird.generation} (${afterThird.bytes} bytes): content changed (was ${afterFirst.contentHash.slice(0, 12)})\n`);
+  });
+
+  it("a cluster-side failure stops before anything is sent", async () => {
+    const result = await runCli([...syncArgs(), "--context", "elsewhere"]);
+    expect(result).toEqual({ code: 1, stdout: "", stderr: "cannot reach the API server at http://127.0.0.1:9: ECONNREFUSED\n" });
+  });
+});
+
+describe("when sync pushes", () => {
+  const stored = (contentHash: string, ageSeconds: number): StoredSnapshot => ({
+    cluster: "c",
+    generation: 1,
+    contentHash,
+    builtAt: "",
+    pushedAt: "",
+    ageSeconds,
+    bytes: 1,
+  });
+
+  it("pushes when nothing is stored or the content differs", () => {
+    expect(pushReason(undefined, "abc", 3600)).toBe("the function holds no snapshot yet");
+    expect(pushReason(stored("0123456789abcdef", 10), "abc", 3600)).toBe("content changed (was 0123456789ab)");
+  });
+
+  it("skips an unchanged snapshot younger than half of maxAgeSeconds, re-pushes it from there on", () => {
+    expect(pushReason(stored("abc", 1799), "abc", 3600)).toBeUndefined();
+    expect(pushReason(stored("abc", 1800), "abc", 3600)).toBe("unchanged, but the stored copy is 1800s old, at least half of maxAgeSeconds 3600");
+  });
+});
