@@ -1,5 +1,5 @@
 // The AdmissionReview wire contract the kube-apiserver enforces (DESIGN.md).
-import { z, describeZodError } from "../zod/index.js";
+import { z, decodeJson } from "../zod/index.js";
 
 export const ADMISSION_API_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
 
@@ -36,15 +36,8 @@ export type DecodeResult = { ok: true; review: AdmissionReview } | { ok: false; 
 
 /** JSON text → AdmissionReview, or a message that names the problem. */
 export function decodeAdmissionReview(text: string): DecodeResult {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    return { ok: false, error: `body is not JSON: ${(e as Error).message}` };
-  }
-  const parsed = admissionReviewSchema.safeParse(json);
-  if (!parsed.success) return { ok: false, error: `body is not an AdmissionReview: ${describeZodError(parsed.error)}` };
-  return { ok: true, review: parsed.data };
+  const decoded = decodeJson(text, admissionReviewSchema, "body", "is not an AdmissionReview");
+  return decoded.ok ? { ok: true, review: decoded.value } : decoded;
 }
 
 /** What the dispatcher decided; the codec turns it into the wire response. */

@@ -1,4 +1,4 @@
-import { describeZodError } from "../zod/index.js";
+import { decodeJson } from "../zod/index.js";
 import { snapshotSchema, type Snapshot } from "./schema.js";
 
 export * from "./schema.js";
@@ -7,15 +7,8 @@ export * from "./view.js";
 export type SnapshotDecodeResult = { ok: true; snapshot: Snapshot } | { ok: false; error: string };
 
 export function decodeSnapshot(text: string): SnapshotDecodeResult {
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    return { ok: false, error: `snapshot is not JSON: ${(e as Error).message}` };
-  }
-  const parsed = snapshotSchema.safeParse(json);
-  if (!parsed.success) return { ok: false, error: `snapshot does not match the schema: ${describeZodError(parsed.error)}` };
-  return { ok: true, snapshot: parsed.data };
+  const decoded = decodeJson(text, snapshotSchema, "snapshot", "does not match the schema");
+  return decoded.ok ? { ok: true, snapshot: decoded.value } : decoded;
 }
 
 /** JSON with object keys sorted, so equal content always has equal bytes. */

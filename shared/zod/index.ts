@@ -17,3 +17,20 @@ export function describeZodError(error: z.core.$ZodError): string {
     })
     .join("; ");
 }
+
+export type Decoded<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/**
+ * JSON text → a value of `schema`, or one line saying what is wrong:
+ * `<subject> is not JSON: …` or `<subject> <mismatch>: <field>: …`.
+ */
+export function decodeJson<T>(text: string, schema: z.ZodMiniType<T>, subject: string, mismatch: string): Decoded<T> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, error: `${subject} is not JSON: ${(e as Error).message}` };
+  }
+  const parsed = schema.safeParse(json);
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: `${subject} ${mismatch}: ${describeZodError(parsed.error)}` };
+}

@@ -5,6 +5,7 @@ import worker from "../../functions/index.js";
 import { importPrivateKey, signPush } from "../../shared/signing/index.js";
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
 import type { Snapshot } from "../../shared/snapshot/index.js";
+import type { AdmissionResponseReview } from "../../shared/admission/index.js";
 import { parseAllDocuments } from "yaml";
 
 export const BASE = "https://edgeadmit.test";
@@ -69,19 +70,8 @@ export async function push(
   return dispatch(`/v1/${cluster}/snapshot`, { method: "PUT", body: bytes, headers: { ...signed, ...options.headers } });
 }
 
-export interface ReviewResponse {
-  apiVersion: string;
-  kind: string;
-  response: {
-    uid: string;
-    allowed: boolean;
-    status?: { code: number; reason: string; message: string };
-    warnings?: string[];
-    auditAnnotations?: Record<string, string>;
-    patch?: unknown;
-    patchType?: unknown;
-  };
-}
+/** The wire response, with room to assert that patch and patchType never appear. */
+export type ReviewResponse = AdmissionResponseReview & { response: { patch?: unknown; patchType?: unknown } };
 
 export async function validate(cluster: string, review: unknown, policy?: string): Promise<ReviewResponse> {
   const response = await dispatch(`/v1/${cluster}/validate${policy ? `/${policy}` : ""}?timeout=10s`, {
