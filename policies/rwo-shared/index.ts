@@ -42,7 +42,7 @@ function evaluate(request: AdmissionRequest, view: SnapshotView): Finding[] {
     if (!claim) return [];
     const others = (claim.mountedBy ?? []).filter((user) => user.kind !== workload.kind || user.name !== workload.metadata.name);
     if (others.length === 0 && pods <= 1) return [];
-    const who = others.length > 0 ? `${others.length + 1} users` : workload.kind === "DaemonSet" ? "a pod per node" : `${pods} replicas`;
+    const who = others.length > 0 ? `${others.length + 1} users` : workload.kind === "DaemonSet" ? "a pod per node" : `${pods} pods`;
     if (claim.accessModes.includes("ReadWriteOncePod"))
       return [{ message: `${ref}: RWOP PVC ${claimName} admits one pod but has ${who}; run one pod or use RWX`, field }];
     if (claim.pinnedToNode) return [];
