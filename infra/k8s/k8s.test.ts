@@ -1,0 +1,158 @@
+// infra/k8s holds what the rest of infra/ assumes: the same resources the
+// job lists, the webhook the generator prints, the bundle the sources build.
+// Checked on the files themselves, and on `kubectl kustomize` where kubectl is installed.
+import { execFile, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { gunzipSync } from "node:zlib";
+import { parse, parseAllDocuments } from "yaml";
+import { describe, expect, it } from "vitest";
+import { LISTED_RESOURCES } from "../objects/cluster.js";
+import { JOB_NAMESPACE } from "../objects/job.js";
+import { PLACEHOLDER, webhookConfiguration } from "../webhook/index.js";
+import { BUNDLE_PARTS, bundleCli, MAX_PART_BYTES, partFile, partsOf } from "../bundle/build.js";
+
+const DIR = __dirname;
+const hasKubectl = spawnSync("kubectl", ["version", "--client"], { stdio: "ignore" }).status === 0;
+
+type Doc = Record<string, any>;
+const docsOf = (text: string): Doc[] => parseAllDocuments(text).map((d) => d.toJS() as Doc).filter((d) => d !== null);
+const read = (file: string): Doc[] => docsOf(readFileSync(join(DIR, file), "utf8"));
+const kustomization = parse(readFileSync(join(DIR, "kustomization.yaml"), "utf8")) as Doc;
+const sources: Doc[] = (kustomization.resources as string[]).flatMap(read);
+const find = (docs: Doc[], kind: string, name?: string) => docs.find((d) => d.kind === kind && (name === undefined || d.metadata.name === name || d.metadata.name.startsWith(`${name}-`)))!;
+const container = (cronJob: Doc) => cronJob.spec.jobTemplate.spec.template.spec.containers[0];
+
+/** What kustomize and the sources must agree on, whichever of the two is checked. */
+function checkManifests(docs: Doc[]) {
+  const role = find(docs, "ClusterRole", "edgeadmit-sync");
+  const granted = (role.rules as Doc[]).flatMap((rule) => {
+    expect(rule.verbs).toEqual(["get", "list"]);
+    return (rule.resources as string[]).flatMap((resource) => (rule.apiGroups as string[]).map((group) => `${resource}.${group}`));
+  });
+  expect(granted.sort()).toEqual(LISTED_RESOURCES.map((r) => `${r.resource}.${r.group}`).sort());
+  expect(find(docs, "Role", "edgeadmit-settings-reader").rules).toEqual([{ apiGroups: [""], resources: ["configmaps"], resourceNames: ["edgeadmit-settings"], verbs: ["get"] }]);
+
+  const cronJob = find(docs, "CronJob", "edgeadmit-sync");
+  expect(cronJob.spec).toMatchObject({ schedule: "* * * * *", concurrencyPolicy: "Forbid" });
+  const job = cronJob.spec.jobTemplate.spec;
+  expect(job.activeDeadlineSeconds).toBeLessThan(60);
+  expect(job.backoffLimit).toBeGreaterThanOrEqual(0);
+  expect(job.template.spec.serviceAccountName).toBe("edgeadmit-sync");
+  expect(job.template.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+  const sync = container(cronJob);
+  expect(sync.image).toBe("node:20");
+  expect(sync.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
+  expect(Object.keys(sync.resources.requests).sort()).toEqual(["cpu", "memory"]);
+  expect(Object.keys(sync.resources.limits).sort()).toEqual(["cpu", "memory"]);
+  // The command unpacks every part, in order, then runs sync with the mounted key.
+  const script: string = sync.args[0];
+  const parts = [...script.matchAll(/edgeadmit\.mjs\.gz\.part(\d)/g)].map((m) => Number(m[1]));
+  expect(parts).toEqual(Array.from({ length: BUNDLE_PARTS }, (_, i) => i));
+  expect(script).toContain("node /run/edgeadmit/edgeadmit.mjs sync");
+  const volumes: Doc[] = job.template.spec.volumes;
+  expect(find(volumes.map((v) => ({ kind: "Volume", metadata: { name: v.name }, ...v })), "Volume", "bundle").projected.sources).toHaveLength(BUNDLE_PARTS);
+  expect(volumes.find((v) => v.name === "signing-key")?.secret.secretName).toBe("edgeadmit-signing-key");
+  expect(volumes.find((v) => v.name === "run")?.emptyDir).toBeDefined();
+
+  const crd = find(docs, "CustomResourceDefinition", "affinityclasses.cozystack.io");
+  expect(crd.spec).toMatchObject({ group: "cozystack.io", scope: "Cluster", names: { kind: "AffinityClass", plural: "affinityclasses" } });
+  const version = crd.spec.versions[0];
+  expect(version.additionalPrinterColumns.map((c: Doc) => c.jsonPath)).toEqual([".spec.nodeSelector", ".spec.enforcement", ".metadata.creationTimestamp"]);
+  expect(version.schema.openAPIV3Schema.properties.spec.properties.enforcement.enum).toEqual(["Deny", "Warn", "Audit"]);
+
+  const webhook = find(docs, "ValidatingWebhookConfiguration", "edgeadmit");
+  const generated = webhookConfiguration(PLACEHOLDER);
+  expect({ ...webhook, metadata: { ...webhook.metadata, labels: generated.metadata.labels } }).toEqual(generated);
+}
+
+describe("infra/k8s sources", () => {
+  it("grant, run, define and register what the code expects", () => {
+    expect(kustomization.namespace).toBe(JOB_NAMESPACE);
+    checkManifests(sources);
+  });
+
+  it("webhook.yaml is the generator's output for the placeholder URL, and the sync job pushes to the same place", () => {
+    expect(read("webhook.yaml")).toEqual([webhookConfiguration(PLACEHOLDER)]);
+    const syncConfig = (kustomization.configMapGenerator as Doc[]).find((g) => g.name === "edgeadmit-sync")!;
+    expect(syncConfig.literals).toEqual([`endpoint=${PLACEHOLDER.url}`, `cluster=${PLACEHOLDER.cluster}`]);
+  });
+
+  it("the CRD's label patterns accept Kubernetes label keys and values and refuse the rest", () => {
+    const spec = find(sources, "CustomResourceDefinition").spec.versions[0].schema.openAPIV3Schema.properties.spec.properties;
+    const requirement = spec.nodeAffinity.properties.requiredDuringSchedulingIgnoredDuringExecution.properties.nodeSelectorTerms.items.properties.matchExpressions.items;
+    const key = new RegExp(requirement.properties.key.pattern);
+    const value = new RegExp(spec.nodeSelector.additionalProperties.pattern);
+    // The nodeSelector's CEL rule carries the same key pattern.
+    expect(spec.nodeSelector["x-kubernetes-validations"][0].rule).toContain(`key.matches('${requirement.properties.key.pattern.replace(/\\/g, "\\\\")}')`);
+    for (const ok of ["zone", "topology.kubernetes.io/zone", "node.kubernetes.io/gpu", "a/B_c.d-e", "x".repeat(63)]) expect(key.test(ok)).toBe(true);
+    for (const bad of ["", "-zone", "zone-", "Example.com/zone", "a//b", "/zone", "x".repeat(64), "my domain/zone"]) expect(key.test(bad)).toBe(false);
+    for (const ok of ["", "dc1", "true", "A-b_c.d"]) expect(value.test(ok)).toBe(true);
+    for (const bad of ["-dc1", "dc1.", "a b", "ü"]) expect(value.test(bad)).toBe(false);
+  });
+});
+
+describe("the committed CLI bundle", () => {
+  it("is what `npm run bundle:infra` builds from the current sources (regenerate it if this fails)", async () => {
+    const { gzip } = await bundleCli();
+    const committed = Array.from({ length: BUNDLE_PARTS }, (_, i) => readFileSync(partFile(i)));
+    expect(Buffer.concat(committed).equals(gzip), "infra/k8s/bundle is out of date: run npm run bundle:infra").toBe(true);
+    expect(partsOf(gzip).map((p) => p.length <= MAX_PART_BYTES)).toEqual(Array(BUNDLE_PARTS).fill(true));
+  }, 60_000);
+
+  it("runs on its own, with no node_modules beside it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "edgeadmit-bundle-"));
+    const file = join(dir, "edgeadmit.mjs");
+    writeFileSync(file, gunzipSync(Buffer.concat(Array.from({ length: BUNDLE_PARTS }, (_, i) => readFileSync(partFile(i))))));
+    const { stdout } = await promisify(execFile)(process.execPath, [file, "--help"], { cwd: dir });
+    expect(stdout).toContain("  sync            build from the cluster and push");
+    const failure = await promisify(execFile)(process.execPath, [file, "sync", "--endpoint", "https://x", "--cluster", "c", "--key", join(dir, "missing.key")], { cwd: dir }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(failure).toMatchObject({ code: 1, stderr: `cannot read key ${join(dir, "missing.key")}: ENOENT\n` });
+  });
+});
+
+describe.skipIf(!hasKubectl)("kubectl kustomize infra/k8s", () => {
+  it("renders everything in place: namespaced objects in the job's namespace, generated names wired, bundle as binaryData", async () => {
+    const { stdout } = await promisify(execFile)("kubectl", ["kustomize", DIR], { maxBuffer: 64 * 1024 * 1024 });
+    const docs = docsOf(stdout);
+    expect(docs.map((d) => d.kind).sort()).toEqual(
+      [
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "ConfigMap",
+        "ConfigMap",
+        "ConfigMap",
+        "ConfigMap",
+        "ConfigMap",
+        "ConfigMap",
+        "CronJob",
+        "CustomResourceDefinition",
+        "Namespace",
+        "Role",
+        "RoleBinding",
+        "ServiceAccount",
+        "ValidatingWebhookConfiguration",
+      ].sort(),
+    );
+    checkManifests(docs);
+    const clusterScoped = new Set(["Namespace", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding", "ValidatingWebhookConfiguration"]);
+    for (const doc of docs) expect(doc.metadata.namespace, `${doc.kind} ${doc.metadata.name}`).toBe(clusterScoped.has(doc.kind) ? undefined : JOB_NAMESPACE);
+
+    const configMaps = new Map(docs.filter((d) => d.kind === "ConfigMap").map((d) => [d.metadata.name as string, d]));
+    const cronJob = find(docs, "CronJob");
+    const pod = cronJob.spec.jobTemplate.spec.template.spec;
+    for (const source of pod.volumes.find((v: Doc) => v.name === "bundle").projected.sources) {
+      const configMap = configMaps.get(source.configMap.name);
+      expect(configMap, source.configMap.name).toBeDefined();
+      expect(Object.keys(configMap!.binaryData)).toHaveLength(1);
+      // Client-side apply copies the object into an annotation; all annotations must fit 256 KiB.
+      expect(JSON.stringify(configMap).length).toBeLessThan(256 * 1024);
+    }
+    for (const env of container(cronJob).env.filter((e: Doc) => e.valueFrom.configMapKeyRef)) expect(configMaps.has(env.valueFrom.configMapKeyRef.name)).toBe(true);
+    expect(existsSync(join(DIR, "bundle", "edgeadmit.mjs.gz.part0"))).toBe(true);
+  }, 60_000);
+});
