@@ -1,0 +1,55 @@
+// `npm run bench`: every section in one run, then the table on the console,
+// bench/results.json and docs/benchmarks.md. A report, not a test: it fails
+// only when a measurement cannot be made, never because a goal is missed.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PROJECT_ROOT } from "../scripts/local-worker.js";
+import { bundleAndStartup } from "./bundle.js";
+import { cliSnapshotBuild } from "./cli.js";
+import { endToEnd } from "./e2e.js";
+import type { Section } from "./figures.js";
+import { consoleTable, describeMachine, endLoad, markdown, type Results } from "./report.js";
+import { perReview, reviewCases } from "./review.js";
+import { buildClusterSnapshot, snapshotScale, viewOf } from "./snapshot.js";
+import { nowMs } from "./stats.js";
+import { scratchDir } from "./workdir.js";
+
+const COMMAND = "npm run bench";
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
+
+async function main(): Promise<void> {
+  const started = nowMs();
+  const results: Results = { command: COMMAND, startedAt: new Date().toISOString(), durationSeconds: 0, machine: describeMachine(), sections: [] };
+  const step = async (title: string, measure: () => Promise<Section> | Section) => {
+    process.stderr.write(`bench: ${title} (${((nowMs() - started) / 1000).toFixed(0)} s)\n`);
+    gc(); // each section starts on a collected heap, not the previous one's garbage
+    const section = await measure();
+    results.sections.push(section);
+    return section;
+  };
+
+  // The per-review and end-to-end sections judge pods of an application in a 1,000-application cluster.
+  const cluster = buildClusterSnapshot(1_000);
+  const review = await step("1/5 per review, in process", () => perReview(viewOf(cluster.json), cluster.shape));
+  const smallReview = reviewCases(cluster.shape)[0]!;
+  await step("2/5 snapshot scale", () => snapshotScale(scratchDir("snapshots")));
+  const inProcessUs = review.figures.find((f) => f.name === `${smallReview.name}: median`)!.value.median;
+  await step("3/5 end to end through workerd", () => endToEnd(cluster.json, smallReview.text, smallReview.name, inProcessUs, scratchDir("e2e")));
+  await step("4/5 bundle and start-up", () => bundleAndStartup(scratchDir("bundle")));
+  await step("5/5 CLI snapshot build", () => cliSnapshotBuild(scratchDir("cli")));
+
+  results.durationSeconds = (nowMs() - started) / 1000;
+  endLoad(results.machine);
+  mkdirSync(join(PROJECT_ROOT, "docs"), { recursive: true });
+  writeFileSync(join(PROJECT_ROOT, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(PROJECT_ROOT, "docs", "benchmarks.md"), markdown(results));
+  console.log(consoleTable(results));
+  const costs = results.sections.flatMap((s) => (s.biggestCost ? [s.biggestCost] : []));
+  if (costs.length > 0) console.log(`\n${costs.join("\n\n")}`);
+  console.log(`\nWrote bench/results.json and docs/benchmarks.md in ${results.durationSeconds.toFixed(0)} s.`);
+}
+
+main().catch((e: unknown) => {
+  console.error(`npm run bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  process.exit(1);
+});

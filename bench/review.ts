@@ -1,0 +1,159 @@
+// Section 1: one review in process, as the function does it (decode → match →
+// evaluate → decide → encode → JSON), against the floor of parsing and
+// re-serialising the same bytes, for pods of about 3, 13 and 60 KB.
+import { decodeAdmissionReview, encodeAdmissionResponse } from "../shared/admission/index.js";
+import { matchPolicies, review, type ReviewContext } from "../shared/dispatcher/index.js";
+import type { SnapshotView } from "../shared/snapshot/view.js";
+import { POLICIES } from "../policies/index.js";
+import { applicationPod, applicationRef, type ClusterShape } from "./cluster.js";
+import { figure, goalsHold, type Figure, type Section } from "./figures.js";
+import { quantile, spread } from "./stats.js";
+import { interleave, type InterleaveOptions } from "./timing.js";
+
+export interface ReviewCase {
+  name: string;
+  text: string;
+  containers: number;
+  operation: "CREATE" | "UPDATE";
+}
+
+/** The application whose pods are judged: index 1 names its class, and exists in every cluster shape. */
+export const BENCH_APPLICATION = 1;
+
+function admissionReview(object: Record<string, unknown>, operation: "CREATE" | "UPDATE", oldObject: Record<string, unknown> | null, namespace: string, uid: string) {
+  const metadata = object.metadata as { name?: string };
+  return {
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: {
+      uid,
+      kind: { group: "", version: "v1", kind: "Pod" },
+      resource: { group: "", version: "v1", resource: "pods" },
+      requestKind: { group: "", version: "v1", kind: "Pod" },
+      requestResource: { group: "", version: "v1", resource: "pods" },
+      ...(metadata.name ? { name: metadata.name } : {}),
+      namespace,
+      operation,
+      userInfo: {
+        username: "system:serviceaccount:kube-system:replicaset-controller",
+        groups: ["system:serviceaccounts", "system:authenticated"],
+      },
+      object,
+      oldObject,
+      dryRun: false,
+      options: { apiVersion: "meta.k8s.io/v1", kind: operation === "CREATE" ? "CreateOptions" : "UpdateOptions" },
+    },
+  };
+}
+
+/** ~3 KB: one container; ~13 KB: six containers, UPDATE of a running pod; ~60 KB: fifty containers. */
+export function reviewCases(shape: ClusterShape): ReviewCase[] {
+  const app = applicationRef(BENCH_APPLICATION, shape);
+  if (!app.namesClass) throw new Error(`application ${app.name} relies on its tenant's default class; the benchmark pod's nodeSelector needs one that names its class`);
+  const small = applicationPod({ app, containers: 1, sidecarEnv: 0 });
+  const running = applicationPod({ app, containers: 6, sidecarEnv: 0, running: true });
+  const relabelled = { ...running, metadata: { ...(running.metadata as object), labels: { ...((running.metadata as { labels: object }).labels), "example.org/canary": "true" } } };
+  const large = applicationPod({ app, containers: 50, sidecarEnv: 11 });
+  const uid = "b7d1c2e3-f4a5-4b6c-9d8e-0f1a2b3c4d5e";
+  return [
+    { name: "3 KB pod", text: JSON.stringify(admissionReview(small, "CREATE", null, app.namespace, uid)), containers: 1, operation: "CREATE" },
+    { name: "13 KB pod", text: JSON.stringify(admissionReview(relabelled, "UPDATE", running, app.namespace, uid)), containers: 6, operation: "UPDATE" },
+    { name: "60 KB pod", text: JSON.stringify(admissionReview(large, "CREATE", null, app.namespace, uid)), containers: 50, operation: "CREATE" },
+  ];
+}
+
+export function reviewContext(view: SnapshotView): ReviewContext {
+  const now = Date.now();
+  return { cluster: "bench", policies: POLICIES, snapshot: { view, pushedAt: now }, withoutSnapshot: "FailOpen", now };
+}
+
+/** What POST /v1/:cluster/validate does between reading the body and writing the response. */
+export function handleReview(text: string, context: ReviewContext): string {
+  const decoded = decodeAdmissionReview(text);
+  if (!decoded.ok) throw new Error(decoded.error);
+  return JSON.stringify(encodeAdmissionResponse(decoded.review, review(decoded.review.request, context)));
+}
+
+/** The floor: any webhook must at least parse the body and produce JSON. */
+export function floor(text: string): string {
+  return JSON.stringify(JSON.parse(text));
+}
+
+/** What the case exercises, checked before it is timed: the verdict and the policies that looked at it. */
+export function describeCase(reviewCase: ReviewCase, context: ReviewContext): string {
+  const decoded = decodeAdmissionReview(reviewCase.text);
+  if (!decoded.ok) throw new Error(`${reviewCase.name}: ${decoded.error}`);
+  const response = JSON.parse(handleReview(reviewCase.text, context)) as { response: { allowed: boolean } };
+  if (!response.response.allowed) throw new Error(`${reviewCase.name} was denied; the benchmark pods must be allowed`);
+  const matched = matchPolicies(decoded.review.request, context.policies, context.snapshot?.view).map((p) => p.id);
+  return `${reviewCase.name}: ${reviewCase.text.length} bytes, ${reviewCase.containers} container(s), ${reviewCase.operation}, allowed; policies evaluated: ${matched.join(", ") || "none match this request"}`;
+}
+
+export const REVIEW_TIMING: InterleaveOptions = { rounds: 9, warmupMs: 800, batchMs: 120, minBatch: 600 };
+
+export function perReview(view: SnapshotView, shape: ClusterShape): Section {
+  const context = reviewContext(view);
+  const section: Section = {
+    id: "per-review",
+    title: "1. Per review, in process (Node)",
+    figures: [],
+    commands: ["npm run bench   # section 1 runs inside the orchestrator (bench/review.ts)"],
+    notes: [
+      `Candidate: decodeAdmissionReview → review() with POLICIES (${POLICIES.map((p) => p.id).join(", ")}) → encodeAdmissionResponse → JSON.stringify; floor: JSON.stringify(JSON.parse(body)). Snapshot: ${shape.applications.toLocaleString("en")} applications, ${shape.affinityClasses.toLocaleString("en")} classes, ${shape.tenants.toLocaleString("en")} tenants.`,
+      `${REVIEW_TIMING.rounds} rounds per pod size; each round times every call of one candidate batch and one floor batch (≥ ${REVIEW_TIMING.minBatch} calls, ~${REVIEW_TIMING.batchMs} ms), taking turns; figures are the median (min–max) of the per-round statistic.`,
+    ],
+  };
+  const cases = reviewCases(shape);
+  for (const reviewCase of cases) {
+    section.notes.push(describeCase(reviewCase, context));
+    const samples = interleave(
+      [
+        { name: "candidate", run: () => handleReview(reviewCase.text, context).length },
+        { name: "floor", run: () => floor(reviewCase.text).length },
+        // Only to split the candidate's cost; not a figure with a goal.
+        { name: "decode", run: () => Number(decodeAdmissionReview(reviewCase.text).ok) },
+      ],
+      REVIEW_TIMING,
+    );
+    const medians = roundMedians(samples.candidate!);
+    const floorMedians = roundMedians(samples.floor!);
+    section.figures.push(
+      figure(`${reviewCase.name}: median`, "µs", spread(medians)),
+      figure(`${reviewCase.name}: p99`, "µs", spread(samples.candidate!.map((round) => quantile(round, 0.99) / 1e3)), { op: "<=", value: 1000 }),
+      figure(`${reviewCase.name}: floor median`, "µs", spread(floorMedians)),
+      figure(`${reviewCase.name}: median / floor`, "×", spread(medians.map((m, i) => m / floorMedians[i]!)), { op: "<=", value: 2 }),
+      figure(`${reviewCase.name}: of which decode (JSON.parse + AdmissionReview schema)`, "µs", spread(roundMedians(samples.decode!))),
+    );
+  }
+  const policies = policyCosts(cases.at(-1)!, context);
+  section.figures.push(...policies);
+  if (!goalsHold(section)) section.biggestCost = perReviewCost(section, cases, policies);
+  return section;
+}
+
+function perReviewCost(section: Section, cases: readonly ReviewCase[], policies: readonly Figure[]): string {
+  const median = (name: string) => section.figures.find((f) => f.name === name)!.value.median;
+  const failing = cases.filter((c) => section.figures.some((f) => f.name.startsWith(`${c.name}:`) && f.pass === false));
+  const parts = failing.map((c) => {
+    const total = median(`${c.name}: median`);
+    const decode = median(`${c.name}: of which decode (JSON.parse + AdmissionReview schema)`);
+    return `${c.name}: ${total.toFixed(0)} µs median against a floor of ${median(`${c.name}: floor median`).toFixed(0)} µs, of which decode ${decode.toFixed(0)} µs and policies + encode ${(total - decode).toFixed(0)} µs`;
+  });
+  const costliest = [...policies].sort((a, b) => b.value.median - a.value.median).slice(0, 3);
+  return `Per review: ${parts.join("; ")}. For the 60 KB pod the costliest policies are ${costliest.map((f) => `${f.name.replace(/^.*policy /, "")} (${f.value.median.toFixed(0)} µs)`).join(", ")}; each policy that matches decodes the pod again with its own zod schema (workloadOf), so the pod is validated once per matching policy.`;
+}
+
+const roundMedians = (rounds: number[][]) => rounds.map((round) => quantile(round, 0.5) / 1e3);
+
+/** What each policy adds (matches + evaluate on the decoded request), for the largest pod: where the time goes. */
+function policyCosts(reviewCase: ReviewCase, context: ReviewContext) {
+  const decoded = decodeAdmissionReview(reviewCase.text);
+  if (!decoded.ok) throw new Error(decoded.error);
+  const request = decoded.review.request;
+  const view = context.snapshot!.view;
+  const samples = interleave(
+    context.policies.map((policy) => ({ name: policy.id, run: () => (policy.matches(request) ? policy.evaluate(request, view).length : -1) })),
+    { rounds: 5, warmupMs: 300, batchMs: 40, minBatch: 300 },
+  );
+  return context.policies.map((policy) => figure(`${reviewCase.name}: of which policy ${policy.id}`, "µs", spread(roundMedians(samples[policy.id]!))));
+}
