@@ -34,7 +34,8 @@ function evaluate(request: AdmissionRequest): Finding[] {
     if (!selector || !selectorKeys(selector).some((key) => Object.hasOwn(labels, key))) return [];
     if (selectsOwnLabels(term, labels) || termCoversNamespace(term, namespace) === false) return [];
     const fix = ownValuesFor(selector, labels);
-    return [{ message: `${ref}: podAntiAffinity misses its own pods (spreads nothing); use ${fix.length > 0 ? fix.join(",") : "its pod labels"}` }];
+    const message = `${ref}: podAntiAffinity misses its own pods (spreads nothing); use ${fix.length > 0 ? fix.join(",") : "its pod labels"}`;
+    return [{ message, field: `${workload.podSpecPath}.affinity.podAntiAffinity` }];
   });
 }
 
