@@ -14,6 +14,8 @@ import {
   type ResolvedApplication,
   type SnapshotView,
 } from "../../shared/snapshot/view.js";
+import type { AffinityClass } from "../../shared/snapshot/schema.js";
+import { listed } from "../affinity-class-references/index.js";
 
 export const id = "affinity-class";
 
@@ -53,6 +55,17 @@ function evaluate(request: AdmissionRequest, view: SnapshotView): Finding[] {
     return [{ message: `AffinityClass "${className}" not found (required by application ${owner} of ${subject})`, scope }];
   }
 
+  // Defense in depth behind the application check: a class the tenant does not allow places nothing.
+  const allowed = tenant?.allowedAffinityClasses;
+  const notAllowed: Finding[] =
+    allowed && !allowed.includes(className)
+      ? [{ message: `${subject} belongs to application with AffinityClass "${className}", which tenant ${tenant!.name} does not allow; allowed: ${listed(allowed)}`, scope: { tenantNamespace: namespace } }]
+      : [];
+  return [...notAllowed, ...placementFindings(workload, subject, className, affinityClass, scope)];
+}
+
+/** Whether every node the pod may run on is one its class allows; if not, what to set. */
+function placementFindings(workload: Workload, subject: string, className: string, affinityClass: AffinityClass, scope: Finding["scope"]): Finding[] {
   const classPlacement = placementOf(affinityClass.nodeSelector, requiredTermsOf(affinityClass.nodeAffinity));
   const podPlacement = placementOf(workload.podSpec.nodeSelector, requiredTermsOf(workload.podSpec.affinity?.nodeAffinity));
   const outside = termsOutside(podPlacement, classPlacement);

@@ -108,6 +108,7 @@ beforeAll(async () => {
     helmRelease("tenant-acme", "soft-db", "soft"),
     helmRelease("tenant-acme", "quiet-db", "quiet"),
     helmRelease("tenant-acme", "zoned", "two-zone"),
+    helmRelease("tenant-acme", "trainer", "gpu"),
     helmRelease("tenant-acme-dev", "dev-cache"),
     helmRelease("tenant-lab", "lab-db", "dc1"),
   ];
@@ -169,6 +170,16 @@ describe("the class is not allowed for the tenant", () => {
       allowed: false,
       status: { code: 403, message: 'Postgres tenant-acme/trainer: AffinityClass "gpu" is not allowed in tenant acme; allowed: dc1, dc2, soft, quiet, two-zone' },
     });
+  });
+
+  it("denies the pods of an application labelled with a class the tenant does not allow, even when they conform to it", async () => {
+    const { response } = await validate("demo", podOf("tenant-acme", "trainer", { nodeSelector: { "node.kubernetes.io/gpu": "true" } }));
+    expect(response.status?.message).toBe('pod tenant-acme/trainer-0 belongs to application with AffinityClass "gpu", which tenant acme does not allow; allowed: dc1, dc2, soft, quiet, two-zone');
+    const both = await validate("demo", podOf("tenant-acme", "trainer"));
+    expect(both.response.status?.message).toBe(
+      'pod tenant-acme/trainer-0 belongs to application with AffinityClass "gpu", which tenant acme does not allow; allowed: dc1, dc2, soft, quiet, two-zone; ' +
+        'pod tenant-acme/trainer-0 belongs to application with AffinityClass "gpu" but missing required nodeSelector node.kubernetes.io/gpu=true',
+    );
   });
 });
 
