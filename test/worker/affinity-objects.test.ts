@@ -2,7 +2,7 @@
 // classes that exist and that it may use; an AffinityClass is well-formed and
 // is not deleted while something in the snapshot names it.
 import { beforeAll, describe, expect, it } from "vitest";
-import { objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
+import { call, objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
 import { reviewOf } from "../support/reviews.js";
 
 const objects = objectsFromYaml(`
@@ -222,5 +222,18 @@ describe("AffinityClass DELETE", () => {
   it("allows deleting a class nothing names", async () => {
     const review = reviewOf(affinityClass("gpu", {}), { operation: "DELETE" });
     expect((await validate("demo", review)).response).toEqual({ uid: review.request.uid, allowed: true });
+  });
+});
+
+describe("an object that is not the shape of its kind", () => {
+  it("answers 400 naming the field, as for workloads", async () => {
+    const object = { apiVersion: "apps.cozystack.io/v1alpha1", kind: "Postgres", metadata: { name: "db", namespace: "tenant-acme" }, spec: { affinityClass: 5 } };
+    const response = await call("/v1/demo/validate", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(reviewOf(object, { group: "apps.cozystack.io", version: "v1alpha1" })),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: "request.object is not a valid Postgres: spec.affinityClass: Invalid input: expected string, received number" });
   });
 });
