@@ -12,6 +12,8 @@ export const processIo: CliIo = {
   out: (text) => void process.stdout.write(text),
   err: (text) => void process.stderr.write(text),
   readStdin: async () => {
+    // Waiting on a terminal looks like a hang: say what was expected instead.
+    if (process.stdin.isTTY) throw new CliError("expected input on stdin (a pipe or a file), not a terminal: give a FILE or pipe the input in");
     const chunks: Buffer[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
     return Buffer.concat(chunks).toString("utf8");
