@@ -21,15 +21,17 @@ describe("anti-affinity-drift", () => {
     ]);
   });
 
-  it("names every pinned key whose value drifted, or the labels in general", () => {
+  it("names every pinned key whose value drifted", () => {
     const both = { matchExpressions: [{ key: "app.kubernetes.io/name", operator: "In", values: ["kafscale-proxy"] }], matchLabels: { "app.kubernetes.io/instance": "old" } };
     expect(run({ preferredDuringSchedulingIgnoredDuringExecution: [preferred(both)] })).toEqual([
       "deploy/kafscale-foo-proxy: podAntiAffinity misses its own pods (spreads nothing); use app.kubernetes.io/instance=kafscale,app.kubernetes.io/name=foo-proxy",
     ]);
+  });
+
+  it("says nothing of terms that keep other pods away by NotIn or DoesNotExist on the pods' own keys", () => {
+    const others = { matchExpressions: [{ key: "app.kubernetes.io/name", operator: "NotIn", values: ["foo-proxy"] }] };
     const absent = { matchExpressions: [{ key: "app.kubernetes.io/component", operator: "DoesNotExist" }] };
-    expect(run({ preferredDuringSchedulingIgnoredDuringExecution: [preferred(absent)] })).toEqual([
-      "deploy/kafscale-foo-proxy: podAntiAffinity misses its own pods (spreads nothing); use its pod labels",
-    ]);
+    expect(run({ requiredDuringSchedulingIgnoredDuringExecution: [preferred(others).podAffinityTerm], preferredDuringSchedulingIgnoredDuringExecution: [preferred(absent)] })).toEqual([]);
   });
 
   it("says nothing of a selector that selects its own pods: case D and the fixed chart", () => {

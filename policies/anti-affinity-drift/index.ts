@@ -1,9 +1,11 @@
 // anti-affinity-drift (incident C): a podAntiAffinity term meant to spread the
 // workload's own pods whose selector no longer matches their labels (a chart's
-// nameOverride renamed the pods but not the hard-coded selector): it spreads nothing.
+// nameOverride renamed the pods but not the hard-coded selector): it spreads
+// nothing. Drift: the selector pins (matchLabels, `In`) a key the pods carry
+// to values they do not have.
 import type { AdmissionRequest } from "../../shared/admission/index.js";
 import { isWorkloadWrite, userWorkload, workloadRef } from "../../shared/k8s/controller/index.js";
-import { selectorKeys, type Labels } from "../../shared/k8s/labels/index.js";
+import type { Labels } from "../../shared/k8s/labels/index.js";
 import { allTerms, selectsOwnLabels, selectsOwnPods, termCoversNamespace } from "../../shared/k8s/podaffinity/index.js";
 import type { LabelSelector } from "../../shared/k8s/schemas/index.js";
 import type { Finding, Policy } from "../../shared/policy/index.js";
@@ -30,11 +32,11 @@ function evaluate(request: AdmissionRequest): Finding[] {
   if (terms.some(({ term }) => selectsOwnPods(term, labels, namespace) === true)) return [];
   const ref = workloadRef(workload.kind, workload.metadata);
   return terms.flatMap(({ term }): Finding[] => {
-    const selector = term.labelSelector;
-    if (!selector || !selectorKeys(selector).some((key) => Object.hasOwn(labels, key))) return [];
-    if (selectsOwnLabels(term, labels) || termCoversNamespace(term, namespace) === false) return [];
-    const fix = ownValuesFor(selector, labels);
-    const message = `${ref}: podAntiAffinity misses its own pods (spreads nothing); use ${fix.length > 0 ? fix.join(",") : "its pod labels"}`;
+    // Drift pins a key the pods carry to a value they no longer have.
+    // `app notin (web)` or `!legacy` keep other pods away on purpose.
+    const drifted = term.labelSelector ? ownValuesFor(term.labelSelector, labels) : [];
+    if (drifted.length === 0 || selectsOwnLabels(term, labels) || termCoversNamespace(term, namespace) === false) return [];
+    const message = `${ref}: podAntiAffinity misses its own pods (spreads nothing); use ${drifted.join(",")}`;
     return [{ message, field: `${workload.podSpecPath}.affinity.podAntiAffinity` }];
   });
 }
