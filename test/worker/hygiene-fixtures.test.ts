@@ -316,6 +316,15 @@ const CASES: FileCase[] = [
     verdict: "warn",
     findings: { "Deployment/kafscale-foo-proxy": [C_DRIFT, C_SPREAD] },
   },
+  {
+    file: "C/before/rendered-nameOverride-foo.yaml",
+    text: cBeforeOverride,
+    namespace: "kafscale",
+    cluster: [],
+    profile: "strict",
+    verdict: "deny",
+    findings: { "Deployment/kafscale-foo-proxy": [C_DRIFT, C_SPREAD] },
+  },
   { file: "C/after/rendered-default-names.yaml", text: cAfterDefault, namespace: "kafscale", cluster: [], profile: "strict", verdict: "allow" },
   { file: "C/after/rendered-nameOverride-foo.yaml", text: cAfterOverride, namespace: "kafscale", cluster: [], profile: "strict", verdict: "allow" },
   // D: a correct one-per-node pairing. Strict denies any finding, so allow means none at all.

@@ -2,9 +2,11 @@
 // the settings ConfigMap, objects made by controllers, and bad input.
 import { describe, expect, it } from "vitest";
 import { wrapReview } from "../../shared/admission/wrap.js";
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import recommendedYaml from "../../examples/profiles/recommended.yaml?raw";
+import strictYaml from "../../examples/profiles/strict.yaml?raw";
+import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { claim, workload } from "../support/judge.js";
-import { call, push, snapshotOf, validate } from "../support/worker.js";
+import { call, objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
 
 const CLUSTER = "other";
 const SURGE = "deploy/web: surge pod + RWO PVC data: Multi-Attach; use Recreate or maxSurge 0";
@@ -19,6 +21,24 @@ async function pushCluster(modes: Record<string, string> = {}, objects: KubeObje
 }
 
 const review = (object: KubeObject, operation: "CREATE" | "UPDATE" = "CREATE") => wrapReview(object, { namespace: "shop", operation });
+
+describe("the shipped settings profiles", () => {
+  const hygiene = (modes: Record<string, string>) => ({
+    "pod-affinity-deadlock": modes.deadlock,
+    "rwo-rollout": modes.rest,
+    "rwo-shared": modes.rest,
+    "anti-affinity-drift": modes.rest,
+    "ha-spread": modes.spread,
+  });
+  it.each([
+    ["recommended", recommendedYaml, hygiene({ deadlock: "Deny", rest: "Warn", spread: "Audit" })],
+    ["strict", strictYaml, hygiene({ deadlock: "Deny", rest: "Deny", spread: "Deny" })],
+  ])("%s parses into exactly its modes, with the other settings at their defaults", (_name, yaml, policies) => {
+    const { snapshot, problems } = buildSnapshot(objectsFromYaml(yaml), { generation: 1, builtAt: "2026-01-01T00:00:00Z", settingsNamespace: "edgeadmit-system" });
+    expect(problems).toEqual([]);
+    expect(snapshot.settings).toEqual({ policies, maxAgeSeconds: 3600, onStale: "Warn" });
+  });
+});
 
 describe("policy endpoints", () => {
   it("serves each hygiene policy at /v1/:cluster/validate/:id", async () => {
