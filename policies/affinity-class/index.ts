@@ -28,7 +28,8 @@ function judged(request: AdmissionRequest): boolean {
 function applicationOf(workload: Workload, namespace: string, view: SnapshotView): ResolvedApplication | undefined {
   for (const labels of [workload.podMetadata.labels, workload.metadata.labels]) {
     const lineage = lineageOf(labels);
-    if (lineage) return view.applicationByLineage(namespace, lineage);
+    const application = lineage && view.applicationByLineage(namespace, lineage);
+    if (application) return application;
   }
   for (const labels of [workload.metadata.labels, workload.podMetadata.labels]) {
     const helmRelease = labels?.[FLUX_HELMRELEASE_NAME_LABEL];

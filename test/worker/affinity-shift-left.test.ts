@@ -137,6 +137,16 @@ describe.each(Object.keys(KINDS) as Kind[])("%s", (kind) => {
   });
 });
 
+describe("resolving the application", () => {
+  it("falls back to Flux's label when the lineage labels name no application the snapshot knows", async () => {
+    const unknownLineage = { ...LINEAGE, "apps.cozystack.io/application.name": "not-there" };
+    const { response } = await judge(reviewOf(workload("Deployment", "web", {}, { object: FLUX("web"), template: unknownLineage })));
+    expect(response.status?.message).toBe(
+      `deployment tenant-acme/web belongs to application with AffinityClass "dc1" but missing required nodeSelector ${ZONE}=dc1: set spec.template.spec.nodeSelector`,
+    );
+  });
+});
+
 describe("workloads edgeadmit cannot tie to an application", () => {
   it("are allowed: no labels, or a HelmRelease the snapshot does not know", async () => {
     for (const labels of [{}, { object: FLUX("unknown") }]) {
