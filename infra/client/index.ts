@@ -1,16 +1,19 @@
 // The function's snapshot API, from the Node side: `edgeadmit snapshot push`,
 // `edgeadmit sync` and `npm start` talk to the function through this.
 import { importPrivateKey, signPush } from "../../shared/signing/index.js";
+import { describeZodError, z } from "../../shared/zod/index.js";
 
-export interface StoredSnapshot {
-  cluster: string;
-  generation: number;
-  contentHash: string;
-  builtAt: string;
-  pushedAt: string;
-  ageSeconds: number;
-  bytes: number;
-}
+/** What the function answers to a push and to GET …/snapshot: metadata only. */
+const storedSnapshotSchema = z.object({
+  cluster: z.string(),
+  generation: z.number(),
+  contentHash: z.string(),
+  builtAt: z.string(),
+  pushedAt: z.string(),
+  ageSeconds: z.number(),
+  bytes: z.number(),
+});
+export type StoredSnapshot = z.infer<typeof storedSnapshotSchema>;
 
 /** A refusal or failure, carrying the function's own error text. */
 export class FunctionError extends Error {
@@ -36,6 +39,19 @@ async function send(url: string, init: RequestInit): Promise<Response> {
   }
 }
 
+/** The answer as StoredSnapshot, or a FunctionError saying the endpoint is not an edgeadmit function (or not this version). */
+async function storedFrom(url: string, response: Response): Promise<StoredSnapshot> {
+  let json: unknown;
+  try {
+    json = await response.json();
+  } catch {
+    throw new FunctionError(`${url} answered ${response.status} without JSON: is the endpoint an edgeadmit function?`, response.status);
+  }
+  const parsed = storedSnapshotSchema.safeParse(json);
+  if (!parsed.success) throw new FunctionError(`${url} answered ${response.status} with unexpected JSON: ${describeZodError(parsed.error)}`, response.status);
+  return parsed.data;
+}
+
 async function errorText(response: Response): Promise<string> {
   const text = await response.text();
   try {
@@ -54,7 +70,7 @@ export async function pushSnapshot(endpoint: string, cluster: string, privateKey
   const url = endpointUrl(endpoint, cluster);
   const response = await send(url, { method: "PUT", body, headers: { ...headers, "content-type": "application/json" } });
   if (!response.ok) throw new FunctionError(`the function refused the snapshot (${response.status}): ${await errorText(response)}`, response.status);
-  return (await response.json()) as StoredSnapshot;
+  return storedFrom(url, response);
 }
 
 /** What the function holds for `cluster`, or undefined when nothing has been pushed yet. */
@@ -67,5 +83,5 @@ export async function storedSnapshot(endpoint: string, cluster: string): Promise
     throw new FunctionError(error, 404);
   }
   if (!response.ok) throw new FunctionError(`GET ${url} answered ${response.status}: ${await errorText(response)}`, response.status);
-  return (await response.json()) as StoredSnapshot;
+  return storedFrom(url, response);
 }

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { gunzipSync } from "node:zlib";
 import { parse, parseAllDocuments } from "yaml";
+import { run, type CelInput } from "@bufbuild/cel";
 import { describe, expect, it } from "vitest";
 import { LISTED_RESOURCES } from "../objects/cluster.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
@@ -91,6 +92,74 @@ describe("infra/k8s sources", () => {
     for (const bad of ["", "-zone", "zone-", "Example.com/zone", "a//b", "/zone", "x".repeat(64), "my domain/zone"]) expect(key.test(bad)).toBe(false);
     for (const ok of ["", "dc1", "true", "A-b_c.d"]) expect(value.test(ok)).toBe(true);
     for (const bad of ["-dc1", "dc1.", "a b", "ü"]) expect(value.test(bad)).toBe(false);
+  });
+});
+
+/** JSON → CEL values: objects become maps, as the apiserver hands `self` to a rule. */
+function celValue(value: unknown): CelInput {
+  if (Array.isArray(value)) return value.map(celValue);
+  if (value !== null && typeof value === "object") return new Map(Object.entries(value).map(([k, v]) => [k, celValue(v)]));
+  return value as CelInput;
+}
+
+/** Every schema node with its JSON path, for checks that must hold everywhere. */
+function schemaNodes(node: Doc, path = ""): Array<[string, Doc]> {
+  const children: Array<[string, Doc]> = [
+    ...Object.entries((node.properties ?? {}) as Record<string, Doc>).map(([k, v]): [string, Doc] => [`${path}.${k}`, v]),
+    ...(typeof node.additionalProperties === "object" ? [[`${path}.*`, node.additionalProperties] as [string, Doc]] : []),
+    ...(node.items ? [[`${path}[]`, node.items] as [string, Doc]] : []),
+  ];
+  return [[path || ".", node], ...children.flatMap(([p, child]) => schemaNodes(child, p))];
+}
+
+describe("the AffinityClass CRD's schema", () => {
+  const schema = find(sources, "CustomResourceDefinition").spec.versions[0].schema.openAPIV3Schema;
+  const nodes = new Map(schemaNodes(schema));
+  /** Whether every rule at `path` holds for `self`. */
+  const holds = (path: string, self: unknown) =>
+    (nodes.get(path)!["x-kubernetes-validations"] as Doc[]).every((rule) => {
+      const result = run(rule.rule, { self: celValue(self) });
+      if (typeof result !== "boolean") throw new Error(`${path}: ${rule.rule} gave ${String(result)}`);
+      return result;
+    });
+
+  it("is structural: every node has a type, every object names its properties or their value type", () => {
+    for (const [path, node] of nodes) {
+      expect(node.type, path).toMatch(/^(object|array|string|integer|number|boolean)$/);
+      if (node.type === "object" && path !== ".metadata") expect(node.properties ?? node.additionalProperties, path).toBeDefined();
+      if (node.type === "array") expect(node.items, path).toBeDefined();
+    }
+  });
+
+  it("bounds everything a CEL rule iterates, so the apiserver's cost estimate accepts the rules", () => {
+    expect(nodes.get(".spec.nodeSelector")!.maxProperties).toBeLessThanOrEqual(64);
+    expect(nodes.get(".spec.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[].matchExpressions[].values")!.maxItems).toBeLessThanOrEqual(64);
+  });
+
+  it("its CEL rules compile and judge like Kubernetes: a class needs a selector or affinity", () => {
+    expect(holds(".spec", { nodeSelector: { zone: "dc1" } })).toBe(true);
+    expect(holds(".spec", { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{}] } } })).toBe(true);
+    expect(holds(".spec", { enforcement: "Warn" })).toBe(false);
+  });
+
+  it("nodeSelector keys must be label keys", () => {
+    expect(holds(".spec.nodeSelector", { "topology.kubernetes.io/zone": "dc1", gpu: "true" })).toBe(true);
+    expect(holds(".spec.nodeSelector", { "topology.kubernetes.io/zone": "dc1", "-gpu": "true" })).toBe(false);
+    expect(holds(".spec.nodeSelector", { "Example.com/zone": "dc1" })).toBe(false);
+    expect(holds(".spec.nodeSelector", { [`${"a".repeat(253)}/zone`]: "dc1" })).toBe(true);
+    expect(holds(".spec.nodeSelector", { [`${"a".repeat(254)}/zone`]: "dc1" })).toBe(false);
+  });
+
+  it("node selector requirements carry the values their operator needs", () => {
+    const requirement = ".spec.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[].matchExpressions[]";
+    expect(holds(requirement, { key: "zone", operator: "In", values: ["dc1"] })).toBe(true);
+    expect(holds(requirement, { key: "zone", operator: "NotIn", values: [] })).toBe(false);
+    expect(holds(requirement, { key: "gpu", operator: "Exists" })).toBe(true);
+    expect(holds(requirement, { key: "gpu", operator: "DoesNotExist", values: ["x"] })).toBe(false);
+    expect(holds(requirement, { key: "cores", operator: "Gt", values: ["8"] })).toBe(true);
+    expect(holds(requirement, { key: "cores", operator: "Lt", values: ["8", "16"] })).toBe(false);
+    expect(holds(requirement, { key: `${"a".repeat(253)}/zone`, operator: "Exists" })).toBe(true);
+    expect(holds(requirement, { key: `${"a".repeat(254)}/zone`, operator: "Exists" })).toBe(false);
   });
 });
 
