@@ -231,6 +231,15 @@ describe("soft mode", () => {
     expect((await validate("demo", review)).response).toEqual({ uid: review.request.uid, allowed: true, warnings: [toWarning(message)] });
   });
 
+  it("a tenant's affinityClassEnforcement softens its applications' findings too", async () => {
+    const review = appReview(application("tenant-lab", "x", "gpu2"));
+    expect((await validate("demo", review)).response).toEqual({
+      uid: review.request.uid,
+      allowed: true,
+      warnings: ['Postgres tenant-lab/x: AffinityClass "gpu2" does not exist; existing classes: dc1, dc2, gpu, quiet, soft and 1 more'],
+    });
+  });
+
   it("a conforming pod of a soft class gets no warning", async () => {
     const review = podOf("tenant-acme", "soft-db", { nodeSelector: { [ZONE]: "dc1" } });
     expect((await validate("demo", review)).response).toEqual({ uid: review.request.uid, allowed: true });
