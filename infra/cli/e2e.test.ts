@@ -135,6 +135,15 @@ describe("sync", () => {
     expect(third.stdout).toBe(`pushed generation ${afterThird.generation} (${afterThird.bytes} bytes): content changed (was ${afterFirst.contentHash.slice(0, 12)})\n`);
   });
 
+  it("pushes above the stored generation when the clock is behind it", async () => {
+    const ahead = (await storedSnapshot(worker.url, "synced"))!.generation + 60_000;
+    const built = JSON.parse((await runCli(["snapshot", "build", "-f", DEMO])).stdout);
+    expect((await runCli(pushArgs("synced"), JSON.stringify({ ...built, generation: ahead }))).code).toBe(0);
+    const { stdout } = await runCli(syncArgs());
+    expect((await storedSnapshot(worker.url, "synced"))!.generation).toBe(ahead + 1);
+    expect(stdout).toMatch(new RegExp(`^pushed generation ${ahead + 1} \\(\\d+ bytes\\): content changed \\(was [0-9a-f]{12}\\)\\n$`));
+  });
+
   it("a cluster-side failure stops before anything is sent", async () => {
     const result = await runCli([...syncArgs(), "--context", "elsewhere"]);
     expect(result).toEqual({ code: 1, stdout: "", stderr: "cannot reach the API server at http://127.0.0.1:9: ECONNREFUSED\n" });

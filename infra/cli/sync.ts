@@ -56,6 +56,8 @@ Example:
       io.out(`unchanged: the function holds generation ${stored!.generation} with content ${hash.slice(0, 12)}, ${stored!.ageSeconds}s old; nothing pushed\n`);
       return 0;
     }
+    // The clock gives generations; one that went backwards must still push something newer.
+    if (stored && snapshot.generation <= stored.generation) snapshot.generation = stored.generation + 1;
     const result = await push(target, snapshot);
     io.out(`pushed generation ${result.generation} (${result.bytes} bytes): ${reason}\n`);
     return 0;
