@@ -237,3 +237,31 @@ describe("an object that is not the shape of its kind", () => {
     expect(await response.json()).toEqual({ error: "request.object is not a valid Postgres: spec.affinityClass: Invalid input: expected string, received number" });
   });
 });
+
+describe("a cluster that sets the new policies' modes in edgeadmit-settings", () => {
+  beforeAll(async () => {
+    const settings = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "edgeadmit-settings", namespace: "edgeadmit" },
+      data: { "policy.affinity-class-definitions": "Audit", "policy.affinity-class-references": "Off" },
+    };
+    expect((await push("other", snapshotOf([...objects, ...releases, settings]))).status).toBe(200);
+  });
+
+  it("audits a referenced class's DELETE instead of denying it", async () => {
+    const review = reviewOf(affinityClass("dc2", {}), { operation: "DELETE" });
+    expect((await validate("other", review)).response).toEqual({
+      uid: review.request.uid,
+      allowed: true,
+      auditAnnotations: {
+        "affinity-class-definitions": 'AffinityClass "dc2" is still referenced by Tenant tenant-acme/dev (allowed, default), Tenant tenant-root/acme (allowed): move them to another class first',
+      },
+    });
+  });
+
+  it("does not evaluate a policy that is Off", async () => {
+    const review = reviewOf(tenant("tenant-root", "beta", { defaultAffinityClass: "nope" }));
+    expect((await validate("other", review)).response).toEqual({ uid: review.request.uid, allowed: true });
+  });
+});
