@@ -118,6 +118,21 @@ describe("snapshot build --from-cluster", () => {
   });
 });
 
+describe("an expired continue token", () => {
+  it("restarts that list once from the beginning and builds the same snapshot", async () => {
+    const expected = content((await runCli(["snapshot", "build", "-f", "-", "--settings-namespace", "edgeadmit-system"], YAML)).stdout);
+    await withServer({ expireFirstContinue: true }, async (server) => {
+      const { code, stdout } = await runCli(["snapshot", "build", "--from-cluster"]);
+      expect(code).toBe(0);
+      expect(content(stdout)).toEqual(expected);
+      const gone = server.requests.findIndex((r) => r.includes("continue="));
+      const list = server.requests[gone]!.replace(/\?.*/, "");
+      // After the 410: the same list again without a token, then its later pages.
+      expect(server.requests.slice(gone + 1).filter((r) => r.startsWith(`${list}?`))[0]).toBe(`${list}?limit=500`);
+    });
+  });
+});
+
 describe("live path failures: one line, exit 1", () => {
   it("RBAC forbids a list: names verb and resource", async () => {
     const result = await withServer({ forbidden: ["tenants.apps.cozystack.io"] }, () => runCli(["snapshot", "build", "--from-cluster"]));

@@ -157,13 +157,22 @@ function requestFailure(e: unknown, verb: string, what: string, server: string, 
 async function listAll(apis: Apis, resource: ListedResource, pageSize: number, server: string): Promise<KubeObject[]> {
   const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
   const crd = resource.crdFrom ? { name: `${qualified(resource)}/${resource.version}`, from: resource.crdFrom } : undefined;
-  const objects: KubeObject[] = [];
+  let objects: KubeObject[] = [];
   let token: string | undefined;
-  do {
+  let restarted = false;
+  for (;;) {
     let response: unknown;
     try {
       response = await resource.list(apis, { limit: pageSize, ...(token ? { _continue: token } : {}) });
     } catch (e) {
+      // 410 Gone: the continue token outlived etcd's compaction (about 5 minutes). The pages
+      // read so far are from an older revision, so start over once for one consistent list.
+      if (e instanceof ApiException && e.code === 410 && token && !restarted) {
+        restarted = true;
+        objects = [];
+        token = undefined;
+        continue;
+      }
       throw requestFailure(e, "list", `${qualified(resource)} (all namespaces)`, server, crd);
     }
     // Back to the wire shape: the typed client turns timestamps into Dates and drops apiVersion/kind from items.
@@ -171,8 +180,8 @@ async function listAll(apis: Apis, resource: ListedResource, pageSize: number, s
     if (!page.success) throw new CliError(`list ${qualified(resource)}: the API server's answer is not a list`);
     for (const item of page.data.items ?? []) objects.push({ apiVersion, kind: resource.kind, ...item });
     token = page.data.metadata?.continue || page.data.metadata?._continue || undefined;
-  } while (token);
-  return objects;
+    if (!token) return objects;
+  }
 }
 
 /** Every object a snapshot is built from, listed from the cluster the kubeconfig points at. */

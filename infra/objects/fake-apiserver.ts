@@ -17,6 +17,8 @@ export interface FakeApiServerOptions {
   forbidden?: string[];
   /** API groups with no CRD installed. */
   missingGroups?: string[];
+  /** Answer the first request carrying a continue token with 410 Gone, as after etcd compacted its revision. */
+  expireFirstContinue?: boolean;
 }
 
 export interface FakeApiServer {
@@ -79,6 +81,14 @@ export async function startFakeApiServer(objects: readonly KubeObject[], options
         status(403, "Forbidden", `${qualified} is forbidden: User "system:serviceaccount:edgeadmit-system:edgeadmit-sync" cannot list resource "${resource.resource}" in API group "${group}" at the cluster scope`),
       );
 
+    if (options.expireFirstContinue && url.searchParams.has("continue")) {
+      options.expireFirstContinue = false;
+      return send(
+        response,
+        410,
+        status(410, "Expired", "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter."),
+      );
+    }
     const apiVersion = group ? `${group}/${version}` : version!;
     const all = objects.filter((o) => apiVersionOf(o) === apiVersion && o.kind === resource.kind);
     const offset = Number(url.searchParams.get("continue") ?? "0");
