@@ -48,6 +48,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   const found = verbOf(argv);
   if (!found) {
     const group = VERBS.filter((v) => v.name.startsWith(`${first} `)).map((v) => v.name);
+    if (group.length > 0 && (argv[1] === "--help" || argv[1] === "-h")) {
+      io.out(`${VERBS.filter((v) => group.includes(v.name)).map((v) => v.usage).join("\n\n")}\n`);
+      return 0;
+    }
     io.err(
       group.length > 0 && (argv.length === 1 || argv[1]!.startsWith("-"))
         ? `edgeadmit ${first}: say which: ${group.join(", ")}\n`
