@@ -1,5 +1,6 @@
 // `edgeadmit`: dispatches to a verb and turns every failure into one line on
 // stderr and a non-zero exit (EDGEADMIT_DEBUG=1 adds the stack).
+import { FunctionError } from "../client/index.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine } from "./errors.js";
 import { processIo, type CliIo } from "./io.js";
 import { keygen } from "./keygen.js";
@@ -66,6 +67,11 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     if (e instanceof CliError) {
       io.err(`${e.message}\n`);
       return e.exitCode;
+    }
+    // The function's refusal, or no function to talk to: its own words.
+    if (e instanceof FunctionError) {
+      io.err(`${firstLine(e.message)}\n`);
+      return EXIT_FAILURE;
     }
     // Not foreseen: still one line, with what the error says.
     io.err(`edgeadmit ${found.verb.name}: ${firstLine(e instanceof Error ? e.message : String(e))}\n`);

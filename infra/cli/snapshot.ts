@@ -5,11 +5,11 @@ import { writeFileSync } from "node:fs";
 import { decodeSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { importPrivateKey } from "../../shared/signing/index.js";
-import { FunctionError, pushSnapshot } from "../client/index.js";
+import { pushSnapshot } from "../client/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 import { inNamespace, readObjects } from "../objects/yaml.js";
 import { optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
-import { CliError, EXIT_USAGE, firstLine } from "./errors.js";
+import { CliError, EXIT_USAGE } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
 import type { Verb } from "./verb.js";
 
@@ -55,14 +55,8 @@ export async function pushTarget(verb: string, args: ParsedArgs, io: CliIo): Pro
   return { endpoint, cluster, privateKeyPem };
 }
 
-/** Pushes; a refusal or an unreachable function becomes a CliError with the function's own text. */
-export async function push(target: PushTarget, snapshot: Snapshot) {
-  try {
-    return await pushSnapshot(target.endpoint, target.cluster, target.privateKeyPem, JSON.stringify(snapshot));
-  } catch (e) {
-    if (e instanceof FunctionError) throw new CliError(firstLine(e.message));
-    throw e;
-  }
+export function push(target: PushTarget, snapshot: Snapshot) {
+  return pushSnapshot(target.endpoint, target.cluster, target.privateKeyPem, JSON.stringify(snapshot));
 }
 
 const build: Verb = {

@@ -2,10 +2,9 @@
 // cluster and pushes only when the function's copy differs or is getting old,
 // so an unchanged cluster costs one GET and no write.
 import { contentHash } from "../../shared/snapshot/index.js";
-import { FunctionError, storedSnapshot, type StoredSnapshot } from "../client/index.js";
+import { storedSnapshot, type StoredSnapshot } from "../client/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 import { parseVerbArgs } from "./args.js";
-import { CliError, firstLine } from "./errors.js";
 import { CLUSTER_FLAGS, push, PUSH_FLAGS, pushTarget, snapshotFromCluster } from "./snapshot.js";
 import type { Verb } from "./verb.js";
 
@@ -44,15 +43,10 @@ Example:
     const target = await pushTarget("sync", args, io);
     const snapshot = await snapshotFromCluster(args, io);
     const hash = await contentHash(snapshot);
-    let stored: StoredSnapshot | undefined;
-    try {
-      stored = await storedSnapshot(target.endpoint, target.cluster);
-    } catch (e) {
-      if (e instanceof FunctionError) throw new CliError(firstLine(e.message));
-      throw e;
-    }
+    const stored = await storedSnapshot(target.endpoint, target.cluster);
     const reason = pushReason(stored, hash, snapshot.settings.maxAgeSeconds);
-    if (!reason) {
+    if (reason === undefined) {
+      // pushReason skips only when something is stored.
       io.out(`unchanged: the function holds generation ${stored!.generation} with content ${hash.slice(0, 12)}, ${stored!.ageSeconds}s old; nothing pushed\n`);
       return 0;
     }
