@@ -6,7 +6,15 @@
 import type { AdmissionRequest } from "../../shared/admission/index.js";
 import type { Finding, Policy } from "../../shared/policy/index.js";
 import { describeObject, isWorkloadKind, workloadOf, type Workload } from "../../shared/k8s/workload/index.js";
-import { describeConjunction, describePlacement, implies, placementOf, requiredTermsOf, termsOutside } from "../../shared/k8s/nodeaffinity/index.js";
+import {
+  describeConjunction,
+  describePlacement,
+  implies,
+  placementOf,
+  requiredTermsOf,
+  termsOutside,
+  type NodeLabels,
+} from "../../shared/k8s/nodeaffinity/index.js";
 import {
   FLUX_HELMRELEASE_NAME_LABEL,
   FLUX_HELMRELEASE_NAMESPACE_LABEL,
@@ -62,14 +70,21 @@ function evaluate(request: AdmissionRequest, view: SnapshotView): Finding[] {
     allowed && !allowed.includes(className)
       ? [{ message: `${subject} belongs to application with AffinityClass "${className}", which tenant ${tenant!.name} does not allow; allowed: ${listed(allowed)}`, scope: { tenantNamespace: namespace } }]
       : [];
-  return [...notAllowed, ...placementFindings(workload, subject, className, affinityClass, scope)];
+  return [...notAllowed, ...placementFindings(workload, subject, className, affinityClass, scope, (name) => view.nodeLabels(name))];
 }
 
 /** Whether every node the pod may run on is one its class allows; if not, what to set. */
-function placementFindings(workload: Workload, subject: string, className: string, affinityClass: AffinityClass, scope: Finding["scope"]): Finding[] {
+function placementFindings(
+  workload: Workload,
+  subject: string,
+  className: string,
+  affinityClass: AffinityClass,
+  scope: Finding["scope"],
+  nodeLabels: NodeLabels,
+): Finding[] {
   const classPlacement = placementOf(affinityClass.nodeSelector, requiredTermsOf(affinityClass.nodeAffinity));
   const podPlacement = placementOf(workload.podSpec.nodeSelector, requiredTermsOf(workload.podSpec.affinity?.nodeAffinity));
-  const outside = termsOutside(podPlacement, classPlacement);
+  const outside = termsOutside(podPlacement, classPlacement, nodeLabels);
   if (outside.length === 0) return [];
 
   const prefix = `${subject} belongs to application with AffinityClass "${className}" but`;

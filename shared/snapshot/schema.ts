@@ -86,6 +86,13 @@ export const snapshotSchema = z.object({
   tenants: z.record(z.string(), tenantSchema),
   applications: z.record(z.string(), applicationSchema),
   volumeClaims: z.record(z.string(), volumeClaimSchema),
+  /**
+   * Node name → the node's labels whose keys some AffinityClass constrains.
+   * The DaemonSet controller pins each pod to its node with a matchFields
+   * `metadata.name` term in place of the template's node affinity; these
+   * labels say whether that node is inside the pod's class.
+   */
+  nodes: z._default(z.record(z.string(), stringMapSchema), {}),
 });
 export type Snapshot = z.infer<typeof snapshotSchema>;
 export type SnapshotInput = z.input<typeof snapshotSchema>;

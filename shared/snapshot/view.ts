@@ -86,6 +86,11 @@ export class SnapshotView {
     });
   }
 
+  /** The labels AffinityClasses look at, of a node the snapshot knows. */
+  nodeLabels(name: string): Readonly<Record<string, string>> | undefined {
+    return own(this.snapshot.nodes, name);
+  }
+
   volumeClaim(namespace: string, name: string): VolumeClaim | undefined {
     return own(this.snapshot.volumeClaims, `${namespace}/${name}`);
   }

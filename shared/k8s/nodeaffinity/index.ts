@@ -184,25 +184,75 @@ export function implies(premise: Conjunction, conclusion: Conjunction): boolean 
 /** How many sub-terms splitting one pod term on its In values may produce before giving up (unproven counts as outside). */
 const SPLIT_BUDGET = 256;
 
-function covered(term: Conjunction, within: Placement, budget: { left: number }): boolean {
+/** A node the snapshot knows: its name and the labels the class constrains. */
+export interface KnownNode {
+  name: string;
+  labels: Readonly<Record<string, string>>;
+}
+
+/** Whether `node` satisfies every requirement of `conjunction` (the scheduler's rules; an unusable requirement fails). */
+export function admits(conjunction: Conjunction, node: KnownNode): boolean {
+  return conjunction.every((r) => {
+    if (requirementProblem(r)) return false;
+    const has = r.field ? true : Object.hasOwn(node.labels, r.key);
+    const value = r.field ? node.name : node.labels[r.key];
+    switch (r.operator) {
+      case "In":
+        return has && r.values.includes(value!);
+      case "NotIn":
+        return !has || !r.values.includes(value!);
+      case "Exists":
+        return has;
+      case "DoesNotExist":
+        return !has;
+      case "Gt":
+      case "Lt": {
+        const n = has ? integerOf(value!) : undefined;
+        const bound = integerOf(r.values[0]!)!;
+        return n !== undefined && (r.operator === "Gt" ? n > bound : n < bound);
+      }
+    }
+  });
+}
+
+/** The one node a term pins by name (`matchFields metadata.name In [n]`, as the DaemonSet controller writes), if any. */
+function pinnedNodeName(term: Conjunction): string | undefined {
+  return term.find((r) => r.field && r.key === "metadata.name" && r.operator === "In" && !requirementProblem(r))?.values[0];
+}
+
+function covered(term: Conjunction, within: Placement, budget: { left: number }, nodeLabels: NodeLabels): boolean {
   const domains = domainsOf(term);
   if (!domains || within.some((c) => impliesWithin(domains, c))) return true;
+  // A term pinned to a known node admits at most that node: it is covered when that node is inside.
+  const pinned = pinnedNodeName(term);
+  const labels = pinned === undefined ? undefined : nodeLabels(pinned);
+  if (pinned !== undefined && labels) return within.some((c) => admits(c, { name: pinned, labels }));
   // `zone In (dc1,dc2)` is `zone=dc1` or `zone=dc2`: each may fit a different term of `within`.
   const at = term.findIndex((r) => r.operator === "In" && r.values.length > 1 && !requirementProblem(r));
   const split = term[at];
   if (!split || budget.left < split.values.length) return false;
   budget.left -= split.values.length;
-  return split.values.every((v) => covered(term.with(at, { ...split, values: [v] }), within, budget));
+  return split.values.every((v) => covered(term.with(at, { ...split, values: [v] }), within, budget, nodeLabels));
 }
+
+/**
+ * The labels of a node by name, for the keys `within` constrains; undefined
+ * for a node nobody reported. Only trusted for terms that pin one node.
+ */
+export type NodeLabels = (name: string) => Readonly<Record<string, string>> | undefined;
+
+const noNodes: NodeLabels = () => undefined;
 
 /**
  * The terms of `placement` not shown to stay within `within`: each must imply
  * one single conjunction of `within` (after splitting its multi-valued In
- * requirements) or admit no node. Sound: an empty answer means no node
- * `placement` admits lies outside `within`; incomplete for exotic unions.
+ * requirements) or admit no node; a term pinned by name to a node in
+ * `nodeLabels` is judged by that node's labels. Sound (given current node
+ * labels): an empty answer means no node `placement` admits lies outside
+ * `within`; incomplete for exotic unions.
  */
-export function termsOutside(placement: Placement, within: Placement): Conjunction[] {
-  return placement.filter((term) => !covered(term, within, { left: SPLIT_BUDGET }));
+export function termsOutside(placement: Placement, within: Placement, nodeLabels: NodeLabels = noNodes): Conjunction[] {
+  return placement.filter((term) => !covered(term, within, { left: SPLIT_BUDGET }, nodeLabels));
 }
 
 export function describeRequirement(r: Requirement): string {
