@@ -51,6 +51,7 @@ function status(code: number, reason: string, message: string) {
 export async function startFakeApiServer(objects: readonly KubeObject[], options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
   const requests: string[] = [];
   const pageSize = options.pageSize ?? 2;
+  let expireNextContinue = options.expireFirstContinue ?? false;
 
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? "/", "http://fake");
@@ -81,8 +82,8 @@ export async function startFakeApiServer(objects: readonly KubeObject[], options
         status(403, "Forbidden", `${qualified} is forbidden: User "system:serviceaccount:edgeadmit-system:edgeadmit-sync" cannot list resource "${resource.resource}" in API group "${group}" at the cluster scope`),
       );
 
-    if (options.expireFirstContinue && url.searchParams.has("continue")) {
-      options.expireFirstContinue = false;
+    if (expireNextContinue && url.searchParams.has("continue")) {
+      expireNextContinue = false;
       return send(
         response,
         410,
