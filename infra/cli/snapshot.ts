@@ -67,8 +67,8 @@ const build: Verb = {
 -f takes files (many YAML documents each), directories (their .yaml, .yml and
 .json files, recursively) and - for stdin; kind: List is unpacked. -n puts
 namespaced objects that name no namespace into NS, as kubectl apply -n does.
---from-cluster lists AffinityClasses, Tenants, HelmReleases, PVCs, PVs, the
-workloads and the ConfigMap edgeadmit-settings (in --settings-namespace,
+--from-cluster lists AffinityClasses, Tenants, HelmReleases, PVCs, PVs, Nodes,
+the workloads (not Pods) and the ConfigMap edgeadmit-settings (in --settings-namespace,
 default ${JOB_NAMESPACE}) through the kubeconfig, as the sync job does.
 Objects that cannot be used are skipped with a warning on stderr.
 The generation is the current time in milliseconds.

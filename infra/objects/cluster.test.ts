@@ -61,6 +61,12 @@ describe("snapshot build --from-cluster", () => {
       defaultAffinityClass: "dc1",
       affinityClassEnforcement: "Deny",
     });
+    // Node labels only for the keys some class constrains.
+    expect(snapshot.nodes).toEqual({
+      "node-a": { "topology.kubernetes.io/zone": "dc1", "node.kubernetes.io/disk": "nvme" },
+      "node-b": { "topology.kubernetes.io/zone": "dc2" },
+      "node-c": {},
+    });
     expect(snapshot.volumeClaims["tenant-acme/db-data"]).toEqual({
       accessModes: ["ReadWriteOnce"],
       pinnedToNode: true,
@@ -98,6 +104,7 @@ describe("snapshot build --from-cluster", () => {
         "GET /apis/helm.toolkit.fluxcd.io/v2/helmreleases",
         "GET /api/v1/persistentvolumeclaims",
         "GET /api/v1/persistentvolumes",
+        "GET /api/v1/nodes",
         "GET /api/v1/replicationcontrollers",
         "GET /apis/apps/v1/deployments",
         "GET /apis/apps/v1/statefulsets",

@@ -74,6 +74,7 @@ export const LISTED_RESOURCES: readonly ListedResource[] = [
   custom("helm.toolkit.fluxcd.io", "v2", "helmreleases", "HelmRelease", "Flux's helm-controller installs it", "AllNamespaces"),
   { group: "", version: "v1", resource: "persistentvolumeclaims", kind: "PersistentVolumeClaim", list: ({ core }, page) => core.listPersistentVolumeClaimForAllNamespaces(page) },
   { group: "", version: "v1", resource: "persistentvolumes", kind: "PersistentVolume", list: ({ core }, page) => core.listPersistentVolume(page) },
+  { group: "", version: "v1", resource: "nodes", kind: "Node", list: ({ core }, page) => core.listNode(page) },
   { group: "", version: "v1", resource: "replicationcontrollers", kind: "ReplicationController", list: ({ core }, page) => core.listReplicationControllerForAllNamespaces(page) },
   { group: "apps", version: "v1", resource: "deployments", kind: "Deployment", list: ({ apps }, page) => apps.listDeploymentForAllNamespaces(page) },
   { group: "apps", version: "v1", resource: "statefulsets", kind: "StatefulSet", list: ({ apps }, page) => apps.listStatefulSetForAllNamespaces(page) },
