@@ -4,7 +4,10 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { POD_SPEC_PATHS } from "../../shared/k8s/workload/index.js";
+import { WORKLOAD_API_GROUPS } from "../../shared/k8s/controller/index.js";
 import { runCli } from "../cli/test-io.js";
+import { LISTED_RESOURCES } from "./cluster.js";
 import { startFakeApiServer, type FakeApiServer } from "./fake-apiserver.js";
 import { objectsFromText } from "./yaml.js";
 
@@ -122,6 +125,20 @@ describe("snapshot build --from-cluster", () => {
     expect(code).toBe(0);
     expect(stderr).toBe("warning: no ConfigMap ops/edgeadmit-settings: the snapshot carries the default settings\n");
     expect(JSON.parse(stdout).settings).toEqual({ policies: {}, maxAgeSeconds: 3600, onStale: "Warn" });
+  });
+});
+
+describe("what the sync job lists", () => {
+  it("covers every kind buildSnapshot reads, except Pods (on purpose) and the settings ConfigMap (read by name)", () => {
+    // buildSnapshot dispatches on `group === "…" && kind === "…"` and on the workload kinds.
+    const source = readFileSync(join(__dirname, "..", "..", "shared", "snapshot", "build", "index.ts"), "utf8");
+    const dispatched = [...source.matchAll(/group === "([^"]*)" && kind === "(\w+)"/g)].map(([, group, kind]) => `${kind}.${group}`);
+    const workloads = Object.keys(POD_SPEC_PATHS).map((kind) => `${kind}.${WORKLOAD_API_GROUPS[kind as keyof typeof POD_SPEC_PATHS]}`);
+    const consumed = new Set([...dispatched, ...workloads]);
+    consumed.delete("Pod.");
+    consumed.delete("ConfigMap.");
+    expect(dispatched.length).toBeGreaterThan(4);
+    expect(new Set(LISTED_RESOURCES.map((r) => `${r.kind}.${r.group}`))).toEqual(consumed);
   });
 });
 
