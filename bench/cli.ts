@@ -2,14 +2,14 @@
 // as an operator runs it from the repository: wall time and peak memory of the
 // whole process, from /usr/bin/time -v.
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
-import { stringify } from "yaml";
+import { parseAllDocuments, stringify } from "yaml";
 import { PROJECT_ROOT } from "../scripts/local-worker.js";
 import { clusterObjects } from "./cluster.js";
 import { figure, type Section } from "./figures.js";
-import { spread } from "./stats.js";
+import { nowMs, spread } from "./stats.js";
 
 const run = promisify(execFile);
 const TIME = "/usr/bin/time";
@@ -34,6 +34,16 @@ function writeYaml(dir: string): number {
     bytes += Buffer.byteLength(text);
   }
   return bytes;
+}
+
+/** The YAML library's share: parsing 1,000 of the objects (ten files) in this process, as the CLI reads them. */
+function yamlParseMs(input: string): number[] {
+  const files = readdirSync(input).sort().slice(0, 1_000 / OBJECTS_PER_FILE).map((f) => readFileSync(join(input, f), "utf8"));
+  return Array.from({ length: RUNS }, () => {
+    const start = nowMs();
+    for (const text of files) for (const doc of parseAllDocuments(text)) doc.toJS();
+    return nowMs() - start;
+  });
 }
 
 interface Measured {
@@ -79,6 +89,7 @@ export async function cliSnapshotBuild(dir: string): Promise<Section> {
     figure("snapshot build: peak memory (max RSS)", "MB", spread(builds.map((m) => m.maxRssMb))),
     figure("of which CLI start-up (--help: tsrun bundling + load)", "s", spread(starts.map((m) => m.seconds))),
     figure("CLI start-up peak memory", "MB", spread(starts.map((m) => m.maxRssMb))),
+    figure("YAML parsing per 1,000 objects (yaml parseAllDocuments + toJS, in process)", "s", spread(yamlParseMs(input).map((ms) => ms / 1000))),
   );
   const rel = (p: string) => relative(PROJECT_ROOT, p);
   section.commands.push(

@@ -1,6 +1,7 @@
 // In-process timing of competing functions: warmed up, then run in batches that
 // take turns (rotating which goes first) so drift in CPU speed or load from the
 // other tenants of this machine hits every candidate alike.
+import { constants, PerformanceObserver } from "node:perf_hooks";
 import { nowNs } from "./stats.js";
 
 export interface Contender {
@@ -59,4 +60,24 @@ export function interleave(contenders: readonly Contender[], options: Interleave
   }
   if (sink === 0.5) console.log(sink); // never true; keeps `sink` observable
   return samples;
+}
+
+export interface GcLoad {
+  /** Young-generation collections (scavenges) per 1,000 calls. */
+  minorPer1000: number;
+  /** Mean pause of one scavenge, ms. */
+  minorPauseMs: number;
+}
+
+/** How much garbage a contender makes, seen as the scavenges it causes: a call that meets one pays its pause. */
+export async function gcLoad(contender: Contender, calls: number): Promise<GcLoad> {
+  const pauses: number[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) pauses.push(entry.duration);
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  for (let i = 0; i < calls; i++) sink ^= contender.run();
+  await new Promise((resolve) => setTimeout(resolve, 20)); // gc entries arrive asynchronously
+  observer.disconnect();
+  return { minorPer1000: (pauses.length * 1000) / calls, minorPauseMs: pauses.length ? pauses.reduce((a, b) => a + b, 0) / pauses.length : 0 };
 }
