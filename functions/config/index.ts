@@ -1,6 +1,7 @@
 // The function's configuration: which clusters may talk to it, with each
 // cluster's public key and its stance when it has no snapshot yet.
-import { z, describeZodError } from "../../shared/zod/index.js";
+import * as z from "zod/mini";
+import { describeZodError } from "../../shared/zod/index.js";
 import { importPublicKey } from "../../shared/signing/index.js";
 import type { WithoutSnapshot } from "../../shared/dispatcher/index.js";
 import type { SnapshotStore } from "../store/index.js";

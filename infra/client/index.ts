@@ -1,7 +1,8 @@
 // The function's snapshot API, from the Node side: `edgeadmit snapshot push`,
 // `edgeadmit sync` and `npm start` talk to the function through this.
 import { importPrivateKey, signPush } from "../../shared/signing/index.js";
-import { describeZodError, z } from "../../shared/zod/index.js";
+import * as z from "zod/mini";
+import { describeZodError } from "../../shared/zod/index.js";
 
 /** What the function answers to a push and to GET …/snapshot: metadata only. */
 const storedSnapshotSchema = z.object({

@@ -9,7 +9,8 @@ import { delimiter, join } from "node:path";
 // Named imports, so the CronJob's bundle keeps only these parts of client-node;
 // the CLI imports this module lazily, so verbs that never talk to a cluster do not load it.
 import { ApiException, AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
-import { z } from "../../shared/zod/index.js";
+import * as z from "zod/mini";
+import "../../shared/zod/index.js";
 import { SETTINGS_CONFIGMAP, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { CliError, firstLine } from "../cli/errors.js";
 import { JOB_NAMESPACE } from "./job.js";

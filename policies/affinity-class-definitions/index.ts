@@ -4,7 +4,8 @@
 import type { AdmissionRequest } from "../../shared/admission/index.js";
 import type { Finding, Policy } from "../../shared/policy/index.js";
 import { ENFORCEMENT_MODES } from "../../shared/policy/index.js";
-import { z, describeZodError } from "../../shared/zod/index.js";
+import * as z from "zod/mini";
+import { describeZodError } from "../../shared/zod/index.js";
 import { nodeAffinitySchema, objectMetaSchema, stringMapSchema, type NodeSelectorRequirement } from "../../shared/k8s/schemas/index.js";
 import { labelKeyError, labelValueError } from "../../shared/k8s/labels/index.js";
 import { requirementProblem } from "../../shared/k8s/nodeaffinity/index.js";

@@ -4,7 +4,8 @@
 // `kubectl apply` of the application, not later as pods that never start.
 import type { AdmissionRequest } from "../../shared/admission/index.js";
 import type { Finding, Policy } from "../../shared/policy/index.js";
-import { z, describeZodError } from "../../shared/zod/index.js";
+import * as z from "zod/mini";
+import { describeZodError } from "../../shared/zod/index.js";
 import { objectMetaSchema } from "../../shared/k8s/schemas/index.js";
 import { InvalidObjectError } from "../../shared/k8s/workload/index.js";
 import { tenantNamespaceOf } from "../../shared/snapshot/build/index.js";

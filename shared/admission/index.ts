@@ -1,5 +1,6 @@
 // The AdmissionReview wire contract the kube-apiserver enforces (DESIGN.md).
-import { z, decodeJson } from "../zod/index.js";
+import * as z from "zod/mini";
+import { decodeJson } from "../zod/index.js";
 
 export const ADMISSION_API_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
 

@@ -1,6 +1,7 @@
 // The snapshot: everything policies know about a cluster. Built by the sync
 // job or `edgeadmit snapshot build`, signed, pushed, decoded once per isolate.
-import { z } from "../zod/index.js";
+import * as z from "zod/mini";
+import "../zod/index.js";
 import { nodeAffinitySchema, stringMapSchema } from "../k8s/schemas/index.js";
 import { ENFORCEMENT_MODES, POLICY_MODES } from "../policy/index.js";
 

@@ -1,11 +1,11 @@
-// One zod/mini instance for the whole project, with English messages loaded
-// (zod/mini ships without locales; "Invalid input" alone names nothing).
+// zod/mini with English messages loaded (it ships without locales, and
+// "Invalid input" alone names nothing). Modules import `* as z from "zod/mini"`
+// themselves: re-exporting the namespace object would defeat tree-shaking and
+// put every locale in the worker bundle.
 import * as z from "zod/mini";
-import { en } from "zod/locales";
+import en from "zod/v4/locales/en.js";
 
 z.config(en());
-
-export { z };
 
 /** One line naming every problem: `request.uid: Invalid input: expected string, received undefined`. */
 export function describeZodError(error: z.core.$ZodError): string {

@@ -2,7 +2,8 @@
 // workload controller made (a Deployment's ReplicaSets and their Pods, a
 // CronJob's Jobs) were judged as their owner; judging them again repeats the
 // warning on every rollout and, under Deny, blocks the controller mid-flight.
-import { z } from "../../zod/index.js";
+import * as z from "zod/mini";
+import "../../zod/index.js";
 import type { AdmissionRequest } from "../../admission/index.js";
 import type { ObjectMeta } from "../schemas/index.js";
 import { isWorkloadKind, workloadOf, type Workload, type WorkloadKind } from "../workload/index.js";

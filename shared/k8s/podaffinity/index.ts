@@ -1,7 +1,8 @@
 // Inter-pod (anti-)affinity terms as the scheduler reads them: which pods a
 // term selects (labelSelector plus matchLabelKeys/mismatchLabelKeys), in
 // which namespaces, and whether a selector names one application.
-import { z } from "../../zod/index.js";
+import * as z from "zod/mini";
+import "../../zod/index.js";
 import { selectorIsEmpty, selectorMatches, type Labels } from "../labels/index.js";
 import type { LabelSelector, PodAffinity, PodAffinityTerm, PodSpec } from "../schemas/index.js";
 

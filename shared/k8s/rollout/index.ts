@@ -2,7 +2,8 @@
 // (apps/v1 SetDefaults_Deployment, deployment util ResolveFenceposts,
 // intstr.GetScaledValueFromIntOrPercent), so policies see the numbers the
 // deployment controller will use rather than the ones written in YAML.
-import { z, describeZodError } from "../../zod/index.js";
+import * as z from "zod/mini";
+import { describeZodError } from "../../zod/index.js";
 import { InvalidObjectError } from "../workload/index.js";
 
 /** An IntOrString of a rollout field: a non-negative integer or a percentage string like "25%". */

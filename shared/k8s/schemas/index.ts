@@ -1,6 +1,7 @@
 // zod schemas for the Kubernetes shapes edgeadmit reads. Loose objects: the
 // apiserver has already validated the full schema; we only check what we use.
-import { z } from "../../zod/index.js";
+import * as z from "zod/mini";
+import "../../zod/index.js";
 
 export const stringMapSchema = z.record(z.string(), z.string());
 

@@ -1,5 +1,6 @@
 // Which PersistentVolumeClaims a workload's pods share.
-import { z } from "../../zod/index.js";
+import * as z from "zod/mini";
+import "../../zod/index.js";
 import type { Workload } from "../workload/index.js";
 
 const claimTemplatesSchema = z.looseObject({

@@ -1,5 +1,6 @@
 // The pod a workload will create, whatever the workload's kind.
-import { z, describeZodError } from "../../zod/index.js";
+import * as z from "zod/mini";
+import { describeZodError } from "../../zod/index.js";
 import { objectMetaSchema, podSpecSchema, podTemplateSchema, type ObjectMeta, type PodSpec } from "../schemas/index.js";
 
 /** Workload kinds whose pods edgeadmit judges, with where their pod spec lives. */

@@ -1,7 +1,8 @@
 // Kubernetes objects → snapshot. Pure: the CLI feeds it objects from YAML
 // files, the sync job feeds it the same objects listed from the API, so both
 // produce the same snapshot for the same cluster.
-import { z, describeZodError } from "../../zod/index.js";
+import * as z from "zod/mini";
+import { describeZodError } from "../../zod/index.js";
 import { nodeAffinitySchema, objectMetaSchema, stringMapSchema } from "../../k8s/schemas/index.js";
 import { ENFORCEMENT_MODES, POLICY_MODES } from "../../policy/index.js";
 import {
