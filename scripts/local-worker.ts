@@ -15,7 +15,8 @@ function projectRoot(from: string): string {
 export const PROJECT_ROOT = projectRoot(dirname(fileURLToPath(import.meta.url)));
 
 export interface ClusterRegistration {
-  publicKey: string;
+  /** One key, or several while a key is rotated. */
+  publicKey: string | string[];
   withoutSnapshot?: "FailOpen" | "FailClosed";
 }
 

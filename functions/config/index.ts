@@ -7,7 +7,10 @@ import type { WithoutSnapshot } from "../../shared/dispatcher/index.js";
 import type { SnapshotStore } from "../store/index.js";
 
 export interface Env {
-  /** JSON: `{"<cluster>": {"publicKey": "ed25519:…", "withoutSnapshot": "FailOpen"}}`. */
+  /**
+   * JSON: `{"<cluster>": {"publicKey": "ed25519:…", "withoutSnapshot": "FailOpen"}}`.
+   * `publicKey` may be a list while a key is rotated: a push signed by any of them is accepted.
+   */
   CLUSTERS?: string;
   SNAPSHOTS: DurableObjectNamespace<SnapshotStore>;
 }
@@ -18,14 +21,14 @@ export const CLUSTER_ID = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const clustersSchema = z.record(
   z.string().check(z.regex(CLUSTER_ID), z.maxLength(63)),
   z.object({
-    publicKey: z.string(),
+    publicKey: z.union([z.string(), z.array(z.string()).check(z.minLength(1))]),
     withoutSnapshot: z._default(z.enum(["FailOpen", "FailClosed"]), "FailOpen"),
   }),
 );
 
 export interface Cluster {
   id: string;
-  publicKey: CryptoKey;
+  publicKeys: CryptoKey[];
   withoutSnapshot: WithoutSnapshot;
 }
 
@@ -47,9 +50,13 @@ async function parseClusters(source: string): Promise<Map<string, Cluster>> {
   if (!result.success) throw new ConfigurationError(`CLUSTERS is invalid: ${describeZodError(result.error)}`);
   const clusters = new Map<string, Cluster>();
   for (const [id, entry] of Object.entries(result.data)) {
-    const publicKey = await importPublicKey(entry.publicKey);
-    if (typeof publicKey === "string") throw new ConfigurationError(`CLUSTERS.${id}.publicKey: ${publicKey}`);
-    clusters.set(id, { id, publicKey, withoutSnapshot: entry.withoutSnapshot });
+    const publicKeys: CryptoKey[] = [];
+    for (const text of typeof entry.publicKey === "string" ? [entry.publicKey] : entry.publicKey) {
+      const publicKey = await importPublicKey(text);
+      if (typeof publicKey === "string") throw new ConfigurationError(`CLUSTERS.${id}.publicKey: ${publicKey}`);
+      publicKeys.push(publicKey);
+    }
+    clusters.set(id, { id, publicKeys, withoutSnapshot: entry.withoutSnapshot });
   }
   return clusters;
 }

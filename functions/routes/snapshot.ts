@@ -9,7 +9,7 @@ import { remember, storeOf } from "../store/cache.js";
 import type { SnapshotMeta } from "../store/index.js";
 import { jsonError, tooLarge } from "./errors.js";
 
-/** Room for ~150,000 applications (docs/benchmarks.md); below the Durable Object RPC limit of 32 MiB. */
+/** Room for ~170,000 applications, ~68,000 with a tracked volume each (docs/operations.md); below the Durable Object RPC limit of 32 MiB. */
 export const MAX_SNAPSHOT_BYTES = 24 * 1024 * 1024;
 
 export const snapshot = new Hono<{ Bindings: Env }>();
@@ -34,7 +34,7 @@ snapshot.put("/:cluster/snapshot", bodyLimit({ maxSize: MAX_SNAPSHOT_BYTES, onEr
   const body = new Uint8Array(await c.req.arrayBuffer());
   const now = Date.now();
   const verified = await verifyPush(
-    cluster.publicKey,
+    cluster.publicKeys,
     cluster.id,
     body,
     { signature: c.req.header(SIGNATURE_HEADER), timestamp: c.req.header(TIMESTAMP_HEADER) },

@@ -13,7 +13,7 @@ async function headersFor(pem: string, cluster = "prod", timestamp = now) {
 describe("snapshot signatures", () => {
   it("verify with the matching public key, for the cluster and time they were made for", async () => {
     const keys = await generateKeyPair();
-    const publicKey = (await importPublicKey(keys.publicKey)) as CryptoKey;
+    const publicKey = [(await importPublicKey(keys.publicKey)) as CryptoKey];
     expect(await verifyPush(publicKey, "prod", body, await headersFor(keys.privateKeyPem), now)).toEqual({ ok: true });
     expect(await verifyPush(publicKey, "staging", body, await headersFor(keys.privateKeyPem), now)).toMatchObject({ ok: false, status: 403 });
     expect(await verifyPush(publicKey, "prod", body, await headersFor(keys.privateKeyPem), now + MAX_CLOCK_SKEW_SECONDS + 1)).toMatchObject({
@@ -23,6 +23,14 @@ describe("snapshot signatures", () => {
     expect(await verifyPush(publicKey, "prod", body, await headersFor(keys.privateKeyPem), now + MAX_CLOCK_SKEW_SECONDS)).toEqual({ ok: true });
   });
 
+  it("verify with any of several registered keys, so a key can be rotated without a gap", async () => {
+    const [retiring, next, stranger] = await Promise.all([generateKeyPair(), generateKeyPair(), generateKeyPair()]);
+    const registered = [(await importPublicKey(retiring.publicKey)) as CryptoKey, (await importPublicKey(next.publicKey)) as CryptoKey];
+    expect(await verifyPush(registered, "prod", body, await headersFor(retiring.privateKeyPem), now)).toEqual({ ok: true });
+    expect(await verifyPush(registered, "prod", body, await headersFor(next.privateKeyPem), now)).toEqual({ ok: true });
+    expect(await verifyPush(registered, "prod", body, await headersFor(stranger.privateKeyPem), now)).toMatchObject({ ok: false, status: 403 });
+  });
+
   it("derive the registered public key from the private key", async () => {
     const keys = await generateKeyPair();
     expect(await publicKeyOf(keys.privateKeyPem)).toBe(keys.publicKey);
@@ -30,7 +38,7 @@ describe("snapshot signatures", () => {
 
   it("accept a key made by `openssl genpkey -algorithm ed25519`", async () => {
     const pem = execFileSync("openssl", ["genpkey", "-algorithm", "ed25519"], { encoding: "utf8" });
-    const publicKey = (await importPublicKey(await publicKeyOf(pem))) as CryptoKey;
+    const publicKey = [(await importPublicKey(await publicKeyOf(pem))) as CryptoKey];
     expect(await verifyPush(publicKey, "prod", body, await headersFor(pem), now)).toEqual({ ok: true });
   });
 

@@ -84,9 +84,9 @@ export async function signPush(
 
 export type VerifyResult = { ok: true } | { ok: false; status: 401 | 403; error: string };
 
-/** Checks a push's signature headers against the cluster's public key and the clock. */
+/** Checks a push's signature headers against the cluster's public keys (more than one while a key is rotated) and the clock. */
 export async function verifyPush(
-  publicKey: CryptoKey,
+  publicKeys: readonly CryptoKey[],
   cluster: string,
   body: Uint8Array,
   headers: { signature: string | undefined; timestamp: string | undefined },
@@ -105,6 +105,9 @@ export async function verifyPush(
     };
   const signature = fromBase64(headers.signature);
   if (!signature || signature.length !== 64) return { ok: false, status: 401, error: `${SIGNATURE_HEADER} must be the base64 of a 64-byte Ed25519 signature` };
-  const valid = await crypto.subtle.verify(ED25519, publicKey, signature, signedMessage(cluster, timestamp, body));
-  return valid ? { ok: true } : { ok: false, status: 403, error: `signature does not verify with cluster "${cluster}"'s public key` };
+  const message = signedMessage(cluster, timestamp, body);
+  for (const publicKey of publicKeys) {
+    if (await crypto.subtle.verify(ED25519, publicKey, signature, message)) return { ok: true };
+  }
+  return { ok: false, status: 403, error: `signature does not verify with cluster "${cluster}"'s public key` };
 }

@@ -15,6 +15,8 @@ export async function testClusters() {
     fresh: { publicKey: other.publicKey },
     sealed: { publicKey: strict.publicKey, withoutSnapshot: "FailClosed" },
     pushes: { publicKey: demo.publicKey },
+    // Mid-rotation: both keys are registered.
+    rotating: { publicKey: [demo.publicKey, other.publicKey] },
   };
   return {
     bindings: {

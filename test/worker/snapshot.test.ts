@@ -102,6 +102,14 @@ describe("a rejected push changes nothing", () => {
   });
 });
 
+describe("a cluster registered with two keys while one is rotated", () => {
+  it("accepts pushes signed by either, and no other", async () => {
+    expect((await push("rotating", snapshotOf(demoObjects), { signer: "demo" })).status).toBe(200);
+    expect((await push("rotating", snapshotOf(demoObjects), { signer: "other" })).status).toBe(200);
+    expect((await push("rotating", snapshotOf(demoObjects), { signer: "strict" })).status).toBe(403);
+  });
+});
+
 describe("storage", () => {
   it("stores a multi-chunk snapshot whole and reads it back byte for byte", async () => {
     const big = snapshotOf(demoObjects);
