@@ -82,8 +82,9 @@ export function consoleTable(results: Results): string {
 
 const cell = (text: string) => text.replace(/\|/g, "\\|");
 
-function markdownTable(header: string[], rows: string[][]): string[] {
-  return [`| ${header.map(cell).join(" | ")} |`, `| ${header.map((_, i) => (i === 0 ? "---" : "---:")).join(" | ")} |`, ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`)];
+/** Figures right-aligned after a left-aligned name; `left` keeps every column left-aligned (text tables). */
+function markdownTable(header: string[], rows: string[][], left = false): string[] {
+  return [`| ${header.map(cell).join(" | ")} |`, `| ${header.map((_, i) => (i === 0 || left ? "---" : "---:")).join(" | ")} |`, ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`)];
 }
 
 export function markdown(results: Results): string {
@@ -110,6 +111,7 @@ export function markdown(results: Results): string {
         ["esbuild / autocannon", `${machine.esbuild} / ${machine.autocannon}`],
         ["load average (1, 5, 15 min) at start → end", `${machine.loadAverageAtStart.join(", ")} → ${machine.loadAverageAtEnd?.join(", ") ?? "?"}`],
       ],
+      true,
     ),
     "",
     "The machine is shared (other jobs were running during the run; see the load average), so the min–max spreads are wider than on an idle machine; ratios against a floor measured in the same run are the robust figures.",
