@@ -99,6 +99,7 @@ export async function endToEnd(snapshotJson: string, reviewText: string, reviewL
       notes: [
         `Body: the ${reviewLabel} review (uid replaced per request). Snapshot pushed signed: ${(Buffer.byteLength(snapshotJson) / 1024).toFixed(0)} KB.`,
         `${REPETITIONS} repetitions × ${CONNECTIONS.length} connection counts × 2 targets, ${SECONDS} s each, the target order flipping every repetition; autocannon runs in the orchestrator's process on the same 2 cores as workerd.`,
+        "startLocalWorker serves through wrangler's dev ProxyWorker (a second workerd in front of the worker's own), for the function and the no-op alike: the hop costs both the same, so the ratio is fair, but it adds a fixed cost to both and so makes the ratio less sensitive than a direct measurement would be.",
         check,
         ...(failures.length > 0 ? [`Failed requests: ${failures.join("; ")}`] : ["No errors, timeouts or non-2xx answers in any run."]),
       ],

@@ -69,7 +69,7 @@ export async function snapshotScale(dir: string): Promise<Section> {
   const built = SNAPSHOT_SIZES.map((applications) => buildClusterSnapshot(applications));
   for (const b of built) {
     section.notes.push(
-      `${b.shape.applications.toLocaleString("en")} applications: ${b.shape.affinityClasses.toLocaleString("en")} AffinityClasses, ${b.shape.tenants.toLocaleString("en")} Tenants (fan-out 20 from tenant-root, up to 4 deep), a RWO PVC and its PV for every second application, ${b.objects.toLocaleString("en")} objects → buildSnapshot → JSON.stringify.`,
+      `${b.shape.applications.toLocaleString("en")} applications: ${b.shape.affinityClasses.toLocaleString("en")} AffinityClasses, ${b.shape.tenants.toLocaleString("en")} Tenants (fan-out 20 from tenant-root, chains of up to 4 namespaces; top-level tenants allow 5 classes, every third child narrows its parent's list), HelmReleases with lineage labels (two in three name a class, the rest use the tenant default), a RWO PVC and its PV for every second application, ${b.objects.toLocaleString("en")} objects → buildSnapshot → JSON.stringify.`,
     );
   }
 
