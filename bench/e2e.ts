@@ -101,6 +101,7 @@ export async function endToEnd(snapshotJson: string, reviewText: string, reviewL
         `${REPETITIONS} repetitions × ${CONNECTIONS.length} connection counts × 2 targets, ${SECONDS} s each, the target order flipping every repetition; autocannon runs in the orchestrator's process on the same 2 cores as workerd.`,
         "startLocalWorker serves through wrangler's dev ProxyWorker (a second workerd in front of the worker's own), for the function and the no-op alike: the hop costs both the same, so the ratio is fair, but it adds a fixed cost to both and so makes the ratio less sensitive than a direct measurement would be.",
         check,
+        "autocannon records latency in whole milliseconds, so the p99 figures are as coarse as that.",
         ...(failures.length > 0 ? [`Failed requests: ${failures.join("; ")}`] : ["No errors, timeouts or non-2xx answers in any run."]),
       ],
     };
@@ -122,14 +123,15 @@ export async function endToEnd(snapshotJson: string, reviewText: string, reviewL
   }
 }
 
-/** Under load the throughput is CPU-bound, so 1/throughput is the CPU time of one request on the 2 shared cores. */
+/** 1/throughput is the time of one request: its latency at one connection, its CPU time once the 2 shared cores are saturated. */
 function endToEndCost(section: Section, inProcessUs: number): string {
   const median = (name: string) => section.figures.find((f) => f.name === name)!.value.median;
   const failing = CONNECTIONS.filter((c) => section.figures.find((f) => f.name === `c=${c}: throughput function / no-op`)!.pass === false);
   const gaps = failing.map((c) => {
     const ratio = section.figures.find((f) => f.name === `c=${c}: throughput function / no-op`)!.value;
     const extraUs = (1 / ratio.median - 1) * (1e6 / median(`c=${c}: no-op throughput`));
-    return `at c=${c} the function reaches ${ratio.median.toFixed(2)}× the no-op's throughput (runs ${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}), about ${extraUs.toFixed(0)} µs more per request`;
+    const what = c === 1 ? "of latency, one request at a time" : "of CPU, the cores being saturated";
+    return `at c=${c} the function reaches ${ratio.median.toFixed(2)}× the no-op's throughput (runs ${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}), about ${extraUs.toFixed(0)} µs more per request ${what}`;
   });
   return `End to end: ${gaps.join("; ")}. The review itself costs ${inProcessUs.toFixed(0)} µs in process (section 1); the rest of the gap is what only the function does per request: Hono routing and bodyLimit, the CLUSTERS lookup, the snapshot cache check (a Durable Object head() at most every 5 s) and a larger response — and, where the gap is smaller than the noise of a shared 2-core machine, the min–max shows it.`;
 }
