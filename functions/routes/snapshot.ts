@@ -58,7 +58,8 @@ snapshot.put("/:cluster/snapshot", bodyLimit({ maxSize: MAX_SNAPSHOT_BYTES, onEr
     pushedAt: now,
     bytes: body.length,
   };
-  const result = await storeOf(c.env, cluster.id).write(text, meta);
+  // The schema's output, defaults filled in: isolates read it back without a second schema pass.
+  const result = await storeOf(c.env, cluster.id).write(JSON.stringify(decoded.snapshot), meta);
   if (!result.stored)
     return jsonError(
       c,

@@ -1,7 +1,7 @@
 // The decoded snapshot of each cluster, kept in the isolate. A review reads it
 // from memory; at most every REVALIDATE_MS one request asks the store whether
 // a newer generation exists, and only then is the body read and decoded.
-import { decodeSnapshot, SnapshotView } from "../../shared/snapshot/index.js";
+import { decodeStoredSnapshot, SnapshotView } from "../../shared/snapshot/index.js";
 import type { Env } from "../config/index.js";
 import type { SnapshotMeta } from "./index.js";
 
@@ -49,10 +49,11 @@ export async function loadSnapshot(env: Env, cluster: string, now = Date.now()):
   const stored = head ? await store.read() : null;
   let loaded: LoadedSnapshot | undefined;
   if (stored) {
-    const decoded = decodeSnapshot(stored.text);
+    const decoded = decodeStoredSnapshot(stored.text);
     cacheStats.decodes++;
     // Stored snapshots were validated on push; one that no longer decodes (a
-    // schema change across deploys) counts as none, so the cluster's stance applies.
+    // schema change across deploys, with a new apiVersion) counts as none, so
+    // the cluster's stance applies until the next sync.
     if (decoded.ok) loaded = { meta: stored.meta, view: new SnapshotView(decoded.snapshot) };
   }
   entries.set(cluster, { loaded, checkedAt: now });

@@ -111,14 +111,14 @@ describe("a cluster registered with two keys while one is rotated", () => {
 });
 
 describe("storage", () => {
-  it("stores a multi-chunk snapshot whole and reads it back byte for byte", async () => {
+  it("stores a multi-chunk snapshot whole and reads it back as it was pushed", async () => {
     const big = snapshotOf(demoObjects);
     for (let i = 0; i < 20_000; i++) big.applications[`tenant-acme/app-${i}`] = { group: "apps.cozystack.io", kind: "Postgres", name: `app-${i}`, affinityClass: "dc2" };
     const text = JSON.stringify(big);
     expect(text.length).toBeGreaterThan(2 * 512 * 1024);
     expect((await push("pushes", text)).status).toBe(200);
     const read = await storeOf(env, "pushes").read();
-    expect(read?.text).toBe(text);
+    expect(JSON.parse(read!.text)).toEqual(big);
     stored = big;
   });
 });

@@ -61,6 +61,18 @@ function parse<T>(schema: z.ZodMiniType<T>, kind: string, object: unknown): T {
 /** Decodes `object` as a workload of `kind` and finds its pod template. */
 export function workloadOf(kind: WorkloadKind, object: unknown): Workload {
   if (object === null || typeof object !== "object") throw new InvalidObjectError(`request.object is missing; a ${kind} was expected`);
+  // Every policy that judges a request asks for its workload: decode it once.
+  const known = decoded.get(object);
+  if (known?.kind === kind) return known;
+  const workload = decode(kind, object);
+  decoded.set(object, workload);
+  return workload;
+}
+
+/** Workloads already decoded, by the request object they came from; policies never change either. */
+const decoded = new WeakMap<object, Workload>();
+
+function decode(kind: WorkloadKind, object: object): Workload {
   if (kind === "Pod") {
     const pod = parse(podSchema, kind, object);
     const metadata = pod.metadata ?? {};
