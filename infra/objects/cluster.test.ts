@@ -73,7 +73,6 @@ describe("snapshot build --from-cluster", () => {
     expect(snapshot.volumeClaims["tenant-acme/db-data"]).toEqual({
       accessModes: ["ReadWriteOnce"],
       pinnedToNode: true,
-      storageClassName: "local",
       mountedBy: [
         { kind: "Job", name: "migrate" },
         { kind: "StatefulSet", name: "db", podLabels: { app: "db" } },

@@ -1,6 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildSnapshot } from "./build/index.js";
-import { decodeSnapshot, decodeStoredSnapshot, SnapshotView } from "./index.js";
+import { decodeSnapshot, decodeStoredSnapshot, SnapshotView, type Application } from "./index.js";
 
 const { snapshot } = buildSnapshot(
   [
@@ -53,5 +54,26 @@ describe("SnapshotView", () => {
     expect(view.affinityClass("constructor")).toBeUndefined();
     expect(view.tenant("__proto__")).toBeUndefined();
     expect(view.applicationByHelmRelease("tenant-a", "toString")).toBeUndefined();
+  });
+
+  it("finds by lineage exactly what a scan of every application finds, whatever the key order (namespaces that prefix each other included)", () => {
+    const namespace = fc.constantFrom("tenant-a", "tenant-a-b", "tenant-ab", "tenant-b", "t");
+    const entry = fc.record({
+      namespace,
+      helmRelease: fc.constantFrom("db", "postgres-db", "cache", "x"),
+      application: fc.record({ group: fc.constant("apps.cozystack.io"), kind: fc.constantFrom("Postgres", "Redis"), name: fc.constantFrom("db", "cache") }),
+    });
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 30 }), namespace, fc.constantFrom("Postgres", "Redis"), fc.constantFrom("db", "cache"), (entries, ns, kind, name) => {
+        const applications: Record<string, Application> = {};
+        for (const e of entries) applications[`${e.namespace}/${e.helmRelease}`] = e.application;
+        const found = new SnapshotView({ ...snapshot, applications }).applicationByLineage(ns, { group: "apps.cozystack.io", kind, name });
+        // Two HelmReleases claiming one application: the index keeps one of them; a scan lists both.
+        const matches = Object.entries(applications).filter(([key, a]) => key.startsWith(`${ns}/`) && a.kind === kind && a.name === name);
+        if (matches.length === 0) expect(found).toBeUndefined();
+        else expect(matches.map(([key]) => key)).toContain(`${found?.namespace}/${found?.helmRelease}`);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

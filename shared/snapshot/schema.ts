@@ -55,7 +55,6 @@ export const volumeClaimSchema = z.object({
    * pods to the attached node (kubernetes/kubernetes#26567).
    */
   pinnedToNode: z.boolean(),
-  storageClassName: z.optional(z.string()),
   /**
    * Workloads users wrote (not ReplicaSets, Jobs or Pods their controllers
    * made) whose pod templates mount the claim, sorted by kind and name.

@@ -1,7 +1,8 @@
 // Lookups over a decoded snapshot. Built once per isolate per generation; every
 // lookup is a hash-map lookup, so a review costs the same at any cluster size.
-// Nothing is copied up front: an isolate's first sight of a 100,000-application
-// snapshot should cost little more than JSON.parse.
+// Nothing is copied or indexed up front: an isolate's first sight of a
+// 100,000-application snapshot costs little more than JSON.parse, and the
+// lineage index grows one namespace at a time as reviews ask for it.
 import type { AffinityClass, Application, Settings, Snapshot, Tenant, VolumeClaim } from "./schema.js";
 
 export const LINEAGE_LABELS = {
@@ -36,23 +37,46 @@ function own<T>(record: Record<string, T>, key: string): T | undefined {
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
-const lineageKey = (namespace: string, l: Lineage) => `${namespace}\u0000${l.group}\u0000${l.kind}\u0000${l.name}`;
+const lineageKey = (l: Lineage) => `${l.group}\u0000${l.kind}\u0000${l.name}`;
+
+/** `keys` in code-unit order; the builder's output usually is already, which costs one pass to see. */
+function sorted(keys: string[]): string[] {
+  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return keys.sort();
+  return keys;
+}
+
+/** The first position in sorted `keys` not before `prefix`. */
+function lowerBound(keys: readonly string[], prefix: string): number {
+  let low = 0;
+  let high = keys.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (keys[middle]! < prefix) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
 
 export class SnapshotView {
-  /** lineage → `namespace/helmRelease`, built on the first lineage lookup: one pass, no copies. */
-  #byLineage: Map<string, string> | undefined;
+  /** `namespace/helmRelease` keys in sorted order, so one namespace's applications are one contiguous run. */
+  #sortedKeys: string[] | undefined;
+  /** Per namespace, built on its first lookup: lineage → `namespace/helmRelease`. */
+  readonly #byLineage = new Map<string, Map<string, string>>();
 
   constructor(readonly snapshot: Snapshot) {}
 
-  #lineageIndex(): Map<string, string> {
-    if (this.#byLineage) return this.#byLineage;
+  #namespaceIndex(namespace: string): Map<string, string> {
+    const known = this.#byLineage.get(namespace);
+    if (known) return known;
+    const keys = (this.#sortedKeys ??= sorted(Object.keys(this.snapshot.applications)));
+    const prefix = `${namespace}/`;
     const index = new Map<string, string>();
-    for (const [key, application] of Object.entries(this.snapshot.applications)) {
-      if (application.group && application.kind && application.name) {
-        index.set(lineageKey(key.slice(0, key.indexOf("/")), application as Lineage), key);
-      }
+    for (let i = lowerBound(keys, prefix); i < keys.length && keys[i]!.startsWith(prefix); i++) {
+      const application = this.snapshot.applications[keys[i]!]!;
+      if (application.group && application.kind && application.name) index.set(lineageKey(application as Lineage), keys[i]!);
     }
-    return (this.#byLineage = index);
+    this.#byLineage.set(namespace, index);
+    return index;
   }
 
   get settings(): Settings {
@@ -77,7 +101,7 @@ export class SnapshotView {
   }
 
   applicationByLineage(namespace: string, lineage: Lineage): ResolvedApplication | undefined {
-    const key = this.#lineageIndex().get(lineageKey(namespace, lineage));
+    const key = this.#namespaceIndex(namespace).get(lineageKey(lineage));
     return key === undefined ? undefined : this.#resolved(key);
   }
 

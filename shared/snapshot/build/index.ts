@@ -54,7 +54,6 @@ const pvcObject = z.looseObject({
   spec: z.looseObject({
     accessModes: z.optional(z.nullable(z.array(z.string()))),
     volumeName: z.optional(z.nullable(z.string())),
-    storageClassName: z.optional(z.nullable(z.string())),
   }),
 });
 
@@ -205,7 +204,6 @@ export function buildSnapshot(objects: readonly KubeObject[], options: BuildOpti
     const accessModes = pvc.spec.accessModes ?? [];
     if (!accessModes.some((mode) => RWO_MODES.has(mode)) || accessModes.some((mode) => MULTI_NODE_MODES.has(mode))) continue;
     const claim: VolumeClaim = { accessModes, pinnedToNode: pvc.spec.volumeName ? (pinned.get(pvc.spec.volumeName) ?? false) : false };
-    if (pvc.spec.storageClassName) claim.storageClassName = pvc.spec.storageClassName;
     const key = `${pvc.metadata.namespace}/${pvc.metadata.name}`;
     const users = usersByClaim.get(key);
     if (users) claim.mountedBy = users.sort((a, b) => (a.kind === b.kind ? compare(a.name, b.name) : compare(a.kind, b.kind)));
