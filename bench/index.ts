@@ -30,7 +30,7 @@ async function main(): Promise<void> {
 
   // The per-review and end-to-end sections judge pods of an application in a 1,000-application cluster.
   const cluster = buildClusterSnapshot(1_000);
-  const review = await step("1/5 per review, in process", () => perReview(viewOf(cluster.json), cluster.shape));
+  const review = await step("1/5 per review, in process", () => perReview(viewOf(cluster.stored), cluster.shape));
   const smallReview = reviewCases(cluster.shape)[0]!;
   await step("2/5 snapshot scale", () => snapshotScale(scratchDir("snapshots")));
   const inProcessUs = review.figures.find((f) => f.name === `${smallReview.name}: median`)!.value.median;

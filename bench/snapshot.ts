@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { wrapReview } from "../shared/admission/wrap.js";
 import { buildSnapshot } from "../shared/snapshot/build/index.js";
-import { decodeSnapshot, SnapshotView } from "../shared/snapshot/index.js";
+import { decodeSnapshot, decodeStoredSnapshot, LINEAGE_LABELS, SnapshotView, type Lineage } from "../shared/snapshot/index.js";
 import { PROJECT_ROOT } from "../scripts/local-worker.js";
 import { applicationRef, className, clusterObjects, clusterShape, type ClusterShape } from "./cluster.js";
 import { figure, goalsHold, type Section } from "./figures.js";
@@ -20,7 +20,10 @@ const run = promisify(execFile);
 export interface BuiltSnapshot {
   shape: ClusterShape;
   objects: number;
+  /** What the sync job pushes. */
   json: string;
+  /** What the push route stores and isolates read: the schema's output. */
+  stored: string;
 }
 
 export function buildClusterSnapshot(applications: number): BuiltSnapshot {
@@ -29,35 +32,48 @@ export function buildClusterSnapshot(applications: number): BuiltSnapshot {
   const { snapshot, problems } = buildSnapshot(objects, { generation: Date.now(), builtAt: new Date().toISOString() });
   if (problems.length > 0) throw new Error(`benchmark cluster of ${applications} applications has problems: ${problems.slice(0, 3).join("; ")}`);
   if (Object.keys(snapshot.applications).length !== applications) throw new Error(`snapshot holds ${Object.keys(snapshot.applications).length} applications, expected ${applications}`);
-  return { shape, objects: objects.length, json: JSON.stringify(snapshot) };
+  const json = JSON.stringify(snapshot);
+  const validated = decodeSnapshot(json);
+  if (!validated.ok) throw new Error(validated.error);
+  return { shape, objects: objects.length, json, stored: JSON.stringify(validated.snapshot) };
 }
 
-/** What the function does with a stored snapshot: decode, then index it. */
-export function viewOf(json: string): SnapshotView {
-  const decoded = decodeSnapshot(json);
+/** What an isolate does with a stored snapshot (functions/store/cache.ts): decode, then wrap it in a view. */
+export function viewOf(stored: string): SnapshotView {
+  const decoded = decodeStoredSnapshot(stored);
   if (!decoded.ok) throw new Error(decoded.error);
   return new SnapshotView(decoded.snapshot);
 }
 
 export const SNAPSHOT_SIZES = [10, 1_000, 100_000] as const;
 const CHILD_RUNS = 5;
-const CHILD_COMMAND = "node --expose-gc scripts/tsrun.mjs bench/snapshot-child.ts <snapshot.json>";
+const CHILD_COMMAND = "node --expose-gc scripts/tsrun.mjs bench/snapshot-child.ts <stored-snapshot.json> <namespace> <lineage>";
 
-interface ColdDecode {
+interface FirstSight {
+  firstSightMs: number;
   decodeMs: number;
-  parseMs: number;
-  schemaMs: number;
   viewMs: number;
+  firstLookupMs: number;
+  pushValidateMs: number;
   retainedBytes: number;
   viewBytes: number;
 }
 
-async function coldDecode(file: string): Promise<ColdDecode> {
-  const { stdout } = await run(process.execPath, ["--expose-gc", join(PROJECT_ROOT, "scripts/tsrun.mjs"), "bench/snapshot-child.ts", file], {
+/** The benchmark pod's application, which the first review looks up. */
+function firstLookup(shape: ClusterShape): [namespace: string, lineage: Lineage] {
+  const app = applicationRef(BENCH_APPLICATION, shape);
+  const labels = (JSON.parse(reviewCases(shape)[0]!.text) as { request: { object: { metadata: { labels: Record<string, string> } } } }).request.object.metadata.labels;
+  return [app.namespace, { group: labels[LINEAGE_LABELS.group]!, kind: labels[LINEAGE_LABELS.kind]!, name: labels[LINEAGE_LABELS.name]! }];
+}
+
+async function firstSight(file: string, shape: ClusterShape): Promise<FirstSight> {
+  const [namespace, lineage] = firstLookup(shape);
+  const args = ["--expose-gc", join(PROJECT_ROOT, "scripts/tsrun.mjs"), "bench/snapshot-child.ts", file, namespace, JSON.stringify(lineage)];
+  const { stdout } = await run(process.execPath, args, {
     cwd: PROJECT_ROOT,
     maxBuffer: 1 << 20,
   });
-  return JSON.parse(stdout.trim().split("\n").at(-1)!) as ColdDecode;
+  return JSON.parse(stdout.trim().split("\n").at(-1)!) as FirstSight;
 }
 
 /** Deleting the class the benchmark application uses: the policy must find every HelmRelease and Tenant that still names it. */
@@ -100,7 +116,7 @@ export async function snapshotScale(dir: string): Promise<Section> {
   }
 
   // The same 3 KB review against each cluster, batches taking turns.
-  const contexts = built.map((b) => ({ shape: b.shape, context: reviewContext(viewOf(b.json)) }));
+  const contexts = built.map((b) => ({ shape: b.shape, context: reviewContext(viewOf(b.stored)) }));
   const contenders = built.map((b, i) => {
     const context = contexts[i]!.context;
     const text = reviewCases(b.shape)[0]!.text;
@@ -121,38 +137,53 @@ export async function snapshotScale(dir: string): Promise<Section> {
 
   for (const b of built) {
     const file = join(dir, `snapshot-${b.shape.applications}.json`);
-    writeFileSync(file, b.json);
-    const runs = [];
-    for (let i = 0; i < CHILD_RUNS; i++) runs.push(await coldDecode(file));
+    writeFileSync(file, b.stored);
+    const runs: FirstSight[] = [];
+    for (let i = 0; i < CHILD_RUNS; i++) runs.push(await firstSight(file, b.shape));
     const label = `${b.shape.applications.toLocaleString("en")} apps`;
     const isLargest = b.shape.applications === SNAPSHOT_SIZES.at(-1);
+    const ms = (pick: (r: FirstSight) => number) => spread(runs.map(pick));
     section.figures.push(
       figure(`${label}: snapshot bytes`, "MB", exact(Buffer.byteLength(b.json) / 2 ** 20)),
-      figure(`${label}: decode once per isolate`, "ms", spread(runs.map((r) => r.decodeMs)), isLargest ? { op: "<=", value: 250 } : undefined),
-      figure(`${label}: retained heap`, "MB", spread(runs.map((r) => r.retainedBytes / 2 ** 20)), isLargest ? { op: "<=", value: 64 } : undefined),
+      figure(`${label}: first sight (decode + view + first lookup)`, "ms", ms((r) => r.firstSightMs), isLargest ? { op: "<=", value: 250 } : undefined),
+      figure(`${label}: retained heap`, "MB", ms((r) => r.retainedBytes / 2 ** 20), isLargest ? { op: "<=", value: 64 } : undefined),
     );
     if (isLargest)
       section.figures.push(
-        figure(`${label}: of which JSON.parse`, "ms", spread(runs.map((r) => r.parseMs))),
-        figure(`${label}: of which snapshot schema (zod)`, "ms", spread(runs.map((r) => r.schemaMs))),
-        figure(`${label}: of which new SnapshotView`, "ms", spread(runs.map((r) => r.viewMs))),
-        figure(`${label}: retained by the SnapshotView's index alone`, "MB", spread(runs.map((r) => r.viewBytes / 2 ** 20))),
+        figure(`${label}: of which decodeStoredSnapshot (JSON.parse + top-level check)`, "ms", ms((r) => r.decodeMs)),
+        figure(`${label}: of which new SnapshotView`, "ms", ms((r) => r.viewMs)),
+        figure(`${label}: of which the first lookup (index one namespace)`, "ms", ms((r) => r.firstLookupMs)),
+        figure(`${label}: retained by the view and its indexes`, "MB", ms((r) => r.viewBytes / 2 ** 20)),
+        figure(`${label}: schema pass on push (decodeSnapshot, once per push)`, "ms", ms((r) => r.pushValidateMs)),
       );
   }
   if (!goalsHold(section)) section.biggestCost = snapshotCost(section);
   section.notes.push(
-    "Decode = decodeSnapshot (JSON.parse + zod schema) + new SnapshotView, cold, in a fresh Node process per run (what an isolate does once); JSON.parse alone is timed after it on the same text and the schema's share is the rest of decodeSnapshot; retained heap = heapUsed after two forced GCs with the view held and the JSON text dropped, minus heapUsed before reading the file. MB = 2^20 bytes.",
+    "First sight = what an isolate does once (functions/store/cache.ts): decodeStoredSnapshot of the stored form (the push route stores the schema's output, so reading it back is JSON.parse and a top-level check) + new SnapshotView, then the first review's applicationByLineage, which indexes that namespace; cold, in a fresh Node process per run. The schema pass the push route runs once per push is timed after it on the same text. Retained heap = heapUsed after two forced GCs with the view held and the JSON text dropped, minus heapUsed before reading the file. MB = 2^20 bytes.",
   );
   return section;
 }
 
 function snapshotCost(section: Section): string {
   const label = `${SNAPSHOT_SIZES.at(-1)!.toLocaleString("en")} apps`;
-  const median = (name: string) => section.figures.find((f) => f.name === `${label}: ${name}`)!.value.median;
+  const value = (name: string) => section.figures.find((f) => f.name === `${label}: ${name}`)!.value.median;
   const ratio = section.figures.find((f) => f.name.startsWith("review cost"))!;
+  const decode = value("of which decodeStoredSnapshot (JSON.parse + top-level check)");
+  const heapFails = section.figures.find((f) => f.name === `${label}: retained heap`)!.pass === false;
   const parts = [
-    `Snapshot scale: at ${label} (${median("snapshot bytes").toFixed(1)} MB of JSON) the cold decode takes ${median("decode once per isolate").toFixed(0)} ms: JSON.parse ${median("of which JSON.parse").toFixed(0)} ms, the zod snapshot schema ${median("of which snapshot schema (zod)").toFixed(0)} ms, new SnapshotView ${median("of which new SnapshotView").toFixed(0)} ms (it copies every application into a resolved object and indexes it by lineage). The decoded snapshot plus that index retain ${median("retained heap").toFixed(0)} MB, ${median("retained by the SnapshotView's index alone").toFixed(0)} MB of it the index. JSON.parse alone takes most of the 250 ms budget at this size, so meeting it needs a smaller wire form (applications keyed by lineage, without repeating group and kind) or decoding per namespace on first use, not a faster schema alone.`,
+    `Snapshot scale: at ${label} (${value("snapshot bytes").toFixed(1)} MB of JSON) an isolate's first sight takes ${value("first sight (decode + view + first lookup)").toFixed(0)} ms: decodeStoredSnapshot ${decode.toFixed(0)} ms, new SnapshotView ${value("of which new SnapshotView").toFixed(0)} ms, the first lookup ${value("of which the first lookup (index one namespace)").toFixed(0)} ms. The snapshot and the view retain ${value("retained heap").toFixed(0)} MB, ${value("retained by the view and its indexes").toFixed(0)} MB of it the view.`,
   ];
+  const steps: Array<[string, number]> = [
+    ["JSON.parse of the whole snapshot (decodeStoredSnapshot)", decode],
+    ["new SnapshotView", value("of which new SnapshotView")],
+    ["the first lookup", value("of which the first lookup (index one namespace)")],
+  ];
+  const [biggest, biggestMs] = steps.sort((a, b) => b[1] - a[1])[0]!;
+  parts.push(
+    biggest.startsWith("JSON.parse")
+      ? `The biggest cost is ${biggest}, ${biggestMs.toFixed(0)} ms${heapFails ? ", and the decoded objects it leaves on the heap" : ""}: meeting the goal${heapFails ? "s" : ""} at this size needs a smaller wire form (applications keyed by lineage, without repeating group and kind on every entry) or a snapshot split by namespace and decoded on first use, not a faster decoder.`
+      : `The biggest cost is ${biggest}, ${biggestMs.toFixed(0)} ms.`,
+  );
   if (ratio.pass === false) parts.push(`The per-review cost ratio is ${ratio.value.median.toFixed(2)}×: lookups are hash-map lookups, so the difference is the larger heap (cache misses, GC).`);
   return parts.join(" ");
 }
