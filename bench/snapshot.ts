@@ -84,6 +84,11 @@ function classDeletion(shape: ClusterShape): string {
 
 const DELETION_ROUNDS = 5;
 
+/** KB below a megabyte, MB above (2^10, 2^20 bytes). */
+function bytesFigure(name: string, bytes: number) {
+  return bytes < 2 ** 20 ? figure(name, "KB", exact(bytes / 2 ** 10)) : figure(name, "MB", exact(bytes / 2 ** 20));
+}
+
 /** Milliseconds per AffinityClass DELETE review in each cluster, one call per cluster in turns (a call at 100,000 applications takes long enough alone). */
 function deletionCosts(contexts: ReadonlyArray<{ shape: ClusterShape; context: ReturnType<typeof reviewContext> }>): number[][] {
   const reviews = contexts.map(({ shape }) => classDeletion(shape));
@@ -109,11 +114,10 @@ export async function snapshotScale(dir: string): Promise<Section> {
     notes: [],
   };
   const built = SNAPSHOT_SIZES.map((applications) => buildClusterSnapshot(applications));
-  for (const b of built) {
-    section.notes.push(
-      `${b.shape.applications.toLocaleString("en")} applications: ${b.shape.affinityClasses.toLocaleString("en")} AffinityClasses, ${b.shape.tenants.toLocaleString("en")} Tenants (fan-out 20 from tenant-root, chains of up to 4 namespaces; top-level tenants allow 5 classes, every third child narrows its parent's list), HelmReleases with lineage labels (two in three name a class, the rest use the tenant default), a RWO PVC and its PV for every second application, ${b.objects.toLocaleString("en")} objects → buildSnapshot → JSON.stringify.`,
-    );
-  }
+  const en = (n: number) => n.toLocaleString("en");
+  section.notes.push(
+    `Clusters: ${built.map((b) => `${en(b.shape.applications)} applications with ${en(b.shape.affinityClasses)} AffinityClasses and ${en(b.shape.tenants)} Tenants (${en(b.objects)} objects)`).join("; ")}. Tenants fan out 20 from tenant-root in chains of up to 4 namespaces; top-level tenants allow 5 classes, every third child narrows its parent's list. HelmReleases carry lineage labels, two in three name a class (the rest use the tenant default); every second application has a RWO PVC and its PV. Objects → buildSnapshot → JSON.stringify.`,
+  );
 
   // The same 3 KB review against each cluster, batches taking turns.
   const contexts = built.map((b) => ({ shape: b.shape, context: reviewContext(viewOf(b.stored)) }));
@@ -144,7 +148,7 @@ export async function snapshotScale(dir: string): Promise<Section> {
     const isLargest = b.shape.applications === SNAPSHOT_SIZES.at(-1);
     const ms = (pick: (r: FirstSight) => number) => spread(runs.map(pick));
     section.figures.push(
-      figure(`${label}: snapshot bytes`, "MB", exact(Buffer.byteLength(b.json) / 2 ** 20)),
+      bytesFigure(`${label}: snapshot bytes`, Buffer.byteLength(b.json)),
       figure(`${label}: first sight (decode + view + first lookup)`, "ms", ms((r) => r.firstSightMs), isLargest ? { op: "<=", value: 250 } : undefined),
       figure(`${label}: retained heap`, "MB", ms((r) => r.retainedBytes / 2 ** 20), isLargest ? { op: "<=", value: 64 } : undefined),
     );
@@ -159,7 +163,7 @@ export async function snapshotScale(dir: string): Promise<Section> {
   }
   if (!goalsHold(section)) section.biggestCost = snapshotCost(section);
   section.notes.push(
-    "First sight = what an isolate does once (functions/store/cache.ts): decodeStoredSnapshot of the stored form (the push route stores the schema's output, so reading it back is JSON.parse and a top-level check) + new SnapshotView, then the first review's applicationByLineage, which indexes that namespace; cold, in a fresh Node process per run. The schema pass the push route runs once per push is timed after it on the same text. Retained heap = heapUsed after two forced GCs with the view held and the JSON text dropped, minus heapUsed before reading the file. MB = 2^20 bytes.",
+    "First sight = what an isolate does once (functions/store/cache.ts): decodeStoredSnapshot of the stored form (the push route stores the schema's output, so reading it back is JSON.parse and a top-level check) + new SnapshotView, then the first review's applicationByLineage, which indexes that namespace; cold, in a fresh Node process per run. The schema pass the push route runs once per push is timed after it on the same text. Retained heap = heapUsed after two forced GCs with the view held and the JSON text dropped, minus heapUsed before reading the file. KB = 2^10, MB = 2^20 bytes.",
   );
   return section;
 }
