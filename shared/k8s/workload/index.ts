@@ -61,16 +61,16 @@ function parse<T>(schema: z.ZodMiniType<T>, kind: string, object: unknown): T {
 /** Decodes `object` as a workload of `kind` and finds its pod template. */
 export function workloadOf(kind: WorkloadKind, object: unknown): Workload {
   if (object === null || typeof object !== "object") throw new InvalidObjectError(`request.object is missing; a ${kind} was expected`);
-  // Every policy that judges a request asks for its workload: decode it once.
-  const known = decoded.get(object);
-  if (known?.kind === kind) return known;
+  // Every policy that judges a request asks for its workload, one after the
+  // other: the last one decoded is kept, so a review decodes it once. One
+  // slot, not a WeakMap: ephemerons would slow every young-generation GC.
+  if (last?.object === object && last.workload.kind === kind) return last.workload;
   const workload = decode(kind, object);
-  decoded.set(object, workload);
+  last = { object, workload };
   return workload;
 }
 
-/** Workloads already decoded, by the request object they came from; policies never change either. */
-const decoded = new WeakMap<object, Workload>();
+let last: { object: object; workload: Workload } | undefined;
 
 function decode(kind: WorkloadKind, object: object): Workload {
   if (kind === "Pod") {
