@@ -7,8 +7,11 @@ import { join, relative } from "node:path";
 import { pushSnapshot } from "../infra/client/index.js";
 import { generateKeyPair } from "../shared/signing/index.js";
 import { PROJECT_ROOT, startLocalWorker, type LocalWorker } from "../scripts/local-worker.js";
-import { figure, goalsHold, type Section } from "./figures.js";
-import { spread } from "./stats.js";
+import { inMemoryEnv, throughApp, throughNoop } from "./app.js";
+import { figure, goalsHold, type Figure, type Section } from "./figures.js";
+import type { BuiltSnapshot } from "./snapshot.js";
+import { quantile, spread } from "./stats.js";
+import { interleave } from "./timing.js";
 
 export const CONNECTIONS = [1, 10, 50] as const;
 /** Short runs, many turns: on a shared machine, frequent alternation cancels drift better than long runs. */
@@ -52,8 +55,27 @@ function load(target: Target, body: string, connections: number, seconds: number
   return autocannon({ url: `${target.worker.url}${PATH}`, method: "POST", headers: HEADERS, body, idReplacement: true, connections, duration: seconds });
 }
 
+/** The same review through the function's Hono app and through the no-op's handler, in this process: the HTTP layer's share of the gap. */
+async function inProcess(cluster: BuiltSnapshot, reviewText: string): Promise<Figure[]> {
+  const env = await inMemoryEnv(cluster.stored, JSON.parse(cluster.stored).generation as number);
+  const samples = await interleave(
+    [
+      { name: "app", run: () => throughApp(reviewText, env) },
+      { name: "noop", run: () => throughNoop(reviewText) },
+    ],
+    { rounds: 7, warmupMs: 600, batchMs: 80, minBatch: 500 },
+  );
+  const medians = (name: string) => samples[name]!.map((round) => quantile(round, 0.5) / 1e3);
+  return [
+    figure("in process: function's Hono app (app.fetch, in-memory store)", "µs", spread(medians("app"))),
+    figure("in process: no-op handler", "µs", spread(medians("noop"))),
+  ];
+}
+
 /** `inProcessUs`: the same review's median in process (section 1), to tell the review's share of the gap. */
-export async function endToEnd(snapshotJson: string, reviewText: string, reviewLabel: string, inProcessUs: number, dir: string): Promise<Section> {
+export async function endToEnd(cluster: BuiltSnapshot, reviewText: string, reviewLabel: string, inProcessUs: number, dir: string): Promise<Section> {
+  const snapshotJson = cluster.json;
+  const layers = await inProcess(cluster, reviewText);
   const key = await generateKeyPair();
   const fn = await startLocalWorker({ clusters: { demo: { publicKey: key.publicKey } } });
   const noop = await startLocalWorker({ clusters: {}, entry: "bench/noop-worker.ts" });
@@ -105,6 +127,7 @@ export async function endToEnd(snapshotJson: string, reviewText: string, reviewL
         ...(failures.length > 0 ? [`Failed requests: ${failures.join("; ")}`] : ["No errors, timeouts or non-2xx answers in any run."]),
       ],
     };
+    section.figures.push(...layers);
     for (const connections of CONNECTIONS) {
       const fnRuns = runs.get(`function/${connections}`)!;
       const noopRuns = runs.get(`no-op/${connections}`)!;
@@ -133,5 +156,7 @@ function endToEndCost(section: Section, inProcessUs: number): string {
     const what = c === 1 ? "of latency, one request at a time" : "of CPU, the cores being saturated";
     return `at c=${c} the function reaches ${ratio.median.toFixed(2)}× the no-op's throughput (runs ${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}), about ${extraUs.toFixed(0)} µs more per request ${what}`;
   });
-  return `End to end: ${gaps.join("; ")}. The review itself costs ${inProcessUs.toFixed(0)} µs in process (section 1); the rest of the gap is what only the function does per request: Hono routing and bodyLimit, the CLUSTERS lookup, the snapshot cache check (a Durable Object head() at most every 5 s) and a larger response — and, where the gap is smaller than the noise of a shared 2-core machine, the min–max shows it.`;
+  const app = median("in process: function's Hono app (app.fetch, in-memory store)");
+  const noop = median("in process: no-op handler");
+  return `End to end: ${gaps.join("; ")}. In process the function's Hono app takes ${app.toFixed(0)} µs per review against the no-op handler's ${noop.toFixed(0)} µs, a gap of ${(app - noop).toFixed(0)} µs, of which the review itself (decode, policies, encode) is ${inProcessUs.toFixed(0)} µs and the rest routing, bodyLimit, the cluster lookup and the snapshot cache; what the end-to-end gap has beyond that is workerd's share (a larger response, the Durable Object head() every 5 s) and the noise of a shared 2-core machine, which the min–max shows.`;
 }

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const smallReview = reviewCases(cluster.shape)[0]!;
   await step("2/5 snapshot scale", () => snapshotScale(scratchDir("snapshots")));
   const inProcessUs = review.figures.find((f) => f.name === `${smallReview.name}: median`)!.value.median;
-  await step("3/5 end to end through workerd", () => endToEnd(cluster.json, smallReview.text, smallReview.name, inProcessUs, scratchDir("e2e")));
+  await step("3/5 end to end through workerd", () => endToEnd(cluster, smallReview.text, smallReview.name, inProcessUs, scratchDir("e2e")));
   await step("4/5 bundle and start-up", () => bundleAndStartup(scratchDir("bundle")));
   await step("5/5 CLI snapshot build", () => cliSnapshotBuild(scratchDir("cli")));
 

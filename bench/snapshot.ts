@@ -126,7 +126,7 @@ export async function snapshotScale(dir: string): Promise<Section> {
     const text = reviewCases(b.shape)[0]!.text;
     return { name: String(b.shape.applications), run: () => handleReview(text, context).length };
   });
-  const samples = interleave(contenders, { rounds: 9, warmupMs: 900, batchMs: 100, minBatch: 600 });
+  const samples = await interleave(contenders, { rounds: 9, warmupMs: 900, batchMs: 100, minBatch: 600 });
   const medianOf = (name: string) => samples[name]!.map((round) => quantile(round, 0.5) / 1e3);
   for (const b of built) section.figures.push(figure(`${b.shape.applications.toLocaleString("en")} apps: review median (3 KB pod)`, "µs", spread(medianOf(String(b.shape.applications)))));
   const smallest = medianOf(String(SNAPSHOT_SIZES[0]));

@@ -6,8 +6,8 @@ import { nowNs } from "./stats.js";
 
 export interface Contender {
   name: string;
-  /** One call; returns something derived from its result so the work cannot be optimised away. */
-  run: () => number;
+  /** One call; returns something derived from its result so the work cannot be optimised away. Async calls are awaited, sync ones are not. */
+  run: () => number | Promise<number>;
 }
 
 export interface InterleaveOptions {
@@ -23,23 +23,24 @@ export type RoundSamples = Record<string, number[][]>;
 
 let sink = 0;
 
-function runFor(contender: Contender, ms: number): number {
+async function runFor(contender: Contender, ms: number): Promise<number> {
   const end = nowNs() + ms * 1e6;
   let calls = 0;
   while (nowNs() < end) {
-    sink ^= contender.run();
+    const result = contender.run();
+    sink ^= typeof result === "number" ? result : await result;
     calls++;
   }
   return calls;
 }
 
-export function interleave(contenders: readonly Contender[], options: InterleaveOptions): RoundSamples {
+export async function interleave(contenders: readonly Contender[], options: InterleaveOptions): Promise<RoundSamples> {
   // Warm-up in turns, which also tells how many calls fill a batch.
   const perCallMs = new Map<string, number>();
   const slice = options.warmupMs / contenders.length / 4;
   for (let turn = 0; turn < 4; turn++) {
     for (const contender of contenders) {
-      const calls = runFor(contender, slice);
+      const calls = await runFor(contender, slice);
       perCallMs.set(contender.name, slice / Math.max(1, calls));
     }
   }
@@ -52,7 +53,8 @@ export function interleave(contenders: readonly Contender[], options: Interleave
       const durations = new Array<number>(batch.get(contender.name)!);
       for (let i = 0; i < durations.length; i++) {
         const start = nowNs();
-        sink ^= contender.run();
+        const result = contender.run();
+        sink ^= typeof result === "number" ? result : await result;
         durations[i] = nowNs() - start;
       }
       samples[contender.name]!.push(durations);
@@ -76,7 +78,11 @@ export async function gcLoad(contender: Contender, calls: number): Promise<GcLoa
     for (const entry of list.getEntries()) if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) pauses.push(entry.duration);
   });
   observer.observe({ entryTypes: ["gc"] });
-  for (let i = 0; i < calls; i++) sink ^= contender.run();
+  for (let i = 0; i < calls; i++) {
+    // Sync calls are not awaited: an await per call would add garbage of its own.
+    const result = contender.run();
+    sink ^= typeof result === "number" ? result : await result;
+  }
   await new Promise((resolve) => setTimeout(resolve, 20)); // gc entries arrive asynchronously
   observer.disconnect();
   return { minorPer1000: (pauses.length * 1000) / calls, minorPauseMs: pauses.length ? pauses.reduce((a, b) => a + b, 0) / pauses.length : 0 };
