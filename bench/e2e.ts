@@ -158,5 +158,5 @@ function endToEndCost(section: Section, inProcessUs: number): string {
   });
   const app = median("in process: function's Hono app (app.fetch, in-memory store)");
   const noop = median("in process: no-op handler");
-  return `End to end: ${gaps.join("; ")}. In process the function's Hono app takes ${app.toFixed(0)} µs per review against the no-op handler's ${noop.toFixed(0)} µs, a gap of ${(app - noop).toFixed(0)} µs, of which the review itself (decode, policies, encode) is ${inProcessUs.toFixed(0)} µs and the rest routing, bodyLimit, the cluster lookup and the snapshot cache; what the end-to-end gap has beyond that is workerd's share (a larger response, the Durable Object head() every 5 s) and the noise of a shared 2-core machine, which the min–max shows.`;
+  return `End to end: ${gaps.join("; ")}. In process the function's Hono app takes ${app.toFixed(0)} µs per review against the no-op handler's ${noop.toFixed(0)} µs: the review itself (decode, policies, encode) is ${inProcessUs.toFixed(0)} µs of the app's ${app.toFixed(0)} µs, the rest Hono's routing, bodyLimit, the cluster lookup, the snapshot cache and the Request/Response work the no-op does too. What the end-to-end gap has beyond the in-process one is workerd's own share and the noise of a shared 2-core machine, which the min–max shows.`;
 }
