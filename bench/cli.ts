@@ -16,6 +16,8 @@ const TIME = "/usr/bin/time";
 const CLI = "bin/edgeadmit.mjs";
 const RUNS = 3;
 const OBJECTS_PER_FILE = 100;
+/** Files concatenated into one, to see whether the cost per object depends on how many documents a file holds. */
+const ONE_FILE_PARTS = 20;
 /** 100 classes, 499 tenants, the settings ConfigMap, 3,133 HelmReleases and Deployments, 1,567 PVCs and their PVs: 10,000 objects. */
 const SHAPE = { applications: 3_133, affinityClasses: 100, tenants: 499 };
 export const CLI_OBJECTS = 10_000;
@@ -73,11 +75,25 @@ export async function cliSnapshotBuild(dir: string): Promise<Section> {
   const build = [CLI, "snapshot", "build", "-f", input, "-o", output];
   const help = [CLI, "snapshot", "build", "--help"];
 
+  // The first 2,000 objects twice: as 20 files and as one file of 2,000 documents (as `helm template` or a concatenated export gives).
+  const parts = readdirSync(input).sort().slice(0, ONE_FILE_PARTS);
+  const split = join(dir, "split");
+  mkdirSync(split);
+  const texts = parts.map((f) => readFileSync(join(input, f), "utf8"));
+  texts.forEach((text, i) => writeFileSync(join(split, parts[i]!), text));
+  const oneFile = join(dir, "one-file.yaml");
+  writeFileSync(oneFile, texts.join("---\n"));
+  const partial = (path: string) => [CLI, "snapshot", "build", "-f", path, "-o", join(dir, "partial.json")];
+
   const builds: Measured[] = [];
   const starts: Measured[] = [];
+  const splits: Measured[] = [];
+  const singles: Measured[] = [];
   for (let i = 0; i < RUNS; i++) {
     starts.push(await timed(help));
     builds.push(await timed(build));
+    splits.push(await timed(partial(split)));
+    singles.push(await timed(partial(oneFile)));
   }
   const snapshot = JSON.parse(readFileSync(output, "utf8")) as { applications: object; volumeClaims: Record<string, { mountedBy?: unknown[] }> };
   const applications = Object.keys(snapshot.applications).length;
@@ -90,15 +106,27 @@ export async function cliSnapshotBuild(dir: string): Promise<Section> {
     figure("of which CLI start-up (--help: tsrun bundling + load)", "s", spread(starts.map((m) => m.seconds))),
     figure("CLI start-up peak memory", "MB", spread(starts.map((m) => m.maxRssMb))),
     figure("YAML parsing per 1,000 objects (yaml parseAllDocuments + toJS, in process)", "s", spread(yamlParseMs(input).map((ms) => ms / 1000))),
+    figure(`${(ONE_FILE_PARTS * OBJECTS_PER_FILE).toLocaleString("en")} objects in ${ONE_FILE_PARTS} files: wall time`, "s", spread(splits.map((m) => m.seconds))),
+    figure(`the same ${(ONE_FILE_PARTS * OBJECTS_PER_FILE).toLocaleString("en")} objects in one file: wall time`, "s", spread(singles.map((m) => m.seconds))),
   );
   const rel = (p: string) => relative(PROJECT_ROOT, p);
   section.commands.push(
     `/usr/bin/time -v node ${CLI} snapshot build -f ${rel(input)} -o ${rel(output)}   # ${RUNS} runs`,
     `/usr/bin/time -v node ${CLI} snapshot build --help   # ${RUNS} runs, start-up alone`,
+    `/usr/bin/time -v node ${CLI} snapshot build -f ${rel(split)} -o ${rel(join(dir, "partial.json"))}   # ${RUNS} runs`,
+    `/usr/bin/time -v node ${CLI} snapshot build -f ${rel(oneFile)} -o ${rel(join(dir, "partial.json"))}   # ${RUNS} runs`,
   );
   section.notes.push(
     `Input: ${CLI_OBJECTS.toLocaleString("en")} objects (${SHAPE.affinityClasses} AffinityClasses, ${SHAPE.tenants} Tenants, 1 settings ConfigMap, ${SHAPE.applications.toLocaleString("en")} HelmReleases and Deployments, ${Math.ceil(SHAPE.applications / 2).toLocaleString("en")} RWO PVCs with their PVs) in ${Math.ceil(CLI_OBJECTS / OBJECTS_PER_FILE)} YAML files, ${(bytes / 2 ** 20).toFixed(1)} MB. Output checked: ${applications.toLocaleString("en")} applications, ${mounted.toLocaleString("en")} claims with mountedBy.`,
     "bin/edgeadmit.mjs bundles the TypeScript CLI with esbuild on every start (scripts/tsrun.mjs); the --help row shows that fixed part. MB = 2^20 bytes.",
+  );
+  const slowdown = spread(singles.map((m) => m.seconds)).median / spread(splits.map((m) => m.seconds)).median;
+  const countsLines = /function lineOf\(text: string, offset: number\)/.test(readFileSync(join(PROJECT_ROOT, "infra/objects/yaml.ts"), "utf8"));
+  section.notes.push(
+    `Documents per file: the same ${(ONE_FILE_PARTS * OBJECTS_PER_FILE).toLocaleString("en")} objects take ${slowdown.toFixed(1)}× as long from one file as from ${ONE_FILE_PARTS} files.` +
+      (slowdown > 1.5 && countsLines
+        ? " infra/objects/yaml.ts finds each document's line number by counting newlines from the start of the file (lineOf), so one file of n documents costs n²: 10,000 objects in one file take minutes. yaml's LineCounter (parseAllDocuments(text, { lineCounter })) gives the line of every offset in one pass."
+        : ""),
   );
   return section;
 }
