@@ -125,7 +125,7 @@ export async function cliSnapshotBuild(dir: string): Promise<Section> {
   section.notes.push(
     `Documents per file: the same ${(ONE_FILE_PARTS * OBJECTS_PER_FILE).toLocaleString("en")} objects take ${slowdown.toFixed(1)}× as long from one file as from ${ONE_FILE_PARTS} files.` +
       (slowdown > 1.5 && countsLines
-        ? " infra/objects/yaml.ts finds each document's line number by counting newlines from the start of the file (lineOf), so one file of n documents costs n²: 10,000 objects in one file take minutes. yaml's LineCounter (parseAllDocuments(text, { lineCounter })) gives the line of every offset in one pass."
+        ? " infra/objects/yaml.ts finds each document's line number by counting newlines from the start of the file (lineOf), so the time for one file grows with the square of its documents. yaml's LineCounter (parseAllDocuments(text, { lineCounter })) gives the line of every offset in one pass."
         : ""),
   );
   return section;
