@@ -33,7 +33,8 @@ Example:
     };
     const error = webhookOptionsError(options);
     if (error) throw new CliError(`edgeadmit webhook-config: ${error}`, EXIT_USAGE);
-    io.out(stringify(webhookConfiguration(options)));
+    // No YAML anchors for the repeated operations lists: plain lists read better in kubectl diffs.
+    io.out(stringify(webhookConfiguration(options), { aliasDuplicateObjects: false }));
     return 0;
   },
 };
