@@ -3,7 +3,7 @@
 // returns it) unpacked into its items. A syntax error names file and line.
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { parseAllDocuments } from "yaml";
+import { LineCounter, parseAllDocuments } from "yaml";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { CliError, firstLine } from "../cli/errors.js";
 import { readInput, type CliIo } from "../cli/io.js";
@@ -44,7 +44,9 @@ function unpack(object: Record<string, unknown>, where: string): KubeObject[] {
 /** Every object in `text`; `name` is how errors refer to it (a path, or `<stdin>`). */
 export function objectsFromText(text: string, name: string): KubeObject[] {
   const objects: KubeObject[] = [];
-  for (const doc of parseAllDocuments(text)) {
+  // Records line starts while parsing, so finding a document's line is a binary search, not a rescan of the file.
+  const lineCounter = new LineCounter();
+  for (const doc of parseAllDocuments(text, { lineCounter })) {
     const error = doc.errors[0];
     if (error) {
       const at = error.linePos?.[0];
@@ -53,18 +55,12 @@ export function objectsFromText(text: string, name: string): KubeObject[] {
     }
     const value: unknown = doc.toJS();
     if (value === null || value === undefined) continue;
-    const line = doc.contents?.range ? lineOf(text, doc.contents.range[0]) : undefined;
+    const line = doc.contents?.range ? lineCounter.linePos(doc.contents.range[0]).line : undefined;
     const where = `${name}${line ? `:${line}` : ""}`;
     if (!isObject(value)) throw new CliError(`${where}: a document is not a Kubernetes object (a mapping with apiVersion and kind)`);
     objects.push(...unpack(value, where));
   }
   return objects;
-}
-
-function lineOf(text: string, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
 }
 
 /** The objects in every path, in order: files, directories, `-` for stdin (read once). */
