@@ -121,12 +121,8 @@ export async function cliSnapshotBuild(dir: string): Promise<Section> {
     "bin/edgeadmit.mjs bundles the TypeScript CLI with esbuild on every start (scripts/tsrun.mjs); the --help row shows that fixed part. MB = 2^20 bytes.",
   );
   const slowdown = spread(singles.map((m) => m.seconds)).median / spread(splits.map((m) => m.seconds)).median;
-  const countsLines = /function lineOf\(text: string, offset: number\)/.test(readFileSync(join(PROJECT_ROOT, "infra/objects/yaml.ts"), "utf8"));
   section.notes.push(
-    `Documents per file: the same ${(ONE_FILE_PARTS * OBJECTS_PER_FILE).toLocaleString("en")} objects take ${slowdown.toFixed(1)}× as long from one file as from ${ONE_FILE_PARTS} files.` +
-      (slowdown > 1.5 && countsLines
-        ? " infra/objects/yaml.ts finds each document's line number by counting newlines from the start of the file (lineOf), so the time for one file grows with the square of its documents. yaml's LineCounter (parseAllDocuments(text, { lineCounter })) gives the line of every offset in one pass."
-        : ""),
+    `Documents per file: the same ${(ONE_FILE_PARTS * OBJECTS_PER_FILE).toLocaleString("en")} objects take ${slowdown.toFixed(1)}× as long from one file as from ${ONE_FILE_PARTS} files.`,
   );
   return section;
 }
