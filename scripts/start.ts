@@ -1,6 +1,7 @@
 // `npm start`: the function on http://127.0.0.1:8787 in workerd, with the
 // demo cluster "demo" registered and its snapshot signed and pushed.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { generateKeyPair, publicKeyOf } from "../shared/signing/index.js";
@@ -35,7 +36,19 @@ async function demoKey(): Promise<{ pem: string; publicKey: string }> {
   return { pem, publicKey: await publicKeyOf(pem) };
 }
 
+/** wrangler waits silently for a port in use; say so at once instead. */
+function ensurePortFree(port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", (e: NodeJS.ErrnoException) =>
+      reject(new Error(e.code === "EADDRINUSE" ? `port ${port} on 127.0.0.1 is in use (another npm start?); stop it or choose another with PORT=8788 npm start` : e.message)),
+    );
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve()));
+  });
+}
+
 async function main(): Promise<void> {
+  await ensurePortFree(PORT);
   const key = await demoKey();
   const clusters = { ...localClusters(), demo: { publicKey: key.publicKey } };
   const worker = await startLocalWorker({ clusters, port: PORT, persistTo: join(stateDir, "state") });
