@@ -19,7 +19,7 @@ interface Entry {
 
 const entries = new Map<string, Entry>();
 
-/** How many times this isolate decoded a snapshot: tests and /snapshot metadata read it. */
+/** How many times this isolate decoded a snapshot: what the cache tests observe. */
 export const cacheStats = { decodes: 0 };
 
 export function storeOf(env: Env, cluster: string) {
@@ -31,9 +31,9 @@ export function remember(cluster: string, loaded: LoadedSnapshot, now = Date.now
   entries.set(cluster, { loaded, checkedAt: now });
 }
 
-export function forget(cluster?: string): void {
-  if (cluster === undefined) entries.clear();
-  else entries.delete(cluster);
+/** Drop every decoded snapshot, as a new isolate starts: the cache tests begin from here. */
+export function forget(): void {
+  entries.clear();
 }
 
 export async function loadSnapshot(env: Env, cluster: string, now = Date.now()): Promise<LoadedSnapshot | undefined> {
