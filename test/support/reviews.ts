@@ -43,11 +43,16 @@ export function reviewOf(object: { kind: string; metadata?: { name?: string; nam
   };
 }
 
-export const MAIN_DB_LINEAGE = {
-  "apps.cozystack.io/application.group": "apps.cozystack.io",
-  "apps.cozystack.io/application.kind": "Postgres",
-  "apps.cozystack.io/application.name": "main-db",
-};
+/** The lineage labels CozyStack's mutating webhook puts on an application's pods. */
+export function lineage(kind: string, name: string): Record<string, string> {
+  return {
+    "apps.cozystack.io/application.group": "apps.cozystack.io",
+    "apps.cozystack.io/application.kind": kind,
+    "apps.cozystack.io/application.name": name,
+  };
+}
+
+export const MAIN_DB_LINEAGE = lineage("Postgres", "main-db");
 
 export function pod(spec: { name?: string; generateName?: string; namespace?: string; labels?: Record<string, string>; nodeSelector?: Record<string, string>; affinity?: unknown }) {
   return {

@@ -4,7 +4,7 @@ import demoYaml from "../../examples/demo/cluster.yaml?raw";
 import deniedReview from "../../examples/reviews/pod-main-db-denied.json";
 import allowedReview from "../../examples/reviews/pod-main-db-allowed.json";
 import { objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
-import { MAIN_DB_LINEAGE, pod, reviewOf } from "../support/reviews.js";
+import { lineage, MAIN_DB_LINEAGE, pod, reviewOf } from "../support/reviews.js";
 
 const demoObjects = objectsFromYaml(demoYaml);
 const extra = objectsFromYaml(`
@@ -50,12 +50,6 @@ metadata:
     apps.cozystack.io/application.kind: Redis
     apps.cozystack.io/application.name: loose
 `);
-
-const lineage = (kind: string, name: string) => ({
-  "apps.cozystack.io/application.group": "apps.cozystack.io",
-  "apps.cozystack.io/application.kind": kind,
-  "apps.cozystack.io/application.name": name,
-});
 
 beforeAll(async () => {
   const response = await push("demo", snapshotOf([...demoObjects, ...extra]));

@@ -3,13 +3,9 @@
 // the node's labels (from the snapshot) can say whether the pod stays in its class.
 import { beforeAll, describe, expect, it } from "vitest";
 import { objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
-import { pod, reviewOf } from "../support/reviews.js";
+import { lineage, pod, reviewOf } from "../support/reviews.js";
 
-const LINEAGE = {
-  "apps.cozystack.io/application.group": "apps.cozystack.io",
-  "apps.cozystack.io/application.kind": "Monitoring",
-  "apps.cozystack.io/application.name": "agents",
-};
+const LINEAGE = lineage("Monitoring", "agents");
 
 beforeAll(async () => {
   const objects = objectsFromYaml(`

@@ -4,33 +4,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
 import { reviewOf } from "../support/reviews.js";
+import { ACME_TENANT, DRAFT_CLASSES, ROOT_TENANT } from "../support/draft.js";
 
-const objects = objectsFromYaml(`
-apiVersion: cozystack.io/v1alpha1
-kind: AffinityClass
-metadata: {name: dc1}
-spec: {nodeSelector: {topology.kubernetes.io/zone: dc1}}
----
-apiVersion: cozystack.io/v1alpha1
-kind: AffinityClass
-metadata: {name: dc2}
-spec: {nodeSelector: {topology.kubernetes.io/zone: dc2}}
----
-apiVersion: cozystack.io/v1alpha1
-kind: AffinityClass
-metadata: {name: gpu}
-spec: {nodeSelector: {node.kubernetes.io/gpu: "true"}}
----
-apiVersion: apps.cozystack.io/v1alpha1
-kind: Tenant
-metadata: {name: root, namespace: tenant-root}
-spec: {}
----
-apiVersion: apps.cozystack.io/v1alpha1
-kind: Tenant
-metadata: {name: acme, namespace: tenant-root}
-spec: {allowedAffinityClasses: [dc1, dc2], defaultAffinityClass: dc1}
----
+const objects = [
+  ...DRAFT_CLASSES,
+  ...ROOT_TENANT,
+  ...ACME_TENANT,
+  ...objectsFromYaml(`
 apiVersion: apps.cozystack.io/v1alpha1
 kind: Tenant
 metadata: {name: dev, namespace: tenant-acme}
@@ -40,7 +20,8 @@ apiVersion: apps.cozystack.io/v1alpha1
 kind: Tenant
 metadata: {name: ops, namespace: tenant-acme}
 spec: {}
-`);
+`),
+];
 
 const releases = Array.from({ length: 7 }, (_, i) => ({
   apiVersion: "helm.toolkit.fluxcd.io/v2",

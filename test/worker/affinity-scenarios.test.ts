@@ -3,26 +3,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { toWarning } from "../../shared/admission/index.js";
 import { objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
-import { pod, reviewOf } from "../support/reviews.js";
+import { lineage, pod, reviewOf } from "../support/reviews.js";
+import { DRAFT_CLASSES, ROOT_TENANT } from "../support/draft.js";
 
 const ZONE = "topology.kubernetes.io/zone";
 
-const objects = objectsFromYaml(`
-apiVersion: cozystack.io/v1alpha1
-kind: AffinityClass
-metadata: {name: dc1}
-spec: {nodeSelector: {topology.kubernetes.io/zone: dc1}}
----
-apiVersion: cozystack.io/v1alpha1
-kind: AffinityClass
-metadata: {name: dc2}
-spec: {nodeSelector: {topology.kubernetes.io/zone: dc2}}
----
-apiVersion: cozystack.io/v1alpha1
-kind: AffinityClass
-metadata: {name: gpu}
-spec: {nodeSelector: {node.kubernetes.io/gpu: "true"}}
----
+const objects = [
+  ...DRAFT_CLASSES,
+  ...ROOT_TENANT,
+  ...objectsFromYaml(`
 apiVersion: cozystack.io/v1alpha1
 kind: AffinityClass
 metadata: {name: soft}
@@ -45,11 +34,6 @@ spec:
 ---
 apiVersion: apps.cozystack.io/v1alpha1
 kind: Tenant
-metadata: {name: root, namespace: tenant-root}
-spec: {}
----
-apiVersion: apps.cozystack.io/v1alpha1
-kind: Tenant
 metadata: {name: acme, namespace: tenant-root}
 spec:
   allowedAffinityClasses: [dc1, dc2, soft, quiet, two-zone]
@@ -64,13 +48,8 @@ apiVersion: apps.cozystack.io/v1alpha1
 kind: Tenant
 metadata: {name: lab, namespace: tenant-root}
 spec: {defaultAffinityClass: dc1, affinityClassEnforcement: Warn}
-`);
-
-const lineage = (kind: string, name: string) => ({
-  "apps.cozystack.io/application.group": "apps.cozystack.io",
-  "apps.cozystack.io/application.kind": kind,
-  "apps.cozystack.io/application.name": name,
-});
+`),
+];
 
 function helmRelease(namespace: string, name: string, affinityClass?: string) {
   return {

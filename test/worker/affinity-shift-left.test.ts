@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { toWarning } from "../../shared/admission/index.js";
 import { objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
-import { reviewOf } from "../support/reviews.js";
+import { lineage, reviewOf } from "../support/reviews.js";
 
 const ZONE = "topology.kubernetes.io/zone";
 
@@ -51,11 +51,7 @@ metadata:
 `);
 
 const FLUX = (name: string) => ({ "helm.toolkit.fluxcd.io/name": name, "helm.toolkit.fluxcd.io/namespace": "tenant-acme" });
-const LINEAGE = {
-  "apps.cozystack.io/application.group": "apps.cozystack.io",
-  "apps.cozystack.io/application.kind": "Kafka",
-  "apps.cozystack.io/application.name": "zoned",
-};
+const LINEAGE = lineage("Kafka", "zoned");
 
 const KINDS = {
   Deployment: ["apps/v1", "spec.template.spec"],

@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import demoYaml from "../../examples/demo/cluster.yaml?raw";
 import { call, objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
-import { pod, reviewOf } from "../support/reviews.js";
+import { lineage, pod, reviewOf } from "../support/reviews.js";
 
 const post = (path: string, body: BodyInit, headers: Record<string, string> = {}) =>
   call(path, { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
@@ -54,11 +54,7 @@ metadata:
     apps.cozystack.io/affinity-class: soft
 `);
     expect((await push("other", snapshotOf(warnClass))).status).toBe(200);
-    const labels = {
-      "apps.cozystack.io/application.group": "apps.cozystack.io",
-      "apps.cozystack.io/application.kind": "Postgres",
-      "apps.cozystack.io/application.name": "soft-app",
-    };
+    const labels = lineage("Postgres", "soft-app");
     const { response } = await validate("other", reviewOf(pod({ generateName: "soft\r\napp-\u0007x".padEnd(140, "y"), namespace: "tenant-soft", labels })));
     expect(response.allowed).toBe(true);
     expect(response.warnings).toHaveLength(1);
