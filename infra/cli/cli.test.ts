@@ -128,7 +128,7 @@ describe("webhook-config", () => {
   it.each([
     [["--url", "http://admit.example.org", "--cluster", "c"], "--url must be https:// (the kube-apiserver calls webhooks over TLS only), not http://"],
     [["--url", "https://admit.example.org/?token=x", "--cluster", "c"], "--url may not carry a query string, fragment or user info: the kube-apiserver refuses them in clientConfig.url"],
-    [["--url", "https://admit.example.org", "--cluster", "Prod_EU"], '--cluster "Prod_EU" is not a cluster id (lowercase letters, digits and \'-\', at most 63 characters)'],
+    [["--url", "https://admit.example.org", "--cluster", "Prod_EU"], "--cluster: cluster id \"Prod_EU\" must be 1-63 lowercase letters, digits and '-', starting and ending with a letter or digit"],
     [["--url", "https://admit.example.org", "--cluster", "c", "--timeout", "31"], "--timeout must be a whole number of seconds from 1 to 30 (the kube-apiserver's range), not 31"],
     [["--url", "https://admit.example.org", "--cluster", "c", "--failure-policy", "Open"], "--failure-policy must be one of Fail, Ignore, not \"Open\""],
   ])("refuses %j", async (argv, message) => {

@@ -1,7 +1,7 @@
 // The ValidatingWebhookConfiguration that points a cluster's kube-apiserver at
 // the function. `edgeadmit webhook-config` prints it; infra/k8s/webhook.yaml is
 // its output for the placeholder URL (a test keeps them equal).
-import { CLUSTER_ID } from "../../functions/config/index.js";
+import { clusterIdError } from "../../shared/clusters/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 
 export const FAILURE_POLICIES = ["Fail", "Ignore"] as const;
@@ -31,8 +31,8 @@ export function webhookOptionsError(options: WebhookOptions): string | undefined
   if (url.protocol !== "https:") return `--url must be https:// (the kube-apiserver calls webhooks over TLS only), not ${url.protocol}//`;
   if (url.search || url.hash || url.username || url.password || options.url.includes("?") || options.url.includes("#"))
     return "--url may not carry a query string, fragment or user info: the kube-apiserver refuses them in clientConfig.url";
-  if (!CLUSTER_ID.test(options.cluster) || options.cluster.length > 63)
-    return `--cluster "${options.cluster}" is not a cluster id (lowercase letters, digits and '-', at most 63 characters)`;
+  const idError = clusterIdError(options.cluster);
+  if (idError) return `--cluster: ${idError}`;
   const timeout = options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
   if (!Number.isInteger(timeout) || timeout < 1 || timeout > 30) return `--timeout must be a whole number of seconds from 1 to 30 (the kube-apiserver's range), not ${timeout}`;
   return undefined;

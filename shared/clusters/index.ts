@@ -1,0 +1,92 @@
+// CLUSTERS: which clusters may talk to the function and how each proves it.
+// One schema serves the function (functions/config) and `edgeadmit clusters
+// check`, so a value that passes the check loads in the function. A broken
+// entry disables that cluster only; the others keep working.
+import * as z from "zod/mini";
+import { describeZodError } from "../zod/index.js";
+import { fromHex } from "../digest/index.js";
+import { importPublicKey } from "../signing/index.js";
+import { TOKEN_HASH_PATTERN, TOKEN_HASH_PREFIX } from "../tokens/index.js";
+
+/** A path segment, printed by the apiserver in errors: an identifier, never a secret. */
+export const CLUSTER_ID = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+export const MAX_CLUSTER_ID_LENGTH = 63;
+
+/** Why `id` cannot name a cluster, or undefined. */
+export function clusterIdError(id: string): string | undefined {
+  if (id.length <= MAX_CLUSTER_ID_LENGTH && CLUSTER_ID.test(id)) return undefined;
+  return `cluster id ${JSON.stringify(id.slice(0, 80))} must be 1-63 lowercase letters, digits and '-', starting and ending with a letter or digit`;
+}
+
+export const WITHOUT_SNAPSHOT = ["FailOpen", "FailClosed"] as const;
+export type WithoutSnapshot = (typeof WITHOUT_SNAPSHOT)[number];
+
+const registrationSchema = z.strictObject({
+  /** Verifies the sync job's signed pushes and reads; a list while a key is rotated. */
+  publicKey: z.union([z.string(), z.array(z.string()).check(z.minLength(1))]),
+  /** SHA-256 of each bearer token the cluster's apiserver may present; a list so tokens rotate without a window. */
+  tokenHashes: z.optional(z.array(z.string().check(z.regex(TOKEN_HASH_PATTERN, `must be "${TOKEN_HASH_PREFIX}" and 64 lowercase hex digits (edgeadmit token prints it)`)))),
+  /** Admit reviews without a token: only for a function nobody else can reach (the local demo). */
+  anonymous: z.optional(z.boolean()),
+  withoutSnapshot: z._default(z.enum(WITHOUT_SNAPSHOT), "FailOpen"),
+});
+export type Registration = z.infer<typeof registrationSchema>;
+
+export interface Cluster {
+  id: string;
+  /** Keys that verify the sync job's signatures. */
+  publicKeys: CryptoKey[];
+  /** SHA-256 digests of the accepted bearer tokens. */
+  tokenDigests: Uint8Array[];
+  anonymous: boolean;
+  withoutSnapshot: WithoutSnapshot;
+}
+
+/** One reason a registration is unusable; `cluster` is absent when the whole value is. */
+export interface ClusterProblem {
+  cluster?: string;
+  reason: string;
+}
+
+export interface LoadedClusters {
+  clusters: Map<string, Cluster>;
+  problems: ClusterProblem[];
+}
+
+async function loadOne(id: string, value: unknown): Promise<Cluster | string> {
+  const idError = clusterIdError(id);
+  if (idError) return idError;
+  const parsed = registrationSchema.safeParse(value);
+  if (!parsed.success) return describeZodError(parsed.error);
+  const entry = parsed.data;
+  const tokenDigests = (entry.tokenHashes ?? []).map((hash) => fromHex(hash.slice(TOKEN_HASH_PREFIX.length))!);
+  if (tokenDigests.length === 0 && entry.anonymous !== true)
+    return "no credential: set tokenHashes (edgeadmit token makes one), or anonymous: true for a function nobody else can reach";
+  const publicKeys: CryptoKey[] = [];
+  for (const [index, text] of (typeof entry.publicKey === "string" ? [entry.publicKey] : entry.publicKey).entries()) {
+    const publicKey = await importPublicKey(text);
+    if (typeof publicKey === "string") return `publicKey${typeof entry.publicKey === "string" ? "" : `[${index}]`}: ${publicKey}`;
+    publicKeys.push(publicKey);
+  }
+  return { id, publicKeys, tokenDigests, anonymous: entry.anonymous === true, withoutSnapshot: entry.withoutSnapshot };
+}
+
+/** Parses a CLUSTERS value: every usable registration, and why each other one is not. */
+export async function loadClusters(source: string): Promise<LoadedClusters> {
+  let json: unknown;
+  try {
+    json = JSON.parse(source);
+  } catch (e) {
+    return { clusters: new Map(), problems: [{ reason: `CLUSTERS is not JSON: ${(e as Error).message}` }] };
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json))
+    return { clusters: new Map(), problems: [{ reason: 'CLUSTERS must be a JSON object: {"<cluster>": {"publicKey": …, "tokenHashes": […]}}' }] };
+  const clusters = new Map<string, Cluster>();
+  const problems: ClusterProblem[] = [];
+  for (const [id, value] of Object.entries(json)) {
+    const loaded = await loadOne(id, value);
+    if (typeof loaded === "string") problems.push({ cluster: id.slice(0, 80), reason: loaded });
+    else clusters.set(id, loaded);
+  }
+  return { clusters, problems };
+}

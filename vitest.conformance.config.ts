@@ -1,0 +1,26 @@
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+import { testClusters } from "./test/support/clusters.js";
+
+// `npm run conformance`: the team's acceptance data beside the clone
+// (../shared: real-world fixtures, conformance suites), through the real
+// worker in workerd. `npm test` never reads ../shared.
+export default defineConfig(async () => {
+  const clusters = await testClusters();
+  return {
+    test: {
+      projects: [
+        {
+          plugins: [
+            cloudflareTest({
+              main: "./functions/index.ts",
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: { bindings: clusters.bindings },
+            }),
+          ],
+          test: { name: "conformance", include: ["conformance/**/*.test.ts"], testTimeout: 120_000 },
+        },
+      ],
+    },
+  };
+});
