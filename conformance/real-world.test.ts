@@ -86,8 +86,8 @@ const refOf = (object: KubeObject) => `${String(object.kind)}/${String((object.m
 function expectedResponse(uid: string, findings: readonly Expected[], profile: Profile): ReviewResponse["response"] {
   const ordered = HYGIENE.flatMap((policy) => findings.filter((f) => f.policy === policy));
   const inMode = (mode: Mode) => ordered.filter((f) => MODES[profile][f.policy] === mode);
-  const denials = inMode("Deny").map((f) => f.message);
-  const warnings = inMode("Warn").map((f) => f.message);
+  const denials = inMode("Deny").map((f) => `${f.policy}: ${f.message}`);
+  const warnings = inMode("Warn").map((f) => `${f.policy}: ${f.message}`);
   const audits = inMode("Audit");
   return {
     uid,
@@ -126,7 +126,7 @@ async function judgeFile(fileCase: FileCase): Promise<void> {
     const ref = refOf(object);
     const expected = findings[ref] ?? [];
     if (Object.hasOwn(findings, ref)) judged.add(ref);
-    for (const { message } of expected) expect(message.length, message).toBeLessThanOrEqual(120);
+    for (const { policy, message } of expected) expect(`${policy}: ${message}`.length, message).toBeLessThanOrEqual(256);
     const review = wrapReview(object, { namespace: fileCase.namespace });
     const { response } = await validate(CLUSTER, review);
     expect(response, ref).toEqual(expectedResponse(review.request.uid, expected, fileCase.profile));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeAdmissionReview, encodeAdmissionResponse, isValidAuditAnnotationKey, toWarning } from "./index.js";
+import { decodeAdmissionReview, encodeAdmissionResponse, isValidAuditAnnotationKey, toWarning, toWarnings, utf8Length } from "./index.js";
 import { wrapReview } from "./wrap.js";
 
 describe("toWarning", () => {
@@ -11,10 +11,33 @@ describe("toWarning", () => {
     expect(toWarning("a\r\nb\tc\u0000d\u2028e\u0085f")).toBe("a b c d e f");
   });
 
-  it("cuts a long warning to exactly 120 characters ending in ...", () => {
-    const warning = toWarning("x".repeat(200));
-    expect(warning).toHaveLength(120);
-    expect(warning.endsWith("...")).toBe(true);
+  it("keeps a warning of up to 256 characters whole, as the apiserver does", () => {
+    expect(toWarning("x".repeat(256))).toBe("x".repeat(256));
+  });
+
+  it("cuts a longer one to exactly 256 bytes ending in ...", () => {
+    expect(toWarning("x".repeat(300))).toBe(`${"x".repeat(253)}...`);
+  });
+
+  it("counts bytes and never cuts inside a character", () => {
+    const warning = toWarning("é".repeat(200));
+    expect(warning).toBe(`${"é".repeat(126)}...`);
+    expect(utf8Length(warning)).toBe(255);
+    expect(toWarning(`${"x".repeat(251)}😀😀`)).toBe(`${"x".repeat(251)}...`);
+  });
+});
+
+describe("toWarnings", () => {
+  it("keeps every warning while all fit 4,096 bytes", () => {
+    const warnings = Array.from({ length: 16 }, (_, i) => `${String(i).padStart(2, "0")}${"w".repeat(254)}`);
+    expect(toWarnings(warnings)).toEqual(warnings);
+  });
+
+  it("counts the warnings past 4,096 bytes in a last line instead of letting the apiserver drop them unsaid", () => {
+    const warnings = Array.from({ length: 20 }, (_, i) => `${String(i).padStart(2, "0")}${"w".repeat(254)}`);
+    const kept = toWarnings(warnings);
+    expect(kept).toEqual([...warnings.slice(0, 15), "edgeadmit: 5 more warnings omitted"]);
+    expect(kept.reduce((total, w) => total + utf8Length(w), 0)).toBeLessThanOrEqual(4096);
   });
 });
 

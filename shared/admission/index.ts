@@ -62,15 +62,57 @@ export interface AdmissionResponseReview {
   };
 }
 
-export const MAX_WARNING_LENGTH = 120;
+/**
+ * The apiserver keeps each warning up to 256 characters and drops the
+ * warnings that come after 4,096 in all (counted in bytes here, which is
+ * never more generous than characters).
+ */
+export const MAX_WARNING_BYTES = 256;
+export const MAX_WARNINGS_TOTAL_BYTES = 4096;
+
+const utf8 = new TextEncoder();
+export const utf8Length = (text: string): number => utf8.encode(text).length;
+
+/** `text` cut to at most `maxBytes` of UTF-8 at a character boundary, ending in "..." when cut. */
+export function truncateUtf8(text: string, maxBytes: number): string {
+  if (text.length <= maxBytes / 3 || utf8Length(text) <= maxBytes) return text;
+  let bytes = 3;
+  let end = 0;
+  for (const char of text) {
+    const size = char.codePointAt(0)! < 0x80 ? 1 : char.codePointAt(0)! < 0x800 ? 2 : char.codePointAt(0)! < 0x10000 ? 3 : 4;
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    end += char.length;
+  }
+  return `${text.slice(0, end)}...`;
+}
 
 /**
  * The apiserver silently drops a warning with a newline or control character,
- * so every warning leaves here as one printable line of at most 120 characters.
+ * so every warning leaves here as one printable line of at most 256 bytes.
  */
 export function toWarning(text: string): string {
   const line = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").replace(/ {2,}/g, " ").trim();
-  return line.length <= MAX_WARNING_LENGTH ? line : `${line.slice(0, MAX_WARNING_LENGTH - 3)}...`;
+  return truncateUtf8(line, MAX_WARNING_BYTES);
+}
+
+/** Warnings in order while they fit 4,096 bytes in all; the rest are counted in a last line, so none vanishes unsaid. */
+export function toWarnings(texts: readonly string[]): string[] {
+  const lines = texts.map(toWarning).filter((line) => line.length > 0);
+  const kept: string[] = [];
+  let total = 0;
+  for (const [index, line] of lines.entries()) {
+    const size = utf8Length(line);
+    const omittedAfter = `edgeadmit: ${lines.length - index - 1} more warnings omitted`;
+    const room = index === lines.length - 1 ? 0 : utf8Length(omittedAfter);
+    if (total + size + room > MAX_WARNINGS_TOTAL_BYTES) {
+      kept.push(`edgeadmit: ${lines.length - index} more warnings omitted`);
+      break;
+    }
+    kept.push(line);
+    total += size;
+  }
+  return kept;
 }
 
 const AUDIT_KEY = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
@@ -87,7 +129,7 @@ export function isValidAuditAnnotationKey(key: string): boolean {
 export function encodeAdmissionResponse(review: AdmissionReview, decision: Decision): AdmissionResponseReview {
   const response: AdmissionResponseReview["response"] = { uid: review.request.uid, allowed: decision.allowed };
   if (!decision.allowed && decision.denial) response.status = decision.denial;
-  const warnings = decision.warnings.map(toWarning).filter((w) => w.length > 0);
+  const warnings = toWarnings(decision.warnings);
   if (warnings.length > 0) response.warnings = warnings;
   const annotations = Object.entries(decision.auditAnnotations).filter(([key]) => isValidAuditAnnotationKey(key));
   if (annotations.length > 0) response.auditAnnotations = Object.fromEntries(annotations);

@@ -1,11 +1,12 @@
 // The dispatcher: match → evaluate → decide, as separate steps (like the
 // ValidatingAdmissionPolicy dispatcher). Policies report findings; only here
 // does configuration turn a finding into Deny, Warn or Audit.
-import type { AdmissionRequest, Decision } from "../admission/index.js";
+import { truncateUtf8, utf8Length, MAX_WARNINGS_TOTAL_BYTES, type AdmissionRequest, type Decision } from "../admission/index.js";
+import type { WithoutSnapshot } from "../clusters/index.js";
 import type { EnforcementMode, Finding, Policy } from "../policy/index.js";
 import type { SnapshotView } from "../snapshot/view.js";
 
-export type WithoutSnapshot = "FailOpen" | "FailClosed";
+export type { WithoutSnapshot };
 
 export interface ReviewContext {
   cluster: string;
@@ -17,9 +18,22 @@ export interface ReviewContext {
   now: number;
 }
 
-export interface JudgedFinding extends Finding {
+/**
+ * One policy's verdict on one request: what the webhook encodes into its
+ * response, `edgeadmit check` prints and the audit writes into reports.
+ */
+export interface PolicyResult {
+  /** The policy's id (a ValidatingAdmissionPolicy's name). */
   policy: string;
+  /** The binding that applied the policy, for ValidatingAdmissionPolicies. */
+  binding?: string;
   mode: EnforcementMode;
+  /** What is wrong and how to fix it, without the policy's name (rendering adds it). */
+  message: string;
+  /** The field to change, dotted. */
+  field?: string;
+  /** A denial's HTTP status when not 403 Forbidden (a ValidatingAdmissionPolicy's reason). */
+  status?: { code: number; reason: string };
 }
 
 /** Policies the cluster has not turned Off and that look at this request. */
@@ -42,10 +56,20 @@ export function modeOf(policy: Policy, finding: Finding, view: SnapshotView): En
   return finding.informational && mode === "Deny" ? "Warn" : mode;
 }
 
-export function evaluate(request: AdmissionRequest, policies: readonly Policy[], view: SnapshotView): JudgedFinding[] {
+export function evaluate(request: AdmissionRequest, policies: readonly Policy[], view: SnapshotView): PolicyResult[] {
   return policies.flatMap((policy) =>
-    policy.evaluate(request, view).map((finding) => ({ ...finding, policy: policy.id, mode: modeOf(policy, finding, view) })),
+    policy.evaluate(request, view).map((finding): PolicyResult => ({
+      policy: policy.id,
+      mode: modeOf(policy, finding, view),
+      message: finding.message,
+      ...(finding.field ? { field: finding.field } : {}),
+    })),
   );
+}
+
+/** How a result reads in a denial or a warning: the policy first, so every message says who raised it. */
+export function describeResult(result: PolicyResult): string {
+  return `${result.policy}: ${result.message}`;
 }
 
 const deny = (message: string, warnings: string[] = []): Decision => ({
@@ -55,15 +79,33 @@ const deny = (message: string, warnings: string[] = []): Decision => ({
   auditAnnotations: {},
 });
 
-/** Findings → the verdict: any Deny denies; Warn becomes a warning; Audit an auditAnnotation under the policy id. */
-export function decide(findings: readonly JudgedFinding[], warnings: string[] = []): Decision {
-  const denials = findings.filter((f) => f.mode === "Deny").map((f) => f.message);
-  const allWarnings = [...warnings, ...findings.filter((f) => f.mode === "Warn").map((f) => f.message)];
-  const auditAnnotations: Record<string, string> = {};
-  for (const finding of findings.filter((f) => f.mode === "Audit")) {
-    auditAnnotations[finding.policy] = auditAnnotations[finding.policy] ? `${auditAnnotations[finding.policy]}; ${finding.message}` : finding.message;
+/** One message's share of a joined text: a VAP's messageExpression may say a lot. */
+const MAX_MESSAGE_BYTES = 1024;
+
+/** Messages joined in order while they fit `maxBytes`; the rest are counted, so none vanishes unsaid. */
+function joined(messages: readonly string[], maxBytes: number): string {
+  let text = "";
+  for (const [index, message] of messages.entries()) {
+    const part = truncateUtf8(message, MAX_MESSAGE_BYTES);
+    const next = index === 0 ? part : `${text}; ${part}`;
+    const reserve = index < messages.length - 1 ? utf8Length(`; and ${messages.length - index - 1} more`) : 0;
+    if (utf8Length(next) + reserve > maxBytes) return `${text}; and ${messages.length - index} more`;
+    text = next;
   }
-  if (denials.length > 0) return { ...deny(denials.join("; "), allWarnings), auditAnnotations };
+  return text;
+}
+
+/** Results → the verdict: any Deny denies; Warn becomes a warning; Audit an auditAnnotation under the policy id. */
+export function decide(results: readonly PolicyResult[], warnings: string[] = []): Decision {
+  const denials = results.filter((r) => r.mode === "Deny");
+  const allWarnings = [...warnings, ...results.filter((r) => r.mode === "Warn").map(describeResult)];
+  const audited = new Map<string, string[]>();
+  for (const result of results.filter((r) => r.mode === "Audit")) audited.set(result.policy, [...(audited.get(result.policy) ?? []), result.message]);
+  const auditAnnotations = Object.fromEntries([...audited].map(([policy, messages]) => [policy, joined(messages, MAX_WARNINGS_TOTAL_BYTES)]));
+  if (denials.length > 0) {
+    const status = denials[0]!.status ?? { code: 403, reason: "Forbidden" };
+    return { allowed: false, denial: { ...status, message: joined(denials.map(describeResult), MAX_WARNINGS_TOTAL_BYTES) }, warnings: allWarnings, auditAnnotations };
+  }
   return { allowed: true, warnings: allWarnings, auditAnnotations };
 }
 

@@ -48,7 +48,7 @@ describe("a stale snapshot", () => {
     expect(reviewAt(PUSHED_AT + 601_000, view)).toEqual({ allowed: true, warnings: [stale], auditAnnotations: {} });
     expect(reviewAt(PUSHED_AT + 3_600_000, view, policyFinding({ message: "wrong" }))).toEqual({
       allowed: false,
-      denial: { code: 403, reason: "Forbidden", message: "wrong" },
+      denial: { code: 403, reason: "Forbidden", message: "test-policy: wrong" },
       warnings: [stale],
       auditAnnotations: {},
     });
@@ -72,7 +72,7 @@ describe("informational findings", () => {
   const notice: Finding = { message: "the default applies", informational: true };
 
   it("never deny: a Deny mode becomes a warning", () => {
-    expect(reviewAt(PUSHED_AT, viewOf({}), policyFinding(notice))).toEqual({ allowed: true, warnings: ["the default applies"], auditAnnotations: {} });
+    expect(reviewAt(PUSHED_AT, viewOf({}), policyFinding(notice))).toEqual({ allowed: true, warnings: ["test-policy: the default applies"], auditAnnotations: {} });
   });
 
   it("follow a quieter configured mode", () => {
@@ -81,5 +81,27 @@ describe("informational findings", () => {
       warnings: [],
       auditAnnotations: { "test-policy": "the default applies" },
     });
+  });
+});
+
+describe("messages", () => {
+  it("a denial names each policy and joins its findings in order", () => {
+    expect(reviewAt(PUSHED_AT, viewOf({}), policyFinding({ message: "first" }, { message: "second" })).denial).toEqual({
+      code: 403,
+      reason: "Forbidden",
+      message: "test-policy: first; test-policy: second",
+    });
+  });
+
+  it("a denial stays within 4,096 bytes and counts what it leaves out", () => {
+    const findings = Array.from({ length: 100 }, (_, i) => ({ message: `finding ${i} ${"x".repeat(200)}` }));
+    const message = reviewAt(PUSHED_AT, viewOf({}), policyFinding(...findings)).denial!.message;
+    expect(new TextEncoder().encode(message).length).toBeLessThanOrEqual(4096);
+    expect(message).toMatch(/^test-policy: finding 0 x+; test-policy: finding 1 x+;.*; and 82 more$/);
+  });
+
+  it("a single huge finding is cut, not dropped", () => {
+    const message = reviewAt(PUSHED_AT, viewOf({}), policyFinding({ message: "y".repeat(10_000) })).denial!.message;
+    expect(message).toBe(`test-policy: ${"y".repeat(1024 - 3 - "test-policy: ".length)}...`);
   });
 });

@@ -66,7 +66,7 @@ describe("Pod CREATE on the demo cluster", () => {
         code: 403,
         reason: "Forbidden",
         message:
-          'pod tenant-acme/main-db-1-* (generateName) belongs to application with AffinityClass "dc1" but missing required nodeSelector topology.kubernetes.io/zone=dc1',
+          'affinity-class: pod tenant-acme/main-db-1-* (generateName) belongs to application with AffinityClass "dc1" but missing required nodeSelector topology.kubernetes.io/zone=dc1',
       },
     });
   });
@@ -79,7 +79,7 @@ describe("Pod CREATE on the demo cluster", () => {
   it("names a pod with a name as <ns>/<name>", async () => {
     const { response } = await validate("demo", reviewOf(pod({ name: "main-db-1" })));
     expect(response.status?.message).toBe(
-      'pod tenant-acme/main-db-1 belongs to application with AffinityClass "dc1" but missing required nodeSelector topology.kubernetes.io/zone=dc1',
+      'affinity-class: pod tenant-acme/main-db-1 belongs to application with AffinityClass "dc1" but missing required nodeSelector topology.kubernetes.io/zone=dc1',
     );
   });
 
@@ -100,13 +100,13 @@ describe("Pod CREATE on the demo cluster", () => {
   it("denies a class that is not in the snapshot", async () => {
     const { response } = await validate("demo", reviewOf(pod({ name: "ghost-db-0", labels: lineage("Postgres", "ghost-db") })));
     expect(response.allowed).toBe(false);
-    expect(response.status?.message).toBe('AffinityClass "gpu2" not found (required by application Postgres ghost-db of pod tenant-acme/ghost-db-0)');
+    expect(response.status?.message).toBe('affinity-class: AffinityClass "gpu2" not found (required by application Postgres ghost-db of pod tenant-acme/ghost-db-0)');
   });
 
   it("applies the tenant's default class to an application that names none", async () => {
     const { response } = await validate("demo", reviewOf(pod({ name: "cache-0", labels: lineage("Redis", "cache") })));
     expect(response.status?.message).toBe(
-      'pod tenant-acme/cache-0 belongs to application with AffinityClass "dc1" but missing required nodeSelector topology.kubernetes.io/zone=dc1',
+      'affinity-class: pod tenant-acme/cache-0 belongs to application with AffinityClass "dc1" but missing required nodeSelector topology.kubernetes.io/zone=dc1',
     );
   });
 
@@ -157,7 +157,7 @@ metadata:
     expect((await push("other", snapshotOf(multi))).status).toBe(200);
     const { response } = await validate("other", reviewOf(pod({ name: "trainer", namespace: "tenant-ml", labels: lineage("VirtualMachine", "trainer") })));
     expect(response.status?.message).toBe(
-      'pod tenant-ml/trainer belongs to application with AffinityClass "gpu-dc1" but missing required nodeSelector topology.kubernetes.io/zone=dc1, node.kubernetes.io/gpu=true',
+      'affinity-class: pod tenant-ml/trainer belongs to application with AffinityClass "gpu-dc1" but missing required nodeSelector topology.kubernetes.io/zone=dc1, node.kubernetes.io/gpu=true',
     );
   });
 });

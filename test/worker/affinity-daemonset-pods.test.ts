@@ -65,7 +65,7 @@ describe("a DaemonSet's pod under an OR-class", () => {
     const { response } = await validate("other", reviewOf(daemonSetPod("worker-dc3-1")));
     expect(response.allowed).toBe(false);
     expect(response.status?.message).toBe(
-      'pod tenant-ops/agents-* (generateName) belongs to application with AffinityClass "dc1-or-dc2" but may run outside it: its node constraints {field:metadata.name=worker-dc3-1} are not within {topology.kubernetes.io/zone=dc1} or {topology.kubernetes.io/zone=dc2}',
+      'affinity-class: pod tenant-ops/agents-* (generateName) belongs to application with AffinityClass "dc1-or-dc2" but may run outside it: its node constraints {field:metadata.name=worker-dc3-1} are not within {topology.kubernetes.io/zone=dc1} or {topology.kubernetes.io/zone=dc2}',
     );
   });
 

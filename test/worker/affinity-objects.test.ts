@@ -55,39 +55,39 @@ describe("Tenant CREATE and UPDATE", () => {
   it("denies a default that is not among the allowed classes, on CREATE and UPDATE", async () => {
     const object = tenant("tenant-root", "beta", { allowedAffinityClasses: ["dc1", "dc2"], defaultAffinityClass: "gpu" });
     for (const review of [reviewOf(object), reviewOf(object, { operation: "UPDATE", oldObject: object })]) {
-      expect(await denial(review)).toBe('Tenant tenant-root/beta: spec.defaultAffinityClass "gpu" is not among its allowed classes: dc1, dc2');
+      expect(await denial(review)).toBe('affinity-class-references: Tenant tenant-root/beta: spec.defaultAffinityClass "gpu" is not among its allowed classes: dc1, dc2');
     }
   });
 
   it("denies classes that do not exist, in the allowed list and as the default", async () => {
     expect(await denial(reviewOf(tenant("tenant-root", "beta", { allowedAffinityClasses: ["dc1", "gpu2", "dc9"], defaultAffinityClass: "gpu3" })))).toBe(
-      'Tenant tenant-root/beta: spec.allowedAffinityClasses names "gpu2", "dc9", which do not exist; existing classes: dc1, dc2, gpu; ' +
-        'Tenant tenant-root/beta: spec.defaultAffinityClass "gpu3" does not exist; existing classes: dc1, dc2, gpu',
+      'affinity-class-references: Tenant tenant-root/beta: spec.allowedAffinityClasses names "gpu2", "dc9", which do not exist; existing classes: dc1, dc2, gpu; ' +
+        'affinity-class-references: Tenant tenant-root/beta: spec.defaultAffinityClass "gpu3" does not exist; existing classes: dc1, dc2, gpu',
     );
   });
 
   it("judges a child without a list against the list it inherits", async () => {
     expect(await denial(reviewOf(tenant("tenant-acme", "qa", { defaultAffinityClass: "gpu" })))).toBe(
-      'Tenant tenant-acme/qa: spec.defaultAffinityClass "gpu" is not among parent tenant acme\'s allowed classes: dc1, dc2',
+      'affinity-class-references: Tenant tenant-acme/qa: spec.defaultAffinityClass "gpu" is not among parent tenant acme\'s allowed classes: dc1, dc2',
     );
     expect(await denial(reviewOf(tenant("tenant-acme", "qa", { defaultAffinityClass: "dc2" })))).toBeUndefined();
   });
 
   it("denies a child that allows a class its parent does not", async () => {
     expect(await denial(reviewOf(tenant("tenant-acme", "qa", { allowedAffinityClasses: ["dc1", "gpu"] })))).toBe(
-      'Tenant tenant-acme/qa: spec.allowedAffinityClasses names "gpu", which parent tenant acme does not allow; it allows: dc1, dc2',
+      'affinity-class-references: Tenant tenant-acme/qa: spec.allowedAffinityClasses names "gpu", which parent tenant acme does not allow; it allows: dc1, dc2',
     );
   });
 
   it("denies a child whose own list excludes the default it would inherit", async () => {
     expect(await denial(reviewOf(tenant("tenant-acme", "qa", { allowedAffinityClasses: ["dc2"] })))).toBe(
-      'Tenant tenant-acme/qa: would inherit default "dc1" from parent tenant acme, which is not among its allowed classes dc2: set spec.defaultAffinityClass',
+      'affinity-class-references: Tenant tenant-acme/qa: would inherit default "dc1" from parent tenant acme, which is not among its allowed classes dc2: set spec.defaultAffinityClass',
     );
   });
 
   it("treats the root tenant as having no parent", async () => {
     expect(await denial(reviewOf(tenant("tenant-root", "root", { allowedAffinityClasses: ["dc1"], defaultAffinityClass: "dc2" })))).toBe(
-      'Tenant tenant-root/root: spec.defaultAffinityClass "dc2" is not among its allowed classes: dc1',
+      'affinity-class-references: Tenant tenant-root/root: spec.defaultAffinityClass "dc2" is not among its allowed classes: dc1',
     );
   });
 });
@@ -116,15 +116,15 @@ describe("AffinityClass CREATE and UPDATE", () => {
 
   it("denies a class with neither nodeSelector nor nodeAffinity", async () => {
     const message =
-      'AffinityClass "loose": sets neither spec.nodeSelector nor spec.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, so it constrains nothing';
+      'affinity-class-definitions: AffinityClass "loose": sets neither spec.nodeSelector nor spec.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, so it constrains nothing';
     expect(await denial(reviewOf(affinityClass("loose", {})))).toBe(message);
     expect(await denial(reviewOf(affinityClass("loose", { nodeSelector: {}, nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } } })))).toBe(message);
   });
 
   it("denies keys and values that break label syntax", async () => {
     expect(await denial(reviewOf(affinityClass("bad", { nodeSelector: { "zone name": "dc1", "example.com/zone": "-dc1" } })))).toBe(
-      'AffinityClass "bad": spec.nodeSelector: label key "zone name": name must be 1-63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric; ' +
-        'AffinityClass "bad": spec.nodeSelector: label value "-dc1": must be at most 63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric',
+      'affinity-class-definitions: AffinityClass "bad": spec.nodeSelector: label key "zone name": name must be 1-63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric; ' +
+        'affinity-class-definitions: AffinityClass "bad": spec.nodeSelector: label value "-dc1": must be at most 63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric',
     );
   });
 
@@ -160,7 +160,7 @@ describe("AffinityClass CREATE and UPDATE", () => {
         `${path}[1]: an empty term matches no node`,
         `${path}[2].matchFields[0]: matchFields supports only the key metadata.name, not "metadata.labels"`,
       ]
-        .map((problem) => `AffinityClass "broken": ${problem}`)
+        .map((problem) => `affinity-class-definitions: AffinityClass "broken": ${problem}`)
         .join("; "),
     );
   });
@@ -174,7 +174,7 @@ describe("AffinityClass CREATE and UPDATE", () => {
       }),
     );
     expect(await denial(review)).toMatch(
-      /^AffinityClass "odd": spec\.nodeAffinity: requiredDuringSchedulingIgnoredDuringExecution\.nodeSelectorTerms\.0\.matchExpressions\.0\.operator: .*; AffinityClass "odd": spec\.enforcement: "Block" is not one of Deny, Warn, Audit$/,
+      /^affinity-class-definitions: AffinityClass "odd": spec\.nodeAffinity: requiredDuringSchedulingIgnoredDuringExecution\.nodeSelectorTerms\.0\.matchExpressions\.0\.operator: .*; affinity-class-definitions: AffinityClass "odd": spec\.enforcement: "Block" is not one of Deny, Warn, Audit$/,
     );
   });
 });
@@ -189,14 +189,14 @@ describe("AffinityClass DELETE", () => {
         code: 403,
         reason: "Forbidden",
         message:
-          'AffinityClass "dc1" is still referenced by HelmRelease tenant-acme/app-1, HelmRelease tenant-acme/app-2, HelmRelease tenant-acme/app-3, HelmRelease tenant-acme/app-4, HelmRelease tenant-acme/app-5 and 3 more: move them to another class first',
+          'affinity-class-definitions: AffinityClass "dc1" is still referenced by HelmRelease tenant-acme/app-1, HelmRelease tenant-acme/app-2, HelmRelease tenant-acme/app-3, HelmRelease tenant-acme/app-4, HelmRelease tenant-acme/app-5 and 3 more: move them to another class first',
       },
     });
   });
 
   it("names the tenants that set the class themselves, not those that inherit it", async () => {
     expect(await denial(reviewOf(affinityClass("dc2", {}), { operation: "DELETE" }))).toBe(
-      'AffinityClass "dc2" is still referenced by Tenant tenant-acme/dev (allowed, default), Tenant tenant-root/acme (allowed): move them to another class first',
+      'affinity-class-definitions: AffinityClass "dc2" is still referenced by Tenant tenant-acme/dev (allowed, default), Tenant tenant-root/acme (allowed): move them to another class first',
     );
   });
 

@@ -98,7 +98,7 @@ describe.each(Object.keys(KINDS) as Kind[])("%s", (kind) => {
         status: {
           code: 403,
           reason: "Forbidden",
-          message: `${subject}/web belongs to application with AffinityClass "dc1" but missing required nodeSelector ${ZONE}=dc1: set ${path}.nodeSelector`,
+          message: `affinity-class: ${subject}/web belongs to application with AffinityClass "dc1" but missing required nodeSelector ${ZONE}=dc1: set ${path}.nodeSelector`,
         },
       });
     }
@@ -116,7 +116,7 @@ describe.each(Object.keys(KINDS) as Kind[])("%s", (kind) => {
     }
     const { response } = await judge(reviewOf(workload(kind, "zoned", zoneAffinity(["dc3"]), { template: LINEAGE })));
     expect(response.status?.message).toBe(
-      `${subject}/zoned belongs to application with AffinityClass "two-zone" but may run outside it: its node constraints {${ZONE}=dc3} are not within {${ZONE}=dc1} or {${ZONE}=dc2}: set ${path}.affinity.nodeAffinity`,
+      `affinity-class: ${subject}/zoned belongs to application with AffinityClass "two-zone" but may run outside it: its node constraints {${ZONE}=dc3} are not within {${ZONE}=dc1} or {${ZONE}=dc2}: set ${path}.affinity.nodeAffinity`,
     );
   });
 
@@ -128,7 +128,7 @@ describe.each(Object.keys(KINDS) as Kind[])("%s", (kind) => {
 
   it("warns instead for a class in Warn mode", async () => {
     const review = reviewOf(workload(kind, "lax", {}, { template: FLUX("lax") }));
-    const message = `${subject}/lax belongs to application with AffinityClass "soft" but missing required nodeSelector ${ZONE}=dc1: set ${path}.nodeSelector`;
+    const message = `affinity-class: ${subject}/lax belongs to application with AffinityClass "soft" but missing required nodeSelector ${ZONE}=dc1: set ${path}.nodeSelector`;
     expect((await judge(review)).response).toEqual({ uid: review.request.uid, allowed: true, warnings: [toWarning(message)] });
   });
 });
@@ -138,7 +138,7 @@ describe("resolving the application", () => {
     const unknownLineage = { ...LINEAGE, "apps.cozystack.io/application.name": "not-there" };
     const { response } = await judge(reviewOf(workload("Deployment", "web", {}, { object: FLUX("web"), template: unknownLineage })));
     expect(response.status?.message).toBe(
-      `deployment tenant-acme/web belongs to application with AffinityClass "dc1" but missing required nodeSelector ${ZONE}=dc1: set spec.template.spec.nodeSelector`,
+      `affinity-class: deployment tenant-acme/web belongs to application with AffinityClass "dc1" but missing required nodeSelector ${ZONE}=dc1: set spec.template.spec.nodeSelector`,
     );
   });
 });

@@ -33,7 +33,7 @@ describe("responses", () => {
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
   });
 
-  it("turn warnings into single printable lines of at most 120 characters", async () => {
+  it("turn warnings into single printable lines of at most 256 bytes", async () => {
     const warnClass = objectsFromYaml(`
 apiVersion: cozystack.io/v1alpha1
 kind: AffinityClass
@@ -55,13 +55,13 @@ metadata:
 `);
     expect((await push("other", snapshotOf(warnClass))).status).toBe(200);
     const labels = lineage("Postgres", "soft-app");
-    const { response } = await validate("other", reviewOf(pod({ generateName: "soft\r\napp-\u0007x".padEnd(140, "y"), namespace: "tenant-soft", labels })));
+    const { response } = await validate("other", reviewOf(pod({ generateName: "soft\r\napp-\u0007x".padEnd(300, "y"), namespace: "tenant-soft", labels })));
     expect(response.allowed).toBe(true);
     expect(response.warnings).toHaveLength(1);
     const [warning] = response.warnings!;
-    expect(warning).toHaveLength(120);
+    expect(warning).toHaveLength(256);
     expect(warning).not.toMatch(/[\u0000-\u001f\u007f]/);
-    expect(warning).toMatch(/^pod tenant-soft\/soft app- xy+\.\.\.$/);
+    expect(warning).toMatch(/^affinity-class: pod tenant-soft\/soft app- xy+\.\.\.$/);
   });
 });
 

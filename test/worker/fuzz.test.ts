@@ -93,7 +93,7 @@ function expectWellFormed(result: { status: number; text: string }, sentUid: unk
   expect(response).not.toHaveProperty("patch");
   expect(response).not.toHaveProperty("patchType");
   for (const warning of (response.warnings as string[] | undefined) ?? []) {
-    expect(warning.length).toBeLessThanOrEqual(120);
+    expect(new TextEncoder().encode(warning).length).toBeLessThanOrEqual(256);
     expect(warning).not.toMatch(/[\u0000-\u001f\u007f]/);
   }
 }

@@ -44,7 +44,7 @@ describe("policy endpoints", () => {
   it("serves each hygiene policy at /v1/:cluster/validate/:id", async () => {
     await pushCluster();
     const backend = review(workload({ claims: ["data"] }));
-    expect((await validate(CLUSTER, backend, "rwo-rollout")).response).toEqual({ uid: backend.request.uid, allowed: true, warnings: [SURGE] });
+    expect((await validate(CLUSTER, backend, "rwo-rollout")).response).toEqual({ uid: backend.request.uid, allowed: true, warnings: [`rwo-rollout: ${SURGE}`] });
     for (const id of ["rwo-shared", "pod-affinity-deadlock", "anti-affinity-drift", "ha-spread"]) {
       expect((await validate(CLUSTER, backend, id)).response, id).toEqual({ uid: backend.request.uid, allowed: true });
     }
@@ -67,7 +67,7 @@ describe("per-cluster modes from the edgeadmit-settings ConfigMap", () => {
     expect((await validate(CLUSTER, backend)).response).toEqual({
       uid: backend.request.uid,
       allowed: false,
-      status: { code: 403, reason: "Forbidden", message: SURGE },
+      status: { code: 403, reason: "Forbidden", message: `rwo-rollout: ${SURGE}` },
     });
   });
 
@@ -80,13 +80,13 @@ describe("per-cluster modes from the edgeadmit-settings ConfigMap", () => {
   it("Off does not evaluate the policy at all", async () => {
     await pushCluster({ "policy.rwo-rollout": "Off", "policy.ha-spread": "Off" });
     const backend = review(workload({ claims: ["data"], spec: { replicas: 3, strategy: { type: "Recreate" } } }));
-    expect((await validate(CLUSTER, backend)).response).toEqual({ uid: backend.request.uid, allowed: true, warnings: ["deploy/web: 3 pods on RWO PVC data: Multi-Attach; co-locate or use RWX"] });
+    expect((await validate(CLUSTER, backend)).response).toEqual({ uid: backend.request.uid, allowed: true, warnings: ["rwo-shared: deploy/web: 3 pods on RWO PVC data: Multi-Attach; co-locate or use RWX"] });
   });
 
   it("Warn lifts ha-spread from its default Audit to a warning", async () => {
     await pushCluster({ "policy.ha-spread": "Warn" });
     const replicated = review(workload({ spec: { replicas: 3 } }));
-    expect((await validate(CLUSTER, replicated)).response).toEqual({ uid: replicated.request.uid, allowed: true, warnings: [SPREAD] });
+    expect((await validate(CLUSTER, replicated)).response).toEqual({ uid: replicated.request.uid, allowed: true, warnings: [`ha-spread: ${SPREAD}`] });
   });
 });
 
@@ -107,7 +107,7 @@ describe("what the policies judge", () => {
     const { name: _name, ...metadata } = object.metadata as Record<string, unknown>;
     const generated = review({ ...object, metadata: { ...metadata, generateName: "web-7d4f-" } });
     expect((await validate(CLUSTER, generated)).response.status?.message).toBe(
-      "pod/web-7d4f-*: required podAffinity without labelSelector matches no pod: never schedules; add one",
+      "pod-affinity-deadlock: pod/web-7d4f-*: required podAffinity without labelSelector matches no pod: never schedules; add one",
     );
     expect((await validate(CLUSTER, review(object, "UPDATE"))).response.allowed).toBe(true);
   });
