@@ -1,0 +1,519 @@
+// Turns a checked expression into a tree of closures, once; evaluating is
+// then calling the root closure with a Frame. Runtime errors are thrown
+// EvalErrors (cheap objects, no stack), which && / || and the all/exists
+// macros absorb where CEL's commutative semantics say a determining operand
+// wins. Running out of budget throws CostLimitExceeded, which nothing absorbs.
+//
+// Cost follows cel-go's runtime cost model (interpreter/runtimecost.go):
+// identifiers, field selections and index steps 1, calls 1 unless the
+// function charges by size, list literals 10, map literals 30, constants and
+// logical operators 0, and each comprehension iteration the cost of the
+// expanded macro's loop step. Unlike cel-go, list concatenation is charged by
+// size, because here it copies (cel-go builds a view).
+
+import type { Checked, Resolution } from "../checker/index.js";
+import type { CallContext, Impl, OverloadDecl } from "../library/index.js";
+import type { Expr } from "../parser/index.js";
+import {
+  asSmallInt,
+  CelMap,
+  Double,
+  EvalError,
+  isIntNumber,
+  isList,
+  isMap,
+  mapGet,
+  mapKey,
+  mapKeys,
+  MapValue,
+  Optional,
+  typeOf,
+  Uint,
+  type JsonObject,
+  type Value,
+} from "../values/index.js";
+
+/** The top-level variables of one evaluation. */
+export type Activation = Readonly<Record<string, Value>>;
+
+export class CostLimitExceeded {
+  readonly message = "operation cancelled: actual cost limit exceeded";
+}
+const COST_LIMIT_EXCEEDED = new CostLimitExceeded();
+
+export class Frame implements CallContext {
+  cost = 0;
+  readonly locals: Value[];
+  constructor(
+    readonly activation: Activation,
+    readonly limit: number,
+    slots: number,
+  ) {
+    this.locals = new Array<Value>(slots);
+  }
+  charge(units: number): void {
+    this.cost += units;
+    if (this.cost > this.limit) throw COST_LIMIT_EXCEEDED;
+  }
+}
+
+export type Eval = (f: Frame) => Value;
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/** A plain object from JSON.parse (or a null-prototype record): a map with string keys. */
+function isJsonObject(v: Value): v is JsonObject {
+  if (typeof v !== "object" || v === null) return false;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/** Go's %v of a key in "no such key" messages. */
+function showKey(k: Value): string {
+  if (typeof k === "string") return k;
+  if (k instanceof Uint || k instanceof Double) return String(k.v);
+  return String(k);
+}
+
+/** List index per cel-go's IndexOrError: ints, and uints/doubles that are whole. */
+function listIndex(i: Value): number {
+  const n = asSmallInt(i);
+  if (n !== undefined) return n;
+  if (i instanceof Uint) return Number(i.v);
+  const d = typeof i === "number" ? i : i instanceof Double ? i.v : undefined;
+  if (d !== undefined) {
+    if (Number.isInteger(d)) return d;
+    throw new EvalError(`unsupported index value ${d} in list`);
+  }
+  throw new EvalError(`unsupported index type '${typeOf(i).name}' in list`);
+}
+
+/**
+ * Looks up key in a map or list. Absent is undefined; a value that cannot
+ * be qualified at all is an error, as are list indexes of the wrong type.
+ */
+function lookup(v: Value, key: Value): Value | undefined {
+  if (isJsonObject(v)) return typeof key === "string" && hasOwn.call(v, key) ? v[key] : undefined;
+  if (v instanceof MapValue) return v.get(key);
+  if (isList(v)) {
+    const i = listIndex(key);
+    return i >= 0 && i < v.length ? v[i] : undefined;
+  }
+  throw new EvalError(`no such key: ${showKey(key)}`);
+}
+
+/** a.b and a[k]: absent is an error; on an optional, absent is optional.none(). */
+export function qualify(v: Value, key: Value): Value {
+  if (v instanceof Optional) return qualifyOptional(v, key);
+  const r = lookup(v, key);
+  if (r !== undefined) return r;
+  if (isList(v)) throw new EvalError(`index out of bounds: ${showKey(key)}`);
+  throw new EvalError(`no such key: ${showKey(key)}`);
+}
+
+/** a.?b and a[?k], and any qualification of an optional value. */
+function qualifyOptional(v: Value, key: Value): Optional {
+  let target = v;
+  if (v instanceof Optional) {
+    if (v.value === undefined) return v;
+    target = v.value;
+  }
+  const r = lookup(target, key);
+  return r === undefined ? Optional.none : new Optional(r);
+}
+
+/** has(a.b) */
+function presence(v: Value, field: string): boolean {
+  if (v instanceof Optional) return v.value !== undefined && presence(v.value, field);
+  if (isList(v)) throw new EvalError(`unsupported index type 'string' in list`);
+  return lookup(v, field) !== undefined;
+}
+
+function truth(v: Value): boolean {
+  if (typeof v !== "boolean") throw new EvalError("no such overload");
+  return v;
+}
+
+/** Runs one operand of && or ||; an EvalError becomes the value to report if the other side does not decide. */
+function attempt(e: Eval, f: Frame): boolean | EvalError {
+  try {
+    return truth(e(f));
+  } catch (err) {
+    if (err instanceof EvalError) return err;
+    throw err;
+  }
+}
+
+function matchesParam(param: string, v: Value): boolean {
+  if (param === "dyn") return true;
+  if (param === "list") return isList(v);
+  if (param === "map") return isMap(v);
+  return typeOf(v).name === param;
+}
+
+function dispatch(name: string, overloads: readonly OverloadDecl[]): Impl {
+  return (args, ctx) => {
+    for (const o of overloads) {
+      if (o.impl !== undefined && o.params.every((p, i) => matchesParam(p, args[i] as Value))) return o.impl(args, ctx);
+    }
+    throw new EvalError(`no such overload: ${name}(${args.map((a) => typeOf(a).name).join(", ")})`);
+  };
+}
+
+/** Per-iteration cost of each macro's expanded loop (condition and step), as cel-go counts it. */
+const ITERATION_COST: Record<string, number> = {
+  all: 3,
+  exists: 3,
+  exists_one: 2,
+  map: 12,
+  filter: 2,
+  transformList: 12,
+  transformMap: 3,
+  transformMapEntry: 3,
+};
+
+export function compileExpr(root: Expr, checked: Checked): Eval {
+  const res = checked.resolutions;
+
+  const resolved = (r: Resolution): Eval => {
+    switch (r.kind) {
+      case "local": {
+        const slot = r.slot;
+        return (f) => {
+          f.charge(1);
+          return f.locals[slot] as Value;
+        };
+      }
+      case "var": {
+        const name = r.name;
+        return (f) => {
+          f.charge(1);
+          const a = f.activation;
+          if (!hasOwn.call(a, name)) throw new EvalError(`no such attribute(s): ${name}`);
+          return a[name] as Value;
+        };
+      }
+      case "type": {
+        const t = r.type;
+        return (f) => {
+          f.charge(1);
+          return t;
+        };
+      }
+      case "call":
+      case "binder":
+        throw new Error("not an identifier resolution");
+    }
+  };
+
+  const build = (e: Expr): Eval => {
+    const r = res.get(e);
+    if (r !== undefined && r.kind !== "call" && r.kind !== "binder") return resolved(r);
+    switch (e.kind) {
+      case "lit": {
+        const v = e.value;
+        return () => v;
+      }
+      case "ident":
+        throw new Error(`unresolved identifier ${e.name}`);
+      case "select": {
+        const operand = build(e.operand);
+        const field = e.field;
+        if (e.optional) {
+          return (f) => {
+            const o = operand(f);
+            f.charge(1);
+            return qualifyOptional(o, field);
+          };
+        }
+        return (f) => {
+          const o = operand(f);
+          f.charge(1);
+          // Inline JSON fast path: the common case of a field read on JSON input.
+          if (isJsonObject(o) && hasOwn.call(o, field)) return o[field] as Value;
+          return qualify(o, field);
+        };
+      }
+      case "has": {
+        const operand = build(e.operand);
+        const field = e.field;
+        return (f) => presence(operand(f), field);
+      }
+      case "index": {
+        const operand = build(e.operand);
+        const index = build(e.index);
+        const optional = e.optional;
+        return (f) => {
+          const o = operand(f);
+          const k = index(f);
+          f.charge(1);
+          return optional ? qualifyOptional(o, k) : qualify(o, k);
+        };
+      }
+      case "and":
+      case "or": {
+        const left = build(e.left);
+        const right = build(e.right);
+        const decisive = e.kind === "or";
+        return (f) => {
+          const l = attempt(left, f);
+          if (l === decisive) return decisive;
+          const r = attempt(right, f);
+          if (r === decisive) return decisive;
+          if (l instanceof EvalError) throw l;
+          if (r instanceof EvalError) throw r;
+          return !decisive;
+        };
+      }
+      case "cond": {
+        const test = build(e.test);
+        const then = build(e.then);
+        const otherwise = build(e.otherwise);
+        return (f) => (truth(test(f)) ? then(f) : otherwise(f));
+      }
+      case "list":
+        return buildList(e.elems.map(build), e.optional);
+      case "map":
+        return buildMap(e.entries.map((en) => [build(en.key), build(en.value), en.optional] as const));
+      case "struct":
+        throw new Error("message construction is rejected by the checker");
+      case "comp":
+        return buildComprehension(e, build, slotOf(e));
+      case "bind": {
+        const init = build(e.init);
+        const body = build(e.body);
+        const slot = slotOf(e);
+        return (f) => {
+          f.locals[slot] = init(f);
+          return body(f);
+        };
+      }
+      case "optMap": {
+        const target = build(e.target);
+        const body = build(e.body);
+        const slot = slotOf(e);
+        const flat = e.flat;
+        return (f) => {
+          const t = target(f);
+          if (!(t instanceof Optional)) throw new EvalError("no such overload");
+          if (t.value === undefined) return t;
+          f.locals[slot] = t.value;
+          const v = body(f);
+          if (!flat) return new Optional(v);
+          if (!(v instanceof Optional)) throw new EvalError("no such overload");
+          return v;
+        };
+      }
+      case "call":
+        return buildCall(e, r, build);
+    }
+  };
+
+  const slotOf = (e: Expr): number => {
+    const b = res.get(e);
+    if (b?.kind !== "binder") throw new Error("binder without a slot");
+    return b.slot;
+  };
+
+  return build(root);
+}
+
+function buildList(elems: readonly Eval[], optional: readonly boolean[]): Eval {
+  const anyOptional = optional.includes(true);
+  return (f) => {
+    f.charge(10);
+    const out: Value[] = [];
+    for (let i = 0; i < elems.length; i++) {
+      const v = (elems[i] as Eval)(f);
+      if (anyOptional && optional[i]) {
+        if (!(v instanceof Optional)) throw new EvalError("no such overload");
+        if (v.value !== undefined) out.push(v.value);
+      } else out.push(v);
+    }
+    return out;
+  };
+}
+
+export function mapInsert(m: CelMap, k: Value, v: Value): void {
+  const key = mapKey(k);
+  if (key === undefined || typeof k === "number" && !isIntNumber(k) || k instanceof Double) {
+    throw new EvalError(`unsupported key type: ${typeOf(k).name}`);
+  }
+  if (m.entries.has(key)) throw new EvalError(`Failed with repeated key: ${showKey(k)}`);
+  m.entries.set(key, [k, v]);
+}
+
+function buildMap(entries: readonly (readonly [Eval, Eval, boolean])[]): Eval {
+  return (f) => {
+    f.charge(30);
+    const m = new CelMap();
+    for (const [key, value, optional] of entries) {
+      const k = key(f);
+      const v = value(f);
+      if (optional) {
+        if (!(v instanceof Optional)) throw new EvalError("no such overload");
+        if (v.value !== undefined) mapInsert(m, k, v.value);
+      } else mapInsert(m, k, v);
+    }
+    return m;
+  };
+}
+
+function buildCall(e: Extract<Expr, { kind: "call" }>, r: Resolution | undefined, build: (e: Expr) => Eval): Eval {
+  if (r === undefined || r.kind !== "call") throw new Error(`unresolved call ${e.name}`);
+  const args = (r.qualified || e.target === undefined ? e.args : [e.target, ...e.args]).map(build);
+  const single = r.overloads.length === 1 ? (r.overloads[0] as OverloadDecl) : undefined;
+  const impl: Impl =
+    r.specialized ?? r.fn.impl ?? (single?.impl && single.params.every((p) => p === "dyn") ? single.impl : dispatch(r.fn.name, r.overloads));
+  // or / orValue do not evaluate their argument when the optional has a value.
+  if ((e.name === "or" || e.name === "orValue") && args.length === 2) {
+    const [target, alt] = args as [Eval, Eval];
+    const orValue = e.name === "orValue";
+    return (f) => {
+      const t = target(f);
+      f.charge(1);
+      if (t instanceof Optional) {
+        if (t.value !== undefined) return orValue ? t.value : t;
+        return orValue ? alt(f) : impl([t, alt(f)], f);
+      }
+      return impl([t, alt(f)], f);
+    };
+  }
+  switch (args.length) {
+    case 1: {
+      const [a] = args as [Eval];
+      return (f) => {
+        const x = a(f);
+        f.charge(1);
+        return impl([x], f);
+      };
+    }
+    case 2: {
+      const [a, b] = args as [Eval, Eval];
+      return (f) => {
+        const x = a(f);
+        const y = b(f);
+        f.charge(1);
+        return impl([x, y], f);
+      };
+    }
+    default:
+      return (f) => {
+        const vals = args.map((a) => a(f));
+        f.charge(1);
+        return impl(vals, f);
+      };
+  }
+}
+
+/** Calls visit(v1, v2) for each element: (element, undefined) or (index/key, value) for two variables. */
+function iterate(range: Value, two: boolean, visit: (a: Value, b: Value) => boolean): void {
+  if (isList(range)) {
+    for (let i = 0; i < range.length; i++) {
+      if (!(two ? visit(i, range[i] as Value) : visit(range[i] as Value, null))) return;
+    }
+    return;
+  }
+  if (isMap(range)) {
+    for (const k of mapKeys(range)) {
+      if (!visit(k, two ? (mapGet(range, k) as Value) : null)) return;
+    }
+    return;
+  }
+  throw new EvalError(`got '${typeOf(range).name}', expected iterable type`);
+}
+
+function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr) => Eval, slot1: number): Eval {
+  const range = build(e.range);
+  const [first, second] = e.args.map(build) as [Eval, Eval | undefined];
+  const two = e.v2 !== undefined;
+  const slot2 = two ? slot1 + 1 : -1;
+  const step = ITERATION_COST[e.macro] ?? 1;
+  const bindVars = (f: Frame, a: Value, b: Value): void => {
+    f.locals[slot1] = a;
+    if (two) f.locals[slot2] = b;
+  };
+  // With a filter (map/3, transform*/4) `first` is the filter and `second` the transform.
+  const filter = second === undefined || e.macro === "all" || e.macro === "exists" || e.macro === "exists_one" ? undefined : first;
+  const transform = second ?? first;
+
+  switch (e.macro) {
+    case "all":
+    case "exists": {
+      const decisive = e.macro === "exists";
+      return (f) => {
+        const r = range(f);
+        let err: EvalError | undefined;
+        let result = !decisive;
+        iterate(r, two, (a, b) => {
+          f.charge(step);
+          bindVars(f, a, b);
+          const p = attempt(first, f);
+          if (p === decisive) {
+            result = decisive;
+            return false;
+          }
+          if (p instanceof EvalError) err ??= p;
+          return true;
+        });
+        if (result === decisive) return decisive;
+        if (err !== undefined) throw err;
+        return result;
+      };
+    }
+    case "exists_one":
+      return (f) => {
+        const r = range(f);
+        let count = 0;
+        iterate(r, two, (a, b) => {
+          f.charge(step);
+          bindVars(f, a, b);
+          if (truth(first(f))) count++;
+          return true;
+        });
+        return count === 1;
+      };
+    case "map":
+    case "filter":
+    case "transformList":
+      return (f) => {
+        const r = range(f);
+        const out: Value[] = [];
+        iterate(r, two, (a, b) => {
+          f.charge(step);
+          bindVars(f, a, b);
+          if (e.macro === "filter") {
+            if (truth(first(f))) out.push(a);
+            return true;
+          }
+          if (filter === undefined || truth(filter(f))) out.push(transform(f));
+          return true;
+        });
+        return out;
+      };
+    case "transformMap":
+    case "transformMapEntry":
+      return (f) => {
+        const r = range(f);
+        const out = new CelMap();
+        iterate(r, true, (a, b) => {
+          f.charge(step);
+          bindVars(f, a, b);
+          if (filter !== undefined && !truth(filter(f))) return true;
+          const v = transform(f);
+          if (e.macro === "transformMap") {
+            mapInsert(out, a, v);
+            return true;
+          }
+          if (!isMap(v)) throw new EvalError("no such overload");
+          for (const k of mapKeys(v)) {
+            if (out.get(k) !== undefined) throw new EvalError(`insert failed: key ${showKey(k)} already exists`);
+            mapInsert(out, k, mapGet(v, k) as Value);
+          }
+          return true;
+        });
+        return out;
+      };
+  }
+}
+

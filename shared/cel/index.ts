@@ -1,0 +1,152 @@
+// edgeadmit's CEL: parser, declaration checker and closure-compiling
+// evaluator with runtime cost limits, behaving as cel-go does inside the
+// Kubernetes apiserver (its base environment: optional types, cross-type
+// numeric comparisons, ext.Strings v2, cel.bind, two-variable comprehensions).
+//
+//   const env = createEnv({ variables: ["object", "oldObject", "request", "params"], libraries: [listsLibrary] });
+//   const compiled = compile("object.spec.replicas <= params.maxReplicas", env);
+//   if (!compiled.ok) return compiled.error;           // cel-go's "ERROR: <input>:1:1: ..." text
+//   const budget = createBudget(RUNTIME_COST_BUDGET);   // shared by every expression of a policy
+//   const r = compiled.program.evaluate({ object, oldObject, request, params }, budget);
+//   r.ok ? r.value : r.error                            // value, or cel-go's runtime error text
+//
+// Values are JSON as JSON.parse returns it, read lazily (see values/index.ts
+// for the representation of int, double, uint and the other CEL types).
+// A variable whose entries are computed on demand (the admission layer's
+// `variables`) is a LazyMap. Libraries: see library/index.ts.
+
+import { check, type Declarations } from "./checker/index.js";
+import { compileExpr, CostLimitExceeded, Frame, type Activation, type Eval } from "./eval/index.js";
+import type { FunctionDecl, Library, OverloadDecl } from "./library/index.js";
+import { optionalLibrary } from "./optional/index.js";
+import { parse } from "./parser/index.js";
+import { standardLibrary } from "./stdlib/index.js";
+import { stringsLibrary } from "./strings/index.js";
+import { EvalError, type CelType, type Value } from "./values/index.js";
+
+export type { Activation } from "./eval/index.js";
+export type { CallContext, FunctionDecl, Impl, Library, OverloadDecl, TypeName } from "./library/index.js";
+export { chargeTraversal, costSize } from "./library/index.js";
+export * from "./values/index.js";
+export { MAX_CODE_POINTS, MAX_RECURSION_DEPTH } from "./parser/index.js";
+
+/** Kubernetes' per-expression runtime cost limit (k8s.io/apiserver/pkg/apis/cel PerCallLimit). */
+export const PER_CALL_LIMIT = 1_000_000;
+/** Kubernetes' runtime cost budget for all expressions of one policy evaluation (RuntimeCELCostBudget). */
+export const RUNTIME_COST_BUDGET = 10_000_000;
+
+export interface EnvOptions {
+  /** Declared top-level variables; any other identifier is a compile error. */
+  readonly variables: readonly string[];
+  /** Libraries beyond the base ones (standard, optional types, strings v2), e.g. Kubernetes' lists or regex. */
+  readonly libraries?: readonly Library[];
+  /** Cost limit of one evaluation; default PER_CALL_LIMIT. */
+  readonly costLimit?: number;
+}
+
+export interface Env {
+  readonly declarations: Declarations;
+  readonly costLimit: number;
+}
+
+/** Cost units shared by several evaluations (one policy's expressions); evaluations draw from it as they run. */
+export interface Budget {
+  readonly limit: number;
+  spent: number;
+}
+
+export const createBudget = (limit: number = RUNTIME_COST_BUDGET): Budget => ({ limit, spent: 0 });
+
+export type EvalResult =
+  | { readonly ok: true; readonly value: Value; readonly cost: number }
+  | {
+      readonly ok: false;
+      readonly error: string;
+      readonly cost: number;
+      /** Set when the evaluation was stopped for cost: its own limit ("call") or the shared budget ("budget"). */
+      readonly exhausted?: "call" | "budget";
+    };
+
+export interface Program {
+  readonly source: string;
+  evaluate(activation: Activation, budget?: Budget): EvalResult;
+}
+
+export type CompileResult = { readonly ok: true; readonly program: Program } | { readonly ok: false; readonly error: string };
+
+export function createEnv(options: EnvOptions): Env {
+  const libraries = [standardLibrary, optionalLibrary, stringsLibrary(2), ...(options.libraries ?? [])];
+  const functions = new Map<string, FunctionDecl>();
+  const types = new Map<string, CelType>();
+  for (const lib of libraries) {
+    for (const fn of lib.functions) {
+      const prior = functions.get(fn.name);
+      // A library may add overloads to a function another one declared (e.g. size() of a new type).
+      functions.set(fn.name, prior === undefined ? fn : { name: fn.name, overloads: [...withImpls(prior), ...withImpls(fn)] });
+    }
+    for (const t of lib.types ?? []) types.set(t.name, t);
+  }
+  return {
+    declarations: { variables: new Set(options.variables), functions, types },
+    costLimit: options.costLimit ?? PER_CALL_LIMIT,
+  };
+}
+
+/** Overloads carrying their function's singleton implementation, for merging two declarations of one name. */
+const withImpls = (fn: FunctionDecl): readonly OverloadDecl[] =>
+  fn.impl === undefined ? fn.overloads : fn.overloads.map((o) => ({ ...o, impl: o.impl ?? fn.impl }));
+
+export function compile(source: string, env: Env): CompileResult {
+  const parsed = parse(source);
+  if ("errors" in parsed) return { ok: false, error: formatErrors(source, parsed.errors) };
+  const checked = check(parsed.expr, env.declarations);
+  if (checked.errors.length > 0) return { ok: false, error: formatErrors(source, checked.errors) };
+  const root = compileExpr(parsed.expr, checked);
+  return { ok: true, program: new CompiledProgram(source, root, checked.slots, env.costLimit) };
+}
+
+class CompiledProgram implements Program {
+  constructor(
+    readonly source: string,
+    private readonly root: Eval,
+    private readonly slots: number,
+    private readonly costLimit: number,
+  ) {}
+
+  evaluate(activation: Activation, budget?: Budget): EvalResult {
+    const available = budget === undefined ? Infinity : budget.limit - budget.spent;
+    const frame = new Frame(activation, Math.min(this.costLimit, available), this.slots);
+    try {
+      const value = this.root(frame);
+      return { ok: true, value, cost: frame.cost };
+    } catch (e) {
+      if (e instanceof EvalError) return { ok: false, error: e.message, cost: frame.cost };
+      if (e instanceof CostLimitExceeded) {
+        return { ok: false, error: e.message, cost: frame.cost, exhausted: available < this.costLimit ? "budget" : "call" };
+      }
+      throw e;
+    } finally {
+      if (budget !== undefined) budget.spent += frame.cost;
+    }
+  }
+}
+
+/** cel-go's common.Errors.ToDisplayString: one "ERROR: <input>:line:col: msg" block per error, with the line and a caret. */
+function formatErrors(source: string, errors: readonly { pos: number; message: string }[]): string {
+  const lines = source.split("\n");
+  return [...errors]
+    .sort((a, b) => a.pos - b.pos)
+    .map(({ pos, message }) => {
+      const before = source.slice(0, pos);
+      const line = before.split("\n").length;
+      const col = Array.from(before.slice(before.lastIndexOf("\n") + 1)).length;
+      const snippet = (lines[line - 1] ?? "").replaceAll("\t", " ");
+      const marker = Array.from(snippet)
+        .slice(0, col)
+        .map((c) => (c.length > 1 || c.charCodeAt(0) > 0x7f ? "\uff0e" : "."))
+        .join("");
+      const atWide = (Array.from(snippet)[col] ?? "").charCodeAt(0) > 0x7f;
+      return `ERROR: <input>:${line}:${col + 1}: ${message}\n | ${snippet}\n | ${marker}${atWide ? "\uff3e" : "^"}`;
+    })
+    .join("\n");
+}

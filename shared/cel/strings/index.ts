@@ -1,0 +1,182 @@
+// cel-go's ext.Strings at a given version; Kubernetes (1.29+) uses version 2:
+// charAt indexOf lastIndexOf lowerAscii upperAscii replace split substring
+// trim (v0), format and strings.quote (v1), join (v2). reverse is version 3.
+// Indexes count code points, as Go's []rune does.
+
+import { chargeTraversal, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl } from "../library/index.js";
+import { asSmallInt, EvalError, isList, typeOf, type Value } from "../values/index.js";
+import { format } from "./format.js";
+
+const runes = (s: string): string[] => Array.from(s);
+
+const outOfRange = (i: number): EvalError => new EvalError(`index out of range: ${i}`);
+
+function int(v: Value): number {
+  const n = asSmallInt(v);
+  if (n === undefined) throw new EvalError("no such overload");
+  return n;
+}
+
+function charAt(s: string, i: number): string {
+  const r = runes(s);
+  if (i < 0 || i > r.length) throw outOfRange(i);
+  return r[i] ?? "";
+}
+
+function indexOf(s: string, sub: string, offset: number): number {
+  if (sub === "") return offset;
+  const r = runes(s);
+  const t = runes(sub);
+  if (offset < 0 || offset >= r.length) throw outOfRange(offset);
+  for (let i = offset; i <= r.length - t.length; i++) if (t.every((c, j) => r[i + j] === c)) return i;
+  return -1;
+}
+
+function lastIndexOf(s: string, sub: string, offset: number | undefined): number {
+  const r = runes(s);
+  if (sub === "") return offset ?? r.length;
+  const t = runes(sub);
+  let off = offset ?? r.length - 1;
+  if (off < 0 || off >= r.length) throw outOfRange(off);
+  off = Math.min(off, r.length - t.length);
+  for (let i = off; i >= 0; i--) if (t.every((c, j) => r[i + j] === c)) return i;
+  return -1;
+}
+
+const mapAscii = (s: string, upper: boolean): string => s.replace(upper ? /[a-z]+/g : /[A-Z]+/g, (m) => (upper ? m.toUpperCase() : m.toLowerCase()));
+
+/** Go's strings.Replace: n < 0 replaces all; an empty `old` matches at every code point boundary. */
+function replace(s: string, old: string, repl: string, n: number, ctx: CallContext): string {
+  if (n === 0 || old === repl) return s;
+  const parts = old === "" ? ["", ...runes(s), ""] : s.split(old);
+  let count = parts.length - 1;
+  if (n > 0) count = Math.min(count, n);
+  chargeTraversal(ctx, s.length + count * repl.length);
+  if (old === "") {
+    const r = runes(s);
+    let out = "";
+    for (let i = 0; i <= r.length; i++) out += (i < count ? repl : "") + (r[i] ?? "");
+    return out;
+  }
+  return parts.slice(0, count + 1).join(repl) + (count + 1 < parts.length ? old + parts.slice(count + 1).join(old) : "");
+}
+
+/** Go's strings.SplitN: n == 0 is empty, n < 0 unlimited, an empty separator splits code points. */
+function split(s: string, sep: string, n: number): string[] {
+  if (n === 0) return [];
+  const all = sep === "" ? runes(s) : s.split(sep);
+  if (n < 0 || all.length <= n) return all;
+  return [...all.slice(0, n - 1), all.slice(n - 1).join(sep)];
+}
+
+function substring(s: string, start: number, end: number | undefined): string {
+  const r = runes(s);
+  const e = end ?? r.length;
+  if (start > e) throw new EvalError(`invalid substring range. start: ${start}, end: ${e}`);
+  if (start < 0 || start > r.length) throw outOfRange(start);
+  if (e < 0 || e > r.length) throw outOfRange(e);
+  return r.slice(start, e).join("");
+}
+
+// Go's unicode.IsSpace set, which TrimSpace uses (JS trim differs: it strips U+FEFF, keeps U+0085).
+const SPACE = "[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+const TRIM = new RegExp(`^${SPACE}+|${SPACE}+$`, "g");
+
+const QUOTE_ESCAPES: Record<string, string> = { "\x07": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v", "\\": "\\\\", '"': '\\"' };
+
+function quote(s: string): string {
+  // Lone surrogates are invalid UTF-8 in Go; they become U+FFFD like invalid runes.
+  const sanitized = s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, "\ufffd");
+  return `"${sanitized.replace(/[\x07\b\f\n\r\t\v\\"]/g, (c) => QUOTE_ESCAPES[c] ?? c)}"`;
+}
+
+function join(list: Value, sep: string, ctx: CallContext): string {
+  const l = list as readonly Value[];
+  let size = 0;
+  for (const x of l) {
+    if (typeof x !== "string") throw new EvalError(`join: invalid input: ${String(typeOf(x).name)}`);
+    size += x.length + sep.length;
+  }
+  chargeTraversal(ctx, size);
+  return (l as readonly string[]).join(sep);
+}
+
+/** A receiver overload on strings whose cost grows with the receiver's length. */
+function method(params: string[], result: string, impl: (args: readonly Value[], ctx: CallContext) => Value): OverloadDecl {
+  const charged: Impl = (args, ctx) => {
+    chargeTraversal(ctx, (args[0] as string).length);
+    return impl(args, ctx);
+  };
+  return { receiver: true, params, result, impl: charged };
+}
+
+const str = (v: Value | undefined): string => v as string;
+
+export function stringsLibrary(version = 2): Library {
+  const functions: FunctionDecl[] = [
+    { name: "charAt", overloads: [method(["string", "int"], "string", ([s, i]) => charAt(str(s), int(i as Value)))] },
+    {
+      name: "indexOf",
+      overloads: [
+        method(["string", "string"], "int", ([s, t]) => indexOf(str(s), str(t), 0)),
+        method(["string", "string", "int"], "int", ([s, t, i]) => indexOf(str(s), str(t), int(i as Value))),
+      ],
+    },
+    {
+      name: "lastIndexOf",
+      overloads: [
+        method(["string", "string"], "int", ([s, t]) => lastIndexOf(str(s), str(t), undefined)),
+        method(["string", "string", "int"], "int", ([s, t, i]) => lastIndexOf(str(s), str(t), int(i as Value))),
+      ],
+    },
+    { name: "lowerAscii", overloads: [method(["string"], "string", ([s]) => mapAscii(str(s), false))] },
+    { name: "upperAscii", overloads: [method(["string"], "string", ([s]) => mapAscii(str(s), true))] },
+    {
+      name: "replace",
+      overloads: [
+        method(["string", "string", "string"], "string", ([s, o, r], ctx) => replace(str(s), str(o), str(r), -1, ctx)),
+        method(["string", "string", "string", "int"], "string", ([s, o, r, n], ctx) => replace(str(s), str(o), str(r), int(n as Value), ctx)),
+      ],
+    },
+    {
+      name: "split",
+      overloads: [
+        method(["string", "string"], "list", ([s, sep]) => split(str(s), str(sep), -1)),
+        method(["string", "string", "int"], "list", ([s, sep, n]) => split(str(s), str(sep), int(n as Value))),
+      ],
+    },
+    {
+      name: "substring",
+      overloads: [
+        method(["string", "int"], "string", ([s, i]) => substring(str(s), int(i as Value), undefined)),
+        method(["string", "int", "int"], "string", ([s, i, j]) => substring(str(s), int(i as Value), int(j as Value))),
+      ],
+    },
+    { name: "trim", overloads: [method(["string"], "string", ([s]) => str(s).replace(TRIM, ""))] },
+    {
+      name: "join",
+      overloads: [
+        { receiver: true, params: ["list"], result: "string", impl: ([l], ctx) => join(l as Value, "", ctx) },
+        { receiver: true, params: ["list", "string"], result: "string", impl: ([l, sep], ctx) => join(l as Value, str(sep), ctx) },
+      ],
+    },
+  ];
+  if (version >= 1) {
+    functions.push(
+      {
+        name: "format",
+        overloads: [
+          method(["string", "list"], "string", ([s, args], ctx) => {
+            if (!isList(args as Value)) throw new EvalError("no such overload");
+            return format(str(s), args as readonly Value[], (n) => chargeTraversal(ctx, n));
+          }),
+        ],
+      },
+      { name: "strings.quote", overloads: [{ params: ["string"], result: "string", impl: ([s], ctx) => (chargeTraversal(ctx, str(s).length), quote(str(s))) }] },
+    );
+  }
+  if (version >= 3) {
+    functions.push({ name: "reverse", overloads: [method(["string"], "string", ([s]) => runes(str(s)).reverse().join(""))] });
+  }
+  return { name: "cel.lib.ext.strings", functions };
+}
