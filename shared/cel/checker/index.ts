@@ -12,6 +12,8 @@ import { typeOf, type CelType, type Value } from "../values/index.js";
 
 export interface Declarations {
   readonly variables: ReadonlySet<string>;
+  /** Kubernetes' ValidateHomogeneousAggregateLiterals: list and map literals may not mix element types. */
+  readonly homogeneousLiterals: boolean;
   readonly functions: ReadonlyMap<string, FunctionDecl>;
   readonly types: ReadonlyMap<string, CelType>;
 }
@@ -187,7 +189,7 @@ class Checker {
       const t = types[i] as string;
       if (t === "dyn") continue;
       if (first === undefined) first = t;
-      else if (t !== first && !exempt) {
+      else if (t !== first && !exempt && this.decls.homogeneousLiterals) {
         this.error((exprs[i] as Expr).pos, `expected type '${first}' but found '${t}'`);
         return "dyn";
       }

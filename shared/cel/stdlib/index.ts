@@ -452,6 +452,7 @@ export const standardLibrary: Library = {
     accessor("getHours", (c) => c.hour, (ns) => ns / 3_600_000_000_000n),
     accessor("getMinutes", (c) => c.minute, (ns) => ns / 60_000_000_000n),
     accessor("getSeconds", (c) => c.second, (ns) => ns / 1_000_000_000n),
-    accessor("getMilliseconds", (c) => c.millisecond, (ns) => ns / 1_000_000n),
+    // A duration's milliseconds are its millisecond component, unlike its hours, minutes and seconds.
+    accessor("getMilliseconds", (c) => c.millisecond, (ns) => (ns / 1_000_000n) % 1000n),
   ],
 };
