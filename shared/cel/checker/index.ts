@@ -129,9 +129,12 @@ class Checker {
         this.visit(e.right, scope, exempt);
         return "bool";
       case "cond": {
-        this.visit(e.test, scope, exempt);
+        const test = this.visit(e.test, scope, exempt);
         const a = this.visit(e.then, scope, exempt);
         const b = this.visit(e.otherwise, scope, exempt);
+        if (test !== "bool" && test !== "dyn") {
+          return this.error(e.pos, `found no matching overload for '_?_:_' applied to '(${test}, ${a}, ${b})'`);
+        }
         return a === b ? a : "dyn";
       }
       case "list": {

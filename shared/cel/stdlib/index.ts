@@ -45,7 +45,8 @@ const member = (params: TypeName[], result?: TypeName, impl?: Impl): OverloadDec
 const dbl = (v: Value): number => asDouble(v) as number;
 const big = (v: Value): bigint => asBigInt(v) as bigint;
 
-function add(a: Value, b: Value, ctx: CallContext): Value {
+/** CEL `+` (exported for libraries that sum values). */
+export function add(a: Value, b: Value, ctx: CallContext): Value {
   if (typeof a === "number" && typeof b === "number") {
     const ai = isIntNumber(a);
     if (ai !== isIntNumber(b)) throw noSuchOverload();
