@@ -42,6 +42,11 @@ export interface EnvOptions {
   readonly libraries?: readonly Library[];
   /** Cost limit of one evaluation; default PER_CALL_LIMIT. */
   readonly costLimit?: number;
+  /**
+   * Reject list and map literals mixing element types, as Kubernetes'
+   * validators do (`[1, 'a']`); default true. Off only for plain-CEL checks.
+   */
+  readonly homogeneousLiterals?: boolean;
 }
 
 export interface Env {
@@ -87,7 +92,7 @@ export function createEnv(options: EnvOptions): Env {
     for (const t of lib.types ?? []) types.set(t.name, t);
   }
   return {
-    declarations: { variables: new Set(options.variables), functions, types },
+    declarations: { variables: new Set(options.variables), functions, types, homogeneousLiterals: options.homogeneousLiterals ?? true },
     costLimit: options.costLimit ?? PER_CALL_LIMIT,
   };
 }

@@ -12,6 +12,8 @@ import { typeOf, type CelType, type Value } from "../values/index.js";
 
 export interface Declarations {
   readonly variables: ReadonlySet<string>;
+  /** Kubernetes' ValidateHomogeneousAggregateLiterals: list and map literals may not mix element types. */
+  readonly homogeneousLiterals: boolean;
   readonly functions: ReadonlyMap<string, FunctionDecl>;
   readonly types: ReadonlyMap<string, CelType>;
 }
@@ -127,9 +129,12 @@ class Checker {
         this.visit(e.right, scope, exempt);
         return "bool";
       case "cond": {
-        this.visit(e.test, scope, exempt);
+        const test = this.visit(e.test, scope, exempt);
         const a = this.visit(e.then, scope, exempt);
         const b = this.visit(e.otherwise, scope, exempt);
+        if (test !== "bool" && test !== "dyn") {
+          return this.error(e.pos, `found no matching overload for '_?_:_' applied to '(${test}, ${a}, ${b})'`);
+        }
         return a === b ? a : "dyn";
       }
       case "list": {
@@ -187,7 +192,7 @@ class Checker {
       const t = types[i] as string;
       if (t === "dyn") continue;
       if (first === undefined) first = t;
-      else if (t !== first && !exempt) {
+      else if (t !== first && !exempt && this.decls.homogeneousLiterals) {
         this.error((exprs[i] as Expr).pos, `expected type '${first}' but found '${t}'`);
         return "dyn";
       }

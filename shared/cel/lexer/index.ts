@@ -2,7 +2,7 @@
 
 import { Uint, UINT64_MAX, type Value, Double, intOf, utf8 } from "../values/index.js";
 
-export type TokenKind = "ident" | "int" | "uint" | "double" | "string" | "bytes" | "op" | "eof";
+export type TokenKind = "ident" | "quotedIdent" | "int" | "uint" | "double" | "string" | "bytes" | "op" | "eof";
 
 export interface Token {
   readonly kind: TokenKind;
@@ -57,6 +57,14 @@ export function tokenize(src: string): Token[] {
         continue;
       }
       tokens.push({ kind: "ident", text: word, pos: start });
+      continue;
+    }
+    if (c === "`") {
+      // Escaped field name (a.`b-c`): letters, digits and _ . - / and space.
+      const m = /^`([A-Za-z0-9_.\-/ ]+)`/.exec(src.slice(i));
+      if (m === null) throw new SyntaxError(i, "Syntax error: token recognition error at: '`'");
+      tokens.push({ kind: "quotedIdent", text: m[1] as string, pos: start });
+      i += m[0].length;
       continue;
     }
     if (c === '"' || c === "'") {

@@ -192,8 +192,8 @@ class Parser {
         const dot = this.next();
         const optional = this.accept("?");
         const id = this.next();
-        if (id.kind !== "ident") this.fail(id, `Syntax error: mismatched input ${show(id)} expecting IDENTIFIER`);
-        if (!optional && this.isOp("(")) {
+        if (id.kind !== "ident" && id.kind !== "quotedIdent") this.fail(id, `Syntax error: mismatched input ${show(id)} expecting IDENTIFIER`);
+        if (!optional && id.kind === "ident" && this.isOp("(")) {
           const open = this.next();
           const args = this.args(")");
           e = this.call(open.pos, id.text, e, args);

@@ -45,7 +45,8 @@ const member = (params: TypeName[], result?: TypeName, impl?: Impl): OverloadDec
 const dbl = (v: Value): number => asDouble(v) as number;
 const big = (v: Value): bigint => asBigInt(v) as bigint;
 
-function add(a: Value, b: Value, ctx: CallContext): Value {
+/** CEL `+` (exported for libraries that sum values). */
+export function add(a: Value, b: Value, ctx: CallContext): Value {
   if (typeof a === "number" && typeof b === "number") {
     const ai = isIntNumber(a);
     if (ai !== isIntNumber(b)) throw noSuchOverload();
@@ -452,6 +453,7 @@ export const standardLibrary: Library = {
     accessor("getHours", (c) => c.hour, (ns) => ns / 3_600_000_000_000n),
     accessor("getMinutes", (c) => c.minute, (ns) => ns / 60_000_000_000n),
     accessor("getSeconds", (c) => c.second, (ns) => ns / 1_000_000_000n),
-    accessor("getMilliseconds", (c) => c.millisecond, (ns) => ns / 1_000_000n),
+    // A duration's milliseconds are its millisecond component, unlike its hours, minutes and seconds.
+    accessor("getMilliseconds", (c) => c.millisecond, (ns) => (ns / 1_000_000n) % 1000n),
   ],
 };

@@ -36,6 +36,7 @@ function lastIndexOf(s: string, sub: string, offset: number | undefined): number
   const r = runes(s);
   if (sub === "") return offset ?? r.length;
   const t = runes(sub);
+  if (offset === undefined && t.length > r.length) return -1;
   let off = offset ?? r.length - 1;
   if (off < 0 || off >= r.length) throw outOfRange(off);
   off = Math.min(off, r.length - t.length);

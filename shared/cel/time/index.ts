@@ -141,7 +141,8 @@ export interface CivilTime {
   readonly dayOfYear: number; // 0-based
 }
 
-const FIXED_OFFSET = /^([+-])(\d{2}):(\d{2})$/;
+// cel-go reads any zone with a colon as [+-]hours:minutes.
+const FIXED_OFFSET = /^([+-]?)(\d+):(\d+)$/;
 const zoneFormats = new Map<string, Intl.DateTimeFormat>();
 
 /** Offset of zone from UTC in seconds at the given instant. */

@@ -288,34 +288,33 @@ export function asDouble(v: Value): number | undefined {
   return v instanceof Double ? v.v : undefined;
 }
 
-/** Numeric value of an int, uint or double for cross-type comparison. */
-type Numeric = { big: bigint; frac: number } | { nan: true };
-
-function numeric(v: Value): Numeric | undefined {
-  const i = asBigInt(v);
-  if (i !== undefined) return { big: i, frac: 0 };
-  if (v instanceof Uint) return { big: v.v, frac: 0 };
-  const d = asDouble(v);
-  if (d === undefined) return undefined;
-  if (Number.isNaN(d)) return { nan: true };
-  if (!Number.isFinite(d)) return { big: d > 0 ? 1n << 1100n : -(1n << 1100n), frac: 0 };
-  const fl = Math.floor(d);
-  return { big: BigInt(fl), frac: d - fl };
+/**
+ * Compares two numbers of any numeric types: undefined if either is not a
+ * number, NaN if unordered. Ints and uints compare exactly; against a double
+ * they compare as cel-go does, converted to double (beyond int64/uint64 range
+ * the double decides).
+ */
+export function compareNumeric(a: Value, b: Value): number | undefined {
+  if (typeof a === "number" && typeof b === "number") return a < b ? -1 : a > b ? 1 : a === b ? 0 : NaN;
+  const da = asDouble(a);
+  const db = asDouble(b);
+  if (da !== undefined || db !== undefined) {
+    const x = da ?? wholeNumber(a);
+    const y = db ?? wholeNumber(b);
+    if (x === undefined || y === undefined) return undefined;
+    const fx = typeof x === "bigint" ? Number(x) : x;
+    const fy = typeof y === "bigint" ? Number(y) : y;
+    return fx < fy ? -1 : fx > fy ? 1 : fx === fy ? 0 : NaN;
+  }
+  const x = wholeNumber(a);
+  const y = wholeNumber(b);
+  if (x === undefined || y === undefined) return undefined;
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
-/** Compare two numbers of any numeric type; undefined if either is not numeric, NaN if unordered. */
-export function compareNumeric(a: Value, b: Value): number | undefined {
-  if (typeof a === "number" && typeof b === "number") {
-    // Same-representation fast path: ints and doubles compare as JS numbers
-    // exactly when both are exact (ints above 2^53 take the slow path).
-    if (Math.abs(a) <= Number.MAX_SAFE_INTEGER && Math.abs(b) <= Number.MAX_SAFE_INTEGER) return a < b ? -1 : a > b ? 1 : a === b ? 0 : NaN;
-  }
-  const x = numeric(a);
-  const y = numeric(b);
-  if (x === undefined || y === undefined) return undefined;
-  if ("nan" in x || "nan" in y) return NaN;
-  if (x.big !== y.big) return x.big < y.big ? -1 : 1;
-  return x.frac < y.frac ? -1 : x.frac > y.frac ? 1 : 0;
+/** An int or uint as bigint. */
+function wholeNumber(v: Value): bigint | undefined {
+  return v instanceof Uint ? v.v : asBigInt(v);
 }
 
 export function isNumeric(v: Value): boolean {

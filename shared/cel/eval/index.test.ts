@@ -1,0 +1,216 @@
+import { describe, expect, it } from "vitest";
+import { compile, createBudget, createEnv, LazyMap, type Value } from "../index.js";
+import { error, run, value } from "../testing/index.js";
+import { Double, Optional, Types, Uint } from "../values/index.js";
+
+const deployment = {
+  metadata: { name: "web", labels: { app: "web" } },
+  spec: {
+    replicas: 3,
+    template: {
+      spec: {
+        containers: [
+          { name: "a", image: "nginx:1.25", securityContext: { privileged: false } },
+          { name: "b", image: "busybox" },
+        ],
+      },
+    },
+  },
+};
+
+describe("numbers", () => {
+  it("keeps int and double apart in computed values", () => {
+    expect(value("type(2.0) == double")).toBe(true);
+    expect(value("type(1) == int")).toBe(true);
+    expect(value("2.0 + 1.5")).toBe(3.5);
+    expect(value("2.0 * 2.0")).toEqual(new Double(4));
+    expect(value("type(2.0 * 2.0)")).toBe(Types.double);
+    expect(error("dyn(2.0) * 3")).toBe("no such overload");
+    expect(error("2.0 * 3")).toBe(
+      "ERROR: <input>:1:5: found no matching overload for '_*_' applied to '(double, int)'\n | 2.0 * 3\n | ....^",
+    );
+  });
+
+  it("reads JSON integers as ints and fractions as doubles", () => {
+    expect(value("type(o.i) == int && type(o.d) == double", { o: { i: 3, d: 2.5 } })).toBe(true);
+    expect(value("o.i / 2", { o: { i: 7 } })).toBe(3);
+    expect(error("o.i + o.d", { o: { i: 1, d: 0.5 } })).toBe("no such overload");
+  });
+
+  it("compares across numeric types and uses heterogeneous equality", () => {
+    expect(value("1 == 1.0")).toBe(true);
+    expect(value("dyn(1) == 1u")).toBe(true);
+    expect(value("1 < 1.5")).toBe(true);
+    expect(value("2u > 1")).toBe(true);
+    expect(value("1 == 'a'")).toBe(false);
+    expect(value("[1, 2] == [dyn(1.0), dyn(2u)]")).toBe(true);
+  });
+
+  it("reports int64 and uint64 overflow and division errors with cel-go's texts", () => {
+    expect(error("9223372036854775807 + 1")).toBe("integer overflow");
+    expect(error("-9223372036854775808 - 1")).toBe("integer overflow");
+    expect(error("-9223372036854775808 / -1")).toBe("integer overflow");
+    expect(error("0u - 1u")).toBe("unsigned integer overflow");
+    expect(error("1 / 0")).toBe("division by zero");
+    expect(error("1 % 0")).toBe("modulus by zero");
+    expect(value("9223372036854775807")).toBe(9223372036854775807n);
+    expect(value("4611686018427387904 - 1 + 4611686018427387904")).toBe(9223372036854775807n);
+    expect(value("1u + 2u")).toEqual(new Uint(3n));
+  });
+});
+
+describe("logic", () => {
+  it("lets a determining operand absorb an error on either side", () => {
+    expect(value("1/0 == 1 || true")).toBe(true);
+    expect(value("true || 1/0 == 1")).toBe(true);
+    expect(value("1/0 == 1 && false")).toBe(false);
+    expect(error("1/0 == 1 && true")).toBe("division by zero");
+    expect(error("false || 'x'")).toBe("no such overload");
+  });
+
+  it("evaluates the conditional lazily and requires a bool test", () => {
+    expect(value("true ? 1 : 1/0")).toBe(1);
+    expect(error("'x' ? 1 : 2")).toBe(
+      "ERROR: <input>:1:5: found no matching overload for '_?_:_' applied to '(string, int, int)'\n | 'x' ? 1 : 2\n | ....^",
+    );
+    expect(error("dyn('x') ? 1 : 2")).toBe("no such overload");
+  });
+});
+
+describe("fields and indexes", () => {
+  it("selects JSON fields and reports missing keys", () => {
+    expect(value("object.spec.replicas", { object: deployment })).toBe(3);
+    expect(error("object.spec.paused", { object: deployment })).toBe("no such key: paused");
+    expect(error("object.spec.template.spec.containers[5]", { object: deployment })).toBe("index out of bounds: 5");
+    expect(value("object.spec.template.spec.containers[1].name", { object: deployment })).toBe("b");
+    expect(value("has(object.metadata.labels) && 'app' in object.metadata.labels", { object: deployment })).toBe(true);
+    expect(value("has(object.spec.paused)", { object: deployment })).toBe(false);
+  });
+
+  it("never reads inherited properties of JSON objects", () => {
+    const hostile = JSON.parse('{"__proto__": {"polluted": 1}, "a": {}}') as Value;
+    expect(error("o.a.constructor", { o: hostile })).toBe("no such key: constructor");
+    expect(value("has(o.a.toString)", { o: hostile })).toBe(false);
+    expect(value("o.__proto__.polluted", { o: hostile })).toBe(1);
+  });
+
+  it("reads inputs lazily: touching two fields costs two property reads", () => {
+    let reads = 0;
+    const big = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, { v: i }]));
+    const counted = new Proxy(big, {
+      get(target, key, receiver) {
+        reads++;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+      getPrototypeOf: () => Object.prototype,
+    });
+    expect(value("o.k5.v + o.k9999.v", { o: counted as Value })).toBe(10004);
+    expect(reads).toBe(2);
+  });
+});
+
+describe("comprehensions", () => {
+  it("runs the Kubernetes macros", () => {
+    const rule =
+      "object.spec.template.spec.containers.all(c, !has(c.securityContext) || !has(c.securityContext.privileged) || c.securityContext.privileged == false)";
+    expect(value(rule, { object: deployment })).toBe(true);
+    expect(value("[1, 2, 3].map(x, x * 2)")).toEqual([2, 4, 6]);
+    expect(value("[1, 2, 3].map(x, x > 1, x * 10)")).toEqual([20, 30]);
+    expect(value("[1, 2, 3].filter(x, x % 2 == 1)")).toEqual([1, 3]);
+    expect(value("[1, 2, 3].exists_one(x, x == 2)")).toBe(true);
+    expect(value("{'a': 1, 'b': 2}.all(k, k.size() == 1)")).toBe(true);
+    expect(value("cel.bind(x, 'abc', x + x)")).toBe("abcabc");
+  });
+
+  it("supports two-variable comprehensions", () => {
+    expect(value("[10, 20].all(i, v, v == (i + 1) * 10)")).toBe(true);
+    expect(value("{'a': 1, 'b': 2}.exists(k, v, k == 'b' && v == 2)")).toBe(true);
+    expect(value("[1, 2].transformList(i, v, i + v)")).toEqual([1, 3]);
+    expect(value("{'a': 1}.transformMap(k, v, v + 1) == {'a': 2}")).toBe(true);
+    expect(value("{'a': 1, 'b': 2}.transformMap(k, v, v > 1, v) == {'b': 2}")).toBe(true);
+  });
+
+  it("lets a determining element absorb errors of others, and shadows outer names", () => {
+    expect(value("[0, 1].exists(x, 1 / x == 1)")).toBe(true);
+    expect(value("[0, 1].all(x, 1 / x == 5)")).toBe(false);
+    expect(error("[0, 1].all(x, 1 / x == 1)")).toBe("division by zero");
+    expect(value("[1, 2].all(x, [3].all(x, x == 3))")).toBe(true);
+    expect(value("[5].map(object, object + 1)", { object: deployment })).toEqual([6]);
+  });
+});
+
+describe("optionals", () => {
+  it("chains optional selection and indexing", () => {
+    expect(value("object.?spec.?paused.orValue(false)", { object: deployment })).toBe(false);
+    expect(value("object.?spec.replicas.value()", { object: deployment })).toBe(3);
+    expect(value("object.spec.template.spec.containers[?9].hasValue()", { object: deployment })).toBe(false);
+    expect(value("[?optional.none(), ?optional.of(1), 2]")).toEqual([1, 2]);
+    expect(value("{?'a': optional.none(), 'b': 1} == {'b': 1}")).toBe(true);
+    expect(value("optional.of(2).optMap(x, x * 2).value()")).toBe(4);
+    expect(value("optional.none().or(optional.of(3)).value()")).toBe(3);
+    expect(value("optional.of(1).orValue(1/0)")).toBe(1);
+    expect(error("optional.none().value()")).toBe("optional.none() dereference");
+    expect(value("optional.ofNonZeroValue('')")).toBe(Optional.none);
+  });
+});
+
+describe("lazy variables", () => {
+  it("computes a LazyMap entry on first access only", () => {
+    const env = createEnv({ variables: ["variables"] });
+    const inner = compile("21 * 2", env);
+    if (!inner.ok) throw new Error(inner.error);
+    let evaluations = 0;
+    const cache = new Map<string, Value>();
+    const variables = new LazyMap(
+      (name) => {
+        if (name !== "answer") return undefined;
+        if (!cache.has(name)) {
+          evaluations++;
+          const r = inner.program.evaluate({});
+          if (r.ok) cache.set(name, r.value);
+        }
+        return cache.get(name);
+      },
+      ["answer"],
+    );
+    expect(value("variables.answer + variables.answer", { variables })).toBe(84);
+    expect(evaluations).toBe(1);
+    expect(error("variables.other", { variables })).toBe("no such key: other");
+  });
+});
+
+describe("cost", () => {
+  it("charges cel-go's units", () => {
+    const env = createEnv({ variables: ["object"] });
+    const c = compile("object.spec.replicas <= 5", env);
+    if (!c.ok) throw new Error(c.error);
+    const r = c.program.evaluate({ object: deployment });
+    expect(r).toEqual({ ok: true, value: true, cost: 4 });
+  });
+
+  it("stops runaway expressions at the limit", () => {
+    const nested = "[1,2,3,4,5,6,7,8,9,10].map(a, [1,2,3,4,5,6,7,8,9,10].map(b, [1,2,3,4,5,6,7,8,9,10].map(c, [1,2,3,4,5,6,7,8,9,10].map(d, [1,2,3,4,5,6,7,8,9,10].map(e, [1,2,3,4,5,6,7,8,9,10])))))";
+    expect(error(nested)).toBe("operation cancelled: actual cost limit exceeded");
+    const doubling = "[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30].map(i, 'ab').all(s, s.size() > 0) && cel.bind(s, 'x', [1,2,3].map(i, s + s + s + s + s + s + s + s + s + s + s + s + s + s + s + s)).size() == 3";
+    expect(value(doubling)).toBe(true);
+    const growth =
+      "[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35,36,37,38,39,40].map(i, cel.bind(s, 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', [s + s, s + s + s + s].map(t, t + t + t + t + t + t + t + t + t + t + t + t + t + t + t + t + t + t + t + t + t + t + t + t + t + t + t + t + t + t + t + t).map(u, u + u + u + u + u + u + u + u + u + u + u + u + u + u + u + u + u + u + u + u + u + u + u + u)))";
+    expect(error(growth)).toBe("operation cancelled: actual cost limit exceeded");
+  });
+
+  it("draws several evaluations from one shared budget", () => {
+    const env = createEnv({ variables: [] });
+    const c = compile("[1,2,3].map(x, x).size()", env);
+    if (!c.ok) throw new Error(c.error);
+    const budget = createBudget(100);
+    const first = c.program.evaluate({}, budget);
+    // list literal 10, three map steps of 12 plus the element read, size() 1
+    expect(first).toEqual({ ok: true, value: 3, cost: 50 });
+    expect(c.program.evaluate({}, budget).ok).toBe(true);
+    expect(budget.spent).toBe(100);
+    const third = c.program.evaluate({}, budget);
+    expect(third.ok).toBe(false);
+    expect(third).toMatchObject({ error: "operation cancelled: actual cost limit exceeded", exhausted: "budget" });
+    expect(run("[1,2,3].map(x, x).size()", {}, { costLimit: 10 })).toEqual({ error: "operation cancelled: actual cost limit exceeded" });
+  });
+});
