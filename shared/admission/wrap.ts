@@ -17,6 +17,14 @@ const RESOURCES: Record<string, string> = {
   PersistentVolumeClaim: "persistentvolumeclaims",
 };
 
+/** apimachinery's UnsafeGuessKindToResource: the plural the apiserver most likely serves a kind under. */
+function guessResource(kind: string): string {
+  const singular = kind.toLowerCase();
+  if (singular.endsWith("s")) return `${singular}es`;
+  if (singular.endsWith("y")) return `${singular.slice(0, -1)}ies`;
+  return `${singular}s`;
+}
+
 export interface WrapOptions {
   operation?: "CREATE" | "UPDATE" | "DELETE";
   /** Namespace for an object that names none (as `kubectl apply -n`). */
@@ -40,7 +48,7 @@ export function wrapReview(object: WrappableObject, options: WrapOptions = {}) {
   const slash = apiVersion.indexOf("/");
   const group = slash >= 0 ? apiVersion.slice(0, slash) : "";
   const version = slash >= 0 ? apiVersion.slice(slash + 1) : apiVersion;
-  const resource = RESOURCES[kind] ?? `${kind.toLowerCase()}s`;
+  const resource = RESOURCES[kind] ?? guessResource(kind);
   const metadata = (typeof object.metadata === "object" && object.metadata !== null ? object.metadata : {}) as { name?: string; namespace?: string };
   const operation = options.operation ?? "CREATE";
   const namespace = metadata.namespace ?? options.namespace;

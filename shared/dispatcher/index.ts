@@ -5,6 +5,7 @@ import { truncateUtf8, utf8Length, MAX_WARNINGS_TOTAL_BYTES, type AdmissionReque
 import type { WithoutSnapshot } from "../clusters/index.js";
 import type { EnforcementMode, Finding, Policy } from "../policy/index.js";
 import type { SnapshotView } from "../snapshot/view.js";
+import { policySetOf, type PolicyOutcome } from "../vap/index.js";
 
 export type { WithoutSnapshot };
 
@@ -16,6 +17,8 @@ export interface ReviewContext {
   unusable?: string;
   /** The cluster's stance when no snapshot has been pushed yet. */
   withoutSnapshot: WithoutSnapshot;
+  /** False to judge with `policies` only, without the cluster's own (the per-policy route). */
+  withPolicySet?: boolean;
   /** Milliseconds since the epoch; only the staleness check reads it, never a policy. */
   now: number;
 }
@@ -27,6 +30,8 @@ export interface ReviewContext {
 export interface PolicyResult {
   /** The policy's id (a ValidatingAdmissionPolicy's name). */
   policy: string;
+  /** Set for the cluster's own ValidatingAdmissionPolicies, whose messages read as the apiserver writes them. */
+  origin?: "ValidatingAdmissionPolicy";
   /** The binding that applied the policy, for ValidatingAdmissionPolicies. */
   binding?: string;
   mode: EnforcementMode;
@@ -71,7 +76,23 @@ export function evaluate(request: AdmissionRequest, policies: readonly Policy[],
 
 /** How a result reads in a denial or a warning: the policy first, so every message says who raised it. */
 export function describeResult(result: PolicyResult): string {
-  return `${result.policy}: ${result.message}`;
+  if (result.origin !== "ValidatingAdmissionPolicy") return `${result.policy}: ${result.message}`;
+  const bound = result.binding === undefined ? "" : ` with binding '${result.binding}'`;
+  return result.mode === "Deny"
+    ? `ValidatingAdmissionPolicy '${result.policy}'${bound} denied request: ${result.message}`
+    : `Validation failed for ValidatingAdmissionPolicy '${result.policy}'${bound}: ${result.message}`;
+}
+
+/** The edge's policy outcomes as results: a binding's validationActions are their modes. */
+function vapResults(outcomes: readonly PolicyOutcome[]): PolicyResult[] {
+  return outcomes.map((outcome) => ({
+    policy: outcome.policy,
+    origin: "ValidatingAdmissionPolicy",
+    ...(outcome.binding !== undefined ? { binding: outcome.binding } : {}),
+    mode: outcome.action,
+    message: outcome.message,
+    ...(outcome.status ? { status: outcome.status } : {}),
+  }));
 }
 
 const deny = (message: string, warnings: string[] = []): Decision => ({
@@ -97,13 +118,19 @@ function joined(messages: readonly string[], maxBytes: number): string {
   return text;
 }
 
-/** Results → the verdict: any Deny denies; Warn becomes a warning; Audit an auditAnnotation under the policy id. */
-export function decide(results: readonly PolicyResult[], warnings: string[] = []): Decision {
-  const denials = results.filter((r) => r.mode === "Deny");
+/**
+ * Results → the verdict: any Deny denies; Warn becomes a warning; Audit an
+ * auditAnnotation under the policy id. A ValidatingAdmissionPolicy's denial
+ * answers alone, the first one only, with its own status, as the apiserver
+ * (which runs them before any webhook) would answer.
+ */
+export function decide(results: readonly PolicyResult[], warnings: string[] = [], extraAnnotations: Record<string, string> = {}): Decision {
+  const policyDenial = results.find((r) => r.mode === "Deny" && r.origin === "ValidatingAdmissionPolicy");
+  const denials = policyDenial ? [policyDenial] : results.filter((r) => r.mode === "Deny");
   const allWarnings = [...warnings, ...results.filter((r) => r.mode === "Warn").map(describeResult)];
   const audited = new Map<string, string[]>();
-  for (const result of results.filter((r) => r.mode === "Audit")) audited.set(result.policy, [...(audited.get(result.policy) ?? []), result.message]);
-  const auditAnnotations = Object.fromEntries([...audited].map(([policy, messages]) => [policy, joined(messages, MAX_WARNINGS_TOTAL_BYTES)]));
+  for (const result of results.filter((r) => r.mode === "Audit" && r.origin === undefined)) audited.set(result.policy, [...(audited.get(result.policy) ?? []), result.message]);
+  const auditAnnotations = { ...Object.fromEntries([...audited].map(([policy, messages]) => [policy, joined(messages, MAX_WARNINGS_TOTAL_BYTES)])), ...extraAnnotations };
   if (denials.length > 0) {
     const status = denials[0]!.status ?? { code: 403, reason: "Forbidden" };
     return { allowed: false, denial: { ...status, message: joined(denials.map(describeResult), MAX_WARNINGS_TOTAL_BYTES) }, warnings: allWarnings, auditAnnotations };
@@ -119,11 +146,12 @@ export interface ReviewOutcome {
 
 const allowAll = (): ReviewOutcome => ({ decision: { allowed: true, warnings: [], auditAnnotations: {} }, results: [] });
 
-/** The whole review of one request. */
+/** The whole review of one request: the built-in policies, and the cluster's own policies bound at the edge. */
 export function review(request: AdmissionRequest, context: ReviewContext): ReviewOutcome {
   const { cluster, snapshot } = context;
   const matched = matchPolicies(request, context.policies, snapshot?.view);
-  if (matched.length === 0) return allowAll();
+  const policySet = snapshot && context.withPolicySet !== false ? policySetOf(snapshot.view.snapshot) : undefined;
+  if (matched.length === 0 && !policySet?.mayMatch(request)) return allowAll();
 
   if (!snapshot) {
     const message = context.unusable ? `edgeadmit: cluster "${cluster}": ${context.unusable}` : `edgeadmit: no snapshot has been pushed for cluster "${cluster}" yet`;
@@ -142,6 +170,7 @@ export function review(request: AdmissionRequest, context: ReviewContext): Revie
     if (onStale === "Deny") return { decision: deny(`${message}; the cluster denies on stale data, check the sync job`), results: [] };
     warnings.push(message);
   }
-  const results = evaluate(request, matched, snapshot.view);
-  return { decision: decide(results, warnings), results };
+  const edge = policySet?.evaluate(request);
+  const results = [...evaluate(request, matched, snapshot.view), ...vapResults(edge?.outcomes ?? [])];
+  return { decision: decide(results, warnings, edge?.auditAnnotations), results };
 }

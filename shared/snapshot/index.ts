@@ -15,7 +15,7 @@ export function decodeSnapshot(text: string): SnapshotDecodeResult {
   return decoded.ok ? { ok: true, snapshot: decoded.value } : decoded;
 }
 
-const RECORDS = ["affinityClasses", "tenants", "applications", "volumeClaims", "nodes"] as const;
+const RECORDS = ["affinityClasses", "tenants", "applications", "volumeClaims", "nodes", "validatingAdmissionPolicies", "policyBindings", "policyParams", "namespaces"] as const;
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**

@@ -94,6 +94,18 @@ export const snapshotSchema = z.object({
    * labels say whether that node is inside the pod's class.
    */
   nodes: z._default(z.record(z.string(), stringMapSchema), {}),
+  /**
+   * The cluster's ValidatingAdmissionPolicies that an EdgeAdmissionPolicyBinding
+   * binds at the edge, by name, as listed (shared/vap checks and compiles them:
+   * a malformed one is reported, not refused, so one policy cannot block a push).
+   */
+  validatingAdmissionPolicies: z._default(z.record(z.string(), z.unknown()), {}),
+  /** EdgeAdmissionPolicyBindings (offline also ValidatingAdmissionPolicyBindings) by name. */
+  policyBindings: z._default(z.record(z.string(), z.unknown()), {}),
+  /** The objects of each bound policy's paramKind, by `<apiVersion>/<kind>`. */
+  policyParams: z._default(z.record(z.string(), z.object({ namespaced: z.boolean(), objects: z.array(z.unknown()) })), {}),
+  /** Namespaces by name (metadata without managed fields, spec, status): namespaceSelector labels and namespaceObject. */
+  namespaces: z._default(z.record(z.string(), z.unknown()), {}),
 });
 export type Snapshot = z.infer<typeof snapshotSchema>;
 export type SnapshotInput = z.input<typeof snapshotSchema>;

@@ -20,6 +20,7 @@ import { AFFINITY_CLASS_LABEL, lineageOf } from "../view.js";
 import { InvalidObjectError, isWorkloadKind, workloadOf, type Workload, type WorkloadKind } from "../../k8s/workload/index.js";
 import { madeByWorkloadController, WORKLOAD_API_GROUPS } from "../../k8s/controller/index.js";
 import { sharedClaimNames } from "../../k8s/volumes/index.js";
+import { collectPolicyObjects } from "./policies.js";
 
 export const SETTINGS_CONFIGMAP = "edgeadmit-settings";
 export const ROOT_TENANT_NAMESPACE = "tenant-root";
@@ -222,6 +223,7 @@ export function buildSnapshot(objects: readonly KubeObject[], options: BuildOpti
       applications,
       volumeClaims,
       nodes: classLabelsOfNodes(nodeObjects, affinityClasses),
+      ...collectPolicyObjects(objects, problems),
     },
     problems,
   };

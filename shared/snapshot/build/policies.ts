@@ -1,0 +1,112 @@
+// The objects the cluster's own policies need at the edge (shared/vap): the
+// ValidatingAdmissionPolicies some binding binds there, those bindings, the
+// objects of the bound policies' paramKinds, and the namespaces.
+import type { KubeObject } from "./index.js";
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export interface PolicyObjects {
+  validatingAdmissionPolicies: Record<string, unknown>;
+  policyBindings: Record<string, unknown>;
+  policyParams: Record<string, { namespaced: boolean; objects: unknown[] }>;
+  namespaces: Record<string, unknown>;
+}
+
+/** Kinds of the bindings that bind a policy at the edge; the upstream one counts only when given as input (offline). */
+const BINDING_KINDS = new Set(["edgeadmit.io/EdgeAdmissionPolicyBinding", "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding"]);
+const POLICY_KIND = "admissionregistration.k8s.io/ValidatingAdmissionPolicy";
+/** Where the kubectl client puts the whole object again: never read by a policy, often the largest annotation. */
+const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+function groupKind(object: KubeObject): string {
+  const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : "";
+  const slash = apiVersion.indexOf("/");
+  return `${slash >= 0 ? apiVersion.slice(0, slash) : ""}/${typeof object.kind === "string" ? object.kind : ""}`;
+}
+
+function metadataOf(object: unknown): Record<string, unknown> {
+  return isRecord(object) && isRecord(object["metadata"]) ? object["metadata"] : {};
+}
+
+const nameOf = (object: unknown): string | undefined => {
+  const name = metadataOf(object)["name"];
+  return typeof name === "string" && name !== "" ? name : undefined;
+};
+
+/** A policy or binding as it matters at the edge: its name and spec (no status, no managed fields). */
+function definition(object: KubeObject) {
+  return { apiVersion: object.apiVersion, kind: object.kind, metadata: { name: nameOf(object) }, spec: object["spec"] };
+}
+
+/** The Namespace as the apiserver hands it to CEL (namespaceObject): metadata without managed fields or owners, spec, status. */
+function namespaceObject(object: KubeObject) {
+  const metadata = metadataOf(object);
+  const kept = ["name", "generateName", "uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations"];
+  const trimmed = Object.fromEntries(kept.filter((key) => metadata[key] !== undefined).map((key) => [key, metadata[key]]));
+  if (isRecord(trimmed["annotations"]) && LAST_APPLIED in trimmed["annotations"]) {
+    const { [LAST_APPLIED]: _applied, ...annotations } = trimmed["annotations"];
+    trimmed["annotations"] = annotations;
+  }
+  return { metadata: trimmed, ...(object["spec"] !== undefined ? { spec: object["spec"] } : {}), ...(object["status"] !== undefined ? { status: object["status"] } : {}) };
+}
+
+/** Whether a paramKind is namespaced: as a CustomResourceDefinition in the input says, else as its objects show. */
+function namespacedKinds(objects: readonly KubeObject[]): Map<string, boolean> {
+  const scopes = new Map<string, boolean>();
+  for (const object of objects) {
+    if (groupKind(object) !== "apiextensions.k8s.io/CustomResourceDefinition" || !isRecord(object["spec"])) continue;
+    const spec = object["spec"];
+    const names = isRecord(spec["names"]) ? spec["names"] : {};
+    if (typeof spec["group"] === "string" && typeof names["kind"] === "string") scopes.set(`${spec["group"]}/${names["kind"]}`, spec["scope"] === "Namespaced");
+  }
+  return scopes;
+}
+
+export function collectPolicyObjects(objects: readonly KubeObject[], problems: string[]): PolicyObjects {
+  const policies = new Map<string, KubeObject>();
+  const bindings: Record<string, unknown> = {};
+  const namespaces: Record<string, unknown> = {};
+  for (const object of objects) {
+    const kind = groupKind(object);
+    const name = nameOf(object);
+    if (kind === POLICY_KIND || BINDING_KINDS.has(kind)) {
+      if (!name) {
+        problems.push(`${kind.split("/")[1]} without metadata.name: skipped`);
+        continue;
+      }
+      if (kind === POLICY_KIND) policies.set(name, object);
+      else {
+        if (Object.hasOwn(bindings, name)) problems.push(`${kind.split("/")[1]} ${name}: a binding of that name came before; this one wins`);
+        bindings[name] = definition(object);
+      }
+    } else if (kind === "/Namespace" && name) namespaces[name] = namespaceObject(object);
+  }
+
+  // Only bound policies travel; each bound policy's paramKind brings its objects.
+  const validatingAdmissionPolicies: Record<string, unknown> = {};
+  const paramKinds = new Map<string, { apiVersion: string; kind: string }>();
+  for (const binding of Object.values(bindings)) {
+    const policyName = isRecord(binding) && isRecord(binding["spec"]) ? binding["spec"]["policyName"] : undefined;
+    const policy = typeof policyName === "string" ? policies.get(policyName) : undefined;
+    if (!policy || typeof policyName !== "string") continue;
+    validatingAdmissionPolicies[policyName] = definition(policy);
+    const paramKind = isRecord(policy["spec"]) ? policy["spec"]["paramKind"] : undefined;
+    if (isRecord(paramKind) && typeof paramKind["apiVersion"] === "string" && typeof paramKind["kind"] === "string")
+      paramKinds.set(`${paramKind["apiVersion"]}/${paramKind["kind"]}`, { apiVersion: paramKind["apiVersion"], kind: paramKind["kind"] });
+  }
+  const scopes = namespacedKinds(objects);
+  const policyParams: Record<string, { namespaced: boolean; objects: unknown[] }> = {};
+  for (const [key, { apiVersion, kind }] of paramKinds) {
+    const found = objects.filter((object) => object.apiVersion === apiVersion && object.kind === kind);
+    const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
+    const namespaced = scopes.get(`${group}/${kind}`) ?? found.some((object) => typeof metadataOf(object)["namespace"] === "string");
+    policyParams[key] = { namespaced, objects: found.map(({ metadata, ...rest }) => ({ ...rest, metadata: withoutManagedFields(metadata) })) };
+  }
+  return { validatingAdmissionPolicies, policyBindings: bindings, policyParams, namespaces };
+}
+
+function withoutManagedFields(metadata: unknown): unknown {
+  if (!isRecord(metadata)) return metadata;
+  const { managedFields: _managed, ...rest } = metadata;
+  return rest;
+}

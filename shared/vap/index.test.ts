@@ -1,0 +1,278 @@
+// The cluster's own ValidatingAdmissionPolicies at the edge: what the
+// apiserver would decide, with its messages, for policies, bindings and
+// params given as the YAML a cluster holds.
+import { parseAllDocuments } from "yaml";
+import { describe, expect, it } from "vitest";
+import { decodeAdmissionReview } from "../admission/index.js";
+import { wrapReview, type WrapOptions } from "../admission/wrap.js";
+import { review } from "../dispatcher/index.js";
+import { buildSnapshot, type KubeObject } from "../snapshot/build/index.js";
+import { SnapshotView } from "../snapshot/view.js";
+import { compilePolicySet } from "./index.js";
+
+const yaml = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as KubeObject).filter(Boolean);
+
+function snapshotOf(objects: KubeObject[]) {
+  const { snapshot, problems } = buildSnapshot(objects, { generation: 1, builtAt: "2026-01-01T00:00:00Z" });
+  return { snapshot, problems };
+}
+
+/** The webhook's decision and the per-policy results for `object` in a cluster holding `cluster`. */
+function judge(cluster: KubeObject[], object: Record<string, unknown>, options: WrapOptions = {}) {
+  const decoded = decodeAdmissionReview(JSON.stringify(wrapReview(object, { namespace: "shop", ...options })));
+  if (!decoded.ok) throw new Error(decoded.error);
+  const { snapshot } = snapshotOf(cluster);
+  return review(decoded.review.request, { cluster: "c", policies: [], snapshot: { view: new SnapshotView(snapshot), pushedAt: Date.now() }, withoutSnapshot: "FailOpen", now: Date.now() });
+}
+
+const policy = (name: string, spec: string) => `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: ${name}}
+spec:
+${spec.replace(/^/gm, "  ")}
+`;
+
+const binding = (name: string, policyName: string, extra = "validationActions: [Deny]") => `
+apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionPolicyBinding
+metadata: {name: ${name}}
+spec:
+  policyName: ${policyName}
+${extra.replace(/^/gm, "  ")}
+`;
+
+const deployments = `matchConstraints:
+  resourceRules:
+  - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}`;
+
+const replicasPolicy = policy("max-replicas", `${deployments}
+validations:
+- expression: object.spec.replicas <= 5
+  message: at most 5 replicas`);
+
+const deployment = (replicas: number, labels: Record<string, string> = {}) => ({
+  apiVersion: "apps/v1",
+  kind: "Deployment",
+  metadata: { name: "web", namespace: "shop", labels },
+  spec: { replicas, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "app", image: "nginx" }] } } },
+});
+
+describe("a bound policy", () => {
+  const cluster = yaml(replicasPolicy + "---" + binding("max-replicas-binding", "max-replicas"));
+
+  it("denies with the apiserver's message and the validation's reason (Invalid: 422)", () => {
+    expect(judge(cluster, deployment(10)).decision).toEqual({
+      allowed: false,
+      denial: { code: 422, reason: "Invalid", message: "ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: at most 5 replicas" },
+      warnings: [],
+      auditAnnotations: {},
+    });
+  });
+
+  it("admits what passes, and what its rules do not select", () => {
+    expect(judge(cluster, deployment(3)).decision).toEqual({ allowed: true, warnings: [], auditAnnotations: {} });
+    expect(judge(cluster, { ...deployment(10), kind: "StatefulSet" }).decision.allowed).toBe(true);
+    expect(judge(cluster, deployment(10), { operation: "DELETE" }).decision.allowed).toBe(true);
+  });
+
+  it("is not enforced without a binding, as in the apiserver", () => {
+    expect(judge(yaml(replicasPolicy), deployment(10)).decision.allowed).toBe(true);
+  });
+
+  it("warns and audits as its binding's validationActions say, in the apiserver's words", () => {
+    const warned = judge(yaml(replicasPolicy + "---" + binding("b", "max-replicas", "validationActions: [Warn, Audit]")), deployment(10));
+    expect(warned.decision).toEqual({
+      allowed: true,
+      warnings: ["Validation failed for ValidatingAdmissionPolicy 'max-replicas' with binding 'b': at most 5 replicas"],
+      auditAnnotations: {
+        validation_failure: JSON.stringify([{ message: "at most 5 replicas", policy: "max-replicas", binding: "b", expressionIndex: 0, validationActions: ["Warn", "Audit"] }]),
+      },
+    });
+    expect(warned.results.map((r) => [r.policy, r.binding, r.mode])).toEqual([
+      ["max-replicas", "b", "Warn"],
+      ["max-replicas", "b", "Audit"],
+    ]);
+  });
+});
+
+describe("messages", () => {
+  const bound = (validations: string) => yaml(policy("p", `${deployments}\nvalidations:\n${validations}`) + "---" + binding("b", "p"));
+
+  it("messageExpression first, then message, then the expression itself", () => {
+    expect(judge(bound("- expression: object.spec.replicas < 2\n  messageExpression: \"'too many: ' + string(object.spec.replicas)\"\n  message: ignored"), deployment(3)).decision.denial?.message).toBe(
+      "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: too many: 3",
+    );
+    expect(judge(bound("- expression: object.spec.replicas < 2\n  messageExpression: \"''\"\n  message: the message"), deployment(3)).decision.denial?.message).toBe(
+      "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: the message",
+    );
+    expect(judge(bound("- expression: \"object.spec.replicas < 2 \""), deployment(3)).decision.denial?.message).toBe(
+      "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: failed expression: object.spec.replicas < 2",
+    );
+  });
+
+  it("a reason sets the status: Forbidden 403, Unauthorized 401, RequestEntityTooLarge 413", () => {
+    for (const [reason, code] of [["Forbidden", 403], ["Unauthorized", 401], ["RequestEntityTooLarge", 413]] as const) {
+      expect(judge(bound(`- expression: "false"\n  reason: ${reason}`), deployment(3)).decision.denial).toMatchObject({ code, reason });
+    }
+  });
+
+  it("only the first denial answers, as the apiserver's", () => {
+    const denial = judge(bound("- expression: \"false\"\n  message: first\n- expression: \"false\"\n  message: second"), deployment(3)).decision.denial;
+    expect(denial?.message).toBe("ValidatingAdmissionPolicy 'p' with binding 'b' denied request: first");
+  });
+
+  it("a runtime error names the expression, and failurePolicy Fail denies with it", () => {
+    expect(judge(bound("- expression: object.spec.nothere == 1"), deployment(3)).decision.denial?.message).toBe(
+      "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: expression 'object.spec.nothere == 1' resulted in error: no such key: nothere",
+    );
+  });
+});
+
+describe("failurePolicy", () => {
+  const withAuthorizer = (failurePolicy: string) =>
+    yaml(policy("p", `${deployments}\nfailurePolicy: ${failurePolicy}\nvalidations:\n- expression: authorizer.group('apps').resource('deployments').check('create').allowed()`) + "---" + binding("b", "p"));
+
+  it("Fail: an expression that does not compile at the edge (authorizer) denies with the compile error", () => {
+    const { decision } = judge(withAuthorizer("Fail"), deployment(1));
+    expect(decision.denial?.message).toMatch(/^ValidatingAdmissionPolicy 'p' with binding 'b' denied request: compilation error: ERROR: <input>:1:1: undeclared reference to 'authorizer'/);
+  });
+
+  it("Ignore: the same policy admits", () => {
+    expect(judge(withAuthorizer("Ignore"), deployment(1)).decision).toEqual({ allowed: true, warnings: [], auditAnnotations: {} });
+  });
+
+  it("reports the compile error once, when the policy set is compiled", () => {
+    const { snapshot } = snapshotOf(withAuthorizer("Fail"));
+    const set = compilePolicySet({ policies: snapshot.validatingAdmissionPolicies, bindings: snapshot.policyBindings, params: snapshot.policyParams, namespaces: snapshot.namespaces });
+    expect(set.problems).toEqual([expect.stringMatching(/^ValidatingAdmissionPolicy 'p': validations\[0\]\.expression: compilation error: ERROR: <input>:1:1: undeclared reference to 'authorizer'/)]);
+  });
+});
+
+describe("matching", () => {
+  const cluster = (matchConstraints: string, bindingExtra = "validationActions: [Deny]") =>
+    yaml(policy("p", `matchConstraints:\n${matchConstraints.replace(/^/gm, "  ")}\nvalidations:\n- expression: "false"\n  message: matched`) + "---" + binding("b", "p", bindingExtra));
+  const denied = (objects: KubeObject[], object: Record<string, unknown>, options: WrapOptions = {}) => !judge(objects, object, options).decision.allowed;
+
+  it("excludeResourceRules win over resourceRules; resourceNames narrow a rule", () => {
+    const objects = cluster(`resourceRules:
+- {apiGroups: [apps], apiVersions: [v1], operations: ["*"], resources: ["*"]}
+excludeResourceRules:
+- {apiGroups: [apps], apiVersions: [v1], operations: ["*"], resources: [deployments], resourceNames: [web]}`);
+    expect(denied(objects, deployment(1))).toBe(false);
+    expect(denied(objects, { ...deployment(1), metadata: { name: "api", namespace: "shop" } })).toBe(true);
+  });
+
+  it("a binding's objectSelector on the object's or the old object's labels", () => {
+    const objects = cluster(deployments.replace("matchConstraints:\n", ""), "validationActions: [Deny]\nmatchResources:\n  objectSelector: {matchLabels: {team: a}}");
+    expect(denied(objects, deployment(1))).toBe(false);
+    expect(denied(objects, deployment(1, { team: "a" }))).toBe(true);
+    expect(denied(objects, deployment(1), { operation: "UPDATE", oldObject: deployment(1, { team: "a" }) })).toBe(true);
+  });
+
+  it("a namespaceSelector on the snapshot's namespace labels, and on a Namespace's own labels when it is written", () => {
+    const objects = [
+      ...cluster(`namespaceSelector: {matchLabels: {env: prod}}
+resourceRules:
+- {apiGroups: ["", apps], apiVersions: [v1], operations: [CREATE], resources: [deployments, namespaces]}`),
+      ...yaml("apiVersion: v1\nkind: Namespace\nmetadata: {name: shop, labels: {env: prod}}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: lab, labels: {env: dev}}"),
+    ];
+    expect(denied(objects, deployment(1))).toBe(true);
+    expect(denied(objects, { ...deployment(1), metadata: { name: "web", namespace: "lab" } })).toBe(false);
+    expect(denied(objects, { apiVersion: "v1", kind: "Namespace", metadata: { name: "new", labels: { env: "prod" } } })).toBe(true);
+    expect(denied(objects, { apiVersion: "v1", kind: "Namespace", metadata: { name: "new2", labels: { env: "dev" } } })).toBe(false);
+  });
+
+  it("a namespace the snapshot does not know is a configuration error, under failurePolicy", () => {
+    const objects = cluster(`namespaceSelector: {matchLabels: {env: prod}}\n${deployments.replace("matchConstraints:\n", "")}`);
+    expect(judge(objects, { ...deployment(1), metadata: { name: "web", namespace: "brand-new" } }).decision.denial?.message).toBe(
+      `ValidatingAdmissionPolicy 'p' denied request: failed to configure policy: namespaces "brand-new" not found in the snapshot (created after the sync job last ran?): its labels decide the namespaceSelector`,
+    );
+  });
+
+  it("subresources only match rules that name them", () => {
+    const objects = cluster(`resourceRules:
+- {apiGroups: [apps], apiVersions: [v1], operations: [UPDATE], resources: [deployments/scale]}`);
+    expect(denied(objects, deployment(1), { operation: "UPDATE", oldObject: deployment(1) })).toBe(false);
+  });
+
+  it("never judges the policies and their bindings themselves", () => {
+    const objects = cluster(`resourceRules:\n- {apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*"]}`);
+    const vap = yaml(replicasPolicy)[0]! as Record<string, unknown>;
+    expect(denied(objects, vap)).toBe(false);
+    expect(denied(objects, deployment(1))).toBe(true);
+  });
+});
+
+describe("variables and matchConditions", () => {
+  it("variables are computed once when used, and may name only those before them", () => {
+    const objects = yaml(
+      policy("p", `${deployments}
+variables:
+- {name: replicas, expression: object.spec.replicas}
+- {name: doubled, expression: variables.replicas * 2}
+validations:
+- {expression: "variables.doubled <= 10", messageExpression: "'doubled: ' + string(variables.doubled)"}`) + "---" + binding("b", "p"),
+    );
+    expect(judge(objects, deployment(6)).decision.denial?.message).toBe("ValidatingAdmissionPolicy 'p' with binding 'b' denied request: doubled: 12");
+    expect(judge(objects, deployment(5)).decision.allowed).toBe(true);
+  });
+
+  it("a variable that fails says which", () => {
+    const objects = yaml(policy("p", `${deployments}\nvariables:\n- {name: v, expression: object.nothere}\nvalidations:\n- {expression: variables.v == 1}`) + "---" + binding("b", "p"));
+    expect(judge(objects, deployment(1)).decision.denial?.message).toBe(
+      `ValidatingAdmissionPolicy 'p' with binding 'b' denied request: expression 'variables.v == 1' resulted in error: composited variable "v" fails to evaluate: no such key: nothere`,
+    );
+  });
+
+  it("a false matchCondition skips the policy; an error with none false follows failurePolicy", () => {
+    const objects = (condition: string) =>
+      yaml(policy("p", `${deployments}\nmatchConditions:\n- {name: c, expression: "${condition}"}\nvalidations:\n- {expression: "false", message: judged}`) + "---" + binding("b", "p"));
+    expect(judge(objects("object.spec.replicas > 3"), deployment(1)).decision.allowed).toBe(true);
+    expect(judge(objects("object.spec.replicas > 3"), deployment(5)).decision.denial?.message).toMatch(/: judged$/);
+    expect(judge(objects("object.spec.nothere"), deployment(5)).decision.denial?.message).toBe(
+      "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: expression 'object.spec.nothere' resulted in error: no such key: nothere",
+    );
+  });
+});
+
+describe("params", () => {
+  const withParams = (ref: string, params: string) =>
+    yaml(
+      policy("p", `${deployments}\nparamKind: {apiVersion: v1, kind: ConfigMap}\nvalidations:\n- {expression: "object.spec.replicas <= int(params.data.max)", messageExpression: "'max ' + params.data.max"}`) +
+        "---" +
+        binding("b", "p", `validationActions: [Deny]\nparamRef:\n${ref.replace(/^/gm, "  ")}`) +
+        params,
+    );
+  const limits = (name: string, max: number, labels = "{}", namespace = "shop") => `---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}, namespace: ${namespace}, labels: ${labels}}\ndata: {max: "${max}"}\n`;
+
+  it("by name, in the request's namespace", () => {
+    const objects = withParams("name: limits\nparameterNotFoundAction: Deny", limits("limits", 3) + limits("limits", 100, "{}", "lab"));
+    expect(judge(objects, deployment(4)).decision.denial?.message).toBe("ValidatingAdmissionPolicy 'p' with binding 'b' denied request: max 3");
+    expect(judge(objects, { ...deployment(4), metadata: { name: "web", namespace: "lab" } }).decision.allowed).toBe(true);
+  });
+
+  it("by selector: every param is evaluated, and any denial denies", () => {
+    const objects = withParams("selector: {matchLabels: {limit: \"yes\"}}\nparameterNotFoundAction: Allow", limits("a", 10, "{limit: \"yes\"}") + limits("b", 3, "{limit: \"yes\"}") + limits("c", 1));
+    expect(judge(objects, deployment(4)).decision.denial?.message).toBe("ValidatingAdmissionPolicy 'p' with binding 'b' denied request: max 3");
+    expect(judge(objects, deployment(3)).decision.allowed).toBe(true);
+  });
+
+  it("not found: Allow admits, Deny follows failurePolicy with the apiserver's message", () => {
+    expect(judge(withParams("name: missing\nparameterNotFoundAction: Allow", ""), deployment(4)).decision.allowed).toBe(true);
+    expect(judge(withParams("name: missing\nparameterNotFoundAction: Deny", limits("other", 1)), deployment(4)).decision.denial?.message).toBe(
+      "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
+    );
+  });
+});
+
+describe("cost", () => {
+  it("a runaway expression is cut off by the per-expression limit and failurePolicy decides", () => {
+    const objects = yaml(
+      policy("p", `${deployments}\nvalidations:\n- expression: "[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, a + b + c + d + e + f > 0))))))"`) +
+        "---" +
+        binding("b", "p"),
+    );
+    expect(judge(objects, deployment(1)).decision.denial?.message).toMatch(/resulted in error: operation cancelled: actual cost limit exceeded$/);
+  });
+});
