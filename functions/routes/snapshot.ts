@@ -2,13 +2,18 @@
 // GET /v1/:cluster/snapshot — what is stored: metadata only, never the content.
 import { Hono } from "hono";
 import { sha256Hex } from "../../shared/digest/index.js";
+import { truncateUtf8 } from "../../shared/admission/index.js";
 import { contentHash, decodeSnapshot, SnapshotView } from "../../shared/snapshot/index.js";
+import { policySetOf } from "../../shared/vap/index.js";
 import { CONTENT_SHA256_HEADER } from "../../shared/signing/index.js";
 import { reader, signer, type AuthEnv } from "../auth/index.js";
 import { readBody } from "../body/index.js";
 import { log } from "../log/index.js";
 import { remember, storeOf } from "../store/cache.js";
 import type { SnapshotMeta } from "../store/index.js";
+
+/** Problems reported per push: enough to fix the worst, bounded like every answer. */
+const MAX_REPORTED_PROBLEMS = 50;
 
 /** Room for ~170,000 applications, ~68,000 with a tracked volume each (docs/operations.md); below the Durable Object RPC limit of 32 MiB. */
 export const MAX_SNAPSHOT_BYTES = 24 * 1024 * 1024;
@@ -24,6 +29,8 @@ function describe(cluster: string, meta: SnapshotMeta, now: number) {
     pushedAt: new Date(meta.pushedAt).toISOString(),
     ageSeconds: Math.max(0, Math.floor((now - meta.pushedAt) / 1000)),
     bytes: meta.bytes,
+    boundPolicies: meta.boundPolicies,
+    policyProblems: meta.policyProblems,
     ...(meta.corrupt ? { corrupt: meta.corrupt } : {}),
   };
 }
@@ -49,6 +56,8 @@ snapshot.put("/:cluster/snapshot", signer("PUT"), async (c) => {
   const decoded = decodeSnapshot(text);
   if (!decoded.ok) return refused(400, decoded.error);
 
+  // Compiled now, so the pusher hears of a policy that cannot be used; kept for this isolate's reviews.
+  const policySet = policySetOf(decoded.snapshot);
   // The schema's output, defaults filled in: isolates read it back without a second schema pass.
   const stored = new TextEncoder().encode(JSON.stringify(decoded.snapshot));
   const now = Date.now();
@@ -59,6 +68,8 @@ snapshot.put("/:cluster/snapshot", signer("PUT"), async (c) => {
     pushedAt: now,
     bytes: body.bytes.length,
     storedSha256: await sha256Hex(stored),
+    boundPolicies: policySet.bound,
+    policyProblems: policySet.problems.slice(0, MAX_REPORTED_PROBLEMS).map((problem) => truncateUtf8(problem, 500)),
   };
   const result = await storeOf(c.env, cluster.id).write(stored, meta);
   if (!result.stored)

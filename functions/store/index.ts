@@ -24,6 +24,10 @@ export interface SnapshotMeta {
   storedSha256: string;
   /** Set once a read found the stored bytes differ from `storedSha256`: why. */
   corrupt?: string;
+  /** How many of the cluster's ValidatingAdmissionPolicies are bound at the edge. */
+  boundPolicies: number;
+  /** What could not be compiled or used among them, one line each (shared/vap), as found when pushed. */
+  policyProblems: string[];
 }
 
 export type WriteResult = { stored: true; meta: SnapshotMeta } | { stored: false; current: SnapshotMeta };
@@ -40,6 +44,8 @@ interface MetaRow extends Record<string, SqlStorageValue> {
   bytes: number;
   stored_sha256: string;
   corrupt: string | null;
+  bound_policies: number;
+  policy_problems: string;
 }
 
 export class SnapshotStore extends DurableObject<unknown> {
@@ -50,7 +56,8 @@ export class SnapshotStore extends DurableObject<unknown> {
       `DROP TABLE IF EXISTS meta;
        DROP TABLE IF EXISTS chunk;
        CREATE TABLE IF NOT EXISTS snapshot_meta (id INTEGER PRIMARY KEY CHECK (id = 1), generation INTEGER NOT NULL, content_hash TEXT NOT NULL,
-         built_at TEXT NOT NULL, pushed_at INTEGER NOT NULL, bytes INTEGER NOT NULL, stored_sha256 TEXT NOT NULL, corrupt TEXT);
+         built_at TEXT NOT NULL, pushed_at INTEGER NOT NULL, bytes INTEGER NOT NULL, stored_sha256 TEXT NOT NULL, corrupt TEXT,
+         bound_policies INTEGER NOT NULL DEFAULT 0, policy_problems TEXT NOT NULL DEFAULT '[]');
        CREATE TABLE IF NOT EXISTS snapshot_chunk (seq INTEGER PRIMARY KEY, data BLOB NOT NULL);`,
     );
   }
@@ -65,6 +72,8 @@ export class SnapshotStore extends DurableObject<unknown> {
       pushedAt: row.pushed_at,
       bytes: row.bytes,
       storedSha256: row.stored_sha256,
+      boundPolicies: row.bound_policies,
+      policyProblems: JSON.parse(row.policy_problems) as string[],
     };
     if (row.corrupt !== null) meta.corrupt = row.corrupt;
     return meta;
@@ -99,8 +108,8 @@ export class SnapshotStore extends DurableObject<unknown> {
         sql.exec("INSERT INTO snapshot_chunk (seq, data) VALUES (?, ?)", seq, bytes.slice(seq * CHUNK_BYTES, (seq + 1) * CHUNK_BYTES).buffer);
       }
       sql.exec(
-        "INSERT OR REPLACE INTO snapshot_meta (id, generation, content_hash, built_at, pushed_at, bytes, stored_sha256, corrupt) VALUES (1, ?, ?, ?, ?, ?, ?, NULL)",
-        meta.generation, meta.contentHash, meta.builtAt, meta.pushedAt, meta.bytes, meta.storedSha256,
+        "INSERT OR REPLACE INTO snapshot_meta (id, generation, content_hash, built_at, pushed_at, bytes, stored_sha256, corrupt, bound_policies, policy_problems) VALUES (1, ?, ?, ?, ?, ?, ?, NULL, ?, ?)",
+        meta.generation, meta.contentHash, meta.builtAt, meta.pushedAt, meta.bytes, meta.storedSha256, meta.boundPolicies, JSON.stringify(meta.policyProblems),
       );
       return { stored: true, meta: { ...meta } };
     });

@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs";
 import { decodeSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { importPrivateKey } from "../../shared/signing/index.js";
-import { pushSnapshot } from "../client/index.js";
+import { pushSnapshot, type StoredSnapshot } from "../client/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 import { inNamespace, readObjects } from "../objects/yaml.js";
 import { optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
@@ -53,6 +53,12 @@ export async function pushTarget(verb: string, args: ParsedArgs, io: CliIo): Pro
     throw new CliError(`--key ${keyFile}: ${(e as Error).message}`);
   }
   return { endpoint, cluster, privateKeyPem };
+}
+
+/** The function's word on the cluster's own policies: how many are bound at the edge, and each that cannot be used. */
+export function reportPolicies(stored: StoredSnapshot, io: CliIo): void {
+  if (stored.boundPolicies > 0 || stored.policyProblems.length > 0) io.out(`${stored.boundPolicies} ValidatingAdmissionPolicies bound at the edge\n`);
+  for (const problem of stored.policyProblems) io.err(`warning: ${problem}\n`);
 }
 
 export function push(target: PushTarget, snapshot: Snapshot) {
@@ -143,6 +149,7 @@ Examples:
     if (!decoded.ok) throw new CliError(`${file === "-" ? "<stdin>" : file}: ${decoded.error}`);
     const stored = await push(target, decoded.snapshot);
     io.out(`stored generation ${stored.generation} for cluster ${stored.cluster} (${stored.bytes} bytes, content ${stored.contentHash.slice(0, 12)})\n`);
+    reportPolicies(stored, io);
     return 0;
   },
 };

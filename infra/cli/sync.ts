@@ -5,7 +5,7 @@ import { contentHash } from "../../shared/snapshot/index.js";
 import { storedSnapshot, type StoredSnapshot } from "../client/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 import { parseVerbArgs } from "./args.js";
-import { CLUSTER_FLAGS, push, PUSH_FLAGS, pushTarget, snapshotFromCluster } from "./snapshot.js";
+import { CLUSTER_FLAGS, push, PUSH_FLAGS, pushTarget, reportPolicies, snapshotFromCluster } from "./snapshot.js";
 import type { Verb } from "./verb.js";
 
 /**
@@ -55,6 +55,7 @@ Example:
     if (stored && snapshot.generation <= stored.generation) snapshot.generation = stored.generation + 1;
     const result = await push(target, snapshot);
     io.out(`pushed generation ${result.generation} (${result.bytes} bytes): ${reason}\n`);
+    reportPolicies(result, io);
     return 0;
   },
 };

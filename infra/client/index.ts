@@ -15,6 +15,9 @@ const storedSnapshotSchema = z.object({
   bytes: z.number(),
   /** Set when the function found the stored bytes no longer match their hash. */
   corrupt: z.optional(z.string()),
+  /** The cluster's ValidatingAdmissionPolicies bound at the edge, and what could not be used among them. */
+  boundPolicies: z._default(z.number(), 0),
+  policyProblems: z._default(z.array(z.string()), []),
 });
 export type StoredSnapshot = z.infer<typeof storedSnapshotSchema>;
 

@@ -35,7 +35,7 @@ describe("an accepted push", () => {
   it("answers what was stored and serves metadata only", async () => {
     const { status, body } = await meta();
     expect(status).toBe(200);
-    expect(Object.keys(body).sort()).toEqual(["ageSeconds", "builtAt", "bytes", "cluster", "contentHash", "generation", "pushedAt"]);
+    expect(Object.keys(body).sort()).toEqual(["ageSeconds", "boundPolicies", "builtAt", "bytes", "cluster", "contentHash", "generation", "policyProblems", "pushedAt"]);
     expect(body).toMatchObject({ cluster: "pushes", generation: stored.generation, contentHash: await contentHash(stored), builtAt: stored.builtAt });
     expect(body.bytes).toBe(new TextEncoder().encode(JSON.stringify(stored)).length);
   });
@@ -223,6 +223,8 @@ describe("the isolate cache", () => {
       pushedAt: start,
       bytes: bytes.length,
       storedSha256: await sha256Hex(bytes),
+      boundPolicies: 0,
+      policyProblems: [],
     });
     expect(result.stored).toBe(true);
     const decodes = cacheStats.decodes;
