@@ -15,6 +15,8 @@ const RESOURCES: Record<string, string> = {
   AffinityClass: "affinityclasses",
   Tenant: "tenants",
   PersistentVolumeClaim: "persistentvolumeclaims",
+  // Kinds whose resource is not the guessed plural.
+  Endpoints: "endpoints",
 };
 
 /** apimachinery's UnsafeGuessKindToResource: the plural the apiserver most likely serves a kind under. */
