@@ -90,6 +90,12 @@ export function createEnv(options: EnvOptions): Env {
       functions.set(fn.name, prior === undefined ? fn : { name: fn.name, overloads: [...withImpls(prior), ...withImpls(fn)] });
     }
     for (const t of lib.types ?? []) types.set(t.name, t);
+    for (const t of lib.orderedTypes ?? []) {
+      for (const op of ["_<_", "_<=_", "_>_", "_>=_"]) {
+        const fn = functions.get(op) as FunctionDecl;
+        functions.set(op, { ...fn, overloads: [...fn.overloads, { params: [t.name, t.name], result: "bool" }] });
+      }
+    }
   }
   return {
     declarations: { variables: new Set(options.variables), functions, types, homogeneousLiterals: options.homogeneousLiterals ?? true },

@@ -3,7 +3,7 @@ import { compile, createBudget, createEnv, LazyMap, type Value } from "../index.
 import { error, run, value } from "../testing/index.js";
 import { Double, Optional, Types, Uint } from "../values/index.js";
 
-const deployment = {
+const deployment: Value = {
   metadata: { name: "web", labels: { app: "web" } },
   spec: {
     replicas: 3,

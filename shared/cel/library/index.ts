@@ -71,6 +71,8 @@ export interface Library {
   readonly functions: readonly FunctionDecl[];
   /** Type values the library names, usable as identifiers (type(x) == net.IP). */
   readonly types?: readonly CelType[];
+  /** Library types whose values order (LibraryValue.compare): <, <=, >, >= accept them. */
+  readonly orderedTypes?: readonly CelType[];
 }
 
 /** cel-go's cost factor for traversing a string, bytes or list: 0.1 per element. */
