@@ -122,11 +122,11 @@ function qualifyOptional(v: Value, key: Value): Optional {
   return r === undefined ? Optional.none : new Optional(r);
 }
 
-/** has(a.b) */
+/** has(a.b); cel-go's presence test is false, not an error, on values without fields. */
 function presence(v: Value, field: string): boolean {
   if (v instanceof Optional) return v.value !== undefined && presence(v.value, field);
-  if (isList(v)) throw new EvalError(`unsupported index type 'string' in list`);
-  return lookup(v, field) !== undefined;
+  if (isMap(v) || isList(v)) return lookup(v, field) !== undefined;
+  return false;
 }
 
 function truth(v: Value): boolean {

@@ -29,7 +29,7 @@ function floorDiv(a: bigint, b: bigint): bigint {
   return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:(Z)|([+-])(\d{2}):(\d{2}))$/;
 
 /** Parses RFC 3339 as Go's time.Parse(time.RFC3339, s) does; undefined when invalid. */
 export function parseTimestamp(s: string): Timestamp | undefined {
