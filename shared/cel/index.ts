@@ -135,6 +135,8 @@ class CompiledProgram implements Program {
       if (e instanceof CostLimitExceeded) {
         return { ok: false, error: e.message, cost: frame.cost, exhausted: available < this.costLimit ? "budget" : "call" };
       }
+      // Input nested deeper than the JS stack allows (a formatted or library-walked value).
+      if (e instanceof RangeError) return { ok: false, error: "max recursion depth exceeded", cost: frame.cost };
       throw e;
     } finally {
       if (budget !== undefined) budget.spent += frame.cost;

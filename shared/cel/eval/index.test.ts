@@ -94,6 +94,12 @@ describe("fields and indexes", () => {
     expect(value("o.__proto__.polluted", { o: hostile })).toBe(1);
   });
 
+  it("compares arbitrarily deep input without overflowing the stack", () => {
+    const deep = JSON.parse("[".repeat(100_000) + "]".repeat(100_000)) as Value;
+    const other = JSON.parse("[".repeat(100_000) + "1" + "]".repeat(100_000)) as Value;
+    expect(value("a == a && a != b", { a: deep, b: other })).toBe(true);
+  });
+
   it("reads inputs lazily: touching two fields costs two property reads", () => {
     let reads = 0;
     const big = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, { v: i }]));
@@ -202,12 +208,12 @@ describe("cost", () => {
     const env = createEnv({ variables: [] });
     const c = compile("[1,2,3].map(x, x).size()", env);
     if (!c.ok) throw new Error(c.error);
-    const budget = createBudget(100);
+    const budget = createBudget(102);
     const first = c.program.evaluate({}, budget);
-    // list literal 10, three map steps of 12 plus the element read, size() 1
-    expect(first).toEqual({ ok: true, value: 3, cost: 50 });
+    // list literal 10, three map steps of 12 plus the element read, the result 1, size() 1
+    expect(first).toEqual({ ok: true, value: 3, cost: 51 });
     expect(c.program.evaluate({}, budget).ok).toBe(true);
-    expect(budget.spent).toBe(100);
+    expect(budget.spent).toBe(102);
     const third = c.program.evaluate({}, budget);
     expect(third.ok).toBe(false);
     expect(third).toMatchObject({ error: "operation cancelled: actual cost limit exceeded", exhausted: "budget" });

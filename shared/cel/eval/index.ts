@@ -13,7 +13,7 @@
 
 import type { Checked, Resolution } from "../checker/index.js";
 import type { CallContext, Impl, OverloadDecl } from "../library/index.js";
-import type { Expr } from "../parser/index.js";
+import type { Expr, MacroName } from "../parser/index.js";
 import {
   asSmallInt,
   CelMap,
@@ -160,16 +160,20 @@ function dispatch(name: string, overloads: readonly OverloadDecl[]): Impl {
   };
 }
 
-/** Per-iteration cost of each macro's expanded loop (condition and step), as cel-go counts it. */
-const ITERATION_COST: Record<string, number> = {
-  all: 3,
-  exists: 3,
-  exists_one: 2,
-  map: 12,
-  filter: 2,
-  transformList: 12,
-  transformMap: 3,
-  transformMapEntry: 3,
+/**
+ * What cel-go charges for each macro's expansion: per element when the
+ * element is skipped or contributes (accumulator read 1, _+_ 1, a
+ * one-element list literal 10, ...), and for reading the result at the end.
+ */
+const LOOP_COST: Record<MacroName, { readonly skip: number; readonly keep: number; readonly result: number }> = {
+  all: { skip: 3, keep: 3, result: 1 },
+  exists: { skip: 3, keep: 3, result: 1 },
+  exists_one: { skip: 1, keep: 2, result: 2 },
+  map: { skip: 1, keep: 12, result: 1 },
+  filter: { skip: 1, keep: 13, result: 1 },
+  transformList: { skip: 1, keep: 12, result: 1 },
+  transformMap: { skip: 1, keep: 2, result: 1 },
+  transformMapEntry: { skip: 1, keep: 2, result: 1 },
 };
 
 export function compileExpr(root: Expr, checked: Checked): Eval {
@@ -428,7 +432,8 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
   const [first, second] = e.args.map(build) as [Eval, Eval | undefined];
   const two = e.v2 !== undefined;
   const slot2 = two ? slot1 + 1 : -1;
-  const step = ITERATION_COST[e.macro] ?? 1;
+  const cost = LOOP_COST[e.macro];
+  const kept = cost.keep - cost.skip;
   const bindVars = (f: Frame, a: Value, b: Value): void => {
     f.locals[slot1] = a;
     if (two) f.locals[slot2] = b;
@@ -446,7 +451,7 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
         let err: EvalError | undefined;
         let result = !decisive;
         iterate(r, two, (a, b) => {
-          f.charge(step);
+          f.charge(cost.skip);
           bindVars(f, a, b);
           const p = attempt(first, f);
           if (p === decisive) {
@@ -456,6 +461,7 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
           if (p instanceof EvalError) err ??= p;
           return true;
         });
+        f.charge(cost.result);
         if (result === decisive) return decisive;
         if (err !== undefined) throw err;
         return result;
@@ -466,11 +472,15 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
         const r = range(f);
         let count = 0;
         iterate(r, two, (a, b) => {
-          f.charge(step);
+          f.charge(cost.skip);
           bindVars(f, a, b);
-          if (truth(first(f))) count++;
+          if (truth(first(f))) {
+            f.charge(kept);
+            count++;
+          }
           return true;
         });
+        f.charge(cost.result);
         return count === 1;
       };
     case "map":
@@ -480,15 +490,22 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
         const r = range(f);
         const out: Value[] = [];
         iterate(r, two, (a, b) => {
-          f.charge(step);
+          f.charge(cost.skip);
           bindVars(f, a, b);
           if (e.macro === "filter") {
-            if (truth(first(f))) out.push(a);
+            if (truth(first(f))) {
+              f.charge(kept);
+              out.push(a);
+            }
             return true;
           }
-          if (filter === undefined || truth(filter(f))) out.push(transform(f));
+          if (filter === undefined || truth(filter(f))) {
+            f.charge(kept);
+            out.push(transform(f));
+          }
           return true;
         });
+        f.charge(cost.result);
         return out;
       };
     case "transformMap":
@@ -497,9 +514,10 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
         const r = range(f);
         const out = new CelMap();
         iterate(r, true, (a, b) => {
-          f.charge(step);
+          f.charge(cost.skip);
           bindVars(f, a, b);
           if (filter !== undefined && !truth(filter(f))) return true;
+          f.charge(kept);
           const v = transform(f);
           if (e.macro === "transformMap") {
             mapInsert(out, a, v);
@@ -512,6 +530,7 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
           }
           return true;
         });
+        f.charge(cost.result);
         return out;
       };
   }

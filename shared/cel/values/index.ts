@@ -344,14 +344,28 @@ export function codePointLength(s: string): number {
 
 // ---- equality and ordering ----
 
-/** CEL equality (heterogeneous: 1 == 1u == 1.0; values of unrelated types are unequal). */
+/**
+ * CEL equality (heterogeneous: 1 == 1u == 1.0; values of unrelated types are
+ * unequal). Iterative, so arbitrarily deep input cannot overflow the stack.
+ */
 export function equals(a: Value, b: Value): boolean {
+  const pending: Value[] = [a, b];
+  while (pending.length > 0) {
+    const y = pending.pop() as Value;
+    const x = pending.pop() as Value;
+    if (!shallowEquals(x, y, pending)) return false;
+  }
+  return true;
+}
+
+/** False when a and b differ at the top; pushes the pairs of elements still to compare. */
+function shallowEquals(a: Value, b: Value, pending: Value[]): boolean {
   if (a === b) return typeof a !== "number" || !Number.isNaN(a);
   if (isNumeric(a)) return isNumeric(b) && compareNumeric(a, b) === 0;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!equals(a[i] as Value, b[i] as Value)) return false;
+    for (let i = 0; i < a.length; i++) pending.push(a[i] as Value, b[i] as Value);
     return true;
   }
   if (a instanceof Uint8Array) {
@@ -365,7 +379,8 @@ export function equals(a: Value, b: Value): boolean {
     if (ka.length !== mapSize(b)) return false;
     for (const k of ka) {
       const vb = mapGet(b, k);
-      if (vb === undefined || !equals(mapGet(a, k) as Value, vb)) return false;
+      if (vb === undefined) return false;
+      pending.push(mapGet(a, k) as Value, vb);
     }
     return true;
   }
@@ -375,7 +390,8 @@ export function equals(a: Value, b: Value): boolean {
   if (a instanceof Optional) {
     if (!(b instanceof Optional)) return false;
     if (a.value === undefined || b.value === undefined) return a.value === b.value;
-    return equals(a.value, b.value);
+    pending.push(a.value, b.value);
+    return true;
   }
   if (a instanceof LibraryValue) return b instanceof LibraryValue && a.celType === b.celType && a.equals(b);
   return false;
