@@ -103,7 +103,7 @@ function lookup(v: Value, key: Value): Value | undefined {
 }
 
 /** a.b and a[k]: absent is an error; on an optional, absent is optional.none(). */
-export function qualify(v: Value, key: Value): Value {
+function qualify(v: Value, key: Value): Value {
   if (v instanceof Optional) return qualifyOptional(v, key);
   const r = lookup(v, key);
   if (r !== undefined) return r;
@@ -340,7 +340,7 @@ function buildList(elems: readonly Eval[], optional: readonly boolean[]): Eval {
 
 export function mapInsert(m: CelMap, k: Value, v: Value): void {
   const key = mapKey(k);
-  if (key === undefined || typeof k === "number" && !isIntNumber(k) || k instanceof Double) {
+  if (key === undefined || (typeof k === "number" && !isIntNumber(k)) || k instanceof Double) {
     throw new EvalError(`unsupported key type: ${typeOf(k).name}`);
   }
   if (m.entries.has(key)) throw new EvalError(`Failed with repeated key: ${showKey(k)}`);

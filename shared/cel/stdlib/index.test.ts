@@ -43,6 +43,7 @@ describe("strings, bytes and lists", () => {
     expect(value("[1] + [2, 3]")).toEqual([1, 2, 3]);
     expect(value("b'a' + b'b'")).toEqual(Uint8Array.from([97, 98]));
     expect(value("'a' < 'b' && b'a' < b'b' && false < true")).toBe(true);
+    expect(value("'\\uffff' < '\\U0001F600' && 'ab' < 'abc'")).toBe(true);
     expect(error("dyn('a') < 1")).toBe("no such overload");
     expect(error("dyn(1).contains('a')")).toBe("no such overload: contains(int, string)");
   });

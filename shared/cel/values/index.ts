@@ -397,11 +397,28 @@ function shallowEquals(a: Value, b: Value, pending: Value[]): boolean {
   return false;
 }
 
+/** Code point order (Go compares UTF-8 bytes, which orders the same); JS < orders UTF-16 units. */
+function compareStrings(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+/** Moves surrogates above U+E000..U+FFFF so units compare as their code points do. */
+function codePointRank(unit: number): number {
+  if (unit >= 0xe000) return unit - 0x800;
+  return unit >= 0xd800 ? unit + 0x2000 : unit;
+}
+
 /** Ordering for <, <=, >, >=: negative, zero, positive, NaN (unordered); throws when not comparable. */
 export function compare(a: Value, b: Value): number {
   const n = compareNumeric(a, b);
   if (n !== undefined) return n;
-  if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === "string" && typeof b === "string") return compareStrings(a, b);
   if (typeof a === "boolean" && typeof b === "boolean") return Number(a) - Number(b);
   if (a instanceof Uint8Array && b instanceof Uint8Array) {
     const len = Math.min(a.length, b.length);
