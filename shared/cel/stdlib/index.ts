@@ -158,7 +158,8 @@ function negate(a: Value): Value {
 
 function contains(container: Value, elem: Value, ctx: CallContext): boolean {
   if (isList(container)) {
-    ctx.charge(container.length);
+    // cel-go charges list membership by the list's size, in place of the call's 1.
+    ctx.charge(Math.max(0, container.length - 1));
     for (const x of container) if (equals(x, elem)) return true;
     return false;
   }

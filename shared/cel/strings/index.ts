@@ -3,7 +3,7 @@
 // trim (v0), format and strings.quote (v1), join (v2). reverse is version 3.
 // Indexes count code points, as Go's []rune does.
 
-import { chargeTraversal, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl } from "../library/index.js";
+import { chargeTraversal, costSize, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl } from "../library/index.js";
 import { asSmallInt, EvalError, isList, typeOf, type Value } from "../values/index.js";
 import { format } from "./format.js";
 
@@ -52,7 +52,8 @@ function replace(s: string, old: string, repl: string, n: number, ctx: CallConte
   const parts = old === "" ? ["", ...runes(s), ""] : s.split(old);
   let count = parts.length - 1;
   if (n > 0) count = Math.min(count, n);
-  chargeTraversal(ctx, s.length + count * repl.length);
+  // Beyond Kubernetes' two passes over the input, an output larger than that is charged before it is built.
+  ctx.charge(Math.max(0, Math.ceil((count * (repl.length - old.length) - s.length) * 0.1)));
   if (old === "") {
     const r = runes(s);
     let out = "";
@@ -102,10 +103,15 @@ function join(list: Value, sep: string, ctx: CallContext): string {
   return (l as readonly string[]).join(sep);
 }
 
-/** A receiver overload on strings whose cost grows with the receiver's length. */
-function method(params: string[], result: string, impl: (args: readonly Value[], ctx: CallContext) => Value): OverloadDecl {
+/**
+ * A receiver overload on strings charged as Kubernetes' cost estimator does:
+ * `passes` traversals of the receiver at 0.1 per code point (0 for the
+ * index lookups, which it treats as constant).
+ */
+function method(params: string[], result: string, passes: number, impl: (args: readonly Value[], ctx: CallContext) => Value): OverloadDecl {
+  if (passes === 0) return { receiver: true, params, result, impl };
   const charged: Impl = (args, ctx) => {
-    chargeTraversal(ctx, (args[0] as string).length);
+    chargeTraversal(ctx, costSize(args[0] as string), passes);
     return impl(args, ctx);
   };
   return { receiver: true, params, result, impl: charged };
@@ -115,45 +121,45 @@ const str = (v: Value | undefined): string => v as string;
 
 export function stringsLibrary(version = 2): Library {
   const functions: FunctionDecl[] = [
-    { name: "charAt", overloads: [method(["string", "int"], "string", ([s, i]) => charAt(str(s), int(i as Value)))] },
+    { name: "charAt", overloads: [method(["string", "int"], "string", 0, ([s, i]) => charAt(str(s), int(i as Value)))] },
     {
       name: "indexOf",
       overloads: [
-        method(["string", "string"], "int", ([s, t]) => indexOf(str(s), str(t), 0)),
-        method(["string", "string", "int"], "int", ([s, t, i]) => indexOf(str(s), str(t), int(i as Value))),
+        method(["string", "string"], "int", 0, ([s, t]) => indexOf(str(s), str(t), 0)),
+        method(["string", "string", "int"], "int", 0, ([s, t, i]) => indexOf(str(s), str(t), int(i as Value))),
       ],
     },
     {
       name: "lastIndexOf",
       overloads: [
-        method(["string", "string"], "int", ([s, t]) => lastIndexOf(str(s), str(t), undefined)),
-        method(["string", "string", "int"], "int", ([s, t, i]) => lastIndexOf(str(s), str(t), int(i as Value))),
+        method(["string", "string"], "int", 0, ([s, t]) => lastIndexOf(str(s), str(t), undefined)),
+        method(["string", "string", "int"], "int", 0, ([s, t, i]) => lastIndexOf(str(s), str(t), int(i as Value))),
       ],
     },
-    { name: "lowerAscii", overloads: [method(["string"], "string", ([s]) => mapAscii(str(s), false))] },
-    { name: "upperAscii", overloads: [method(["string"], "string", ([s]) => mapAscii(str(s), true))] },
+    { name: "lowerAscii", overloads: [method(["string"], "string", 1, ([s]) => mapAscii(str(s), false))] },
+    { name: "upperAscii", overloads: [method(["string"], "string", 1, ([s]) => mapAscii(str(s), true))] },
     {
       name: "replace",
       overloads: [
-        method(["string", "string", "string"], "string", ([s, o, r], ctx) => replace(str(s), str(o), str(r), -1, ctx)),
-        method(["string", "string", "string", "int"], "string", ([s, o, r, n], ctx) => replace(str(s), str(o), str(r), int(n as Value), ctx)),
+        method(["string", "string", "string"], "string", 2, ([s, o, r], ctx) => replace(str(s), str(o), str(r), -1, ctx)),
+        method(["string", "string", "string", "int"], "string", 2, ([s, o, r, n], ctx) => replace(str(s), str(o), str(r), int(n as Value), ctx)),
       ],
     },
     {
       name: "split",
       overloads: [
-        method(["string", "string"], "list", ([s, sep]) => split(str(s), str(sep), -1)),
-        method(["string", "string", "int"], "list", ([s, sep, n]) => split(str(s), str(sep), int(n as Value))),
+        method(["string", "string"], "list", 2, ([s, sep]) => split(str(s), str(sep), -1)),
+        method(["string", "string", "int"], "list", 2, ([s, sep, n]) => split(str(s), str(sep), int(n as Value))),
       ],
     },
     {
       name: "substring",
       overloads: [
-        method(["string", "int"], "string", ([s, i]) => substring(str(s), int(i as Value), undefined)),
-        method(["string", "int", "int"], "string", ([s, i, j]) => substring(str(s), int(i as Value), int(j as Value))),
+        method(["string", "int"], "string", 1, ([s, i]) => substring(str(s), int(i as Value), undefined)),
+        method(["string", "int", "int"], "string", 1, ([s, i, j]) => substring(str(s), int(i as Value), int(j as Value))),
       ],
     },
-    { name: "trim", overloads: [method(["string"], "string", ([s]) => str(s).replace(TRIM, ""))] },
+    { name: "trim", overloads: [method(["string"], "string", 1, ([s]) => str(s).replace(TRIM, ""))] },
     {
       name: "join",
       overloads: [
@@ -167,7 +173,7 @@ export function stringsLibrary(version = 2): Library {
       {
         name: "format",
         overloads: [
-          method(["string", "list"], "string", ([s, args], ctx) => {
+          method(["string", "list"], "string", 0, ([s, args], ctx) => {
             if (!isList(args as Value)) throw new EvalError("no such overload");
             return format(str(s), args as readonly Value[], (n) => chargeTraversal(ctx, n));
           }),
@@ -177,7 +183,7 @@ export function stringsLibrary(version = 2): Library {
     );
   }
   if (version >= 3) {
-    functions.push({ name: "reverse", overloads: [method(["string"], "string", ([s]) => runes(str(s)).reverse().join(""))] });
+    functions.push({ name: "reverse", overloads: [method(["string"], "string", 1, ([s]) => runes(str(s)).reverse().join(""))] });
   }
   return { name: "cel.lib.ext.strings", functions };
 }
