@@ -32,7 +32,7 @@ export { MAX_CODE_POINTS, MAX_RECURSION_DEPTH } from "./parser/index.js";
 
 /** Kubernetes' per-expression runtime cost limit (k8s.io/apiserver/pkg/apis/cel PerCallLimit). */
 export const PER_CALL_LIMIT = 1_000_000;
-/** Kubernetes' runtime cost budget for all expressions of one policy evaluation (RuntimeCELCostBudget). */
+/** Kubernetes' runtime cost budget per policy binding evaluation, shared by its expressions (RuntimeCELCostBudget). */
 export const RUNTIME_COST_BUDGET = 10_000_000;
 
 export interface EnvOptions {

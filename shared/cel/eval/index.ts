@@ -411,8 +411,9 @@ function buildCall(e: Extract<Expr, { kind: "call" }>, r: Resolution | undefined
   if (r === undefined || r.kind !== "call") throw new Error(`unresolved call ${e.name}`);
   const args = (r.qualified || e.target === undefined ? e.args : [e.target, ...e.args]).map(build);
   const single = r.overloads.length === 1 ? (r.overloads[0] as OverloadDecl) : undefined;
-  const impl: Impl =
-    r.specialized ?? r.fn.impl ?? (single?.impl && single.params.every((p) => p === "dyn") ? single.impl : dispatch(r.fn.name, r.overloads));
+  const overloads = r.specialized === undefined || single === undefined ? r.overloads : [{ ...single, impl: r.specialized }];
+  const unguarded = single?.params.every((p) => p === "dyn") ? overloads[0]?.impl : undefined;
+  const impl: Impl = (r.specialized === undefined ? r.fn.impl : undefined) ?? unguarded ?? dispatch(r.fn.name, overloads);
   // cel-go folds a one-argument call on a constant (duration('1h'), double(5)); binary ones it charges.
   if (args.length === 1 && constants.has(args[0] as Eval)) {
     try {

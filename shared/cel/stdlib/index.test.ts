@@ -46,12 +46,16 @@ describe("strings, bytes and lists", () => {
     expect(value("'\\uffff' < '\\U0001F600' && 'ab' < 'abc'")).toBe(true);
     expect(error("dyn('a') < 1")).toBe("no such overload");
     expect(error("dyn(1).contains('a')")).toBe("no such overload: contains(int, string)");
+    expect(error("dyn(1).matches('a')")).toBe("no such overload: matches(int, string)");
   });
 });
 
 describe("timestamps and durations", () => {
   it("parses, computes and prints them", () => {
-    expect(value("string(timestamp('2023-01-01T10:00:00+02:00'))")).toBe("2023-01-01T08:00:00Z");
+    expect(value("string(timestamp('2023-01-01T10:00:00+02:00'))")).toBe("2023-01-01T10:00:00+02:00");
+    expect(value("string(timestamp('2023-01-01T10:00:00+00:00'))")).toBe("2023-01-01T10:00:00Z");
+    expect(value("timestamp('2023-01-01T10:00:00+02:00') == timestamp('2023-01-01T08:00:00Z')")).toBe(true);
+    expect(value("timestamp('2023-01-01T01:00:00+02:00').getHours()")).toBe(23);
     expect(value("string(timestamp('2023-01-01T00:00:00.120Z') + duration('1h30m'))")).toBe("2023-01-01T01:30:00.12Z");
     expect(value("string(duration('1h1m1.5s'))")).toBe("3661.5s");
     expect(value("string(timestamp('2023-01-02T00:00:00Z') - timestamp('2023-01-01T00:00:00Z'))")).toBe("86400s");

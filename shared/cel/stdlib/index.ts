@@ -61,8 +61,8 @@ export function add(a: Value, b: Value, ctx: CallContext): Value {
   }
   const ta = typeOf(a).name;
   const tb = typeOf(b).name;
-  if (ta === TS && tb === DUR) return timestampOf((a as Timestamp).ns + (b as Duration).ns);
-  if (ta === DUR && tb === TS) return timestampOf((a as Duration).ns + (b as Timestamp).ns);
+  if (ta === TS && tb === DUR) return timestampOf((a as Timestamp).ns + (b as Duration).ns, (a as Timestamp).offsetSeconds);
+  if (ta === DUR && tb === TS) return timestampOf((a as Duration).ns + (b as Timestamp).ns, (b as Timestamp).offsetSeconds);
   if (ta !== tb) throw noSuchOverload();
   switch (ta) {
     case "int":
@@ -102,7 +102,7 @@ function subtract(a: Value, b: Value): Value {
   }
   const ta = typeOf(a).name;
   const tb = typeOf(b).name;
-  if (ta === TS && tb === DUR) return timestampOf((a as Timestamp).ns - (b as Duration).ns);
+  if (ta === TS && tb === DUR) return timestampOf((a as Timestamp).ns - (b as Duration).ns, (a as Timestamp).offsetSeconds);
   if (ta === TS && tb === TS) return durationOf((a as Timestamp).ns - (b as Timestamp).ns);
   if (ta !== tb) throw noSuchOverload();
   switch (ta) {

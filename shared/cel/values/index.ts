@@ -64,9 +64,16 @@ export class Uint extends Boxed {
   }
 }
 
-/** Nanoseconds since the Unix epoch; CEL's range is years 0001..9999. */
+/**
+ * Nanoseconds since the Unix epoch; CEL's range is years 0001..9999. The UTC
+ * offset it was written with is kept only for printing, as Go's time.Time
+ * keeps its location (string(timestamp('...+02:00')) ends in +02:00).
+ */
 export class Timestamp extends Boxed {
-  constructor(readonly ns: bigint) {
+  constructor(
+    readonly ns: bigint,
+    readonly offsetSeconds = 0,
+  ) {
     super();
   }
   type(): CelType {
