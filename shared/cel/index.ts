@@ -1,19 +1,31 @@
 // edgeadmit's CEL: parser, declaration checker and closure-compiling
 // evaluator with runtime cost limits, behaving as cel-go does inside the
 // Kubernetes apiserver (its base environment: optional types, cross-type
-// numeric comparisons, ext.Strings v2, cel.bind, two-variable comprehensions).
+// numeric comparisons, ext.Strings v2, cel.bind, two-variable comprehensions,
+// homogeneous literal and regex/duration/timestamp literal validation).
 //
 //   const env = createEnv({ variables: ["object", "oldObject", "request", "params"], libraries: [listsLibrary] });
 //   const compiled = compile("object.spec.replicas <= params.maxReplicas", env);
 //   if (!compiled.ok) return compiled.error;           // cel-go's "ERROR: <input>:1:1: ..." text
-//   const budget = createBudget(RUNTIME_COST_BUDGET);   // shared by every expression of a policy
+//   const budget = createBudget(RUNTIME_COST_BUDGET);   // shared by a binding's expressions
 //   const r = compiled.program.evaluate({ object, oldObject, request, params }, budget);
 //   r.ok ? r.value : r.error                            // value, or cel-go's runtime error text
 //
-// Values are JSON as JSON.parse returns it, read lazily (see values/index.ts
-// for the representation of int, double, uint and the other CEL types).
-// A variable whose entries are computed on demand (the admission layer's
-// `variables`) is a LazyMap. Libraries: see library/index.ts.
+// Values: JSON as JSON.parse returns it, read lazily and never copied; see
+// values/index.ts for int vs double, uint and the other CEL types. A variable
+// whose entries are computed on demand (the admission layer's `variables`) is
+// a LazyMap; its lookup may throw EvalError to report an entry's error.
+// Libraries: see library/index.ts; lib/lists is a complete example.
+//
+// Limits: sources of at most MAX_CODE_POINTS code points, nesting of at most
+// MAX_RECURSION_DEPTH (cel-go's defaults), and cost: each evaluation stops at
+// its cost limit (PER_CALL_LIMIT) or when the shared Budget runs out. A Budget
+// is charged when an evaluation ends, so one nested inside another (a lazy
+// variable) sees the outer one's cost only afterwards.
+//
+// Not covered: static types beyond literals (Kubernetes checks against
+// OpenAPI schemas; here mismatches are runtime errors), containers and
+// namespaced names, protobuf messages.
 
 import { check, type Declarations } from "./checker/index.js";
 import { compileExpr, CostLimitExceeded, Frame, type Activation, type Eval } from "./eval/index.js";
