@@ -209,9 +209,9 @@ export function compileExpr(root: Expr, checked: Checked): Eval {
         const name = r.name;
         return (f) => {
           f.charge(1);
-          const a = f.activation;
-          if (!hasOwn.call(a, name)) throw new EvalError(`no such attribute(s): ${name}`);
-          return a[name] as Value;
+          const v = hasOwn.call(f.activation, name) ? f.activation[name] : undefined;
+          if (v === undefined) throw new EvalError(`no such attribute(s): ${name}`);
+          return v;
         };
       }
       case "type":
