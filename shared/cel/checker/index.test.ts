@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createEnv } from "../index.js";
-import { parse, type Expr } from "../parser/index.js";
+import { parse } from "../parser/index.js";
+import { value } from "../testing/index.js";
 import { check } from "./index.js";
 
 function checked(source: string, variables: string[] = []) {
@@ -24,9 +25,8 @@ describe("declaration checker", () => {
   });
 
   it("resolves a dotted name to the longest declared variable", () => {
-    const r = checked("a.b.c", ["a.b"]);
-    expect(r.errors).toEqual([]);
-    const select = (parse("a.b.c") as { expr: Expr }).expr;
-    expect(select.kind).toBe("select");
+    expect(checked("a.b.c", ["a.b"]).errors).toEqual([]);
+    expect(value("a.b.c", { "a.b": { c: 5 }, a: { b: { c: 6 } } })).toBe(5);
+    expect(value("a.b.c", { a: { b: { c: 6 } } })).toBe(6);
   });
 });
