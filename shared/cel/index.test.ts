@@ -104,3 +104,21 @@ describe("libraries", () => {
     expect(c.program.evaluate({ object })).toEqual({ ok: false, error: "no such attribute(s): params", cost: 4 });
   });
 });
+
+describe("robustness", () => {
+  const TOKENS = ["a", "b", ".", "?", ":", "(", ")", "[", "]", "{", "}", ",", "+", "-", "*", "/", "%", "!", "&&", "||", "==", "<", "in", "1", "2.5", "0u", "'s'", "b'x'", "null", "true", "all", "map", "exists_one", "has", "cel", "bind", "size", "x", "optional", "of", "`f`", "@", "\\"];
+
+  it("never throws from compile or evaluate, whatever the source", async () => {
+    const fc = await import("fast-check");
+    const env = createEnv({ variables: ["a", "b"] });
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...TOKENS), { maxLength: 40 }), fc.string({ maxLength: 20 }), (tokens, noise) => {
+        for (const source of [tokens.join(" "), tokens.join(""), noise]) {
+          const c = compile(source, env);
+          if (c.ok) c.program.evaluate({ a: { b: [1, "x", { c: null }] }, b: [1, 2] });
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
