@@ -32,6 +32,7 @@ import { compileExpr, CostLimitExceeded, Frame, type Activation, type Eval } fro
 import type { FunctionDecl, Library, OverloadDecl } from "./library/index.js";
 import { optionalLibrary } from "./optional/index.js";
 import { parse } from "./parser/index.js";
+import type { RegexCompiler } from "./regex/index.js";
 import { standardLibrary } from "./stdlib/index.js";
 import { stringsLibrary } from "./strings/index.js";
 import { EvalError, type CelType, type Value } from "./values/index.js";
@@ -39,6 +40,7 @@ import { EvalError, type CelType, type Value } from "./values/index.js";
 export type { Activation } from "./eval/index.js";
 export type { CallContext, FunctionDecl, Impl, Library, OverloadDecl, TypeName } from "./library/index.js";
 export { chargeTraversal, costSize } from "./library/index.js";
+export { chargeMatch, compilePattern, runtimePattern, type Regex, type RegexCompiler } from "./regex/index.js";
 export * from "./values/index.js";
 export { MAX_CODE_POINTS, MAX_RECURSION_DEPTH } from "./parser/index.js";
 
@@ -59,6 +61,8 @@ export interface EnvOptions {
    * validators do (`[1, 'a']`); default true. Off only for plain-CEL checks.
    */
   readonly homogeneousLiterals?: boolean;
+  /** The RE2 engine for matches() (compileRegex of shared/re2); without one, using a regex is an error. */
+  readonly regex?: RegexCompiler;
 }
 
 export interface Env {
@@ -92,7 +96,7 @@ export interface Program {
 export type CompileResult = { readonly ok: true; readonly program: Program } | { readonly ok: false; readonly error: string };
 
 export function createEnv(options: EnvOptions): Env {
-  const libraries = [standardLibrary, optionalLibrary, stringsLibrary(2), ...(options.libraries ?? [])];
+  const libraries = [standardLibrary(options.regex), optionalLibrary, stringsLibrary(2), ...(options.libraries ?? [])];
   const functions = new Map<string, FunctionDecl>();
   const types = new Map<string, CelType>();
   for (const lib of libraries) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { error, value } from "../testing/index.js";
+import { error, literalEngine, run, value } from "../testing/index.js";
 import { Double, Types, Uint } from "../values/index.js";
 
 describe("conversions", () => {
@@ -46,7 +46,7 @@ describe("strings, bytes and lists", () => {
     expect(value("'\\uffff' < '\\U0001F600' && 'ab' < 'abc'")).toBe(true);
     expect(error("dyn('a') < 1")).toBe("no such overload");
     expect(error("dyn(1).contains('a')")).toBe("no such overload: contains(int, string)");
-    expect(error("dyn(1).matches('a')")).toBe("no such overload: matches(int, string)");
+    expect(error("dyn(1).matches('a')", {}, { regex: literalEngine })).toBe("no such overload: matches(int, string)");
   });
 });
 
@@ -77,5 +77,30 @@ describe("timestamps and durations", () => {
     expect(value(`[${t}.getHours('Asia/Tokyo'), ${t}.getHours('America/New_York')]`)).toEqual([8, 18]);
     expect(error(`${t}.getHours('Mars/Olympus')`)).toBe("unknown time zone Mars/Olympus");
     expect(value("[duration('90m').getHours(), duration('90m').getMinutes(), duration('1.25s').getMilliseconds()]")).toEqual([1, 90, 250]);
+  });
+});
+
+describe("matches", () => {
+  const regex = literalEngine;
+
+  it("compiles a constant pattern with the expression, a computed one when called", () => {
+    expect(value("'kube-system'.matches('system') && matches('abc', 'b')", {}, { regex })).toBe(true);
+    expect(value("'abc'.matches(p)", { p: "bc" }, { regex })).toBe(true);
+    expect(error("'abc'.matches('(')", {}, { regex })).toBe("ERROR: <input>:1:15: invalid matches argument\n | 'abc'.matches('(')\n | ..............^");
+    expect(error("'abc'.matches(p)", { p: "(" }, { regex })).toBe("error parsing regexp: missing closing ): `(`");
+  });
+
+  it("charges input length times pattern size, as cel-go does", () => {
+    const s = "x".repeat(99);
+    // (1 + 99) * 0.1 = 10 for the input, ceil(max(1, 3) * 0.25) = 1 for the pattern, and 1 for the variable
+    expect(run("s.matches('y')", { s }, { regex })).toEqual({ value: false });
+    expect(run("s.matches('y')", { s }, { regex, costLimit: 10 })).toEqual({ error: "operation cancelled: actual cost limit exceeded" });
+    expect(run("s.matches('y')", { s }, { regex, costLimit: 11 })).toEqual({ value: false });
+  });
+
+  it("needs the RE2 engine: never falls back to JS RegExp", () => {
+    expect(error("'a'.matches('a')")).toBe(
+      "ERROR: <input>:1:13: regular expressions need the RE2 engine: pass EnvOptions.regex (compileRegex of shared/re2)\n | 'a'.matches('a')\n | ............^",
+    );
   });
 });

@@ -6,7 +6,7 @@
 // string predicates, accessors) raise "no such overload: f(types)".
 
 import { chargeTraversal, costSize, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl, type TypeName } from "../library/index.js";
-import { chargeMatch, compilePattern, runtimePattern } from "../regex/index.js";
+import { chargeMatch, compilePattern, runtimePattern, type RegexCompiler } from "../regex/index.js";
 import { civil, durationOf, formatDuration, formatTimestamp, parseDuration, parseTimestamp, timestampOf, type CivilTime } from "../time/index.js";
 import {
   asBigInt,
@@ -378,25 +378,35 @@ function stringPredicate(name: string, test: (s: string, t: string) => boolean, 
 
 const traversal = (n: number): number => Math.ceil(n * STRING_TRAVERSAL);
 
-const matches: OverloadDecl["specialize"] = ([, pattern]) => {
-  if (typeof pattern !== "string") return undefined;
-  const regex = compilePattern(pattern);
-  if (typeof regex === "string") return "invalid matches argument";
-  return ([s], ctx) => {
+/** matches(): RE2 partial match; a constant pattern is compiled with the expression (cel-go's regex validator). */
+function matchesFunction(engine: RegexCompiler | undefined): FunctionDecl {
+  const specialize: OverloadDecl["specialize"] = ([, pattern]) => {
+    if (typeof pattern !== "string") return undefined;
+    const regex = compilePattern(engine, pattern);
+    if (typeof regex === "string") return engine === undefined ? regex : "invalid matches argument";
+    return ([s], ctx) => {
+      chargeMatch(regex, s as string, ctx);
+      return regex.test(s as string);
+    };
+  };
+  const impl: Impl = ([s, p], ctx) => {
+    const regex = runtimePattern(engine, p as string, ctx);
     chargeMatch(regex, s as string, ctx);
     return regex.test(s as string);
   };
-};
-
-const matchAtRuntime: Impl = ([s, p], ctx) => {
-  const regex = runtimePattern(p as string, ctx);
-  chargeMatch(regex, s as string, ctx);
-  return regex.test(s as string);
-};
+  return {
+    name: "matches",
+    overloads: [
+      { receiver: true, params: ["string", "string"], result: "bool", impl, specialize },
+      { params: ["string", "string"], result: "bool", impl, specialize },
+    ],
+  };
+}
 
 const typeName = (v: Value): Value => typeOf(v);
 
-export const standardLibrary: Library = {
+/** The standard library; regular expressions use the given RE2 engine. */
+export const standardLibrary = (regex: RegexCompiler | undefined): Library => ({
   name: "cel.lib.std",
   types: Object.values(Types),
   functions: [
@@ -428,13 +438,7 @@ export const standardLibrary: Library = {
     stringPredicate("contains", (s, t) => s.includes(t), (s, t) => traversal(s.length) * traversal(t.length)),
     stringPredicate("startsWith", (s, t) => s.startsWith(t), (s) => traversal(s.length)),
     stringPredicate("endsWith", (s, t) => s.endsWith(t), (s) => traversal(s.length)),
-    {
-      name: "matches",
-      overloads: [
-        { receiver: true, params: ["string", "string"], result: "bool", impl: matchAtRuntime, specialize: matches },
-        { params: ["string", "string"], result: "bool", impl: matchAtRuntime, specialize: matches },
-      ],
-    },
+    matchesFunction(regex),
     conversion("int", "int", ["int", "uint", "double", "string", TS], toInt),
     conversion("uint", "uint", ["uint", "int", "double", "string"], toUint),
     conversion("double", "double", ["double", "int", "uint", "string"], toDouble),
@@ -457,4 +461,4 @@ export const standardLibrary: Library = {
     // A duration's milliseconds are its millisecond component, unlike its hours, minutes and seconds.
     accessor("getMilliseconds", (c) => c.millisecond, (ns) => (ns / 1_000_000n) % 1000n),
   ],
-};
+});
