@@ -317,8 +317,6 @@ function toDuration(v: Value): Value {
     if (d === undefined) throw conversionError("string", DUR);
     return d;
   }
-  const i = asBigInt(v);
-  if (i !== undefined) return durationOf(i * 1_000_000_000n);
   return v;
 }
 
