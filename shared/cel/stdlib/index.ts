@@ -56,7 +56,7 @@ export function add(a: Value, b: Value, ctx: CallContext): Value {
   }
   if (typeof a === "string") {
     if (typeof b !== "string") throw noSuchOverload();
-    chargeTraversal(ctx, a.length + b.length);
+    chargeTraversal(ctx, costSize(a) + costSize(b));
     return a + b;
   }
   const ta = typeOf(a).name;
@@ -184,7 +184,7 @@ function operator(name: string, params: TypeName[][], result: TypeName, impl: Im
 function comparison(name: string, test: (c: number) => boolean): FunctionDecl {
   const params = [...numericPairs, ...pairs(["string", "bool", "bytes", TS, DUR])];
   return operator(name, params, "bool", ([a, b], ctx) => {
-    if (typeof a === "string" && typeof b === "string") chargeTraversal(ctx, Math.min(a.length, b.length));
+    if (typeof a === "string" && typeof b === "string") chargeTraversal(ctx, Math.min(costSize(a), costSize(b)));
     return test(compare(a as Value, b as Value));
   });
 }
@@ -374,7 +374,8 @@ function stringPredicate(name: string, test: (s: string, t: string) => boolean, 
   };
 }
 
-const traversal = (n: number): number => Math.ceil(n * STRING_TRAVERSAL);
+/** cel-go's string traversal cost: 0.1 per code point. */
+const traversal = (s: string): number => Math.ceil(costSize(s) * STRING_TRAVERSAL);
 
 /** matches(): RE2 partial match; a constant pattern is compiled with the expression (cel-go's regex validator). */
 function matchesFunction(engine: RegexCompiler | undefined): FunctionDecl {
@@ -433,9 +434,9 @@ export const standardLibrary = (regex: RegexCompiler | undefined): Library => ({
       overloads: ["string", "bytes", "list", "map"].flatMap((t) => [global([t], "int"), member([t], "int")]),
       impl: ([v]) => size(v as Value),
     },
-    stringPredicate("contains", (s, t) => s.includes(t), (s, t) => traversal(s.length) * traversal(t.length)),
-    stringPredicate("startsWith", (s, t) => s.startsWith(t), (s) => traversal(s.length)),
-    stringPredicate("endsWith", (s, t) => s.endsWith(t), (s) => traversal(s.length)),
+    stringPredicate("contains", (s, t) => s.includes(t), (s, t) => traversal(s) * traversal(t)),
+    stringPredicate("startsWith", (s, t) => s.startsWith(t), (s) => traversal(s)),
+    stringPredicate("endsWith", (s, t) => s.endsWith(t), (s) => traversal(s)),
     matchesFunction(regex),
     conversion("int", "int", ["int", "uint", "double", "string", TS], toInt),
     conversion("uint", "uint", ["uint", "int", "double", "string"], toUint),
