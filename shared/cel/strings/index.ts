@@ -1,10 +1,11 @@
 // cel-go's ext.Strings at a given version; Kubernetes (1.29+) uses version 2:
 // charAt indexOf lastIndexOf lowerAscii upperAscii replace split substring
 // trim (v0), format and strings.quote (v1), join (v2). reverse is version 3.
-// Indexes count code points, as Go's []rune does.
+// Indexes count code points, as Go's []rune does; a string's code point
+// positions are computed once (values' codePoints), not per call.
 
 import { chargeTraversal, costSize, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl } from "../library/index.js";
-import { asSmallInt, EvalError, isList, typeOf, type Value } from "../values/index.js";
+import { asSmallInt, codePointLength, codePoints, EvalError, isList, typeOf, type Value } from "../values/index.js";
 import { format } from "./format.js";
 
 const runes = (s: string): string[] => Array.from(s);
@@ -18,30 +19,30 @@ function int(v: Value): number {
 }
 
 function charAt(s: string, i: number): string {
-  const r = runes(s);
-  if (i < 0 || i > r.length) throw outOfRange(i);
-  return r[i] ?? "";
+  const cp = codePoints(s);
+  if (i < 0 || i > cp.length) throw outOfRange(i);
+  return i === cp.length ? "" : s.slice(cp.offset(i), cp.offset(i + 1));
 }
 
 function indexOf(s: string, sub: string, offset: number): number {
   if (sub === "") return offset;
-  const r = runes(s);
-  const t = runes(sub);
-  if (offset < 0 || offset >= r.length) throw outOfRange(offset);
-  for (let i = offset; i <= r.length - t.length; i++) if (t.every((c, j) => r[i + j] === c)) return i;
-  return -1;
+  const cp = codePoints(s);
+  if (offset < 0 || offset >= cp.length) throw outOfRange(offset);
+  const at = s.indexOf(sub, cp.offset(offset));
+  return at < 0 ? -1 : cp.index(at);
 }
 
 function lastIndexOf(s: string, sub: string, offset: number | undefined): number {
-  const r = runes(s);
-  if (sub === "") return offset ?? r.length;
-  const t = runes(sub);
-  if (offset === undefined && t.length > r.length) return -1;
-  let off = offset ?? r.length - 1;
-  if (off < 0 || off >= r.length) throw outOfRange(off);
-  off = Math.min(off, r.length - t.length);
-  for (let i = off; i >= 0; i--) if (t.every((c, j) => r[i + j] === c)) return i;
-  return -1;
+  const cp = codePoints(s);
+  if (sub === "") return offset ?? cp.length;
+  const subLength = codePointLength(sub);
+  if (offset === undefined && subLength > cp.length) return -1;
+  const off = offset ?? cp.length - 1;
+  if (off < 0 || off >= cp.length) throw outOfRange(off);
+  const last = Math.min(off, cp.length - subLength);
+  if (last < 0) return -1;
+  const at = s.lastIndexOf(sub, cp.offset(last));
+  return at < 0 ? -1 : cp.index(at);
 }
 
 const mapAscii = (s: string, upper: boolean): string => s.replace(upper ? /[a-z]+/g : /[A-Z]+/g, (m) => (upper ? m.toUpperCase() : m.toLowerCase()));
@@ -72,12 +73,12 @@ function split(s: string, sep: string, n: number): string[] {
 }
 
 function substring(s: string, start: number, end: number | undefined): string {
-  const r = runes(s);
-  const e = end ?? r.length;
+  const cp = codePoints(s);
+  const e = end ?? cp.length;
   if (start > e) throw new EvalError(`invalid substring range. start: ${start}, end: ${e}`);
-  if (start < 0 || start > r.length) throw outOfRange(start);
-  if (e < 0 || e > r.length) throw outOfRange(e);
-  return r.slice(start, e).join("");
+  if (start < 0 || start > cp.length) throw outOfRange(start);
+  if (e < 0 || e > cp.length) throw outOfRange(e);
+  return s.slice(cp.offset(start), cp.offset(e));
 }
 
 // Go's unicode.IsSpace set, which TrimSpace uses (JS trim differs: it strips U+FEFF, keeps U+0085).

@@ -333,19 +333,75 @@ export function isNumeric(v: Value): boolean {
 const encoder = new TextEncoder();
 export const utf8 = (s: string): Uint8Array => encoder.encode(s);
 
-/** Number of code points (CEL string size), without allocating. */
-export function codePointLength(s: string): number {
-  let n = s.length;
+/**
+ * Code point positions of a string, for CEL's code-point indexes. Built once
+ * per string and kept for the last one, so a loop indexing into the same
+ * large input string (charAt, substring, size) does not rescan it each time.
+ */
+export interface CodePoints {
+  readonly length: number;
+  /** UTF-16 offset of code point i (0..length). */
+  offset(i: number): number;
+  /** Code point index of a UTF-16 offset that starts a code point. */
+  index(offset: number): number;
+}
+
+let lastString: string | undefined;
+let lastPoints: CodePoints | undefined;
+
+export function codePoints(s: string): CodePoints {
+  if (s === lastString && lastPoints !== undefined) return lastPoints;
+  let pairs = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
       const d = s.charCodeAt(i + 1);
       if (d >= 0xdc00 && d <= 0xdfff) {
-        n--;
+        pairs++;
         i++;
       }
     }
   }
+  let points: CodePoints;
+  if (pairs === 0) {
+    points = { length: s.length, offset: (i) => i, index: (o) => o };
+  } else {
+    const offsets = new Int32Array(s.length - pairs + 1);
+    let n = 0;
+    for (let i = 0; i < s.length; i++) {
+      offsets[n++] = i;
+      const c = s.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+        const d = s.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) i++;
+      }
+    }
+    offsets[n] = s.length;
+    points = {
+      length: n,
+      offset: (i) => offsets[i] as number,
+      index: (o) => {
+        let lo = 0;
+        let hi = n;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if ((offsets[mid] as number) < o) lo = mid + 1;
+          else hi = mid;
+        }
+        return lo;
+      },
+    };
+  }
+  lastString = s;
+  lastPoints = points;
+  return points;
+}
+
+/** Number of code points (CEL string size). */
+export function codePointLength(s: string): number {
+  if (s.length >= 64) return codePoints(s).length;
+  let n = 0;
+  for (const _ of s) n++;
   return n;
 }
 
