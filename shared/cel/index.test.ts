@@ -18,9 +18,9 @@ describe("compile", () => {
   it("reports every error, in source order", () => {
     expect(error("foo(1) + bar")).toBe(
       [
-        "ERROR: <input>:1:1: undeclared reference to 'foo' (in container '')",
+        "ERROR: <input>:1:4: undeclared reference to 'foo' (in container '')",
         " | foo(1) + bar",
-        " | ^",
+        " | ...^",
         "ERROR: <input>:1:10: undeclared reference to 'bar' (in container '')",
         " | foo(1) + bar",
         " | .........^",
@@ -29,7 +29,7 @@ describe("compile", () => {
   });
 
   it("checks function arity and style", () => {
-    expect(error("size(1, 2)")).toBe("ERROR: <input>:1:1: found no matching overload for 'size' applied to '(int, int)'\n | size(1, 2)\n | ^");
+    expect(error("size(1, 2)")).toBe("ERROR: <input>:1:5: found no matching overload for 'size' applied to '(int, int)'\n | size(1, 2)\n | ....^");
     expect(error("'a'.startsWith(1)")).toBe(
       "ERROR: <input>:1:15: found no matching overload for 'startsWith' applied to 'string.(int)'\n | 'a'.startsWith(1)\n | ..............^",
     );

@@ -31,7 +31,7 @@ import { check, type Declarations } from "./checker/index.js";
 import { compileExpr, CostLimitExceeded, Frame, type Activation, type Eval } from "./eval/index.js";
 import type { FunctionDecl, Library, OverloadDecl } from "./library/index.js";
 import { optionalLibrary } from "./optional/index.js";
-import { parse } from "./parser/index.js";
+import { NO_LOCATION, parse } from "./parser/index.js";
 import type { RegexCompiler } from "./regex/index.js";
 import { standardLibrary } from "./stdlib/index.js";
 import { stringsLibrary } from "./strings/index.js";
@@ -166,6 +166,7 @@ function formatErrors(source: string, errors: readonly { pos: number; message: s
   return [...errors]
     .sort((a, b) => a.pos - b.pos)
     .map(({ pos, message }) => {
+      if (pos === NO_LOCATION) return `ERROR: <input>:-1:0: ${message}`;
       const before = source.slice(0, pos);
       const line = before.split("\n").length;
       const col = Array.from(before.slice(before.lastIndexOf("\n") + 1)).length;

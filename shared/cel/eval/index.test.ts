@@ -65,7 +65,8 @@ describe("logic", () => {
     expect(value("true || 1/0 == 1")).toBe(true);
     expect(value("1/0 == 1 && false")).toBe(false);
     expect(error("1/0 == 1 && true")).toBe("division by zero");
-    expect(error("false || 'x'")).toBe("no such overload");
+    expect(error("false || dyn('x')")).toBe("no such overload");
+    expect(error("false || 'x'")).toBe("ERROR: <input>:1:7: found no matching overload for '_||_' applied to '(bool, string)'\n | false || 'x'\n | ......^");
   });
 
   it("evaluates the conditional lazily and requires a bool test", () => {

@@ -30,7 +30,7 @@ describe("conversions", () => {
     expect(error("bool('yes')")).toBe("type conversion error from 'string' to 'bool'");
     expect(error("string(b'\\xff')")).toBe("invalid UTF-8 in bytes, cannot convert to string");
     expect(error("int(dyn([]))")).toBe("no such overload: int(list)");
-    expect(error("int(true)")).toBe("ERROR: <input>:1:1: found no matching overload for 'int' applied to '(bool)'\n | int(true)\n | ^");
+    expect(error("int(true)")).toBe("ERROR: <input>:1:4: found no matching overload for 'int' applied to '(bool)'\n | int(true)\n | ...^");
   });
 });
 
