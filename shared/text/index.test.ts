@@ -28,6 +28,7 @@ describe("listed", () => {
     expect(listed([])).toBe("none");
     expect(listed(["a", "b"])).toBe("a, b");
     expect(listed(["a", "b", "c", "d", "e", "f", "g"])).toBe("a, b, c, d, e and 2 more");
-    expect(listed(["y".repeat(100)], 1)).toBe(`${"y".repeat(MAX_QUOTED - 1)}…`);
+    expect(listed(["y".repeat(100)], { max: 1 })).toBe(`${"y".repeat(MAX_QUOTED - 1)}…`);
+    expect(listed(["abcdef", "b"], { max: 1, each: 4, quoted: true })).toBe('"abc…" and 1 more');
   });
 });

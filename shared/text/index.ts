@@ -4,6 +4,12 @@
 
 /** How many characters of one caller string a message quotes: a label value's limit. */
 export const MAX_QUOTED = 63;
+/**
+ * A Kubernetes object name's limit. Names from the snapshot (classes, tenants)
+ * are the cluster's own, which may be quoted whole; a list of them still stops
+ * after a few.
+ */
+export const MAX_NAME = 253;
 /** How many names a list in a message shows before it counts the rest. */
 export const MAX_LISTED = 5;
 
@@ -25,9 +31,21 @@ export function capped(text: string, max = MAX_QUOTED): string {
   return shown.replace(UNPRINTABLE, "?");
 }
 
-/** `a, b, c and 4 more`: at most `max` names, each capped; "none" for an empty list. */
-export function listed(names: readonly string[], max = MAX_LISTED): string {
+export interface ListOptions {
+  /** Names shown before the rest are counted. */
+  max?: number;
+  /** Characters of each name shown. */
+  each?: number;
+  /** Each name in double quotes. */
+  quoted?: boolean;
+}
+
+/** `a, b, c and 4 more`: the first few names, each capped; "none" for an empty list. */
+export function listed(names: readonly string[], { max = MAX_LISTED, each = MAX_QUOTED, quoted = false }: ListOptions = {}): string {
   if (names.length === 0) return "none";
-  const shown = names.slice(0, max).map((name) => capped(name)).join(", ");
+  const shown = names
+    .slice(0, max)
+    .map((name) => (quoted ? `"${capped(name, each)}"` : capped(name, each)))
+    .join(", ");
   return names.length > max ? `${shown} and ${names.length - max} more` : shown;
 }

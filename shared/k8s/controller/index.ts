@@ -5,6 +5,7 @@
 import * as z from "zod/mini";
 import "../../zod/index.js";
 import type { AdmissionRequest } from "../../admission/index.js";
+import { capped } from "../../text/index.js";
 import type { ObjectMeta } from "../schemas/index.js";
 import { isWorkloadKind, workloadOf, type Workload, type WorkloadKind } from "../workload/index.js";
 
@@ -81,6 +82,6 @@ const SHORT_NAMES: Readonly<Record<WorkloadKind, string>> = {
 
 /** How hygiene findings name a workload: `deploy/backend-api`, `pod/web-7d4f-*` for a generateName, `cj/cleanup`. */
 export function workloadRef(kind: WorkloadKind, metadata: ObjectMeta): string {
-  const name = metadata.name ?? (metadata.generateName ? `${metadata.generateName}*` : "(unnamed)");
+  const name = metadata.name ? capped(metadata.name) : metadata.generateName ? `${capped(metadata.generateName)}*` : "(unnamed)";
   return `${SHORT_NAMES[kind]}/${name}`;
 }
