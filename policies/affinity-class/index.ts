@@ -2,7 +2,10 @@
 // its class (the class's nodeSelector AND any one of its required nodeAffinity
 // terms; shared/k8s/nodeaffinity decides, soundly). Judged on Pod CREATE and,
 // shift-left, on the workloads that will create those pods, so the error shows
-// on `kubectl apply`/`helm upgrade`.
+// on `kubectl apply`/`helm upgrade`. As in the CozyStack draft's
+// validateAffinity, only an application whose HelmRelease carries the
+// apps.cozystack.io/affinity-class label is judged: the tenant's default is
+// written into that label when the application is created.
 import type { AdmissionRequest } from "../../shared/admission/index.js";
 import type { Finding, Policy } from "../../shared/policy/index.js";
 import { describeObject, isWorkloadKind, workloadOf, type Workload } from "../../shared/k8s/workload/index.js";
@@ -66,11 +69,10 @@ function evaluate(request: AdmissionRequest, view: SnapshotView): Finding[] {
   const workload = workloadOf(request.kind.kind, request.object);
   const namespace = request.namespace || workload.metadata.namespace || "";
   const application = applicationOf(workload, namespace, view);
-  if (!application) return [];
-  const tenant = view.tenant(namespace);
-  const className = application.affinityClass ?? tenant?.defaultAffinityClass;
-  if (!className) return [];
+  const className = application?.affinityClass;
+  if (!application || !className) return [];
 
+  const tenant = view.tenant(namespace);
   const subject = describeObject(workload.kind, workload.metadata, request.namespace);
   const scope = { affinityClass: className, tenantNamespace: tenant ? namespace : undefined };
   const compiled = compiledClass(view, className);
