@@ -57,8 +57,9 @@ const cronJobSchema = z.looseObject({
 const MAX_INVALID_DESCRIPTION = 512;
 
 /** An InvalidObjectError naming the problem, capped: the keys and values in it are the caller's. */
-export function invalidObject(kind: string, error: z.core.$ZodError): InvalidObjectError {
-  return new InvalidObjectError(`request.object is not a valid ${kind}: ${capped(describeZodError(error), MAX_INVALID_DESCRIPTION)}`);
+export function invalidObject(kind: string, problem: z.core.$ZodError | string): InvalidObjectError {
+  const description = typeof problem === "string" ? problem : describeZodError(problem);
+  return new InvalidObjectError(`request.object is not a valid ${kind}: ${capped(description, MAX_INVALID_DESCRIPTION)}`);
 }
 
 function parse<T>(schema: z.ZodMiniType<T>, kind: string, object: unknown): T {
