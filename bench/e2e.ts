@@ -7,6 +7,8 @@ import { join, relative } from "node:path";
 import { pushSnapshot } from "../infra/client/index.js";
 import { generateKeyPair } from "../shared/signing/index.js";
 import { PROJECT_ROOT, startLocalWorker, type LocalWorker } from "../scripts/local-worker.js";
+import { tokenHash } from "../shared/tokens/index.js";
+import { BENCH_TOKEN } from "./app.js";
 import { inMemoryEnv, throughApp, throughNoop } from "./app.js";
 import { figure, goalsHold, type Figure, type Section } from "./figures.js";
 import type { BuiltSnapshot } from "./snapshot.js";
@@ -18,7 +20,8 @@ export const CONNECTIONS = [1, 10, 50] as const;
 const REPETITIONS = 5;
 const SECONDS = 3;
 const PATH = "/v1/demo/validate";
-const HEADERS = { "content-type": "application/json" };
+/** As the apiserver sends a review: JSON, with the cluster's bearer token (the function checks it on every request). */
+const HEADERS = { "content-type": "application/json", authorization: `Bearer ${BENCH_TOKEN}` };
 
 interface Target {
   name: "function" | "no-op";
@@ -77,7 +80,7 @@ export async function endToEnd(cluster: BuiltSnapshot, reviewText: string, revie
   const snapshotJson = cluster.json;
   const layers = await inProcess(cluster, reviewText);
   const key = await generateKeyPair();
-  const fn = await startLocalWorker({ clusters: { demo: { publicKey: key.publicKey } } });
+  const fn = await startLocalWorker({ clusters: { demo: { publicKey: key.publicKey, tokenHashes: [await tokenHash(BENCH_TOKEN)] } } });
   const noop = await startLocalWorker({ clusters: {}, entry: "bench/noop-worker.ts" });
   const targets: Target[] = [
     { name: "function", worker: fn },
@@ -115,7 +118,7 @@ export async function endToEnd(cluster: BuiltSnapshot, reviewText: string, revie
         `pushSnapshot(url, "demo", key, snapshot)   # the 1,000-application snapshot, signed`,
         `startLocalWorker({ entry: "bench/noop-worker.ts" }) → ${noop.url}   # the no-op twin`,
         ...CONNECTIONS.map(
-          (c) => `npx autocannon -c ${c} -d ${SECONDS} -m POST -H content-type=application/json -i ${relative(PROJECT_ROOT, bodyFile)} --idReplacement <url>${PATH}`,
+          (c) => `npx autocannon -c ${c} -d ${SECONDS} -m POST -H content-type=application/json -H "authorization=Bearer <token>" -i ${relative(PROJECT_ROOT, bodyFile)} --idReplacement <url>${PATH}`,
         ),
       ],
       notes: [

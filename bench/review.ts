@@ -74,7 +74,7 @@ export function reviewContext(view: SnapshotView): ReviewContext {
 export function handleReview(text: string, context: ReviewContext): string {
   const decoded = decodeAdmissionReview(text);
   if (!decoded.ok) throw new Error(decoded.error);
-  return JSON.stringify(encodeAdmissionResponse(decoded.review, review(decoded.review.request, context)));
+  return JSON.stringify(encodeAdmissionResponse(decoded.review, review(decoded.review.request, context).decision));
 }
 
 /** The floor: any webhook must at least parse the body and produce JSON. */

@@ -1,20 +1,29 @@
 // The HTTP surface: Hono on Web-standard Request/Response.
 import { Hono } from "hono";
-import { HTTPException } from "hono/http-exception";
-import { ConfigurationError, type Env } from "./config/index.js";
+import { truncateUtf8 } from "../shared/admission/index.js";
+import { clustersOf, type Env } from "./config/index.js";
 import { snapshot } from "./routes/snapshot.js";
 import { validate } from "./routes/validate.js";
 
 export const app = new Hono<{ Bindings: Env }>();
 
+/** Liveness: the function answers. */
 app.get("/healthz", (c) => c.json({ ok: true }));
+
+/** Readiness: every registration in CLUSTERS is usable. Which are not, and why, is in the log, not here. */
+app.get("/readyz", async (c) => {
+  const { clusters, problems } = await clustersOf(c.env);
+  if (problems.length > 0)
+    return c.json({ ok: false, error: "CLUSTERS holds unusable registrations, disabled until fixed: see the function's log (wrangler tail) or run edgeadmit clusters check" }, 503);
+  if (clusters.size === 0) return c.json({ ok: false, error: "no cluster is registered: set CLUSTERS (docs/operations.md)" }, 503);
+  return c.json({ ok: true });
+});
+
 app.route("/v1", validate);
 app.route("/v1", snapshot);
 
-app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${new URL(c.req.url).pathname}` }, 404));
+app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${truncateUtf8(new URL(c.req.url).pathname, 100)}` }, 404));
 app.onError((error, c) => {
-  if (error instanceof HTTPException) return c.json({ error: error.message || "bad request" }, error.status);
-  if (error instanceof ConfigurationError) return c.json({ error: `the function is misconfigured: ${error.message}` }, 500);
-  console.error(error);
+  console.error(JSON.stringify({ level: "error", event: "internal-error", message: truncateUtf8(String(error instanceof Error ? (error.stack ?? error.message) : error), 2000) }));
   return c.json({ error: "internal error" }, 500);
 });

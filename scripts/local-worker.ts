@@ -3,6 +3,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Registration } from "../shared/clusters/index.js";
 
 /** The folder with package.json above this module, wherever tsrun bundled it to. */
 function projectRoot(from: string): string {
@@ -14,14 +15,12 @@ function projectRoot(from: string): string {
 
 export const PROJECT_ROOT = projectRoot(dirname(fileURLToPath(import.meta.url)));
 
-export interface ClusterRegistration {
-  /** One key, or several while a key is rotated. */
-  publicKey: string | string[];
-  withoutSnapshot?: "FailOpen" | "FailClosed";
-}
-
 export interface LocalWorkerOptions {
-  clusters: Record<string, ClusterRegistration>;
+  clusters: Record<string, Registration>;
+  /** More Worker vars (LOG_REVIEWS). */
+  vars?: Record<string, string>;
+  /** "log" also prints the worker's console.log lines (through Node's console), not only its warnings. */
+  logLevel?: "warn" | "log";
   /** 0 (default) picks a free port. */
   port?: number;
   /** Keep snapshots across restarts in this directory; by default each start gets a fresh, empty store. */
@@ -50,12 +49,12 @@ export async function startLocalWorker(options: LocalWorkerOptions): Promise<Loc
   const scratch = options.persistTo ? undefined : mkdtempSync(join(PROJECT_ROOT, ".edgeadmit", "worker-"));
   const worker = await unstable_dev(resolve(PROJECT_ROOT, options.entry ?? "functions/index.ts"), {
     config: join(PROJECT_ROOT, "wrangler.toml"),
-    vars: { CLUSTERS: JSON.stringify(options.clusters) },
+    vars: { CLUSTERS: JSON.stringify(options.clusters), ...options.vars },
     ip: "127.0.0.1",
     port: options.port ?? 0,
     local: true,
     persistTo: options.persistTo ?? scratch,
-    logLevel: "warn",
+    logLevel: options.logLevel ?? "warn",
     experimental: { disableExperimentalWarning: true, testMode: true },
   });
   return {

@@ -4,17 +4,20 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
+import { loadClusters, type Registration } from "../shared/clusters/index.js";
 import { generateKeyPair, publicKeyOf } from "../shared/signing/index.js";
 import { buildSnapshot, type KubeObject } from "../shared/snapshot/build/index.js";
+import { generateToken, tokenHash } from "../shared/tokens/index.js";
 import { pushSnapshot } from "../infra/client/index.js";
-import { PROJECT_ROOT, startLocalWorker, type ClusterRegistration } from "./local-worker.js";
+import { PROJECT_ROOT, startLocalWorker } from "./local-worker.js";
 
 const PORT = Number(process.env.PORT ?? 8787);
 const stateDir = join(PROJECT_ROOT, ".edgeadmit");
 const demoKeyFile = join(stateDir, "demo.key");
+const demoTokenFile = join(stateDir, "demo.token");
 
 /** Clusters registered locally without editing tracked files: EDGEADMIT_CLUSTERS, or CLUSTERS in .dev.vars. */
-function localClusters(): Record<string, ClusterRegistration> {
+function localClusters(): Record<string, Registration> {
   let source = process.env.EDGEADMIT_CLUSTERS;
   const devVars = join(PROJECT_ROOT, ".dev.vars");
   if (!source && existsSync(devVars)) {
@@ -23,17 +26,50 @@ function localClusters(): Record<string, ClusterRegistration> {
   }
   if (!source) return {};
   try {
-    return JSON.parse(source) as Record<string, ClusterRegistration>;
+    return JSON.parse(source) as Record<string, Registration>;
   } catch (e) {
     throw new Error(`local cluster registrations are not JSON (${(e as Error).message}): ${source}`);
   }
 }
 
-async function demoKey(): Promise<{ pem: string; publicKey: string }> {
+/** The demo cluster's signing key and apiserver token, made once into .edgeadmit/ (git-ignored) and kept across starts. */
+async function demoCredentials(): Promise<{ pem: string; publicKey: string; token: string }> {
   mkdirSync(stateDir, { recursive: true });
   if (!existsSync(demoKeyFile)) writeFileSync(demoKeyFile, (await generateKeyPair()).privateKeyPem, { mode: 0o600 });
+  if (!existsSync(demoTokenFile)) writeFileSync(demoTokenFile, `${generateToken()}\n`, { mode: 0o600 });
   const pem = readFileSync(demoKeyFile, "utf8");
-  return { pem, publicKey: await publicKeyOf(pem) };
+  return { pem, publicKey: await publicKeyOf(pem), token: readFileSync(demoTokenFile, "utf8").trim() };
+}
+
+/** The function's JSON log line as one short line: `deny  demo CREATE Pod 3f1e… (affinity-class) 1 ms`. */
+function shortLine(event: Record<string, unknown>): string {
+  if (event.event === "review") {
+    const policies = Array.isArray(event.policies) && event.policies.length > 0 ? ` (${event.policies.join(", ")})` : "";
+    return `${String(event.verdict).padEnd(5)} ${event.cluster} ${event.operation} ${event.kind} ${event.uid}${policies} ${event.durationMs} ms`;
+  }
+  const { level, event: name, ...rest } = event;
+  return `${level} ${name}: ${Object.entries(rest).map(([key, value]) => `${key}=${JSON.stringify(value)}`).join(" ")}`;
+}
+
+/**
+ * wrangler prints the worker's console lines through Node's console (with
+ * its own start-up banner and a line per request). Shown instead: the
+ * function's JSON events as one short line each, once the demo is ready;
+ * anything else wrangler says on the way is kept only if it is a warning.
+ */
+function showFunctionEvents(): { ready(): void } {
+  let ready = false;
+  for (const method of ["log", "warn", "error"] as const) {
+    const print = console[method].bind(console);
+    console[method] = (...args: unknown[]) => {
+      const text = args.map(String).join(" ");
+      const json = /\{"level":.*\}/.exec(text)?.[0];
+      if (json) return print(shortLine(JSON.parse(json) as Record<string, unknown>));
+      if (method === "log" && (!ready || text.startsWith("[wrangler:info]"))) return;
+      print(...args);
+    };
+  }
+  return { ready: () => void (ready = true) };
 }
 
 /** wrangler waits silently for a port in use; say so at once instead. */
@@ -49,26 +85,33 @@ function ensurePortFree(port: number): Promise<void> {
 
 async function main(): Promise<void> {
   await ensurePortFree(PORT);
-  const key = await demoKey();
-  const clusters = { ...localClusters(), demo: { publicKey: key.publicKey } };
-  const worker = await startLocalWorker({ clusters, port: PORT, persistTo: join(stateDir, "state") });
+  const demo = await demoCredentials();
+  const clusters = { ...localClusters(), demo: { publicKey: demo.publicKey, tokenHashes: [await tokenHash(demo.token)] } };
+  // The function would disable these too; say so here, before anything else is blamed.
+  for (const problem of (await loadClusters(JSON.stringify(clusters))).problems)
+    console.error(`npm start: warning: cluster ${problem.cluster ?? "registrations"} disabled: ${problem.reason}`);
+  const events = showFunctionEvents();
+  const worker = await startLocalWorker({ clusters, port: PORT, persistTo: join(stateDir, "state"), vars: { LOG_REVIEWS: "all" }, logLevel: "log" });
 
   const objects = parseAllDocuments(readFileSync(join(PROJECT_ROOT, "examples/demo/cluster.yaml"), "utf8"))
     .map((doc) => doc.toJS() as KubeObject | null)
     .filter((o): o is KubeObject => o !== null);
   const { snapshot } = buildSnapshot(objects, { generation: Date.now(), builtAt: new Date().toISOString() });
-  const stored = await pushSnapshot(worker.url, "demo", key.pem, JSON.stringify(snapshot));
+  const stored = await pushSnapshot(worker.url, "demo", demo.pem, JSON.stringify(snapshot));
 
+  events.ready();
   console.log(`edgeadmit is serving on ${worker.url}
   clusters: ${Object.keys(clusters).join(", ")}
   demo snapshot: generation ${stored.generation}, ${stored.bytes} bytes (examples/demo/cluster.yaml, signed with ${demoKeyFile})
+  demo apiserver token: in ${demoTokenFile}
 
 Try:
-  curl -s ${worker.url}/v1/demo/validate -H 'content-type: application/json' -d @examples/reviews/pod-main-db-denied.json
-  curl -s ${worker.url}/v1/demo/validate -H 'content-type: application/json' -d @examples/reviews/pod-main-db-allowed.json
-  curl -s ${worker.url}/v1/demo/snapshot
+  TOKEN=$(cat .edgeadmit/demo.token)
+  curl -s ${worker.url}/v1/demo/validate -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d @examples/reviews/pod-main-db-denied.json
+  curl -s ${worker.url}/v1/demo/validate -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d @examples/reviews/pod-main-db-allowed.json
+  curl -s ${worker.url}/v1/demo/snapshot -H "authorization: Bearer $TOKEN"
 
-Ctrl-C stops.`);
+One line per review follows. Ctrl-C stops.`);
 
   const stop = () => void worker.stop().then(() => process.exit(0));
   process.on("SIGINT", stop);

@@ -1,18 +1,19 @@
-// PUT /v1/:cluster/snapshot — a signed push from the sync job.
+// PUT /v1/:cluster/snapshot — a push from the sync job, signed with the cluster's key.
 // GET /v1/:cluster/snapshot — what is stored: metadata only, never the content.
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import { sha256Hex } from "../../shared/digest/index.js";
 import { contentHash, decodeSnapshot, SnapshotView } from "../../shared/snapshot/index.js";
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyPush } from "../../shared/signing/index.js";
-import { clusterOf, type Env } from "../config/index.js";
+import { CONTENT_SHA256_HEADER } from "../../shared/signing/index.js";
+import { reader, signer, type AuthEnv } from "../auth/index.js";
+import { readBody } from "../body/index.js";
+import { log } from "../log/index.js";
 import { remember, storeOf } from "../store/cache.js";
 import type { SnapshotMeta } from "../store/index.js";
-import { jsonError, tooLarge } from "./errors.js";
 
 /** Room for ~170,000 applications, ~68,000 with a tracked volume each (docs/operations.md); below the Durable Object RPC limit of 32 MiB. */
 export const MAX_SNAPSHOT_BYTES = 24 * 1024 * 1024;
 
-export const snapshot = new Hono<{ Bindings: Env }>();
+export const snapshot = new Hono<AuthEnv>();
 
 function describe(cluster: string, meta: SnapshotMeta, now: number) {
   return {
@@ -23,58 +24,53 @@ function describe(cluster: string, meta: SnapshotMeta, now: number) {
     pushedAt: new Date(meta.pushedAt).toISOString(),
     ageSeconds: Math.max(0, Math.floor((now - meta.pushedAt) / 1000)),
     bytes: meta.bytes,
+    ...(meta.corrupt ? { corrupt: meta.corrupt } : {}),
   };
 }
 
-snapshot.put("/:cluster/snapshot", bodyLimit({ maxSize: MAX_SNAPSHOT_BYTES, onError: tooLarge(MAX_SNAPSHOT_BYTES, "snapshot") }), async (c) => {
-  const clusterId = c.req.param("cluster");
-  const cluster = await clusterOf(c.env, clusterId);
-  if (!cluster) return jsonError(c, 404, `unknown cluster "${clusterId}": register it in the function's CLUSTERS configuration`);
-
-  const body = new Uint8Array(await c.req.arrayBuffer());
-  const now = Date.now();
-  const verified = await verifyPush(
-    cluster.publicKeys,
-    cluster.id,
-    body,
-    { signature: c.req.header(SIGNATURE_HEADER), timestamp: c.req.header(TIMESTAMP_HEADER) },
-    Math.floor(now / 1000),
-  );
-  if (!verified.ok) return jsonError(c, verified.status, verified.error);
+snapshot.put("/:cluster/snapshot", signer("PUT"), async (c) => {
+  const started = Date.now();
+  const cluster = c.get("cluster");
+  const refused = (status: 400 | 403 | 409 | 413, error: string) => {
+    log({ event: "push", cluster: cluster.id, status, reason: error, durationMs: Date.now() - started });
+    return c.json({ error }, status);
+  };
+  const body = await readBody(c, MAX_SNAPSHOT_BYTES, "snapshot");
+  if (!body.ok) return refused(body.status, body.error);
+  if ((await sha256Hex(body.bytes)) !== c.get("contentSha256"))
+    return refused(403, `the body is not the one signed: its SHA-256 differs from ${CONTENT_SHA256_HEADER}; nothing was stored`);
 
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body);
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body.bytes);
   } catch {
-    return jsonError(c, 400, "snapshot is not UTF-8 text");
+    return refused(400, "snapshot is not UTF-8 text");
   }
   const decoded = decodeSnapshot(text);
-  if (!decoded.ok) return jsonError(c, 400, decoded.error);
+  if (!decoded.ok) return refused(400, decoded.error);
 
+  // The schema's output, defaults filled in: isolates read it back without a second schema pass.
+  const stored = new TextEncoder().encode(JSON.stringify(decoded.snapshot));
+  const now = Date.now();
   const meta: SnapshotMeta = {
     generation: decoded.snapshot.generation,
     contentHash: await contentHash(decoded.snapshot),
     builtAt: decoded.snapshot.builtAt,
     pushedAt: now,
-    bytes: body.length,
+    bytes: body.bytes.length,
+    storedSha256: await sha256Hex(stored),
   };
-  // The schema's output, defaults filled in: isolates read it back without a second schema pass.
-  const result = await storeOf(c.env, cluster.id).write(JSON.stringify(decoded.snapshot), meta);
+  const result = await storeOf(c.env, cluster.id).write(stored, meta);
   if (!result.stored)
-    return jsonError(
-      c,
-      409,
-      `generation ${meta.generation} is not newer than the stored generation ${result.current.generation}: a stale or replayed push; nothing was stored`,
-    );
+    return refused(409, `generation ${meta.generation} is not newer than the stored generation ${result.current.generation}: a stale or replayed push; nothing was stored`);
   remember(cluster.id, { meta, view: new SnapshotView(decoded.snapshot) }, now);
+  log({ event: "push", cluster: cluster.id, status: 200, generation: meta.generation, bytes: meta.bytes, durationMs: Date.now() - started });
   return c.json(describe(cluster.id, meta, now));
 });
 
-snapshot.get("/:cluster/snapshot", async (c) => {
-  const clusterId = c.req.param("cluster");
-  const cluster = await clusterOf(c.env, clusterId);
-  if (!cluster) return jsonError(c, 404, `unknown cluster "${clusterId}": register it in the function's CLUSTERS configuration`);
+snapshot.get("/:cluster/snapshot", reader, async (c) => {
+  const cluster = c.get("cluster");
   const meta = await storeOf(c.env, cluster.id).head();
-  if (!meta) return jsonError(c, 404, `no snapshot has been pushed for cluster "${cluster.id}" yet`);
+  if (!meta) return c.json({ error: `no snapshot has been pushed for cluster "${cluster.id}" yet` }, 404);
   return c.json(describe(cluster.id, meta, Date.now()));
 });

@@ -1,42 +1,74 @@
-// POST /v1/:cluster/validate[/:policy] — the kube-apiserver's AdmissionReviews.
-import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
-import { decodeAdmissionReview, encodeAdmissionResponse } from "../../shared/admission/index.js";
+// POST /v1/:cluster/validate[/:policy] — the kube-apiserver's AdmissionReviews,
+// with its bearer token in the Authorization header, or in the path for
+// control planes that cannot present one: /v1/:cluster/token/:token/validate[/:policy].
+import { Hono, type Context } from "hono";
+import { decodeAdmissionReview, encodeAdmissionResponse, type Decision } from "../../shared/admission/index.js";
 import { review } from "../../shared/dispatcher/index.js";
 import { InvalidObjectError } from "../../shared/k8s/workload/index.js";
 import { POLICIES, policyById } from "../../policies/index.js";
-import { clusterOf, type Env } from "../config/index.js";
+import { reviewer, type AuthEnv } from "../auth/index.js";
+import { readBody } from "../body/index.js";
+import { log } from "../log/index.js";
 import { loadSnapshot } from "../store/cache.js";
-import { jsonError, tooLarge } from "./errors.js";
 
 /** The apiserver's own limit on an AdmissionReview body. */
 export const MAX_REVIEW_BYTES = 3 * 1024 * 1024;
 
-export const validate = new Hono<{ Bindings: Env }>();
+export const validate = new Hono<AuthEnv>();
 
-validate.post("/:cluster/validate/:policy?", bodyLimit({ maxSize: MAX_REVIEW_BYTES, onError: tooLarge(MAX_REVIEW_BYTES, "AdmissionReview body") }), async (c) => {
-  const { cluster: clusterId, policy: policyId } = c.req.param();
-  const cluster = await clusterOf(c.env, clusterId);
-  if (!cluster) return jsonError(c, 404, `unknown cluster "${clusterId}": register it in the function's CLUSTERS configuration`);
+function verdictOf(decision: Decision): "deny" | "warn" | "audit" | "allow" {
+  if (!decision.allowed) return "deny";
+  if (decision.warnings.length > 0) return "warn";
+  return Object.keys(decision.auditAnnotations).length > 0 ? "audit" : "allow";
+}
+
+async function judge(c: Context<AuthEnv>) {
+  const started = Date.now();
+  const cluster = c.get("cluster");
+  const policyId = c.req.param("policy");
   const policy = policyId === undefined ? undefined : policyById(policyId);
   if (policyId !== undefined && !policy)
-    return jsonError(c, 404, `unknown policy "${policyId}"; known policies: ${POLICIES.map((p) => p.id).join(", ")}`);
+    return c.json({ error: `unknown policy "${policyId.slice(0, 63)}"; known policies: ${POLICIES.map((p) => p.id).join(", ")}` }, 404);
+  const failed = (status: 400 | 413, error: string) => {
+    log({ event: "review-failed", cluster: cluster.id, status, reason: error, durationMs: Date.now() - started });
+    return c.json({ error }, status);
+  };
 
-  const decoded = decodeAdmissionReview(await c.req.text());
-  if (!decoded.ok) return jsonError(c, 400, decoded.error);
+  const body = await readBody(c, MAX_REVIEW_BYTES, "AdmissionReview body");
+  if (!body.ok) return failed(body.status, body.error);
+  const decoded = decodeAdmissionReview(new TextDecoder().decode(body.bytes));
+  if (!decoded.ok) return failed(400, decoded.error);
+  const { request } = decoded.review;
 
-  const loaded = await loadSnapshot(c.env, cluster.id);
+  const state = await loadSnapshot(c.env, cluster.id);
+  let outcome: ReturnType<typeof review>;
   try {
-    const decision = review(decoded.review.request, {
+    outcome = review(request, {
       cluster: cluster.id,
       policies: policy ? [policy] : POLICIES,
-      snapshot: loaded && { view: loaded.view, pushedAt: loaded.meta.pushedAt },
+      snapshot: state.loaded && { view: state.loaded.view, pushedAt: state.loaded.meta.pushedAt },
+      ...(state.unusable ? { unusable: state.unusable } : {}),
       withoutSnapshot: cluster.withoutSnapshot,
       now: Date.now(),
     });
-    return c.json(encodeAdmissionResponse(decoded.review, decision));
   } catch (e) {
-    if (e instanceof InvalidObjectError) return jsonError(c, 400, e.message);
+    if (e instanceof InvalidObjectError) return failed(400, e.message);
     throw e;
   }
-});
+  const verdict = verdictOf(outcome.decision);
+  if (verdict === "deny" || verdict === "warn" || c.env.LOG_REVIEWS === "all")
+    log({
+      event: "review",
+      cluster: cluster.id,
+      uid: request.uid,
+      operation: request.operation,
+      kind: request.kind.kind,
+      verdict,
+      policies: [...new Set(outcome.results.map((r) => r.policy))],
+      durationMs: Date.now() - started,
+    });
+  return c.json(encodeAdmissionResponse(decoded.review, outcome.decision));
+}
+
+validate.post("/:cluster/validate/:policy?", reviewer, judge);
+validate.post("/:cluster/token/:token/validate/:policy?", reviewer, judge);

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Registration } from "../../shared/clusters/index.js";
 import { generateKeyPair } from "../../shared/signing/index.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
@@ -32,11 +33,11 @@ async function closedPort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  const clusters: Record<string, { publicKey: string }> = {};
+  const clusters: Record<string, Registration> = {};
   for (const cluster of ["pushed", "synced", "stranger"]) {
     const pair = await generateKeyPair();
     writeFileSync(keyFile(cluster), pair.privateKeyPem, { mode: 0o600 });
-    if (cluster !== "stranger") clusters[cluster] = { publicKey: pair.publicKey };
+    if (cluster !== "stranger") clusters[cluster] = { publicKey: pair.publicKey, anonymous: true };
   }
   worker = await startLocalWorker({ clusters });
   apiServer = await startFakeApiServer(clusterObjects);
@@ -47,6 +48,10 @@ afterAll(async () => {
   await worker?.stop();
   await apiServer?.stop();
 });
+
+/** What the CLI says when the function does not take a key for a cluster (a wrong key, or a cluster it does not know). */
+const refusedKey = (cluster: string) =>
+  `the function does not accept this key for cluster "${cluster}": is the cluster registered in its CLUSTERS, with this key's public key (edgeadmit key public --key FILE)?`;
 
 const pushArgs = (cluster: string, key = keyFile(cluster)) => ["snapshot", "push", "--endpoint", worker.url, "--cluster", cluster, "--key", key];
 
@@ -59,7 +64,7 @@ describe("snapshot build | snapshot push", () => {
     const { code, stdout, stderr } = await runCli(pushArgs("pushed"), built);
     expect(stderr).toBe("");
     expect(code).toBe(0);
-    stored = (await storedSnapshot(worker.url, "pushed"))!;
+    stored = (await storedSnapshot(worker.url, "pushed", readFileSync(keyFile("pushed"), "utf8")))!;
     expect(stored.generation).toBe(JSON.parse(built).generation);
     expect(stdout).toBe(`stored generation ${stored.generation} for cluster pushed (${stored.bytes} bytes, content ${stored.contentHash.slice(0, 12)})\n`);
   });
@@ -81,18 +86,18 @@ describe("snapshot build | snapshot push", () => {
       stdout: "",
       stderr: `the function refused the snapshot (409): generation ${stored.generation} is not newer than the stored generation ${stored.generation}: a stale or replayed push; nothing was stored\n`,
     });
-    expect((await storedSnapshot(worker.url, "pushed"))?.generation).toBe(stored.generation);
+    expect((await storedSnapshot(worker.url, "pushed", readFileSync(keyFile("pushed"), "utf8")))?.generation).toBe(stored.generation);
   });
 
   it("a push signed with another key is refused", async () => {
     const { stdout } = await runCli(["snapshot", "build", "-f", DEMO]);
     const result = await runCli(pushArgs("pushed", keyFile("stranger")), stdout);
-    expect(result).toEqual({ code: 1, stdout: "", stderr: `the function refused the snapshot (403): signature does not verify with cluster "pushed"'s public key\n` });
+    expect(result).toEqual({ code: 1, stdout: "", stderr: `the function refused the snapshot (401): ${refusedKey("pushed")}\n` });
   });
 
   it("an unknown cluster, an unreachable endpoint, a bad key file and a bad snapshot each fail in one line", async () => {
     expect((await runCli(pushArgs("nobody", keyFile("pushed")), built)).stderr).toBe(
-      `the function refused the snapshot (404): unknown cluster "nobody": register it in the function's CLUSTERS configuration\n`,
+      `the function refused the snapshot (401): ${refusedKey("nobody")}\n`,
     );
     const port = await closedPort();
     expect(await runCli(["snapshot", "push", "--endpoint", `http://127.0.0.1:${port}`, "--cluster", "pushed", "--key", keyFile("pushed")], built)).toEqual({
@@ -115,12 +120,12 @@ describe("sync", () => {
   it("pushes the first time, skips an unchanged cluster (no write: generation unchanged), pushes when the cluster changes", async () => {
     const first = await runCli(syncArgs());
     expect(first.stderr).toBe("");
-    const afterFirst = (await storedSnapshot(worker.url, "synced"))!;
+    const afterFirst = (await storedSnapshot(worker.url, "synced", readFileSync(keyFile("synced"), "utf8")))!;
     expect(first.stdout).toBe(`pushed generation ${afterFirst.generation} (${afterFirst.bytes} bytes): the function holds no snapshot yet\n`);
 
     const second = await runCli(syncArgs());
     expect(second.code).toBe(0);
-    const afterSecond = (await storedSnapshot(worker.url, "synced"))!;
+    const afterSecond = (await storedSnapshot(worker.url, "synced", readFileSync(keyFile("synced"), "utf8")))!;
     expect(afterSecond.generation).toBe(afterFirst.generation);
     expect(afterSecond.pushedAt).toBe(afterFirst.pushedAt);
     // The age is whole seconds at the job's GET: it may tick between that GET and this test's.
@@ -128,19 +133,25 @@ describe("sync", () => {
 
     clusterObjects.push({ apiVersion: "cozystack.io/v1alpha1", kind: "AffinityClass", metadata: { name: "dc3" }, spec: { nodeSelector: { "topology.kubernetes.io/zone": "dc3" } } });
     const third = await runCli(syncArgs());
-    const afterThird = (await storedSnapshot(worker.url, "synced"))!;
+    const afterThird = (await storedSnapshot(worker.url, "synced", readFileSync(keyFile("synced"), "utf8")))!;
     expect(afterThird.generation).toBeGreaterThan(afterFirst.generation);
     expect(afterThird.contentHash).not.toBe(afterFirst.contentHash);
     expect(third.stdout).toBe(`pushed generation ${afterThird.generation} (${afterThird.bytes} bytes): content changed (was ${afterFirst.contentHash.slice(0, 12)})\n`);
   });
 
   it("pushes above the stored generation when the clock is behind it", async () => {
-    const ahead = (await storedSnapshot(worker.url, "synced"))!.generation + 60_000;
+    const ahead = (await storedSnapshot(worker.url, "synced", readFileSync(keyFile("synced"), "utf8")))!.generation + 60_000;
     const built = JSON.parse((await runCli(["snapshot", "build", "-f", DEMO])).stdout);
     expect((await runCli(pushArgs("synced"), JSON.stringify({ ...built, generation: ahead }))).code).toBe(0);
     const { stdout } = await runCli(syncArgs());
-    expect((await storedSnapshot(worker.url, "synced"))!.generation).toBe(ahead + 1);
+    expect((await storedSnapshot(worker.url, "synced", readFileSync(keyFile("synced"), "utf8")))!.generation).toBe(ahead + 1);
     expect(stdout).toMatch(new RegExp(`^pushed generation ${ahead + 1} \\(\\d+ bytes\\): content changed \\(was [0-9a-f]{12}\\)\\n$`));
+  });
+
+  it("fails loudly with a wrong key, even when nothing changed, so a key rotation is checked for real", async () => {
+    expect((await runCli(syncArgs())).code).toBe(0);
+    const result = await runCli(["sync", "--endpoint", worker.url, "--cluster", "synced", "--key", keyFile("stranger")]);
+    expect(result).toEqual({ code: 1, stdout: "", stderr: `GET ${worker.url}/v1/synced/snapshot was refused (401): ${refusedKey("synced")}\n` });
   });
 
   it("a cluster-side failure stops before anything is sent", async () => {

@@ -15,6 +15,7 @@ import type { Verb } from "./verb.js";
  */
 export function pushReason(stored: StoredSnapshot | undefined, hash: string, maxAgeSeconds: number): string | undefined {
   if (!stored) return "the function holds no snapshot yet";
+  if (stored.corrupt) return `the function's stored copy failed its integrity check (${stored.corrupt})`;
   if (stored.contentHash !== hash) return `content changed (was ${stored.contentHash.slice(0, 12)})`;
   if (stored.ageSeconds >= maxAgeSeconds / 2) return `unchanged, but the stored copy is ${stored.ageSeconds}s old, at least half of maxAgeSeconds ${maxAgeSeconds}`;
   return undefined;
@@ -43,7 +44,7 @@ Example:
     const target = await pushTarget("sync", args, io);
     const snapshot = await snapshotFromCluster(args, io);
     const hash = await contentHash(snapshot);
-    const stored = await storedSnapshot(target.endpoint, target.cluster);
+    const stored = await storedSnapshot(target.endpoint, target.cluster, target.privateKeyPem);
     const reason = pushReason(stored, hash, snapshot.settings.maxAgeSeconds);
     if (reason === undefined) {
       // pushReason skips only when something is stored.

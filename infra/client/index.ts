@@ -1,6 +1,6 @@
 // The function's snapshot API, from the Node side: `edgeadmit snapshot push`,
 // `edgeadmit sync` and `npm start` talk to the function through this.
-import { importPrivateKey, signPush } from "../../shared/signing/index.js";
+import { importPrivateKey, signRequest } from "../../shared/signing/index.js";
 import * as z from "zod/mini";
 import { describeZodError } from "../../shared/zod/index.js";
 
@@ -13,6 +13,8 @@ const storedSnapshotSchema = z.object({
   pushedAt: z.string(),
   ageSeconds: z.number(),
   bytes: z.number(),
+  /** Set when the function found the stored bytes no longer match their hash. */
+  corrupt: z.optional(z.string()),
 });
 export type StoredSnapshot = z.infer<typeof storedSnapshotSchema>;
 
@@ -64,20 +66,32 @@ async function errorText(response: Response): Promise<string> {
   return text.slice(0, 500) || response.statusText;
 }
 
+/** What a 401 means to someone holding the cluster's key: the function does not know this key for this cluster. */
+function refusedKey(cluster: string): string {
+  return `the function does not accept this key for cluster "${cluster}": is the cluster registered in its CLUSTERS, with this key's public key (edgeadmit key public --key FILE)?`;
+}
+
 /** Signs `snapshotJson` with the cluster's private key and PUTs it; returns what the function stored. */
 export async function pushSnapshot(endpoint: string, cluster: string, privateKeyPem: string, snapshotJson: string): Promise<StoredSnapshot> {
   const body = new TextEncoder().encode(snapshotJson);
-  const headers = await signPush(await importPrivateKey(privateKeyPem), cluster, body, Math.floor(Date.now() / 1000));
+  const headers = await signRequest(await importPrivateKey(privateKeyPem), "PUT", cluster, body, Math.floor(Date.now() / 1000));
   const url = endpointUrl(endpoint, cluster);
   const response = await send(url, { method: "PUT", body, headers: { ...headers, "content-type": "application/json" } });
+  if (response.status === 401) throw new FunctionError(`the function refused the snapshot (401): ${refusedKey(cluster)}`, 401);
   if (!response.ok) throw new FunctionError(`the function refused the snapshot (${response.status}): ${await errorText(response)}`, response.status);
   return storedFrom(url, response);
 }
 
-/** What the function holds for `cluster`, or undefined when nothing has been pushed yet. */
-export async function storedSnapshot(endpoint: string, cluster: string): Promise<StoredSnapshot | undefined> {
+/**
+ * What the function holds for `cluster`, or undefined when nothing has been
+ * pushed yet. The read is signed with the cluster's key like a push, so a
+ * wrong key fails here, loudly, before anything is compared.
+ */
+export async function storedSnapshot(endpoint: string, cluster: string, privateKeyPem: string): Promise<StoredSnapshot | undefined> {
   const url = endpointUrl(endpoint, cluster);
-  const response = await send(url, { method: "GET" });
+  const headers = await signRequest(await importPrivateKey(privateKeyPem), "GET", cluster, new Uint8Array(), Math.floor(Date.now() / 1000));
+  const response = await send(url, { method: "GET", headers });
+  if (response.status === 401) throw new FunctionError(`GET ${url} was refused (401): ${refusedKey(cluster)}`, 401);
   if (response.status === 404) {
     const error = await errorText(response);
     if (error.startsWith("no snapshot")) return undefined;

@@ -30,7 +30,8 @@ const registrationSchema = z.strictObject({
   anonymous: z.optional(z.boolean()),
   withoutSnapshot: z._default(z.enum(WITHOUT_SNAPSHOT), "FailOpen"),
 });
-export type Registration = z.infer<typeof registrationSchema>;
+/** One cluster's entry in CLUSTERS, as written (defaults not yet applied). */
+export type Registration = z.input<typeof registrationSchema>;
 
 export interface Cluster {
   id: string;

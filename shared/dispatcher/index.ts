@@ -12,6 +12,8 @@ export interface ReviewContext {
   cluster: string;
   policies: readonly Policy[];
   snapshot: { view: SnapshotView; pushedAt: number } | undefined;
+  /** Why the cluster's stored snapshot cannot be used (integrity, version), when `snapshot` is undefined though one was pushed. */
+  unusable?: string;
   /** The cluster's stance when no snapshot has been pushed yet. */
   withoutSnapshot: WithoutSnapshot;
   /** Milliseconds since the epoch; only the staleness check reads it, never a policy. */
@@ -109,17 +111,27 @@ export function decide(results: readonly PolicyResult[], warnings: string[] = []
   return { allowed: true, warnings: allWarnings, auditAnnotations };
 }
 
+/** A review's verdict, and the per-policy results it came from (what `edgeadmit check` and the audit report). */
+export interface ReviewOutcome {
+  decision: Decision;
+  results: PolicyResult[];
+}
+
+const allowAll = (): ReviewOutcome => ({ decision: { allowed: true, warnings: [], auditAnnotations: {} }, results: [] });
+
 /** The whole review of one request. */
-export function review(request: AdmissionRequest, context: ReviewContext): Decision {
+export function review(request: AdmissionRequest, context: ReviewContext): ReviewOutcome {
   const { cluster, snapshot } = context;
   const matched = matchPolicies(request, context.policies, snapshot?.view);
-  if (matched.length === 0) return { allowed: true, warnings: [], auditAnnotations: {} };
+  if (matched.length === 0) return allowAll();
 
   if (!snapshot) {
-    const message = `edgeadmit: no snapshot has been pushed for cluster "${cluster}" yet`;
-    return context.withoutSnapshot === "FailClosed"
-      ? deny(`${message}; the cluster is configured fail-closed, run the sync job`)
-      : { allowed: true, warnings: [`${message}; policies not enforced`], auditAnnotations: {} };
+    const message = context.unusable ? `edgeadmit: cluster "${cluster}": ${context.unusable}` : `edgeadmit: no snapshot has been pushed for cluster "${cluster}" yet`;
+    const decision: Decision =
+      context.withoutSnapshot === "FailClosed"
+        ? deny(`${message}; the cluster is configured fail-closed, run the sync job`)
+        : { allowed: true, warnings: [`${message}; policies not enforced`], auditAnnotations: {} };
+    return { decision, results: [] };
   }
 
   const { maxAgeSeconds, onStale } = snapshot.view.settings;
@@ -127,8 +139,9 @@ export function review(request: AdmissionRequest, context: ReviewContext): Decis
   const warnings: string[] = [];
   if (ageSeconds > maxAgeSeconds) {
     const message = `edgeadmit: snapshot for cluster "${cluster}" is stale since ${new Date(snapshot.pushedAt + maxAgeSeconds * 1000).toISOString()} (max age ${maxAgeSeconds}s)`;
-    if (onStale === "Deny") return deny(`${message}; the cluster denies on stale data, check the sync job`);
+    if (onStale === "Deny") return { decision: deny(`${message}; the cluster denies on stale data, check the sync job`), results: [] };
     warnings.push(message);
   }
-  return decide(evaluate(request, matched, snapshot.view), warnings);
+  const results = evaluate(request, matched, snapshot.view);
+  return { decision: decide(results, warnings), results };
 }

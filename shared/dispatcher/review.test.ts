@@ -35,7 +35,7 @@ const policyFinding = (...findings: Finding[]): Policy => ({
 });
 
 const reviewAt = (now: number, view: SnapshotView, policy: Policy = policyFinding()) =>
-  review(request, { cluster: "c1", policies: [policy], snapshot: { view, pushedAt: PUSHED_AT }, withoutSnapshot: "FailOpen", now });
+  review(request, { cluster: "c1", policies: [policy], snapshot: { view, pushedAt: PUSHED_AT }, withoutSnapshot: "FailOpen", now }).decision;
 
 describe("a stale snapshot", () => {
   it("is fresh up to and including maxAgeSeconds", () => {

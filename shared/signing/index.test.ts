@@ -1,34 +1,67 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { generateKeyPair, importPrivateKey, importPublicKey, publicKeyOf, signPush, verifyPush, MAX_CLOCK_SKEW_SECONDS } from "./index.js";
+import { sha256Hex } from "../digest/index.js";
+import { generateKeyPair, importPrivateKey, importPublicKey, publicKeyOf, signRequest, verifyRequest, MAX_CLOCK_SKEW_SECONDS, type SignedMethod } from "./index.js";
 
 const body = new TextEncoder().encode('{"kind":"Snapshot"}');
 const now = 1_800_000_000;
 
-async function headersFor(pem: string, cluster = "prod", timestamp = now) {
-  const headers = await signPush(await importPrivateKey(pem), cluster, body, timestamp);
-  return { signature: headers["x-edgeadmit-signature"], timestamp: headers["x-edgeadmit-timestamp"] };
+async function headersFor(pem: string, cluster = "prod", timestamp = now, method: SignedMethod = "PUT") {
+  const headers = await signRequest(await importPrivateKey(pem), method, cluster, body, timestamp);
+  return { signature: headers["x-edgeadmit-signature"], timestamp: headers["x-edgeadmit-timestamp"], contentSha256: headers["x-edgeadmit-content-sha256"] };
 }
 
-describe("snapshot signatures", () => {
-  it("verify with the matching public key, for the cluster and time they were made for", async () => {
+const accepted = async () => ({ ok: true, contentSha256: await sha256Hex(body) });
+
+describe("request signatures", () => {
+  it("verify with the matching public key, for the method, cluster and time they were made for", async () => {
     const keys = await generateKeyPair();
     const publicKey = [(await importPublicKey(keys.publicKey)) as CryptoKey];
-    expect(await verifyPush(publicKey, "prod", body, await headersFor(keys.privateKeyPem), now)).toEqual({ ok: true });
-    expect(await verifyPush(publicKey, "staging", body, await headersFor(keys.privateKeyPem), now)).toMatchObject({ ok: false, status: 403 });
-    expect(await verifyPush(publicKey, "prod", body, await headersFor(keys.privateKeyPem), now + MAX_CLOCK_SKEW_SECONDS + 1)).toMatchObject({
+    expect(await verifyRequest(publicKey, "PUT", "prod", await headersFor(keys.privateKeyPem), now)).toEqual(await accepted());
+    expect(await verifyRequest(publicKey, "PUT", "staging", await headersFor(keys.privateKeyPem), now)).toMatchObject({ ok: false, refusal: "bad-signature" });
+    expect(await verifyRequest(publicKey, "PUT", "prod", await headersFor(keys.privateKeyPem, "prod", now, "GET"), now)).toMatchObject({ ok: false, refusal: "bad-signature" });
+    expect(await verifyRequest(publicKey, "PUT", "prod", await headersFor(keys.privateKeyPem), now + MAX_CLOCK_SKEW_SECONDS)).toEqual(await accepted());
+  });
+
+  it("say the clock is off only once the signature verified", async () => {
+    const [keys, stranger] = await Promise.all([generateKeyPair(), generateKeyPair()]);
+    const publicKey = [(await importPublicKey(keys.publicKey)) as CryptoKey];
+    const late = now + MAX_CLOCK_SKEW_SECONDS + 1;
+    expect(await verifyRequest(publicKey, "PUT", "prod", await headersFor(keys.privateKeyPem), late)).toEqual({
       ok: false,
-      status: 403,
+      refusal: "clock-skew",
+      detail: "signing time 2027-01-15T08:00:00.000Z is more than 300s from the function's clock (2027-01-15T08:05:01.000Z): check the clock of the node that signed",
     });
-    expect(await verifyPush(publicKey, "prod", body, await headersFor(keys.privateKeyPem), now + MAX_CLOCK_SKEW_SECONDS)).toEqual({ ok: true });
+    expect(await verifyRequest(publicKey, "PUT", "prod", await headersFor(stranger.privateKeyPem), late)).toMatchObject({ ok: false, refusal: "bad-signature" });
+  });
+
+  it("bind the body through its SHA-256: a signature with another body's hash does not verify", async () => {
+    const keys = await generateKeyPair();
+    const publicKey = [(await importPublicKey(keys.publicKey)) as CryptoKey];
+    const headers = { ...(await headersFor(keys.privateKeyPem)), contentSha256: await sha256Hex("another body") };
+    expect(await verifyRequest(publicKey, "PUT", "prod", headers, now)).toMatchObject({ ok: false, refusal: "bad-signature" });
+  });
+
+  it("tell unsigned from malformed, without trying a signature", async () => {
+    const publicKey = [(await importPublicKey((await generateKeyPair()).publicKey)) as CryptoKey];
+    const none = { signature: undefined, timestamp: undefined, contentSha256: undefined };
+    expect(await verifyRequest(publicKey, "GET", "prod", none, now)).toEqual({ ok: false, refusal: "unsigned", detail: "no signature headers" });
+    for (const headers of [
+      { ...none, signature: "AAAA" },
+      { signature: "A".repeat(88), timestamp: "soon", contentSha256: "0".repeat(64) },
+      { signature: "A".repeat(88), timestamp: String(now), contentSha256: "XYZ" },
+      { signature: "A".repeat(10_000), timestamp: String(now), contentSha256: "0".repeat(64) },
+    ]) {
+      expect(await verifyRequest(publicKey, "GET", "prod", headers, now)).toMatchObject({ ok: false, refusal: "malformed" });
+    }
   });
 
   it("verify with any of several registered keys, so a key can be rotated without a gap", async () => {
     const [retiring, next, stranger] = await Promise.all([generateKeyPair(), generateKeyPair(), generateKeyPair()]);
     const registered = [(await importPublicKey(retiring.publicKey)) as CryptoKey, (await importPublicKey(next.publicKey)) as CryptoKey];
-    expect(await verifyPush(registered, "prod", body, await headersFor(retiring.privateKeyPem), now)).toEqual({ ok: true });
-    expect(await verifyPush(registered, "prod", body, await headersFor(next.privateKeyPem), now)).toEqual({ ok: true });
-    expect(await verifyPush(registered, "prod", body, await headersFor(stranger.privateKeyPem), now)).toMatchObject({ ok: false, status: 403 });
+    expect(await verifyRequest(registered, "PUT", "prod", await headersFor(retiring.privateKeyPem), now)).toEqual(await accepted());
+    expect(await verifyRequest(registered, "PUT", "prod", await headersFor(next.privateKeyPem), now)).toEqual(await accepted());
+    expect(await verifyRequest(registered, "PUT", "prod", await headersFor(stranger.privateKeyPem), now)).toMatchObject({ ok: false, refusal: "bad-signature" });
   });
 
   it("derive the registered public key from the private key", async () => {
@@ -39,7 +72,7 @@ describe("snapshot signatures", () => {
   it("accept a key made by `openssl genpkey -algorithm ed25519`", async () => {
     const pem = execFileSync("openssl", ["genpkey", "-algorithm", "ed25519"], { encoding: "utf8" });
     const publicKey = [(await importPublicKey(await publicKeyOf(pem))) as CryptoKey];
-    expect(await verifyPush(publicKey, "prod", body, await headersFor(pem), now)).toEqual({ ok: true });
+    expect(await verifyRequest(publicKey, "PUT", "prod", await headersFor(pem), now)).toEqual(await accepted());
   });
 
   it("explain a public key in the wrong form", async () => {

@@ -1,8 +1,10 @@
 // Ed25519 signatures over snapshot pushes, with WebCrypto only, so the same
 // code signs in Node (CLI, CronJob) and verifies in workerd.
+import { sha256Hex } from "../digest/index.js";
 
 export const SIGNATURE_HEADER = "x-edgeadmit-signature";
 export const TIMESTAMP_HEADER = "x-edgeadmit-timestamp";
+export const CONTENT_SHA256_HEADER = "x-edgeadmit-content-sha256";
 export const PUBLIC_KEY_PREFIX = "ed25519:";
 /** How far a push's signing time may be from the function's clock. */
 export const MAX_CLOCK_SKEW_SECONDS = 300;
@@ -21,16 +23,17 @@ export function fromBase64(text: string): Uint8Array | undefined {
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
 
+/** The methods a cluster's key signs: PUT pushes a snapshot, GET reads what is stored. */
+export type SignedMethod = "GET" | "PUT";
+
 /**
- * The signed bytes: a domain tag, the cluster (so a push for one cluster
- * cannot be replayed to another sharing its key), the signing time, the body.
+ * The signed bytes: a domain tag; the method, so a read's signature cannot
+ * push; the cluster, so a request for one cluster cannot be replayed to
+ * another sharing its key; the signing time; and the body's SHA-256, so the
+ * function checks the signature before it reads a byte of the body.
  */
-export function signedMessage(cluster: string, timestamp: number, body: Uint8Array): Uint8Array {
-  const head = new TextEncoder().encode(`edgeadmit-snapshot-v1\n${cluster}\n${timestamp}\n`);
-  const message = new Uint8Array(head.length + body.length);
-  message.set(head, 0);
-  message.set(body, head.length);
-  return message;
+export function signedMessage(method: SignedMethod, cluster: string, timestamp: number, contentSha256: string): Uint8Array {
+  return new TextEncoder().encode(`edgeadmit-request-v2\n${method}\n${cluster}\n${timestamp}\n${contentSha256}\n`);
 }
 
 export async function generateKeyPair(): Promise<{ privateKeyPem: string; publicKey: string }> {
@@ -71,43 +74,68 @@ export async function publicKeyOf(pem: string): Promise<string> {
   return `${PUBLIC_KEY_PREFIX}${toBase64(raw!)}`;
 }
 
-/** The headers that sign `body` for `cluster` at `timestamp` (seconds since the epoch). */
-export async function signPush(
+/** The headers that sign a request with `body` to `cluster` at `timestamp` (seconds since the epoch). */
+export async function signRequest(
   privateKey: CryptoKey,
+  method: SignedMethod,
   cluster: string,
   body: Uint8Array,
   timestamp: number,
 ): Promise<Record<string, string>> {
-  const signature = new Uint8Array(await crypto.subtle.sign(ED25519, privateKey, signedMessage(cluster, timestamp, body)));
-  return { [SIGNATURE_HEADER]: toBase64(signature), [TIMESTAMP_HEADER]: String(timestamp) };
+  const contentSha256 = await sha256Hex(body);
+  const signature = new Uint8Array(await crypto.subtle.sign(ED25519, privateKey, signedMessage(method, cluster, timestamp, contentSha256)));
+  return { [SIGNATURE_HEADER]: toBase64(signature), [TIMESTAMP_HEADER]: String(timestamp), [CONTENT_SHA256_HEADER]: contentSha256 };
 }
 
-export type VerifyResult = { ok: true } | { ok: false; status: 401 | 403; error: string };
+export interface SignatureHeaders {
+  signature: string | undefined;
+  timestamp: string | undefined;
+  contentSha256: string | undefined;
+}
 
-/** Checks a push's signature headers against the cluster's public keys (more than one while a key is rotated) and the clock. */
-export async function verifyPush(
+/**
+ * Why a signed request is refused. Only `clock-skew` comes after the signature
+ * verified, so only a holder of the key learns anything from it; the others
+ * are one generic refusal to the caller and a reason in the function's log.
+ */
+export type SignatureRefusal = "unsigned" | "malformed" | "bad-signature" | "clock-skew";
+
+export type SignatureCheck =
+  | { ok: true; contentSha256: string }
+  | { ok: false; refusal: SignatureRefusal; detail: string };
+
+const CONTENT_SHA256 = /^[0-9a-f]{64}$/;
+
+/**
+ * Checks a request's signature headers against the cluster's public keys (more
+ * than one while a key is rotated), then the clock. Reads no body: the caller
+ * compares the body it then reads with `contentSha256`.
+ */
+export async function verifyRequest(
   publicKeys: readonly CryptoKey[],
+  method: SignedMethod,
   cluster: string,
-  body: Uint8Array,
-  headers: { signature: string | undefined; timestamp: string | undefined },
+  headers: SignatureHeaders,
   nowSeconds: number,
-): Promise<VerifyResult> {
-  if (!headers.signature || !headers.timestamp)
-    return { ok: false, status: 401, error: `a snapshot push must be signed: headers ${SIGNATURE_HEADER} and ${TIMESTAMP_HEADER} are required` };
-  if (!/^\d{1,12}$/.test(headers.timestamp))
-    return { ok: false, status: 401, error: `${TIMESTAMP_HEADER} must be whole seconds since the epoch` };
+): Promise<SignatureCheck> {
+  if (!headers.signature && !headers.timestamp && !headers.contentSha256)
+    return { ok: false, refusal: "unsigned", detail: "no signature headers" };
+  if (!headers.signature || !headers.timestamp || !headers.contentSha256)
+    return { ok: false, refusal: "malformed", detail: `needs all of ${SIGNATURE_HEADER}, ${TIMESTAMP_HEADER} and ${CONTENT_SHA256_HEADER}` };
+  if (!/^\d{1,12}$/.test(headers.timestamp)) return { ok: false, refusal: "malformed", detail: `${TIMESTAMP_HEADER} is not whole seconds since the epoch` };
+  if (!CONTENT_SHA256.test(headers.contentSha256)) return { ok: false, refusal: "malformed", detail: `${CONTENT_SHA256_HEADER} is not 64 lowercase hex digits` };
+  const signature = headers.signature.length <= 100 ? fromBase64(headers.signature) : undefined;
+  if (!signature || signature.length !== 64) return { ok: false, refusal: "malformed", detail: `${SIGNATURE_HEADER} is not the base64 of a 64-byte Ed25519 signature` };
   const timestamp = Number(headers.timestamp);
+  const message = signedMessage(method, cluster, timestamp, headers.contentSha256);
+  let verified = false;
+  for (const publicKey of publicKeys) verified = (await crypto.subtle.verify(ED25519, publicKey, signature, message)) || verified;
+  if (!verified) return { ok: false, refusal: "bad-signature", detail: "the signature does not verify with the cluster's public key" };
   if (Math.abs(nowSeconds - timestamp) > MAX_CLOCK_SKEW_SECONDS)
     return {
       ok: false,
-      status: 403,
-      error: `signing time ${new Date(timestamp * 1000).toISOString()} is more than ${MAX_CLOCK_SKEW_SECONDS}s from the function's clock (${new Date(nowSeconds * 1000).toISOString()})`,
+      refusal: "clock-skew",
+      detail: `signing time ${new Date(timestamp * 1000).toISOString()} is more than ${MAX_CLOCK_SKEW_SECONDS}s from the function's clock (${new Date(nowSeconds * 1000).toISOString()}): check the clock of the node that signed`,
     };
-  const signature = fromBase64(headers.signature);
-  if (!signature || signature.length !== 64) return { ok: false, status: 401, error: `${SIGNATURE_HEADER} must be the base64 of a 64-byte Ed25519 signature` };
-  const message = signedMessage(cluster, timestamp, body);
-  for (const publicKey of publicKeys) {
-    if (await crypto.subtle.verify(ED25519, publicKey, signature, message)) return { ok: true };
-  }
-  return { ok: false, status: 403, error: `signature does not verify with cluster "${cluster}"'s public key` };
+  return { ok: true, contentSha256: headers.contentSha256 };
 }

@@ -1,3 +1,4 @@
+import { sha256Hex } from "../digest/index.js";
 import { decodeJson } from "../zod/index.js";
 import { SNAPSHOT_API_VERSION, snapshotSchema, type Snapshot } from "./schema.js";
 
@@ -6,8 +7,11 @@ export * from "./view.js";
 
 export type SnapshotDecodeResult = { ok: true; snapshot: Snapshot } | { ok: false; error: string };
 
+/** Far above what a snapshot holds (its own fields, and objects like params inside); canonicalJson and the schema recurse no deeper. */
+export const MAX_SNAPSHOT_DEPTH = 100;
+
 export function decodeSnapshot(text: string): SnapshotDecodeResult {
-  const decoded = decodeJson(text, snapshotSchema, "snapshot", "does not match the schema");
+  const decoded = decodeJson(text, snapshotSchema, "snapshot", "does not match the schema", MAX_SNAPSHOT_DEPTH);
   return decoded.ok ? { ok: true, snapshot: decoded.value } : decoded;
 }
 
@@ -48,11 +52,6 @@ export function canonicalJson(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
   }
   return JSON.stringify(value);
-}
-
-export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /**

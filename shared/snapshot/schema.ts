@@ -81,7 +81,8 @@ export const snapshotSchema = z.object({
   kind: z.literal("Snapshot"),
   /** Strictly increasing per cluster; the function refuses anything not newer. */
   generation: z.number().check(z.int(), z.minimum(1), z.maximum(Number.MAX_SAFE_INTEGER)),
-  builtAt: z.string(),
+  /** When it was built (UTC, as toISOString writes it): metadata the function stores and echoes, so a bounded timestamp. */
+  builtAt: z.iso.datetime(),
   settings: z._default(settingsSchema, { policies: {}, maxAgeSeconds: DEFAULT_MAX_AGE_SECONDS, onStale: "Warn" }),
   affinityClasses: z.record(z.string(), affinityClassSchema),
   tenants: z.record(z.string(), tenantSchema),

@@ -4,6 +4,7 @@
 // put every locale in the worker bundle.
 import * as z from "zod/mini";
 import en from "zod/v4/locales/en.js";
+import { nestingError } from "../json/index.js";
 
 z.config(en());
 
@@ -22,9 +23,12 @@ export type Decoded<T> = { ok: true; value: T } | { ok: false; error: string };
 
 /**
  * JSON text → a value of `schema`, or one line saying what is wrong:
- * `<subject> is not JSON: …` or `<subject> <mismatch>: <field>: …`.
+ * `<subject> is not JSON: …`, `<subject> nests deeper than …` (with
+ * `maxDepth`) or `<subject> <mismatch>: <field>: …`.
  */
-export function decodeJson<T>(text: string, schema: z.ZodMiniType<T>, subject: string, mismatch: string): Decoded<T> {
+export function decodeJson<T>(text: string, schema: z.ZodMiniType<T>, subject: string, mismatch: string, maxDepth?: number): Decoded<T> {
+  const tooDeep = maxDepth === undefined ? undefined : nestingError(text, maxDepth);
+  if (tooDeep) return { ok: false, error: `${subject} ${tooDeep}` };
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -2,7 +2,8 @@
 import { env, exports } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import worker from "../../functions/index.js";
-import { importPrivateKey, signPush } from "../../shared/signing/index.js";
+import { importPrivateKey, signRequest, type SignedMethod } from "../../shared/signing/index.js";
+import type { TestCluster as RegisteredCluster } from "./clusters.js";
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
 import type { Snapshot } from "../../shared/snapshot/index.js";
 import type { AdmissionResponseReview } from "../../shared/admission/index.js";
@@ -12,6 +13,16 @@ export const BASE = "https://edgeadmit.test";
 
 export function call(path: string, init?: RequestInit): Promise<Response> {
   return exports.default.fetch(new Request(`${BASE}${path}`, init));
+}
+
+/** The bearer token the test cluster `cluster`'s apiserver presents. */
+export function tokenOf(cluster: RegisteredCluster): string {
+  return (JSON.parse(env.TEST_TOKENS) as Record<RegisteredCluster, string>)[cluster];
+}
+
+/** The Authorization header of `cluster`'s apiserver. */
+export function bearer(cluster: RegisteredCluster): Record<string, string> {
+  return { authorization: `Bearer ${tokenOf(cluster)}` };
 }
 
 /**
@@ -29,7 +40,7 @@ export async function dispatch(path: string, init?: RequestInit): Promise<Respon
 
 type TestCluster = "demo" | "strict" | "other";
 /** The key each test cluster is registered with (see clusters.ts). */
-const SIGNER: Record<string, TestCluster> = { fresh: "other", sealed: "strict", pushes: "demo" };
+const SIGNER: Record<string, TestCluster> = { fresh: "other", sealed: "strict", pushes: "demo", rotating: "demo", open: "other" };
 
 function keys(): Record<TestCluster, string> {
   return JSON.parse(env.TEST_KEYS);
@@ -53,10 +64,10 @@ export function snapshotOf(objects: KubeObject[], overrides: Partial<Snapshot> =
   return { ...snapshot, ...overrides };
 }
 
-/** The signature headers `signer`'s key gives `bytes` pushed to `cluster`. */
-export async function sign(cluster: string, bytes: Uint8Array, options: { signer?: TestCluster; timestamp?: number } = {}) {
+/** The signature headers `signer`'s key gives a `method` request with `bytes` to `cluster`. */
+export async function sign(cluster: string, bytes: Uint8Array, options: { signer?: TestCluster; timestamp?: number; method?: SignedMethod } = {}) {
   const key = await importPrivateKey(keys()[options.signer ?? SIGNER[cluster] ?? (cluster as TestCluster)]);
-  return signPush(key, cluster, bytes, options.timestamp ?? Math.floor(Date.now() / 1000));
+  return signRequest(key, options.method ?? "PUT", cluster, bytes, options.timestamp ?? Math.floor(Date.now() / 1000));
 }
 
 /** Signs `body` as `signer` would and PUTs it to `cluster`'s snapshot. */
@@ -73,10 +84,11 @@ export async function push(
 /** The wire response, with room to assert that patch and patchType never appear. */
 export type ReviewResponse = AdmissionResponseReview & { response: { patch?: unknown; patchType?: unknown } };
 
-export async function validate(cluster: string, review: unknown, policy?: string): Promise<ReviewResponse> {
+/** POSTs `review` as `cluster`'s apiserver does, with its token; the verdict. */
+export async function validate(cluster: RegisteredCluster, review: unknown, policy?: string): Promise<ReviewResponse> {
   const response = await dispatch(`/v1/${cluster}/validate${policy ? `/${policy}` : ""}?timeout=10s`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...bearer(cluster) },
     body: JSON.stringify(review),
   });
   if (response.status !== 200) throw new Error(`validate answered ${response.status}: ${await response.text()}`);

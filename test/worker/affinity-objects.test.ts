@@ -2,7 +2,7 @@
 // classes that exist and that it may use; an AffinityClass is well-formed and
 // is not deleted while something in the snapshot names it.
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
+import { bearer, call, objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
 import { reviewOf } from "../support/reviews.js";
 import { ACME_TENANT, DRAFT_CLASSES, ROOT_TENANT } from "../support/draft.js";
 
@@ -211,7 +211,7 @@ describe("an object that is not the shape of its kind", () => {
     const object = { apiVersion: "apps.cozystack.io/v1alpha1", kind: "Postgres", metadata: { name: "db", namespace: "tenant-acme" }, spec: { affinityClass: 5 } };
     const response = await call("/v1/demo/validate", {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...bearer("demo") },
       body: JSON.stringify(reviewOf(object, { group: "apps.cozystack.io", version: "v1alpha1" })),
     });
     expect(response.status).toBe(400);

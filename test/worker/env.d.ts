@@ -12,5 +12,6 @@ declare namespace Cloudflare {
   }
   interface Env extends FunctionEnv {
     TEST_KEYS: string;
+    TEST_TOKENS: string;
   }
 }

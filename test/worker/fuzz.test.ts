@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import demoYaml from "../../examples/demo/cluster.yaml?raw";
 import { wrapReview } from "../../shared/admission/wrap.js";
 import { POLICIES } from "../../policies/index.js";
-import { dispatch, objectsFromYaml, push, snapshotOf } from "../support/worker.js";
+import { bearer, dispatch, objectsFromYaml, push, snapshotOf, tokenOf } from "../support/worker.js";
 import { MAIN_DB_LINEAGE, pod } from "../support/reviews.js";
 
 const deployment = {
@@ -71,10 +71,11 @@ function mutate(root: Json, path: Array<string | number>, mutation: Mutation): J
   return copy;
 }
 
-const routes = ["/v1/demo/validate", ...POLICIES.map((p) => `/v1/demo/validate/${p.id}`)];
+const routes = ["/v1/demo/validate", `/v1/demo/token/${tokenOf("demo")}/validate`, ...POLICIES.map((p) => `/v1/demo/validate/${p.id}`)];
 
+/** As the demo cluster's apiserver sends it (the token-in-path route carries its own). */
 async function send(route: string, body: string | Uint8Array) {
-  const response = await dispatch(route, { method: "POST", body, headers: { "content-type": "application/json" } });
+  const response = await dispatch(route, { method: "POST", body, headers: { "content-type": "application/json", ...(route.includes("/token/") ? {} : bearer("demo")) } });
   const text = await response.text();
   return { status: response.status, text };
 }
@@ -140,6 +141,35 @@ describe("no input produces a 5xx", () => {
         expectWellFormed(await send(route, JSON.stringify(review)), uid);
       }),
       { numRuns: 2000 },
+    );
+  });
+
+  it("holds for any method, path, headers and body from a caller without the credential: 401 or 404, nothing else", async () => {
+    const segment = fc.oneof(fc.constantFrom("v1", "demo", "nope", "validate", "snapshot", "token", tokenOf("demo"), "affinity-class", "", ".."), fc.string({ maxLength: 12 }));
+    const path = fc.array(segment, { minLength: 1, maxLength: 6 }).map((parts) => `/${parts.map(encodeURIComponent).join("/")}`);
+    const headers = fc.dictionary(
+      fc.constantFrom("authorization", "x-edgeadmit-signature", "x-edgeadmit-timestamp", "x-edgeadmit-content-sha256", "content-type"),
+      fc.oneof(fc.string({ maxLength: 100 }), fc.constant("Bearer edgeadmit_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom("GET", "POST", "PUT", "DELETE"), path, headers, fc.string({ maxLength: 200 }), async (method, route, sent, body) => {
+        if (route === "/healthz" || route === "/readyz") return;
+        const response = await dispatch(route, { method, headers: sent, ...(method === "GET" ? {} : { body }) });
+        expect([401, 404]).toContain(response.status);
+        expect(typeof ((await response.json()) as { error?: unknown }).error).toBe("string");
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("holds for signed pushes of any body: 200, 400 or 409", async () => {
+    const body = fc.oneof(fc.string({ maxLength: 300 }), fc.json({ maxDepth: 4 }), fc.jsonValue({ maxDepth: 3 }).map((value) => JSON.stringify({ apiVersion: "edgeadmit.io/v1alpha1", kind: "Snapshot", generation: 1, ...((value ?? {}) as object) })));
+    await fc.assert(
+      fc.asyncProperty(body, async (payload) => {
+        const response = await push("fresh", payload);
+        expect([200, 400, 409]).toContain(response.status);
+      }),
+      { numRuns: 300 },
     );
   });
 

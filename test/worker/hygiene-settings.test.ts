@@ -6,7 +6,7 @@ import recommendedYaml from "../../examples/profiles/recommended.yaml?raw";
 import strictYaml from "../../examples/profiles/strict.yaml?raw";
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { claim, workload } from "../support/judge.js";
-import { call, objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
+import { bearer, call, objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
 
 const CLUSTER = "other";
 const SURGE = "deploy/web: surge pod + RWO PVC data: Multi-Attach; use Recreate or maxSurge 0";
@@ -53,7 +53,7 @@ describe("policy endpoints", () => {
   });
 
   it("lists them when a policy id is unknown", async () => {
-    const response = await call(`/v1/${CLUSTER}/validate/rwo`, { method: "POST", body: JSON.stringify(review(workload())) });
+    const response = await call(`/v1/${CLUSTER}/validate/rwo`, { method: "POST", body: JSON.stringify(review(workload())), headers: bearer(CLUSTER) });
     expect(response.status).toBe(404);
     const text = await response.text();
     for (const id of ["rwo-rollout", "rwo-shared", "pod-affinity-deadlock", "anti-affinity-drift", "ha-spread"]) expect(text).toContain(id);
@@ -116,7 +116,7 @@ describe("what the policies judge", () => {
     await pushCluster();
     const response = await call(`/v1/${CLUSTER}/validate`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...bearer(CLUSTER) },
       body: JSON.stringify(review(workload({ claims: ["data"], spec: { strategy: { rollingUpdate: { maxSurge: "lots" } } } }))),
     });
     expect(response.status).toBe(400);

@@ -1,0 +1,36 @@
+// One JSON line per event worth an operator's attention (a denied, warned or
+// failed review; a refused push or authentication; a broken registration),
+// readable with `wrangler tail`. Never object content or credentials: ids,
+// verdicts, policy ids, reasons and durations only, each capped, since some
+// come from callers.
+import { truncateUtf8 } from "../../shared/admission/index.js";
+
+export type LogEvent =
+  | { event: "review"; cluster: string; uid: string; operation: string; kind: string; verdict: "deny" | "warn" | "audit" | "allow"; policies: string[]; durationMs: number }
+  | { event: "review-failed"; cluster: string; uid?: string; status: number; reason: string; durationMs: number }
+  | { event: "push"; cluster: string; status: number; generation?: number; bytes?: number; reason?: string; durationMs: number }
+  | { event: "auth-refused"; cluster: string; route: string; reason: string }
+  | { event: "config"; cluster?: string; reason: string }
+  | { event: "integrity"; cluster: string; generation: number; reason: string };
+
+const MAX_FIELD_BYTES = 200;
+
+/** Every string field capped: a cluster id or uid in a refused request is the caller's. */
+function capped(event: LogEvent): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(event).map(([key, value]) => [
+      key,
+      typeof value === "string" ? truncateUtf8(value, MAX_FIELD_BYTES) : Array.isArray(value) ? value.slice(0, 20).map((v) => truncateUtf8(String(v), 100)) : value,
+    ]),
+  );
+}
+
+/** A review's verdict and an accepted push are news; a refusal, a failure or a broken configuration is a warning. */
+const isWarning = (event: LogEvent) => event.event !== "review" && !(event.event === "push" && event.status === 200);
+
+export function log(event: LogEvent): void {
+  const warning = isWarning(event);
+  const line = JSON.stringify({ level: warning ? "warn" : "info", ...capped(event) });
+  if (warning) console.warn(line);
+  else console.log(line);
+}

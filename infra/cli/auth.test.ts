@@ -1,0 +1,116 @@
+// `edgeadmit token` and `edgeadmit clusters check`: what an operator runs to
+// give a cluster's apiserver its credential and to check CLUSTERS.
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { describe, expect, it } from "vitest";
+import { generateKeyPair } from "../../shared/signing/index.js";
+import { tokenHash } from "../../shared/tokens/index.js";
+import { runCli } from "./test-io.js";
+
+const fresh = () => mkdtempSync(join(tmpdir(), "edgeadmit-token-"));
+const tokenIn = (dir: string) => readFileSync(join(dir, "edgeadmit.token"), "utf8").trim();
+
+describe("edgeadmit token", () => {
+  it("makes a token, the apiserver's kubeconfig and admission configuration, and prints only the token's hash", async () => {
+    const dir = fresh();
+    const { code, stdout, stderr } = await runCli(["token", "--cluster", "prod-eu", "--url", "https://edgeadmit.example.com", "--out", dir]);
+    expect(code).toBe(0);
+    const token = tokenIn(dir);
+    expect(token).toMatch(/^edgeadmit_[A-Za-z0-9_-]{43}$/);
+    expect(stdout).toBe(`${JSON.stringify({ tokenHashes: [await tokenHash(token)] })}\n`);
+    expect(stdout).not.toContain(token);
+    for (const file of ["edgeadmit.token", "webhook-kubeconfig.yaml", "admission-configuration.yaml"]) expect(statSync(join(dir, file)).mode & 0o777, file).toBe(0o600);
+    expect(parse(readFileSync(join(dir, "webhook-kubeconfig.yaml"), "utf8"))).toEqual({
+      apiVersion: "v1",
+      kind: "Config",
+      users: [{ name: "edgeadmit.example.com", user: { token } }],
+    });
+    expect(parse(readFileSync(join(dir, "admission-configuration.yaml"), "utf8"))).toEqual({
+      apiVersion: "apiserver.config.k8s.io/v1",
+      kind: "AdmissionConfiguration",
+      plugins: [
+        {
+          name: "ValidatingAdmissionWebhook",
+          configuration: { apiVersion: "apiserver.config.k8s.io/v1", kind: "WebhookAdmissionConfiguration", kubeConfigFile: "/etc/kubernetes/edgeadmit/webhook-kubeconfig.yaml" },
+        },
+      ],
+    });
+    expect(stderr).toMatch(/^wrote .*edgeadmit\.token, .*webhook-kubeconfig\.yaml, .*admission-configuration\.yaml \(mode 0600\); add the tokenHashes above to the "prod-eu" entry/);
+  });
+
+  it("names the webhook's host with its port in the kubeconfig when it is not 443", async () => {
+    const dir = fresh();
+    await runCli(["token", "--cluster", "lab", "--url", "https://edgeadmit.lab.internal:8443", "--out", dir, "--kubeconfig-path", "/srv/k8s/webhook.yaml"]);
+    expect(parse(readFileSync(join(dir, "webhook-kubeconfig.yaml"), "utf8")).users[0].name).toBe("edgeadmit.lab.internal:8443");
+    expect(parse(readFileSync(join(dir, "admission-configuration.yaml"), "utf8")).plugins[0].configuration.kubeConfigFile).toBe("/srv/k8s/webhook.yaml");
+  });
+
+  it("prints the webhook URL with the token in its path for managed control planes", async () => {
+    const dir = fresh();
+    const { code, stdout } = await runCli(["token", "--cluster", "prod-eu", "--url", "https://edgeadmit.example.com/", "--out", dir, "--form", "url"]);
+    expect(code).toBe(0);
+    const token = tokenIn(dir);
+    expect(stdout).toBe(`${JSON.stringify({ tokenHashes: [await tokenHash(token)] })}\nhttps://edgeadmit.example.com/v1/prod-eu/token/${token}/validate\n`);
+  });
+
+  it("rotates: keeps the previous token and prints both hashes, so CLUSTERS accepts either meanwhile", async () => {
+    const dir = fresh();
+    await runCli(["token", "--cluster", "prod-eu", "--url", "https://edgeadmit.example.com", "--out", dir]);
+    const previous = tokenIn(dir);
+    const refused = await runCli(["token", "--cluster", "prod-eu", "--url", "https://edgeadmit.example.com", "--out", dir]);
+    expect(refused).toEqual({ code: 1, stdout: "", stderr: `edgeadmit token: ${join(dir, "edgeadmit.token")} already exists: not replacing a token (--rotate keeps it as the previous one)\n` });
+    const { code, stdout } = await runCli(["token", "--cluster", "prod-eu", "--url", "https://edgeadmit.example.com", "--out", dir, "--rotate"]);
+    expect(code).toBe(0);
+    expect(readFileSync(join(dir, "edgeadmit.token.previous"), "utf8").trim()).toBe(previous);
+    expect(stdout).toBe(`${JSON.stringify({ tokenHashes: [await tokenHash(previous), await tokenHash(tokenIn(dir))] })}\n`);
+  });
+
+  it.each([
+    [["--cluster", "Prod_EU", "--url", "https://h", "--out", "x"], `edgeadmit token: --cluster: cluster id "Prod_EU" must be 1-63 lowercase letters, digits and '-', starting and ending with a letter or digit\n`],
+    [["--cluster", "prod", "--url", "http://h", "--out", "x"], 'edgeadmit token: --url must be the function\'s https:// base URL, not "http://h"\n'],
+    [["--cluster", "prod", "--url", "https://h", "--out", "x", "--form", "cookie"], 'edgeadmit token: --form must be one of header, url, not "cookie"\n'],
+  ])("refuses %j in one line", async (args, message) => {
+    expect(await runCli(["token", ...args])).toEqual({ code: 2, stdout: "", stderr: message });
+  });
+});
+
+describe("edgeadmit clusters check", () => {
+  it("loads CLUSTERS as the function does: the usable clusters, and every disabled one with why", async () => {
+    const { publicKey } = await generateKeyPair();
+    const file = join(fresh(), "clusters.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        "prod-eu": { publicKey, tokenHashes: [await tokenHash("edgeadmit_aaaaaaaaaaaaaaaaaaaa")], withoutSnapshot: "FailClosed" },
+        lab: { publicKey: [publicKey, publicKey], anonymous: true },
+        My_Cluster: { publicKey },
+        "no-token": { publicKey },
+      }),
+    );
+    expect(await runCli(["clusters", "check", file])).toEqual({
+      code: 1,
+      stdout: [
+        "ok prod-eu: 1 signing key, 1 token hash, withoutSnapshot FailClosed",
+        "ok lab: 2 signing keys, anonymous reviews allowed (never on the internet), withoutSnapshot FailOpen",
+        "unusable My_Cluster: cluster id \"My_Cluster\" must be 1-63 lowercase letters, digits and '-', starting and ending with a letter or digit",
+        "unusable no-token: no credential: set tokenHashes (edgeadmit token makes one), or anonymous: true for a function nobody else can reach",
+        "",
+      ].join("\n"),
+      stderr: "",
+    });
+  });
+
+  it("exits 0 when every registration is usable, reading stdin", async () => {
+    const { publicKey } = await generateKeyPair();
+    const value = JSON.stringify({ lab: { publicKey, anonymous: true } });
+    expect(await runCli(["clusters", "check"], value)).toEqual({ code: 0, stdout: "ok lab: 1 signing key, anonymous reviews allowed (never on the internet), withoutSnapshot FailOpen\n", stderr: "" });
+  });
+
+  it("says what is wrong with a value that is not JSON", async () => {
+    const { code, stdout } = await runCli(["clusters", "check", "-"], "{nope");
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/^unusable \(CLUSTERS\): CLUSTERS is not JSON: /);
+  });
+});
