@@ -5,7 +5,7 @@ import { podAffinityDeadlockPolicy } from "./index.js";
 const labels = { "app.kubernetes.io/name": "web", "volume-group": "workspaces", tier: "front" };
 const required = (...terms: Array<Record<string, unknown>>) => ({ podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: terms } });
 const onHost = (labelSelector: unknown, extra: Record<string, unknown> = {}) => ({ labelSelector, topologyKey: "kubernetes.io/hostname", ...extra });
-const run = (affinity: Record<string, unknown>, pod: Record<string, unknown> = {}, kind: "Deployment" | "Pod" | "CronJob" = "Deployment", podLabels = labels) =>
+const run = (affinity: Record<string, unknown>, pod: Record<string, unknown> = {}, kind: "Deployment" | "Pod" | "CronJob" = "Deployment", podLabels: Record<string, string> = labels) =>
   judge(podAffinityDeadlockPolicy, workload({ kind, labels: podLabels, pod: { ...pod, affinity: { ...affinity, ...((pod.affinity as object) ?? {}) } } }));
 const shared = { matchExpressions: [{ key: "volume-group", operator: "In", values: ["workspaces"] }] };
 const tier = { nodeSelector: { "openms.de/memory-tier": "low" } };

@@ -5,6 +5,7 @@ import strictYaml from "../../examples/profiles/strict.yaml?raw";
 import { wrapReview } from "../../shared/admission/wrap.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { objectsFromYaml, push, snapshotOf, validate, type ReviewResponse } from "./worker.js";
+import type { TestCluster } from "./clusters.js";
 
 let uid = 0;
 
@@ -146,7 +147,7 @@ export interface ManifestCase {
  * POST /v1/<cluster>/validate and through each hygiene policy's own endpoint,
  * asserting the exact responses and the verdict over all of them.
  */
-export async function judgeManifests(cluster: string, manifest: ManifestCase): Promise<void> {
+export async function judgeManifests(cluster: TestCluster, manifest: ManifestCase): Promise<void> {
   const snapshot = snapshotOf([...inNamespace(manifest.cluster, manifest.namespace), ...PROFILE_OBJECTS[manifest.profile]]);
   expect((await push(cluster, snapshot)).status).toBe(200);
   expect(manifest.objects.length).toBeGreaterThan(0);
