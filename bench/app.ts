@@ -19,7 +19,7 @@ export const BENCH_TOKEN = "edgeadmit_bench-token-not-a-secret-0000000";
 export async function inMemoryEnv(stored: string, generation: number): Promise<Env> {
   const { publicKey } = await generateKeyPair();
   const bytes = new TextEncoder().encode(stored);
-  const meta: SnapshotMeta = { generation, contentHash: "bench", builtAt: new Date().toISOString(), pushedAt: Date.now(), bytes: bytes.length, storedSha256: await sha256Hex(bytes) };
+  const meta: SnapshotMeta = { generation, contentHash: "bench", builtAt: new Date().toISOString(), pushedAt: Date.now(), bytes: bytes.length, storedSha256: await sha256Hex(bytes), boundPolicies: 0, policyProblems: [] };
   const store = { head: async () => meta, read: async () => ({ ok: true, meta, bytes }) };
   const namespace = { idFromName: (name: string) => name, get: () => store };
   return {

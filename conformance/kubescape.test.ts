@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 // The acceptance suite for ValidatingAdmissionPolicies at the edge: the 60
 // unchanged policies of kubescape's cel-admission-library and their 628 cases
 // (the team folder: ../shared/conformance/kubescape-cel-admission-library,

@@ -169,6 +169,8 @@ describe("when sync pushes", () => {
     pushedAt: "",
     ageSeconds,
     bytes: 1,
+    boundPolicies: 0,
+    policyProblems: [],
   });
 
   it("pushes when nothing is stored or the content differs", () => {

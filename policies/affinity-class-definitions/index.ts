@@ -10,7 +10,7 @@ import { nodeAffinitySchema, objectMetaSchema, stringMapSchema, type NodeSelecto
 import { labelKeyError, labelValueError } from "../../shared/k8s/labels/index.js";
 import { requirementProblem } from "../../shared/k8s/nodeaffinity/index.js";
 import type { SnapshotView } from "../../shared/snapshot/view.js";
-import { listed } from "../affinity-class-references/index.js";
+import { capped, listed } from "../../shared/text/index.js";
 
 export const id = "affinity-class-definitions";
 
@@ -41,7 +41,7 @@ function definitionProblems(spec: { nodeSelector?: unknown; nodeAffinity?: unkno
   let selectorPairs = 0;
   if (spec.nodeSelector != null) {
     const selector = stringMapSchema.safeParse(spec.nodeSelector);
-    if (!selector.success) problems.push(`spec.nodeSelector: ${describeZodError(selector.error)}`);
+    if (!selector.success) problems.push(`spec.nodeSelector: ${capped(describeZodError(selector.error), 200)}`);
     else {
       selectorPairs = Object.keys(selector.data).length;
       for (const [key, value] of Object.entries(selector.data)) {
@@ -52,7 +52,7 @@ function definitionProblems(spec: { nodeSelector?: unknown; nodeAffinity?: unkno
   let terms = 0;
   if (spec.nodeAffinity != null) {
     const affinity = nodeAffinitySchema.safeParse(spec.nodeAffinity);
-    if (!affinity.success) problems.push(`spec.nodeAffinity: ${describeZodError(affinity.error)}`);
+    if (!affinity.success) problems.push(`spec.nodeAffinity: ${capped(describeZodError(affinity.error), 200)}`);
     else {
       const path = "spec.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms";
       const nodeSelectorTerms = affinity.data.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
@@ -70,47 +70,62 @@ function definitionProblems(spec: { nodeSelector?: unknown; nodeAffinity?: unkno
     problems.push("sets neither spec.nodeSelector nor spec.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms, so it constrains nothing");
   }
   if (spec.enforcement != null && !(ENFORCEMENT_MODES as readonly unknown[]).includes(spec.enforcement)) {
-    problems.push(`spec.enforcement: ${JSON.stringify(spec.enforcement)} is not one of ${ENFORCEMENT_MODES.join(", ")}`);
+    problems.push(`spec.enforcement: ${capped(JSON.stringify(spec.enforcement))} is not one of ${ENFORCEMENT_MODES.join(", ")}`);
   }
   return problems;
 }
 
-/** Who in the snapshot names the class: HelmReleases by label, Tenants that set it themselves (not those inheriting it). */
-function referencesTo(className: string, view: SnapshotView): string[] {
-  const helmReleases = view
-    .applications()
-    .filter((application) => application.affinityClass === className)
-    .map((application) => `HelmRelease ${application.namespace}/${application.helmRelease}`)
-    .sort();
-  const tenants = view
-    .tenants()
-    .flatMap(([, tenant]) => {
-      const parentNamespace = tenant.chain.at(-2);
-      const parent = parentNamespace === undefined ? undefined : view.tenant(parentNamespace);
-      const ownList = tenant.allowedAffinityClasses && tenant.allowedAffinityClasses.join("\u0000") !== parent?.allowedAffinityClasses?.join("\u0000");
-      const roles = [
-        ...(ownList && tenant.allowedAffinityClasses!.includes(className) ? ["allowed"] : []),
-        ...(tenant.defaultAffinityClass === className && parent?.defaultAffinityClass !== className ? ["default"] : []),
-      ];
-      return roles.length > 0 ? [`Tenant ${tenant.namespace}/${tenant.name} (${roles.join(", ")})`] : [];
-    })
-    .sort();
-  return [...helmReleases, ...tenants];
+/**
+ * Who in the snapshot names each class, sorted: HelmReleases by label, Tenants
+ * that set it themselves (not those inheriting it). Built once per snapshot
+ * view, on the first DELETE, so a DELETE costs a lookup, not a scan.
+ */
+function referencesByClass(view: SnapshotView): ReadonlyMap<string, readonly string[]> {
+  const references = new Map<string, string[]>();
+  const add = (className: string, reference: string) => {
+    const list = references.get(className);
+    if (list) list.push(reference);
+    else references.set(className, [reference]);
+  };
+  for (const application of view.applications()) {
+    if (application.affinityClass) add(application.affinityClass, `HelmRelease ${application.namespace}/${application.helmRelease}`);
+  }
+  const tenants: Array<[className: string, reference: string]> = [];
+  for (const [, tenant] of view.tenants()) {
+    const parentNamespace = tenant.chain.at(-2);
+    const parent = parentNamespace === undefined ? undefined : view.tenant(parentNamespace);
+    const roles = new Map<string, string[]>();
+    const ownList = tenant.allowedAffinityClasses && tenant.allowedAffinityClasses.join("\u0000") !== parent?.allowedAffinityClasses?.join("\u0000");
+    if (ownList) for (const className of tenant.allowedAffinityClasses!) roles.set(className, ["allowed"]);
+    const ownDefault = tenant.defaultAffinityClass !== parent?.defaultAffinityClass ? tenant.defaultAffinityClass : undefined;
+    if (ownDefault) roles.set(ownDefault, [...(roles.get(ownDefault) ?? []), "default"]);
+    for (const [className, list] of roles) tenants.push([className, `Tenant ${tenant.namespace}/${tenant.name} (${list.join(", ")})`]);
+  }
+  // HelmReleases first, then Tenants, each group in order.
+  for (const list of references.values()) list.sort();
+  for (const [className, reference] of tenants.sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0))) add(className, reference);
+  return references;
 }
+
+/** How many problems of one AffinityClass are reported, one finding each, before the rest are counted. */
+const MAX_PROBLEMS = 10;
 
 function evaluate(request: AdmissionRequest, view: SnapshotView): Finding[] {
   const object = request.operation === "DELETE" ? request.oldObject : request.object;
   const parsed = affinityClassSchema.safeParse(object ?? {});
   const name = request.name || (parsed.success ? parsed.data.metadata?.name : undefined) || "";
-  const subject = `AffinityClass "${name}"`;
 
   if (request.operation === "DELETE") {
-    const references = referencesTo(name, view);
+    const references = view.derived(referencesByClass).get(name) ?? [];
     if (references.length === 0) return [];
-    return [{ message: `${subject} is still referenced by ${listed(references)}: move them to another class first` }];
+    return [{ message: `AffinityClass "${capped(name)}" is still referenced by ${listed(references, { each: 2 * 253 + 40 })}: move them to another class first` }];
   }
-  if (!parsed.success) return [{ message: `${subject}: ${describeZodError(parsed.error)}` }];
-  return definitionProblems(parsed.data.spec ?? {}).map((problem) => ({ message: `${subject}: ${problem}`, field: problem.match(/^spec[^:\s]*/)?.[0] }));
+  const subject = `AffinityClass "${capped(name)}"`;
+  if (!parsed.success) return [{ message: `${subject}: ${capped(describeZodError(parsed.error), 200)}` }];
+  const problems = definitionProblems(parsed.data.spec ?? {});
+  const findings: Finding[] = problems.slice(0, MAX_PROBLEMS).map((problem) => ({ message: `${subject}: ${problem}`, field: problem.match(/^spec[^:\s]*/)?.[0] }));
+  if (problems.length > MAX_PROBLEMS) findings.push({ message: `${subject}: and ${problems.length - MAX_PROBLEMS} more problems` });
+  return findings;
 }
 
 export const affinityClassDefinitionsPolicy: Policy = {

@@ -5,11 +5,11 @@
 import type { AdmissionRequest } from "../../shared/admission/index.js";
 import type { Finding, Policy } from "../../shared/policy/index.js";
 import * as z from "zod/mini";
-import { describeZodError } from "../../shared/zod/index.js";
 import { objectMetaSchema } from "../../shared/k8s/schemas/index.js";
-import { InvalidObjectError } from "../../shared/k8s/workload/index.js";
+import { invalidObject } from "../../shared/k8s/workload/index.js";
 import { tenantNamespaceOf } from "../../shared/snapshot/build/index.js";
 import type { SnapshotView } from "../../shared/snapshot/view.js";
+import { capped, listed, MAX_NAME } from "../../shared/text/index.js";
 
 export const id = "affinity-class-references";
 
@@ -32,18 +32,13 @@ const tenantSchema = z.looseObject({
   ),
 });
 
-/** `a, b, c and 4 more`: names in a message, capped so a message stays readable. */
-export function listed(names: readonly string[], max = 5): string {
-  if (names.length === 0) return "none";
-  const shown = names.slice(0, max).join(", ");
-  return names.length > max ? `${shown} and ${names.length - max} more` : shown;
-}
-
-const quoted = (names: readonly string[]) => names.map((n) => `"${n}"`).join(", ");
+/** The cluster's class names in order, worked out once per snapshot view. */
+const sortedClassNames = (view: SnapshotView) => view.affinityClassNames().sort();
+const existingClasses = (view: SnapshotView) => `existing classes: ${listed(view.derived(sortedClassNames), { each: MAX_NAME })}`;
 
 function parse<T>(schema: z.ZodMiniType<T>, kind: string, object: unknown): T {
   const result = schema.safeParse(object);
-  if (!result.success) throw new InvalidObjectError(`request.object is not a valid ${kind}: ${describeZodError(result.error)}`);
+  if (!result.success) throw invalidObject(capped(kind), result.error);
   return result.data;
 }
 
@@ -54,7 +49,7 @@ function judged(request: AdmissionRequest): boolean {
 function evaluateApplication(request: AdmissionRequest, view: SnapshotView): Finding[] {
   const application = parse(applicationSchema, request.kind.kind, request.object);
   const namespace = request.namespace || application.metadata?.namespace || "";
-  const subject = `${request.kind.kind} ${namespace}/${application.metadata?.name ?? request.name ?? "(unnamed)"}`;
+  const subject = `${capped(request.kind.kind)} ${capped(namespace)}/${capped(application.metadata?.name ?? request.name ?? "(unnamed)")}`;
   const tenant = view.tenant(namespace);
   const scope = tenant ? { tenantNamespace: namespace } : undefined;
   const field = "spec.affinityClass";
@@ -66,11 +61,11 @@ function evaluateApplication(request: AdmissionRequest, view: SnapshotView): Fin
   }
   const allowed = tenant?.allowedAffinityClasses;
   if (!view.affinityClass(className)) {
-    const choices = allowed ? `allowed in tenant ${tenant!.name}: ${listed(allowed)}` : `existing classes: ${listed(view.affinityClassNames().sort())}`;
-    return [{ message: `${subject}: AffinityClass "${className}" does not exist; ${choices}`, field, scope }];
+    const choices = allowed ? `allowed in tenant ${tenant!.name}: ${listed(allowed, { each: MAX_NAME })}` : existingClasses(view);
+    return [{ message: `${subject}: AffinityClass "${capped(className)}" does not exist; ${choices}`, field, scope }];
   }
   if (allowed && !allowed.includes(className)) {
-    return [{ message: `${subject}: AffinityClass "${className}" is not allowed in tenant ${tenant!.name}; allowed: ${listed(allowed)}`, field, scope }];
+    return [{ message: `${subject}: AffinityClass "${capped(className)}" is not allowed in tenant ${tenant!.name}; allowed: ${listed(allowed, { each: MAX_NAME })}`, field, scope }];
   }
   return [];
 }
@@ -79,7 +74,7 @@ function evaluateTenant(request: AdmissionRequest, view: SnapshotView): Finding[
   const tenant = parse(tenantSchema, "Tenant", request.object);
   const name = tenant.metadata?.name ?? request.name ?? "";
   const parentNamespace = request.namespace || tenant.metadata?.namespace || "";
-  const subject = `Tenant ${parentNamespace}/${name}`;
+  const subject = `Tenant ${capped(parentNamespace)}/${capped(name)}`;
   // The root tenant owns the namespace it lives in; any other lives in its parent's.
   const parent = tenantNamespaceOf(name, parentNamespace) === parentNamespace ? undefined : view.tenant(parentNamespace);
   const own = tenant.spec?.allowedAffinityClasses?.length ? [...new Set(tenant.spec.allowedAffinityClasses)] : undefined;
@@ -89,15 +84,16 @@ function evaluateTenant(request: AdmissionRequest, view: SnapshotView): Finding[
   const missing = (own ?? []).filter((c) => !view.affinityClass(c));
   if (missing.length > 0) {
     findings.push({
-      message: `${subject}: spec.allowedAffinityClasses names ${quoted(missing)}, which ${missing.length === 1 ? "does" : "do"} not exist; existing classes: ${listed(view.affinityClassNames().sort())}`,
+      message: `${subject}: spec.allowedAffinityClasses names ${listed(missing, { quoted: true })}, which ${missing.length === 1 ? "does" : "do"} not exist; ${existingClasses(view)}`,
       field: "spec.allowedAffinityClasses",
     });
   }
   const parentAllowed = parent?.allowedAffinityClasses;
-  const widening = parentAllowed ? (own ?? []).filter((c) => !parentAllowed.includes(c) && view.affinityClass(c)) : [];
+  const parentAllows = new Set(parentAllowed);
+  const widening = parentAllowed ? (own ?? []).filter((c) => !parentAllows.has(c) && view.affinityClass(c)) : [];
   if (widening.length > 0) {
     findings.push({
-      message: `${subject}: spec.allowedAffinityClasses names ${quoted(widening)}, which parent tenant ${parent!.name} does not allow; it allows: ${listed(parentAllowed!)}`,
+      message: `${subject}: spec.allowedAffinityClasses names ${listed(widening, { quoted: true })}, which parent tenant ${parent!.name} does not allow; it allows: ${listed(parentAllowed!, { each: MAX_NAME })}`,
       field: "spec.allowedAffinityClasses",
     });
   }
@@ -106,10 +102,10 @@ function evaluateTenant(request: AdmissionRequest, view: SnapshotView): Finding[
   const defaultClass = tenant.spec?.defaultAffinityClass;
   if (defaultClass) {
     if (!view.affinityClass(defaultClass)) {
-      findings.push({ message: `${subject}: spec.defaultAffinityClass "${defaultClass}" does not exist; existing classes: ${listed(view.affinityClassNames().sort())}`, field });
+      findings.push({ message: `${subject}: spec.defaultAffinityClass "${capped(defaultClass)}" does not exist; ${existingClasses(view)}`, field });
     } else if (allowed && !allowed.includes(defaultClass)) {
       const whose = own ? "its" : `parent tenant ${parent!.name}'s`;
-      findings.push({ message: `${subject}: spec.defaultAffinityClass "${defaultClass}" is not among ${whose} allowed classes: ${listed(allowed)}`, field });
+      findings.push({ message: `${subject}: spec.defaultAffinityClass "${capped(defaultClass)}" is not among ${whose} allowed classes: ${listed(allowed, { each: MAX_NAME })}`, field });
     }
   } else if (own && parent?.defaultAffinityClass && !own.includes(parent.defaultAffinityClass)) {
     findings.push({

@@ -2,17 +2,22 @@
 // its class (the class's nodeSelector AND any one of its required nodeAffinity
 // terms; shared/k8s/nodeaffinity decides, soundly). Judged on Pod CREATE and,
 // shift-left, on the workloads that will create those pods, so the error shows
-// on `kubectl apply`/`helm upgrade`.
+// on `kubectl apply`/`helm upgrade`. As in the CozyStack draft's
+// validateAffinity, only an application whose HelmRelease carries the
+// apps.cozystack.io/affinity-class label is judged: the tenant's default is
+// written into that label when the application is created.
 import type { AdmissionRequest } from "../../shared/admission/index.js";
 import type { Finding, Policy } from "../../shared/policy/index.js";
 import { describeObject, isWorkloadKind, workloadOf, type Workload } from "../../shared/k8s/workload/index.js";
 import {
+  compilePlacement,
   describeConjunction,
   describePlacement,
-  implies,
+  describeRequirement,
   placementOf,
   requiredTermsOf,
   termsOutside,
+  type CompiledPlacement,
   type NodeLabels,
 } from "../../shared/k8s/nodeaffinity/index.js";
 import {
@@ -22,8 +27,7 @@ import {
   type ResolvedApplication,
   type SnapshotView,
 } from "../../shared/snapshot/view.js";
-import type { AffinityClass } from "../../shared/snapshot/schema.js";
-import { listed } from "../affinity-class-references/index.js";
+import { listed, MAX_NAME, MAX_QUOTED } from "../../shared/text/index.js";
 
 export const id = "affinity-class";
 
@@ -46,20 +50,33 @@ function applicationOf(workload: Workload, namespace: string, view: SnapshotView
   return undefined;
 }
 
+/** Each class of the snapshot compiled once per view, on first use. */
+function compiledClasses(): Map<string, CompiledPlacement> {
+  return new Map();
+}
+
+function compiledClass(view: SnapshotView, name: string): CompiledPlacement | undefined {
+  const affinityClass = view.affinityClass(name);
+  if (!affinityClass) return undefined;
+  const compiled = view.derived(compiledClasses);
+  let placement = compiled.get(name);
+  if (!placement) compiled.set(name, (placement = compilePlacement(placementOf(affinityClass.nodeSelector, requiredTermsOf(affinityClass.nodeAffinity)))));
+  return placement;
+}
+
 function evaluate(request: AdmissionRequest, view: SnapshotView): Finding[] {
   if (!isWorkloadKind(request.kind.kind)) return [];
   const workload = workloadOf(request.kind.kind, request.object);
   const namespace = request.namespace || workload.metadata.namespace || "";
   const application = applicationOf(workload, namespace, view);
-  if (!application) return [];
-  const tenant = view.tenant(namespace);
-  const className = application.affinityClass ?? tenant?.defaultAffinityClass;
-  if (!className) return [];
+  const className = application?.affinityClass;
+  if (!application || !className) return [];
 
+  const tenant = view.tenant(namespace);
   const subject = describeObject(workload.kind, workload.metadata, request.namespace);
   const scope = { affinityClass: className, tenantNamespace: tenant ? namespace : undefined };
-  const affinityClass = view.affinityClass(className);
-  if (!affinityClass) {
+  const compiled = compiledClass(view, className);
+  if (!compiled) {
     const owner = application.kind && application.name ? `${application.kind} ${application.name}` : `HelmRelease ${application.helmRelease}`;
     return [{ message: `AffinityClass "${className}" not found (required by application ${owner} of ${subject})`, scope }];
   }
@@ -68,39 +85,43 @@ function evaluate(request: AdmissionRequest, view: SnapshotView): Finding[] {
   const allowed = tenant?.allowedAffinityClasses;
   const notAllowed: Finding[] =
     allowed && !allowed.includes(className)
-      ? [{ message: `${subject} belongs to application with AffinityClass "${className}", which tenant ${tenant!.name} does not allow; allowed: ${listed(allowed)}`, scope: { tenantNamespace: namespace } }]
+      ? [{ message: `${subject} belongs to application with AffinityClass "${className}", which tenant ${tenant!.name} does not allow; allowed: ${listed(allowed, { each: MAX_NAME })}`, scope: { tenantNamespace: namespace } }]
       : [];
-  return [...notAllowed, ...placementFindings(workload, subject, className, affinityClass, scope, (name) => view.nodeLabels(name))];
+  return [...notAllowed, ...placementFindings(workload, subject, className, compiled, scope, (name) => view.nodeLabels(name))];
 }
+
+/** How many pod terms a message looks at for what is missing. */
+const TERMS_DESCRIBED = 4;
 
 /** Whether every node the pod may run on is one its class allows; if not, what to set. */
 function placementFindings(
   workload: Workload,
   subject: string,
   className: string,
-  affinityClass: AffinityClass,
+  compiled: CompiledPlacement,
   scope: Finding["scope"],
   nodeLabels: NodeLabels,
 ): Finding[] {
-  const classPlacement = placementOf(affinityClass.nodeSelector, requiredTermsOf(affinityClass.nodeAffinity));
   const podPlacement = placementOf(workload.podSpec.nodeSelector, requiredTermsOf(workload.podSpec.affinity?.nodeAffinity));
-  const outside = termsOutside(podPlacement, classPlacement, nodeLabels);
+  const outside = termsOutside(podPlacement, compiled, nodeLabels);
   if (outside.length === 0) return [];
 
   const prefix = `${subject} belongs to application with AffinityClass "${className}" but`;
   const fixing = (field: string) => (workload.kind === "Pod" ? "" : `: set ${field}`);
-  if (!requiredTermsOf(affinityClass.nodeAffinity)?.length) {
+  const { placement } = compiled;
+  const described = outside.slice(0, TERMS_DESCRIBED);
+  if (placement.terms.length === 1 && placement.terms[0]!.length === 0) {
     // A nodeSelector-only class: name the pairs some pod term does not guarantee; setting them in the pod's nodeSelector fixes it.
     const field = `${workload.podSpecPath}.nodeSelector`;
-    const missing = Object.entries(affinityClass.nodeSelector ?? {}).filter(([key, value]) =>
-      outside.some((term) => !implies(term, [{ key, operator: "In", values: [value] }])),
-    );
-    const pairs = missing.map(([key, value]) => `${key}=${value}`).join(", ");
+    const missing = placement.selector.filter((pair) => described.some((term) => !term.guarantees(pair)));
+    // Each pair's key and value are capped already.
+    const pairs = listed(missing.map(describeRequirement), { each: 2 * MAX_QUOTED + 1 });
     return [{ message: `${prefix} missing required nodeSelector ${pairs}${fixing(field)}`, field, scope }];
   }
   const field = `${workload.podSpecPath}.affinity.nodeAffinity`;
-  const terms = outside.map(describeConjunction).join(" and ");
-  return [{ message: `${prefix} may run outside it: its node constraints ${terms} are not within ${describePlacement(classPlacement)}${fixing(field)}`, field, scope }];
+  const terms = described.map((term) => describeConjunction(podPlacement.selector, term.requirements)).join(" and ");
+  const more = outside.length > described.length ? ` and ${outside.length - described.length} more` : "";
+  return [{ message: `${prefix} may run outside it: its node constraints ${terms}${more} are not within ${describePlacement(placement)}${fixing(field)}`, field, scope }];
 }
 
 export const affinityClassPolicy: Policy = {

@@ -39,6 +39,18 @@ describe("anti-affinity-drift", () => {
     expect(run({ preferredDuringSchedulingIgnoredDuringExecution: [preferred({ matchLabels: { "app.kubernetes.io/component": "proxy" } }, { matchLabelKeys: ["pod-template-hash"] })] })).toEqual([]);
   });
 
+  it("says nothing of a term keeping another application's pods away on the pods' own key: it does not name this workload", () => {
+    expect(run({ preferredDuringSchedulingIgnoredDuringExecution: [preferred({ matchLabels: { "app.kubernetes.io/name": "postgres" } })] })).toEqual([]);
+    expect(run({ requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { "app.kubernetes.io/name": "kafscale-broker" } }, topologyKey: "kubernetes.io/hostname" }] })).toEqual([]);
+  });
+
+  it("reports a few drifted terms and counts the rest", () => {
+    expect(run({ preferredDuringSchedulingIgnoredDuringExecution: Array(1_000).fill(preferred(stale)) })).toEqual([
+      ...Array(5).fill("deploy/kafscale-foo-proxy: podAntiAffinity misses its own pods (spreads nothing); use app.kubernetes.io/name=foo-proxy"),
+      "deploy/kafscale-foo-proxy: and 995 more podAntiAffinity terms like these",
+    ]);
+  });
+
   it("says nothing of a selector for other applications on keys the pods do not carry", () => {
     expect(run({ preferredDuringSchedulingIgnoredDuringExecution: [preferred({ matchLabels: { app: "etcd" } })] })).toEqual([]);
   });

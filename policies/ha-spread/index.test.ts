@@ -3,6 +3,8 @@ import { claim, judge, workload, type WorkloadSpec } from "../../test/support/ju
 import { haSpreadPolicy } from "./index.js";
 
 const labels = { app: "web" };
+const SPREAD = "deploy/web: 3 replicas may share one node; add podAntiAffinity or topologySpreadConstraints on its labels";
+const SPREAD2 = "deploy/web: 2 replicas may share one node; add podAntiAffinity or topologySpreadConstraints on its labels";
 const run = (w: WorkloadSpec, cluster = [claim("data")]) => judge(haSpreadPolicy, workload({ labels, ...w }), cluster);
 const antiAffinity = (matchLabels: Record<string, string>, required = false) => ({
   affinity: {
@@ -43,6 +45,39 @@ describe("ha-spread", () => {
     const together = { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: "web" } }, topologyKey: "kubernetes.io/hostname" }] } } };
     expect(run({ spec: { replicas: 3 }, pod: together })).toEqual([]);
     expect(run({ spec: { replicas: 3 }, claims: ["data"] })).toEqual([]);
+  });
+
+  it("leaves replicas that cannot share a node alone: a host port (NodePorts), also under hostNetwork", () => {
+    const port = (p: Record<string, unknown>) => ({ containers: [{ name: "app", image: "i", ports: [{ containerPort: 8080, ...p }] }] });
+    expect(run({ spec: { replicas: 3 }, pod: port({ hostPort: 8080 }) })).toEqual([]);
+    expect(run({ spec: { replicas: 3 }, pod: { hostNetwork: true, ...port({}) } })).toEqual([]);
+    expect(run({ spec: { replicas: 3 }, pod: port({}) })).toEqual([SPREAD]);
+  });
+
+  it("leaves replicas alone that ask for more than half of the biggest node (NodeResourcesFit)", () => {
+    const node = (name: string, allocatable: Record<string, string>) => ({ apiVersion: "v1", kind: "Node", metadata: { name }, status: { allocatable } });
+    const nodes = [node("a", { cpu: "15800m", memory: "62Gi", "nvidia.com/gpu": "1" }), node("b", { cpu: "7900m", memory: "30Gi" })];
+    const requesting = (requests: Record<string, string>) => ({ containers: [{ name: "app", image: "i", resources: { requests } }] });
+    expect(run({ spec: { replicas: 2 }, pod: requesting({ "nvidia.com/gpu": "1" }) }, nodes)).toEqual([]);
+    expect(run({ spec: { replicas: 2 }, pod: requesting({ cpu: "8" }) }, nodes)).toEqual([]);
+    expect(run({ spec: { replicas: 2 }, pod: requesting({ cpu: "7900m" }) }, nodes)).toEqual([SPREAD2]);
+    expect(run({ spec: { replicas: 2 }, pod: requesting({ memory: "31Gi" }) }, nodes)).toEqual([SPREAD2]);
+    expect(run({ spec: { replicas: 2 }, pod: requesting({ memory: "31.5Gi" }) }, nodes)).toEqual([]);
+  });
+
+  it("without node facts in the snapshot, leaves a device request alone and judges cpu and memory", () => {
+    const requesting = (requests: Record<string, string>) => ({ containers: [{ name: "app", image: "i", resources: { limits: requests } }] });
+    expect(run({ spec: { replicas: 2 }, pod: requesting({ "nvidia.com/gpu": "1" }) })).toEqual([]);
+    expect(run({ spec: { replicas: 2 }, pod: requesting({ cpu: "64" }) })).toEqual([SPREAD2]);
+  });
+
+  it("leaves pods pinned to one node on purpose alone", () => {
+    expect(run({ spec: { replicas: 3 }, pod: { nodeName: "node-a" } })).toEqual([]);
+    expect(run({ spec: { replicas: 3 }, pod: { nodeSelector: { "kubernetes.io/hostname": "node-a" } } })).toEqual([]);
+    const hostTerm = (host: string) => ({ matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: [host] }] });
+    const pinned = (...hosts: string[]) => ({ affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: hosts.map(hostTerm) } } } });
+    expect(run({ spec: { replicas: 3 }, pod: pinned("node-a") })).toEqual([]);
+    expect(run({ spec: { replicas: 3 }, pod: pinned("node-a", "node-b") })).toEqual([SPREAD]);
   });
 
   it("judges Deployments and StatefulSets only", () => {

@@ -16,7 +16,10 @@ describe("rwo-rollout", () => {
 
   it.each([
     ["maxSurge 1", rolling({ maxSurge: 1 }), [SURGE]],
-    ["maxSurge 10% of 3 (rounds up to 1)", rolling({ maxSurge: "10%" }, 3), [SURGE]],
+    ["maxSurge 10% of 1 (rounds up to 1)", rolling({ maxSurge: "10%" }), [SURGE]],
+    ["maxSurge 1 with maxUnavailable 1: the old pod goes as the new one comes", rolling({ maxSurge: 1, maxUnavailable: 1 }), []],
+    ["maxUnavailable 100%", rolling({ maxUnavailable: "100%" }), []],
+    ["3 replicas: several pods on one claim are rwo-shared's concern", rolling({ maxSurge: "10%" }, 3), []],
     ["maxSurge 0", rolling({ maxSurge: 0, maxUnavailable: 1 }), []],
     ["maxSurge 0%", rolling({ maxSurge: "0%" }), []],
     ["Recreate", { strategy: { type: "Recreate" } }, []],
@@ -43,6 +46,18 @@ describe("rwo-rollout", () => {
   it("says nothing when a required podAffinity on its own pods holds them on one node", () => {
     const pod = { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { "app.kubernetes.io/name": "web" } }, topologyKey: "kubernetes.io/hostname" }] } } };
     expect(run({}, [claim("data")], { pod })).toEqual([]);
+  });
+
+  it("warns when that affinity is keyed on the revision: the surge pod is the first of its revision and goes anywhere", () => {
+    const term = { labelSelector: { matchLabels: { "app.kubernetes.io/name": "web" } }, matchLabelKeys: ["pod-template-hash"], topologyKey: "kubernetes.io/hostname" };
+    expect(run({}, [claim("data")], { pod: { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [term] } } } })).toEqual([SURGE]);
+  });
+
+  it("says nothing when a required podAffinity holds it beside another user of the claim", () => {
+    const pod = { affinity: { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: "streamlit" } }, topologyKey: "kubernetes.io/hostname" }] } } };
+    const streamlit = workload({ name: "streamlit", claims: ["data"], labels: { app: "streamlit" } });
+    expect(run({}, [claim("data"), streamlit], { pod })).toEqual([]);
+    expect(run({}, [claim("data")], { pod })).toEqual([SURGE]);
   });
 
   it("warns of ReadWriteOncePod even on one node: the surge pod never starts", () => {

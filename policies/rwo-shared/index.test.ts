@@ -15,10 +15,18 @@ describe("rwo-shared", () => {
     expect(run(web, [claim("data"), workload(web)], "UPDATE")).toEqual([]);
   });
 
+  it("says nothing of a workload that runs no pod: scaled to zero, or a Job with no completions", () => {
+    const cluster = [claim("data"), workload(worker)];
+    expect(run({ ...web, spec: { replicas: 0 } }, cluster)).toEqual([]);
+    expect(run({ ...web, kind: "Job", spec: { parallelism: 2, completions: 0 } }, cluster)).toEqual([]);
+  });
+
   it("warns of several replicas of one workload", () => {
     expect(run({ ...web, spec: { replicas: 3 } })).toEqual(["deploy/web: 3 pods on RWO PVC data: Multi-Attach; co-locate or use RWX"]);
     expect(run({ ...web, kind: "StatefulSet", spec: { replicas: 2 } })).toEqual(["sts/web: 2 pods on RWO PVC data: Multi-Attach; co-locate or use RWX"]);
     expect(run({ ...web, kind: "Job", spec: { parallelism: 2 } })).toEqual(["job/web: 2 pods on RWO PVC data: Multi-Attach; co-locate or use RWX"]);
+    // A Job never runs more pods than it has completions to reach.
+    expect(run({ ...web, kind: "Job", spec: { parallelism: 4, completions: 1 } })).toEqual([]);
   });
 
   it("warns of a DaemonSet, which cannot be co-located", () => {

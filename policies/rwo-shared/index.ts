@@ -11,6 +11,7 @@ import type { Workload } from "../../shared/k8s/workload/index.js";
 import type { Finding, Policy } from "../../shared/policy/index.js";
 import type { VolumeUser } from "../../shared/snapshot/schema.js";
 import type { SnapshotView } from "../../shared/snapshot/view.js";
+import { capped } from "../../shared/text/index.js";
 
 export const id = "rwo-shared";
 
@@ -35,10 +36,13 @@ function evaluate(request: AdmissionRequest, view: SnapshotView): Finding[] {
   const namespace = request.namespace || workload?.metadata.namespace;
   if (!workload || !namespace) return [];
   const pods = podsAtOnce(workload);
+  // Scaled to zero, or a Job with nothing left to run: no pod to meet another.
+  if (pods === 0) return [];
   const ref = workloadRef(workload.kind, workload.metadata);
   const field = `${workload.podSpecPath}.volumes`;
-  return sharedClaimNames(workload).flatMap((claimName): Finding[] => {
-    const claim = view.volumeClaim(namespace, claimName);
+  return sharedClaimNames(workload).flatMap((name): Finding[] => {
+    const claim = view.volumeClaim(namespace, name);
+    const claimName = capped(name);
     if (!claim) return [];
     const others = (claim.mountedBy ?? []).filter((user) => user.kind !== workload.kind || user.name !== workload.metadata.name);
     if (others.length === 0 && pods <= 1) return [];

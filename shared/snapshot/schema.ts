@@ -2,6 +2,7 @@
 // job or `edgeadmit snapshot build`, signed, pushed, decoded once per isolate.
 import * as z from "zod/mini";
 import "../zod/index.js";
+import { isQuantity } from "../k8s/quantity/index.js";
 import { nodeAffinitySchema, stringMapSchema } from "../k8s/schemas/index.js";
 import { ENFORCEMENT_MODES, POLICY_MODES } from "../policy/index.js";
 
@@ -106,6 +107,12 @@ export const snapshotSchema = z.object({
   policyParams: z._default(z.record(z.string(), z.object({ namespaced: z.boolean(), objects: z.array(z.unknown()) })), {}),
   /** Namespaces by name (metadata without managed fields, spec, status): namespaceSelector labels and namespaceObject. */
   namespaces: z._default(z.record(z.string(), z.unknown()), {}),
+  /**
+   * Resource name → the largest allocatable any node reports, as a canonical
+   * quantity; absent when the snapshot was built without Nodes. A pod that
+   * asks for more than half of it cannot share a node with another replica.
+   */
+  largestAllocatable: z.optional(z.record(z.string(), z.string().check(z.refine(isQuantity, "must be a Kubernetes quantity")))),
 });
 export type Snapshot = z.infer<typeof snapshotSchema>;
 export type SnapshotInput = z.input<typeof snapshotSchema>;

@@ -2,7 +2,10 @@
 // lookup is a hash-map lookup, so a review costs the same at any cluster size.
 // Nothing is copied or indexed up front: an isolate's first sight of a
 // 100,000-application snapshot costs little more than JSON.parse, and the
-// lineage index grows one namespace at a time as reviews ask for it.
+// lineage index grows one namespace at a time as reviews ask for it. Every
+// index holds only what the snapshot holds: a review naming a namespace the
+// snapshot does not know leaves nothing behind.
+import { parseQuantity, type Quantity } from "../k8s/quantity/index.js";
 import type { AffinityClass, Application, Settings, Snapshot, Tenant, VolumeClaim } from "./schema.js";
 
 export const LINEAGE_LABELS = {
@@ -60,23 +63,40 @@ function lowerBound(keys: readonly string[], prefix: string): number {
 export class SnapshotView {
   /** `namespace/helmRelease` keys in sorted order, so one namespace's applications are one contiguous run. */
   #sortedKeys: string[] | undefined;
-  /** Per namespace, built on its first lookup: lineage → `namespace/helmRelease`. */
+  /** Per namespace with applications, built on its first lookup: lineage → `namespace/helmRelease`. */
   readonly #byLineage = new Map<string, Map<string, string>>();
+  /** What policies compute from the snapshot alone, once per view, keyed by the function that computes it. */
+  readonly #derived = new Map<(view: SnapshotView) => unknown, unknown>();
 
   constructor(readonly snapshot: Snapshot) {}
 
-  #namespaceIndex(namespace: string): Map<string, string> {
+  /** The lineage index of a namespace that has applications; undefined (and nothing kept) for any other. */
+  #namespaceIndex(namespace: string): Map<string, string> | undefined {
     const known = this.#byLineage.get(namespace);
     if (known) return known;
     const keys = (this.#sortedKeys ??= sorted(Object.keys(this.snapshot.applications)));
     const prefix = `${namespace}/`;
+    const first = lowerBound(keys, prefix);
+    if (first >= keys.length || !keys[first]!.startsWith(prefix)) return undefined;
     const index = new Map<string, string>();
-    for (let i = lowerBound(keys, prefix); i < keys.length && keys[i]!.startsWith(prefix); i++) {
+    for (let i = first; i < keys.length && keys[i]!.startsWith(prefix); i++) {
       const application = this.snapshot.applications[keys[i]!]!;
       if (application.group && application.kind && application.name) index.set(lineageKey(application as Lineage), keys[i]!);
     }
-    this.#byLineage.set(namespace, index);
+    // Keyed by the snapshot's own copy of the name, not the caller's string.
+    this.#byLineage.set(keys[first]!.slice(0, namespace.length), index);
     return index;
+  }
+
+  /**
+   * `compute(view)`, computed on the first call and kept with the view: how a
+   * policy keeps an index of the snapshot (which class each HelmRelease names,
+   * a class's compiled terms). `compute` must read only the snapshot, never a
+   * request, so what is kept is bounded by the snapshot.
+   */
+  derived<T>(compute: (view: SnapshotView) => T): T {
+    if (!this.#derived.has(compute)) this.#derived.set(compute, compute(this));
+    return this.#derived.get(compute) as T;
   }
 
   get settings(): Settings {
@@ -101,7 +121,7 @@ export class SnapshotView {
   }
 
   applicationByLineage(namespace: string, lineage: Lineage): ResolvedApplication | undefined {
-    const key = this.#namespaceIndex(namespace).get(lineageKey(lineage));
+    const key = this.#namespaceIndex(namespace)?.get(lineageKey(lineage));
     return key === undefined ? undefined : this.#resolved(key);
   }
 
@@ -124,7 +144,22 @@ export class SnapshotView {
     return own(this.snapshot.nodes, name);
   }
 
+  /** Whether the snapshot was built with the cluster's Nodes, so it knows what a node can give a pod. */
+  knowsNodeCapacity(): boolean {
+    return this.snapshot.largestAllocatable !== undefined;
+  }
+
+  /** The most of `resource` any node can give a pod; undefined when no node reports it (or no node is known). */
+  largestAllocatable(resource: string): Quantity | undefined {
+    return this.derived(parsedAllocatable).get(resource);
+  }
+
   volumeClaim(namespace: string, name: string): VolumeClaim | undefined {
     return own(this.snapshot.volumeClaims, `${namespace}/${name}`);
   }
+}
+
+/** The snapshot's largest allocatable per resource, parsed once per view (the builder wrote canonical quantities). */
+function parsedAllocatable(view: SnapshotView): ReadonlyMap<string, Quantity> {
+  return new Map(Object.entries(view.snapshot.largestAllocatable ?? {}).map(([resource, text]) => [resource, parseQuantity(text)]));
 }

@@ -1,4 +1,12 @@
 // AdmissionReviews for tests: the shape the kube-apiserver sends.
+import { expect } from "vitest";
+import recommendedYaml from "../../examples/profiles/recommended.yaml?raw";
+import strictYaml from "../../examples/profiles/strict.yaml?raw";
+import { wrapReview } from "../../shared/admission/wrap.js";
+import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import { objectsFromYaml, push, snapshotOf, validate, type ReviewResponse } from "./worker.js";
+import type { TestCluster } from "./clusters.js";
+
 let uid = 0;
 
 export interface ReviewOptions {
@@ -70,4 +78,100 @@ export function pod(spec: { name?: string; generateName?: string; namespace?: st
       ...(spec.affinity ? { affinity: spec.affinity } : {}),
     },
   };
+}
+
+// ---------------------------------------------------------------------------
+// Judging whole manifests through the worker under a settings profile: the
+// real-world conformance files (npm run conformance) and the project's own
+// fixtures (test/fixtures) go through the same steps.
+
+export const HYGIENE = ["rwo-rollout", "rwo-shared", "pod-affinity-deadlock", "anti-affinity-drift", "ha-spread"] as const;
+export type HygienePolicy = (typeof HYGIENE)[number];
+type Mode = "Deny" | "Warn" | "Audit";
+export type Profile = "default" | "recommended" | "strict";
+export type Verdict = "allow" | "warn" | "deny";
+
+/** What each profile means, written out here so the tests fail if a profile file says otherwise. */
+const MODES: Record<Profile, Record<HygienePolicy, Mode>> = {
+  default: { "rwo-rollout": "Warn", "rwo-shared": "Warn", "pod-affinity-deadlock": "Warn", "anti-affinity-drift": "Warn", "ha-spread": "Audit" },
+  recommended: { "rwo-rollout": "Warn", "rwo-shared": "Warn", "pod-affinity-deadlock": "Deny", "anti-affinity-drift": "Warn", "ha-spread": "Audit" },
+  strict: { "rwo-rollout": "Deny", "rwo-shared": "Deny", "pod-affinity-deadlock": "Deny", "anti-affinity-drift": "Deny", "ha-spread": "Deny" },
+};
+const PROFILE_OBJECTS: Record<Profile, KubeObject[]> = { default: [], recommended: objectsFromYaml(recommendedYaml), strict: objectsFromYaml(strictYaml) };
+
+export interface Expected {
+  policy: HygienePolicy;
+  message: string;
+}
+
+/** As `kubectl apply -n <namespace>`: objects that name no namespace get it. */
+export function inNamespace(objects: KubeObject[], namespace: string): KubeObject[] {
+  return objects.map((object) => {
+    const metadata = (object.metadata ?? {}) as Record<string, unknown>;
+    return metadata.namespace ? object : { ...object, metadata: { ...metadata, namespace } };
+  });
+}
+
+const refOf = (object: KubeObject) => `${String(object.kind)}/${String((object.metadata as { name?: string } | undefined)?.name)}`;
+
+/** The response the apiserver must get for an object with these findings under `profile`. */
+function expectedResponse(uid: string, findings: readonly Expected[], profile: Profile): ReviewResponse["response"] {
+  const ordered = HYGIENE.flatMap((policy) => findings.filter((f) => f.policy === policy));
+  const inMode = (mode: Mode) => ordered.filter((f) => MODES[profile][f.policy] === mode);
+  const denials = inMode("Deny").map((f) => `${f.policy}: ${f.message}`);
+  const warnings = inMode("Warn").map((f) => `${f.policy}: ${f.message}`);
+  const audits = inMode("Audit");
+  return {
+    uid,
+    allowed: denials.length === 0,
+    ...(denials.length > 0 ? { status: { code: 403, reason: "Forbidden", message: denials.join("; ") } } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
+    ...(audits.length > 0 ? { auditAnnotations: Object.fromEntries(audits.map((f) => [f.policy, f.message])) } : {}),
+  };
+}
+
+export interface ManifestCase {
+  /** The objects applied, in order. */
+  objects: KubeObject[];
+  namespace: string;
+  /** What the cluster's snapshot is built from (the profile's settings are added). */
+  cluster: KubeObject[];
+  profile: Profile;
+  verdict: Verdict;
+  /** Findings by `Kind/name`; any other object must raise none. */
+  findings?: Record<string, Expected[]>;
+}
+
+/**
+ * Pushes the case's snapshot to `cluster`, then sends every object through
+ * POST /v1/<cluster>/validate and through each hygiene policy's own endpoint,
+ * asserting the exact responses and the verdict over all of them.
+ */
+export async function judgeManifests(cluster: TestCluster, manifest: ManifestCase): Promise<void> {
+  const snapshot = snapshotOf([...inNamespace(manifest.cluster, manifest.namespace), ...PROFILE_OBJECTS[manifest.profile]]);
+  expect((await push(cluster, snapshot)).status).toBe(200);
+  expect(manifest.objects.length).toBeGreaterThan(0);
+  const findings = manifest.findings ?? {};
+  const judged = new Set<string>();
+  let denied = false;
+  let warned = false;
+  for (const object of manifest.objects) {
+    const ref = refOf(object);
+    const expected = findings[ref] ?? [];
+    if (Object.hasOwn(findings, ref)) judged.add(ref);
+    for (const { policy, message } of expected) expect(`${policy}: ${message}`.length, message).toBeLessThanOrEqual(256);
+    const review = wrapReview(object, { namespace: manifest.namespace });
+    const { response } = await validate(cluster, review);
+    expect(response, ref).toEqual(expectedResponse(review.request.uid, expected, manifest.profile));
+    denied ||= !response.allowed;
+    warned ||= (response.warnings ?? []).length > 0;
+    // Each finding comes from the policy named, through its own endpoint.
+    for (const policy of HYGIENE) {
+      const own = expected.filter((f) => f.policy === policy);
+      const { response: alone } = await validate(cluster, review, policy);
+      expect(alone, `${ref} via /validate/${policy}`).toEqual(expectedResponse(review.request.uid, own, manifest.profile));
+    }
+  }
+  expect([...judged].sort(), "every object with findings is among the objects").toEqual(Object.keys(findings).sort());
+  expect(denied ? "deny" : warned ? "warn" : "allow").toBe(manifest.verdict);
 }

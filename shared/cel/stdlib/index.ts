@@ -270,7 +270,7 @@ export function formatDouble(d: number): string {
   return String(d);
 }
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 function toString(v: Value): Value {
   if (typeof v === "string") return v;

@@ -50,6 +50,8 @@ describe("podsAtOnce", () => {
     expect(of({ spec: { replicas: 3 } })).toBe(3);
     expect(of({ kind: "StatefulSet", spec: { replicas: 0 } })).toBe(0);
     expect(of({ kind: "Job", spec: { parallelism: 4 } })).toBe(4);
+    expect(of({ kind: "Job", spec: { parallelism: 4, completions: 2 } })).toBe(2);
+    expect(of({ kind: "Job", spec: { completions: 5 } })).toBe(1);
     expect(of({ kind: "CronJob" })).toBe(1);
     expect(of({ kind: "Pod" })).toBe(1);
   });

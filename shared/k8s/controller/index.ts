@@ -5,6 +5,7 @@
 import * as z from "zod/mini";
 import "../../zod/index.js";
 import type { AdmissionRequest } from "../../admission/index.js";
+import { capped } from "../../text/index.js";
 import type { ObjectMeta } from "../schemas/index.js";
 import { isWorkloadKind, workloadOf, type Workload, type WorkloadKind } from "../workload/index.js";
 
@@ -37,20 +38,27 @@ export function userWorkload(request: AdmissionRequest): Workload | undefined {
 }
 
 const countSchema = z.optional(z.nullable(z.number().check(z.int(), z.minimum(0))));
-const scaledSpecSchema = z.looseObject({ replicas: countSchema, parallelism: countSchema, jobTemplate: z.optional(z.nullable(z.looseObject({ spec: z.optional(z.nullable(z.looseObject({ parallelism: countSchema }))) }))) });
+const jobSpecSchema = z.looseObject({ parallelism: countSchema, completions: countSchema });
+const scaledSpecSchema = z.looseObject({ replicas: countSchema, parallelism: countSchema, completions: countSchema, jobTemplate: z.optional(z.nullable(z.looseObject({ spec: z.optional(z.nullable(jobSpecSchema)) }))) });
+
+/** A Job runs `parallelism` pods at once (default 1), and never more than it has completions to reach. */
+function jobPods(spec: z.infer<typeof jobSpecSchema> | null | undefined): number {
+  const parallelism = spec?.parallelism ?? 1;
+  return spec?.completions == null ? parallelism : Math.min(parallelism, spec.completions);
+}
 
 /**
  * How many of the workload's pods run at the same time in steady state:
- * replicas (default 1), a Job's parallelism (default 1), one Pod; a DaemonSet
- * runs one on every eligible node, so Infinity.
+ * replicas (default 1), a Job's parallelism (default 1, at most its
+ * completions), one Pod; a DaemonSet runs one on every eligible node, so Infinity.
  */
 export function podsAtOnce(workload: Workload): number {
   if (workload.kind === "DaemonSet") return Number.POSITIVE_INFINITY;
   if (workload.kind === "Pod") return 1;
   const parsed = scaledSpecSchema.safeParse(workload.spec);
   const spec = parsed.success ? parsed.data : {};
-  if (workload.kind === "Job") return spec.parallelism ?? 1;
-  if (workload.kind === "CronJob") return spec.jobTemplate?.spec?.parallelism ?? 1;
+  if (workload.kind === "Job") return jobPods(spec);
+  if (workload.kind === "CronJob") return jobPods(spec.jobTemplate?.spec);
   return spec.replicas ?? 1;
 }
 
@@ -81,6 +89,6 @@ const SHORT_NAMES: Readonly<Record<WorkloadKind, string>> = {
 
 /** How hygiene findings name a workload: `deploy/backend-api`, `pod/web-7d4f-*` for a generateName, `cj/cleanup`. */
 export function workloadRef(kind: WorkloadKind, metadata: ObjectMeta): string {
-  const name = metadata.name ?? (metadata.generateName ? `${metadata.generateName}*` : "(unnamed)");
+  const name = metadata.name ? capped(metadata.name) : metadata.generateName ? `${capped(metadata.generateName)}*` : "(unnamed)";
   return `${SHORT_NAMES[kind]}/${name}`;
 }

@@ -1,5 +1,6 @@
 // Label and label-selector semantics as in k8s.io/apimachinery/pkg/labels.
 import type { LabelSelector } from "../schemas/index.js";
+import { capped } from "../../text/index.js";
 
 export type Labels = Readonly<Record<string, string>>;
 
@@ -12,9 +13,9 @@ export function labelKeyError(key: string): string | undefined {
   const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
   const name = slash >= 0 ? key.slice(slash + 1) : key;
   if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix)))
-    return `label key "${key}": prefix must be a DNS subdomain of at most 253 characters`;
+    return `label key "${capped(key)}": prefix must be a DNS subdomain of at most 253 characters`;
   if (name.length === 0 || name.length > 63 || !NAME.test(name))
-    return `label key "${key}": name must be 1-63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric`;
+    return `label key "${capped(key)}": name must be 1-63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric`;
   return undefined;
 }
 
@@ -22,7 +23,7 @@ export function labelKeyError(key: string): string | undefined {
 export function labelValueError(value: string): string | undefined {
   if (value === "") return undefined;
   if (value.length > 63 || !NAME.test(value))
-    return `label value "${value}": must be at most 63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric`;
+    return `label value "${capped(value)}": must be at most 63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric`;
   return undefined;
 }
 

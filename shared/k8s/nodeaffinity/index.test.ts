@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import type { NodeSelectorRequirement, NodeSelectorTerm } from "../schemas/index.js";
-import { describePlacement, implies, integerOf, placementOf, requirementProblem, termsOutside, type Requirement } from "./index.js";
+import { compilePlacement, describePlacement, integerOf, placementOf, requirementProblem, termsOutside, type Requirement } from "./index.js";
 
 const ZONE = "topology.kubernetes.io/zone";
 const zoneIn = (...values: string[]): NodeSelectorTerm => ({ matchExpressions: [{ key: ZONE, operator: "In", values }] });
@@ -11,23 +11,17 @@ function within(
   pod: { nodeSelector?: Record<string, string>; terms?: NodeSelectorTerm[] },
   cls: { nodeSelector?: Record<string, string>; terms?: NodeSelectorTerm[] },
 ): boolean {
-  return termsOutside(placementOf(pod.nodeSelector, pod.terms), placementOf(cls.nodeSelector, cls.terms)).length === 0;
+  return termsOutside(placementOf(pod.nodeSelector, pod.terms), compilePlacement(placementOf(cls.nodeSelector, cls.terms))).length === 0;
 }
 
 describe("placementOf", () => {
-  it("ANDs the nodeSelector into every term and drops empty terms (they match no node)", () => {
-    expect(placementOf({ a: "1" }, [zoneIn("dc1"), {}, { matchFields: [{ key: "metadata.name", operator: "In", values: ["n1"] }] }])).toEqual([
-      [
-        { key: "a", operator: "In", values: ["1"] },
-        { key: ZONE, operator: "In", values: ["dc1"] },
-      ],
-      [
-        { key: "a", operator: "In", values: ["1"] },
-        { key: "metadata.name", operator: "In", values: ["n1"], field: true },
-      ],
-    ]);
-    expect(placementOf(undefined, [{}])).toEqual([]);
-    expect(placementOf(undefined, [])).toEqual([[]]);
+  it("keeps the nodeSelector apart from the terms and drops empty terms (they match no node)", () => {
+    expect(placementOf({ a: "1" }, [zoneIn("dc1"), {}, { matchFields: [{ key: "metadata.name", operator: "In", values: ["n1"] }] }])).toEqual({
+      selector: [{ key: "a", operator: "In", values: ["1"] }],
+      terms: [[{ key: ZONE, operator: "In", values: ["dc1"] }], [{ key: "metadata.name", operator: "In", values: ["n1"], field: true }]],
+    });
+    expect(placementOf(undefined, [{}])).toEqual({ selector: [], terms: [] });
+    expect(placementOf(undefined, [])).toEqual({ selector: [], terms: [[]] });
   });
 });
 
@@ -48,6 +42,8 @@ describe("requirementProblem and integerOf", () => {
     expect(integerOf("+7")).toBe(7n);
     expect(integerOf("9223372036854775808")).toBeUndefined();
     expect(integerOf("7a")).toBeUndefined();
+    expect(integerOf(`-${"0".repeat(60)}12`)).toBe(-12n);
+    expect(integerOf("9".repeat(1_000_000))).toBeUndefined();
   });
 });
 
@@ -109,7 +105,7 @@ describe("termsOutside: the common cases are admitted", () => {
 
   it("never relies on a class requirement the scheduler cannot use", () => {
     expect(within({ nodeSelector: { cpu: "9" } }, { terms: [{ matchExpressions: [{ key: "cpu", operator: "Gt", values: ["x"] }] }] })).toBe(false);
-    expect(implies([{ key: "k", operator: "In", values: ["a"] }], [{ key: "k", operator: "In", values: [] }])).toBe(false);
+    expect(within({ nodeSelector: { k: "a" } }, { terms: [{ matchExpressions: [{ key: "k", operator: "In", values: [] }] }] })).toBe(false);
   });
 
   it("describes placements the way messages print them", () => {
@@ -117,7 +113,7 @@ describe("termsOutside: the common cases are admitted", () => {
       `{gpu=true, ${ZONE} in (dc1,dc2)} or {gpu=true, !spot}`,
     );
     expect(describePlacement(placementOf(undefined, undefined))).toBe("{any node}");
-    expect(describePlacement([])).toBe("{no node}");
+    expect(describePlacement({ selector: [], terms: [] })).toBe("{no node}");
   });
 });
 
@@ -211,7 +207,7 @@ describe("termsOutside is sound", () => {
       fc.property(constraintsArb, constraintsArb, (podConstraints, classConstraints) => {
         for (const pod of variantsOf(podConstraints)) {
           for (const cls of variantsOf(classConstraints)) {
-            if (termsOutside(placementOf(pod.nodeSelector, pod.terms), placementOf(cls.nodeSelector, cls.terms)).length > 0) continue;
+            if (termsOutside(placementOf(pod.nodeSelector, pod.terms), compilePlacement(placementOf(cls.nodeSelector, cls.terms))).length > 0) continue;
             admitted++;
             const escapes = UNIVERSE.find((node) => oracleMatches(node, pod.nodeSelector, pod.terms) && !oracleMatches(node, cls.nodeSelector, cls.terms));
             if (escapes) throw new Error(`admitted ${JSON.stringify(pod)} within ${JSON.stringify(cls)}, yet it may run on ${JSON.stringify(escapes)}`);
@@ -227,10 +223,10 @@ describe("termsOutside is sound", () => {
 
 describe("terms pinned to one node (DaemonSet pods)", () => {
   const ZONE_KEY = "topology.kubernetes.io/zone";
-  const twoZones = placementOf(undefined, [
+  const twoZones = compilePlacement(placementOf(undefined, [
     { matchExpressions: [{ key: ZONE_KEY, operator: "In", values: ["dc1"] }] },
     { matchExpressions: [{ key: ZONE_KEY, operator: "In", values: ["dc2"] }] },
-  ]);
+  ]));
   // What the DaemonSet controller writes in place of the template's node affinity.
   const pinnedTo = (node: string) => placementOf(undefined, [{ matchFields: [{ key: "metadata.name", operator: "In", values: [node] }] }]);
   const nodes: Record<string, Record<string, string>> = { "node-a": { [ZONE_KEY]: "dc1" }, "node-c": { [ZONE_KEY]: "dc3" }, "node-x": {} };
@@ -260,7 +256,7 @@ describe("terms pinned to one node (DaemonSet pods)", () => {
         for (const pod of [...variantsOf(podConstraints), ...pinnedPods]) {
           for (const cls of variantsOf(classConstraints)) {
             const podPlacement = placementOf(pod.nodeSelector, pod.terms);
-            const classPlacement = placementOf(cls.nodeSelector, cls.terms);
+            const classPlacement = compilePlacement(placementOf(cls.nodeSelector, cls.terms));
             if (termsOutside(podPlacement, classPlacement, lookup).length > 0) continue;
             if (termsOutside(podPlacement, classPlacement).length > 0) admittedByNode++;
             const escapes = cluster.find((node) => oracleMatches(node, pod.nodeSelector, pod.terms) && !oracleMatches(node, cls.nodeSelector, cls.terms));
@@ -272,5 +268,41 @@ describe("terms pinned to one node (DaemonSet pods)", () => {
     );
     // Not vacuous: node facts admit pods that implication alone could not.
     expect(admittedByNode).toBeGreaterThan(1_000);
+  });
+});
+
+describe("cost: linear in the pod, bounded by the class index", () => {
+  const twoZones = { terms: [zoneIn("dc1"), zoneIn("dc2")] };
+  const manyKeys = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`example.org/k${i}`, "v"]));
+
+  it("splits on several keys: each combination may fit a different class term", () => {
+    const rack = (...values: string[]) => ({ key: "rack", operator: "In" as const, values });
+    const grid = { terms: ["dc1", "dc2"].flatMap((zone) => ["r1", "r2"].map((r) => ({ matchExpressions: [{ key: ZONE, operator: "In" as const, values: [zone] }, rack(r)] }))) };
+    expect(within({ terms: [{ matchExpressions: [{ key: ZONE, operator: "In", values: ["dc1", "dc2"] }, rack("r1", "r2")] }] }, grid)).toBe(true);
+    expect(within({ terms: [{ matchExpressions: [{ key: ZONE, operator: "In", values: ["dc1", "dc2"] }, rack("r1", "r3")] }] }, grid)).toBe(false);
+  });
+
+  it("judges thousands of terms over thousands of nodeSelector keys, each split", () => {
+    const terms = Array.from({ length: 2_000 }, () => zoneIn(...Array.from({ length: 256 }, (_, i) => (i % 2 ? "dc1" : "dc2"))));
+    expect(within({ nodeSelector: manyKeys, terms }, twoZones)).toBe(true);
+    expect(within({ nodeSelector: manyKeys, terms: [...terms, zoneIn("dc1", "dc3")] }, twoZones)).toBe(false);
+  });
+
+  it("finds the one class term of a thousand that a pod implies", () => {
+    const wide = { terms: Array.from({ length: 1_000 }, (_, i) => ({ matchExpressions: [{ key: ZONE, operator: "In" as const, values: [`z${i}`] }, { key: "pool", operator: "In" as const, values: [`p${i}`] }] })) };
+    expect(within({ nodeSelector: { [ZONE]: "z999", pool: "p999" } }, wide)).toBe(true);
+    expect(within({ nodeSelector: { [ZONE]: "z999", pool: "p998" } }, wide)).toBe(false);
+    expect(within({ nodeSelector: { [ZONE]: "z3" }, terms: [{ matchExpressions: [{ key: "pool", operator: "In", values: ["p3"] }] }] }, wide)).toBe(true);
+  });
+
+  it("counts a term as outside once the work budget is spent, never as inside", () => {
+    // 1,000 class terms a pod term on the zone must be tried against before the one it implies.
+    const decoys = Array.from({ length: 1_000 }, (_, i) => ({ matchExpressions: [{ key: ZONE, operator: "NotIn" as const, values: [`z${i}`] }, { key: `other-${i}`, operator: "Exists" as const }] }));
+    const cls = compilePlacement(placementOf(undefined, [...decoys, zoneIn("a")]));
+    const term = zoneIn("a");
+    expect(termsOutside(placementOf(undefined, [term]), cls)).toEqual([]);
+    const outside = termsOutside(placementOf(undefined, Array(5_000).fill(term)), cls);
+    expect(outside.length).toBeGreaterThan(0);
+    expect(outside.length).toBeLessThan(5_000);
   });
 });

@@ -110,16 +110,26 @@ describe("node constraints and co-location", () => {
   });
 });
 
-it("describeSelector prints kubectl's selector syntax", () => {
+it("describeSelector prints kubectl's selector syntax: the first few requirements and values, each capped", () => {
   expect(
     describeSelector({
       matchLabels: { app: "web" },
       matchExpressions: [
         { key: "tier", operator: "In", values: ["a", "b"] },
-        { key: "zone", operator: "NotIn", values: ["x"] },
         { key: "gpu", operator: "Exists" },
         { key: "legacy", operator: "DoesNotExist" },
       ],
     }),
-  ).toBe("app=web,tier in (a,b),zone notin (x),gpu,!legacy");
+  ).toBe("app=web,tier in (a,b),gpu,!legacy");
+  expect(
+    describeSelector({
+      matchLabels: { app: "w".repeat(1_000) },
+      matchExpressions: [
+        { key: "zone", operator: "NotIn", values: Array.from({ length: 50_000 }, (_, i) => `z${i}`) },
+        { key: "gpu", operator: "Exists" },
+        { key: "spot", operator: "Exists" },
+        { key: "legacy", operator: "DoesNotExist" },
+      ],
+    }),
+  ).toBe(`app=${"w".repeat(62)}…,zone notin (z0,z1,z2,z3,…),gpu,spot,…`);
 });

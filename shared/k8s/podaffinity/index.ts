@@ -5,6 +5,7 @@ import * as z from "zod/mini";
 import "../../zod/index.js";
 import { selectorIsEmpty, selectorMatches, type Labels } from "../labels/index.js";
 import type { LabelSelector, PodAffinity, PodAffinityTerm, PodSpec } from "../schemas/index.js";
+import { capped } from "../../text/index.js";
 
 export const HOSTNAME_TOPOLOGY_KEY = "kubernetes.io/hostname";
 /** Set by the apiserver on every namespace: a namespaceSelector can be judged on it alone. */
@@ -135,13 +136,19 @@ export function coLocatingTerms(podSpec: PodSpec, labels: Labels, namespace: str
   );
 }
 
-/** A selector in kubectl's string form: `app=web,tier in (a,b),!legacy`. */
+/** How many requirements, and values of one, a described selector shows. */
+const DESCRIBED = 4;
+
+/** A selector in kubectl's string form, its first few requirements capped: `app=web,tier in (a,b),!legacy`. */
 export function describeSelector(selector: LabelSelector): string {
-  const parts = Object.entries(selector.matchLabels ?? {}).map(([key, value]) => `${key}=${value}`);
+  const parts: string[] = [];
+  let total = 0;
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) if (total++ < DESCRIBED) parts.push(`${capped(key)}=${capped(value)}`);
   for (const { key, operator, values } of selector.matchExpressions ?? []) {
-    if (operator === "Exists") parts.push(key);
-    else if (operator === "DoesNotExist") parts.push(`!${key}`);
-    else parts.push(`${key} ${operator.toLowerCase()} (${(values ?? []).join(",")})`);
+    if (total++ >= DESCRIBED) continue;
+    if (operator === "Exists") parts.push(capped(key));
+    else if (operator === "DoesNotExist") parts.push(`!${capped(key)}`);
+    else parts.push(`${capped(key)} ${operator.toLowerCase()} (${(values ?? []).slice(0, DESCRIBED).map((v) => capped(v)).join(",")}${(values ?? []).length > DESCRIBED ? ",…" : ""})`);
   }
-  return parts.join(",");
+  return total > DESCRIBED ? `${parts.join(",")},…` : parts.join(",");
 }

@@ -3,8 +3,7 @@
 // intstr.GetScaledValueFromIntOrPercent), so policies see the numbers the
 // deployment controller will use rather than the ones written in YAML.
 import * as z from "zod/mini";
-import { describeZodError } from "../../zod/index.js";
-import { InvalidObjectError } from "../workload/index.js";
+import { invalidObject } from "../workload/index.js";
 
 /** An IntOrString of a rollout field: a non-negative integer or a percentage string like "25%". */
 export type IntOrPercent = number | string;
@@ -59,7 +58,7 @@ export type DeploymentRollout =
 /** A Deployment's `spec` → its rollout after defaulting (replicas 1, RollingUpdate, 25%/25%) and rounding. */
 export function deploymentRollout(spec: unknown): DeploymentRollout {
   const parsed = deploymentSchema.safeParse({ spec });
-  if (!parsed.success) throw new InvalidObjectError(`request.object is not a valid Deployment: ${describeZodError(parsed.error)}`);
+  if (!parsed.success) throw invalidObject("Deployment", parsed.error);
   const replicas = parsed.data.spec?.replicas ?? 1;
   const strategy = parsed.data.spec?.strategy;
   if (strategy?.type === "Recreate") return { type: "Recreate", replicas };

@@ -1,6 +1,7 @@
 // The pod a workload will create, whatever the workload's kind.
 import * as z from "zod/mini";
 import { describeZodError } from "../../zod/index.js";
+import { capped } from "../../text/index.js";
 import { objectMetaSchema, podSpecSchema, podTemplateSchema, type ObjectMeta, type PodSpec } from "../schemas/index.js";
 
 /** Workload kinds whose pods edgeadmit judges, with where their pod spec lives. */
@@ -52,9 +53,18 @@ const cronJobSchema = z.looseObject({
   ),
 });
 
+/** The longest description of an invalid object: zod's paths name the caller's keys. */
+const MAX_INVALID_DESCRIPTION = 512;
+
+/** An InvalidObjectError naming the problem, capped: the keys and values in it are the caller's. */
+export function invalidObject(kind: string, problem: z.core.$ZodError | string): InvalidObjectError {
+  const description = typeof problem === "string" ? problem : describeZodError(problem);
+  return new InvalidObjectError(`request.object is not a valid ${kind}: ${capped(description, MAX_INVALID_DESCRIPTION)}`);
+}
+
 function parse<T>(schema: z.ZodMiniType<T>, kind: string, object: unknown): T {
   const result = schema.safeParse(object);
-  if (!result.success) throw new InvalidObjectError(`request.object is not a valid ${kind}: ${describeZodError(result.error)}`);
+  if (!result.success) throw invalidObject(kind, result.error);
   return result.data;
 }
 
@@ -106,10 +116,10 @@ function decode(kind: WorkloadKind, object: object): Workload {
  * How messages name an object. At admission a Pod often has only
  * generateName: say so rather than print `ns/` with an empty name.
  */
-export function describeObject(kind: string, metadata: ObjectMeta, namespace: string | undefined): string {
+export function describeObject(kind: WorkloadKind, metadata: ObjectMeta, namespace: string | undefined): string {
   const ns = namespace || metadata.namespace;
-  const prefix = ns ? `${ns}/` : "";
-  if (metadata.name) return `${kind.toLowerCase()} ${prefix}${metadata.name}`;
-  if (metadata.generateName) return `${kind.toLowerCase()} ${prefix}${metadata.generateName}* (generateName)`;
+  const prefix = ns ? `${capped(ns)}/` : "";
+  if (metadata.name) return `${kind.toLowerCase()} ${prefix}${capped(metadata.name)}`;
+  if (metadata.generateName) return `${kind.toLowerCase()} ${prefix}${capped(metadata.generateName)}* (generateName)`;
   return `${kind.toLowerCase()} ${prefix}(unnamed)`;
 }

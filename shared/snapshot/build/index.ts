@@ -21,6 +21,7 @@ import { InvalidObjectError, isWorkloadKind, workloadOf, type Workload, type Wor
 import { madeByWorkloadController, WORKLOAD_API_GROUPS } from "../../k8s/controller/index.js";
 import { sharedClaimNames } from "../../k8s/volumes/index.js";
 import { collectPolicyObjects } from "./policies.js";
+import { parseQuantity, QuantityError, type Quantity } from "../../k8s/quantity/index.js";
 
 export const SETTINGS_CONFIGMAP = "edgeadmit-settings";
 export const ROOT_TENANT_NAMESPACE = "tenant-root";
@@ -61,6 +62,11 @@ const pvcObject = z.looseObject({
 const pvObject = z.looseObject({
   metadata: z.looseObject({ name: z.string() }),
   spec: z.looseObject({ nodeAffinity: z.optional(z.nullable(z.looseObject({ required: z.optional(z.nullable(nodeAffinitySchema.shape.requiredDuringSchedulingIgnoredDuringExecution.def.innerType)) }))) }),
+});
+
+const nodeObject = z.looseObject({
+  metadata: z.looseObject({ name: z.string(), labels: objectMetaSchema.shape.labels }),
+  status: z.optional(z.nullable(z.looseObject({ allocatable: z.optional(z.nullable(stringMapSchema)) }))),
 });
 
 const settingsObject = z.looseObject({
@@ -146,7 +152,7 @@ export function buildSnapshot(objects: readonly KubeObject[], options: BuildOpti
   const applications: Record<string, Application> = {};
   const claims: Array<z.infer<typeof pvcObject>> = [];
   const pinned = new Map<string, boolean>();
-  const nodeObjects: Array<z.infer<typeof named>> = [];
+  const nodeObjects: Array<z.infer<typeof nodeObject>> = [];
   const usersByClaim = new Map<string, VolumeUser[]>();
   let settings: Settings = { policies: {}, maxAgeSeconds: DEFAULT_MAX_AGE_SECONDS, onStale: "Warn" };
 
@@ -187,7 +193,7 @@ export function buildSnapshot(objects: readonly KubeObject[], options: BuildOpti
       const pv = decode(pvObject, object);
       if (pv) pinned.set(pv.metadata.name, pinsOneNode(pv));
     } else if (group === "" && kind === "Node") {
-      const node = decode(named, object);
+      const node = decode(nodeObject, object);
       if (node) nodeObjects.push(node);
     } else if (isWorkloadKind(kind) && group === WORKLOAD_API_GROUPS[kind]) {
       collectVolumeUsers(kind, object, usersByClaim, problems);
@@ -224,13 +230,34 @@ export function buildSnapshot(objects: readonly KubeObject[], options: BuildOpti
       volumeClaims,
       nodes: classLabelsOfNodes(nodeObjects, affinityClasses),
       ...collectPolicyObjects(objects, problems),
+      ...(nodeObjects.length > 0 ? { largestAllocatable: largestAllocatable(nodeObjects, problems) } : {}),
     },
     problems,
   };
 }
 
+/** Per resource, the most any one node can give a pod: a small map, whatever the number of nodes. */
+function largestAllocatable(nodes: ReadonlyArray<z.infer<typeof nodeObject>>, problems: string[]): Record<string, string> {
+  const largest = new Map<string, Quantity>();
+  for (const node of nodes) {
+    for (const [resource, text] of Object.entries(node.status?.allocatable ?? {})) {
+      let quantity: Quantity;
+      try {
+        quantity = parseQuantity(text);
+      } catch (e) {
+        if (!(e instanceof QuantityError)) throw e;
+        problems.push(`Node ${node.metadata.name}: status.allocatable.${resource}: ${e.message}`);
+        continue;
+      }
+      const known = largest.get(resource);
+      if (!known || quantity.compareTo(known) > 0) largest.set(resource, quantity);
+    }
+  }
+  return Object.fromEntries([...largest].sort(([a], [b]) => compare(a, b)).map(([resource, quantity]) => [resource, quantity.toString()]));
+}
+
 /** Each node's labels, kept only for the keys some AffinityClass constrains: all a class check reads, at a fraction of the bytes. */
-function classLabelsOfNodes(nodes: ReadonlyArray<z.infer<typeof named>>, classes: Record<string, AffinityClass>): Record<string, Record<string, string>> {
+function classLabelsOfNodes(nodes: ReadonlyArray<z.infer<typeof nodeObject>>, classes: Record<string, AffinityClass>): Record<string, Record<string, string>> {
   const keys = new Set<string>();
   for (const cls of Object.values(classes)) {
     for (const key of Object.keys(cls.nodeSelector ?? {})) keys.add(key);

@@ -1,0 +1,51 @@
+// Caller strings in messages. A name, a label or a selector in a request can be
+// megabytes long or hold newlines; every policy quotes them through here, so a
+// message stays one printable line whose length does not grow with the input.
+
+/** How many characters of one caller string a message quotes: a label value's limit. */
+export const MAX_QUOTED = 63;
+/**
+ * A Kubernetes object name's limit. Names from the snapshot (classes, tenants)
+ * are the cluster's own, which may be quoted whole; a list of them still stops
+ * after a few.
+ */
+export const MAX_NAME = 253;
+/** How many names a list in a message shows before it counts the rest. */
+export const MAX_LISTED = 5;
+
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+/**
+ * `text` cut to at most `max` characters (ending in "…" when cut, never inside
+ * a surrogate pair), with control characters shown as "?". Costs O(max),
+ * whatever the length of `text`.
+ */
+export function capped(text: string, max = MAX_QUOTED): string {
+  let shown = text;
+  if (text.length > max) {
+    let end = max - 1;
+    const last = text.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff) end--;
+    shown = `${text.slice(0, end)}…`;
+  }
+  return shown.replace(UNPRINTABLE, "?");
+}
+
+export interface ListOptions {
+  /** Names shown before the rest are counted. */
+  max?: number;
+  /** Characters of each name shown. */
+  each?: number;
+  /** Each name in double quotes. */
+  quoted?: boolean;
+}
+
+/** `a, b, c and 4 more`: the first few names, each capped; "none" for an empty list. */
+export function listed(names: readonly string[], { max = MAX_LISTED, each = MAX_QUOTED, quoted = false }: ListOptions = {}): string {
+  if (names.length === 0) return "none";
+  const shown = names
+    .slice(0, max)
+    .map((name) => (quoted ? `"${capped(name, each)}"` : capped(name, each)))
+    .join(", ");
+  return names.length > max ? `${shown} and ${names.length - max} more` : shown;
+}
