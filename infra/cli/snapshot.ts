@@ -27,9 +27,11 @@ export async function snapshotFromCluster(args: ParsedArgs, io: CliIo): Promise<
   const settingsNamespace = optionalString(args, "settings-namespace") ?? JOB_NAMESPACE;
   const context = optionalString(args, "context");
   const { listClusterObjects } = await import("../objects/cluster.js");
-  const { objects, warnings } = await listClusterObjects({ settingsNamespace, ...(context !== undefined ? { context } : {}) });
+  const { objects, warnings, unlistedParamKinds } = await listClusterObjects({ settingsNamespace, ...(context !== undefined ? { context } : {}) });
   for (const warning of warnings) io.err(`warning: ${warning}\n`);
-  return snapshotOf(objects, io, settingsNamespace);
+  const snapshot = snapshotOf(objects, io, settingsNamespace);
+  for (const key of unlistedParamKinds) delete snapshot.policyParams[key];
+  return snapshot;
 }
 
 export const PUSH_FLAGS = { endpoint: { type: "string" }, cluster: { type: "string" }, key: { type: "string" } } as const;

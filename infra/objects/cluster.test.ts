@@ -114,6 +114,9 @@ describe("snapshot build --from-cluster", () => {
         "GET /apis/apps/v1/replicasets",
         "GET /apis/batch/v1/jobs",
         "GET /apis/batch/v1/cronjobs",
+        "GET /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+        "GET /apis/edgeadmit.io/v1alpha1/edgeadmissionpolicybindings",
+        "GET /api/v1/namespaces",
       ]),
     );
   });
@@ -136,8 +139,96 @@ describe("what the sync job lists", () => {
     const consumed = new Set([...dispatched, ...workloads]);
     consumed.delete("Pod.");
     consumed.delete("ConfigMap.");
+    // shared/snapshot/build/policies.ts: the policies, their edge bindings (the upstream binding counts only offline) and Namespaces.
+    for (const kind of ["ValidatingAdmissionPolicy.admissionregistration.k8s.io", "EdgeAdmissionPolicyBinding.edgeadmit.io", "Namespace."]) consumed.add(kind);
     expect(dispatched.length).toBeGreaterThan(4);
     expect(new Set(LISTED_RESOURCES.map((r) => `${r.kind}.${r.group}`))).toEqual(consumed);
+  });
+});
+
+describe("the cluster's own policies bound at the edge", () => {
+  const policyObjects = objectsFromText(
+    `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: max-replicas}
+spec:
+  paramKind: {apiVersion: example.io/v1, kind: ReplicaLimit}
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}]
+  validations: [{expression: "object.spec.replicas <= params.maxReplicas"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: not-bound}
+spec:
+  validations: [{expression: "false"}]
+---
+apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionPolicyBinding
+metadata: {name: max-replicas}
+spec:
+  policyName: max-replicas
+  paramRef: {name: limit, parameterNotFoundAction: Deny}
+  validationActions: [Deny]
+---
+apiVersion: example.io/v1
+kind: ReplicaLimit
+metadata: {name: limit, namespace: team-a}
+maxReplicas: 3
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: team-a, labels: {team: a}}
+`,
+    "policies.yaml",
+  );
+
+  it("lists the bound policies, their bindings, the objects of their paramKind and the Namespaces", async () => {
+    const server = await startFakeApiServer([...OBJECTS, ...policyObjects]);
+    process.env.KUBECONFIG = server.kubeconfig;
+    try {
+      const { code, stdout, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
+      expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+      const snapshot = JSON.parse(stdout);
+      expect(Object.keys(snapshot.validatingAdmissionPolicies)).toEqual(["max-replicas"]);
+      expect(Object.keys(snapshot.policyBindings)).toEqual(["max-replicas"]);
+      expect(snapshot.policyParams).toEqual({
+        "example.io/v1/ReplicaLimit": { namespaced: true, objects: [{ apiVersion: "example.io/v1", kind: "ReplicaLimit", metadata: { name: "limit", namespace: "team-a" }, maxReplicas: 3 }] },
+      });
+      expect(snapshot.namespaces["team-a"]).toEqual({ metadata: { name: "team-a", labels: { team: "a" } } });
+      // The paramKind found through discovery, then listed page by page like the rest.
+      expect(server.requests).toContain("GET /apis/example.io/v1");
+      expect(server.requests).toContain("GET /apis/example.io/v1/replicalimits?limit=500");
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("a paramKind RBAC does not grant: the command that grants it, and the kind left unknown, not empty", async () => {
+    const server = await startFakeApiServer([...OBJECTS, ...policyObjects], { forbidden: ["replicalimits.example.io"] });
+    process.env.KUBECONFIG = server.kubeconfig;
+    try {
+      const { code, stdout, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
+      expect(code).toBe(0);
+      expect(stderr).toBe(
+        'warning: the sync job may not list replicalimits.example.io, the paramKind of max-replicas: those policies meet "paramKind not known" at the edge and their failurePolicy decides; grant it with kubectl create clusterrole edgeadmit-sync-params-replicalimits --verb=get,list --resource=replicalimits.example.io && kubectl create clusterrolebinding edgeadmit-sync-params-replicalimits --clusterrole=edgeadmit-sync-params-replicalimits --serviceaccount=edgeadmit-system:edgeadmit-sync\n',
+      );
+      expect(JSON.parse(stdout).policyParams).toEqual({});
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("a paramKind the API server does not serve is said so", async () => {
+    const server = await startFakeApiServer([...OBJECTS, ...policyObjects.filter((o) => o.kind !== "ReplicaLimit")]);
+    process.env.KUBECONFIG = server.kubeconfig;
+    try {
+      const { code, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
+      expect(code).toBe(0);
+      expect(stderr).toBe('warning: the API server serves no ReplicaLimit in example.io/v1, the paramKind of max-replicas: those policies meet "paramKind not known" at the edge\n');
+    } finally {
+      await server.stop();
+    }
   });
 });
 

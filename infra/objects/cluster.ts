@@ -8,20 +8,31 @@ import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
 // Named imports, so the CronJob's bundle keeps only these parts of client-node;
 // the CLI imports this module lazily, so verbs that never talk to a cluster do not load it.
-import { ApiException, AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
+import { AdmissionregistrationV1Api, ApiException, AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, KubernetesObjectApi } from "@kubernetes/client-node";
 import * as z from "zod/mini";
 import "../../shared/zod/index.js";
 import { SETTINGS_CONFIGMAP, type KubeObject } from "../../shared/snapshot/build/index.js";
+import { boundParamKinds } from "../../shared/snapshot/build/policies.js";
 import { CliError, firstLine } from "../cli/errors.js";
 import { JOB_NAMESPACE } from "./job.js";
 /** Objects per list request, as kubectl asks; the server may return fewer and a continue token. */
 export const DEFAULT_PAGE_SIZE = 500;
+
+/** Any kind by apiVersion and kind, found through discovery: the paramKinds of bound policies, known only at run time. */
+class ParamKindApi extends KubernetesObjectApi {
+  /** The resource the API server serves `kind` as (plural name, scope), or undefined when it serves no such kind. */
+  discover(apiVersion: string, kind: string) {
+    return this.resource(apiVersion, kind);
+  }
+}
 
 interface Apis {
   core: CoreV1Api;
   apps: AppsV1Api;
   batch: BatchV1Api;
   custom: CustomObjectsApi;
+  admission: AdmissionregistrationV1Api;
+  params: ParamKindApi;
 }
 
 interface PageRequest {
@@ -83,6 +94,16 @@ export const LISTED_RESOURCES: readonly ListedResource[] = [
   { group: "apps", version: "v1", resource: "replicasets", kind: "ReplicaSet", list: ({ apps }, page) => apps.listReplicaSetForAllNamespaces(page) },
   { group: "batch", version: "v1", resource: "jobs", kind: "Job", list: ({ batch }, page) => batch.listJobForAllNamespaces(page) },
   { group: "batch", version: "v1", resource: "cronjobs", kind: "CronJob", list: ({ batch }, page) => batch.listCronJobForAllNamespaces(page) },
+  // The cluster's own policies bound at the edge (shared/vap), and the namespaces their selectors and namespaceObject read.
+  {
+    group: "admissionregistration.k8s.io",
+    version: "v1",
+    resource: "validatingadmissionpolicies",
+    kind: "ValidatingAdmissionPolicy",
+    list: ({ admission }, page) => admission.listValidatingAdmissionPolicy(page),
+  },
+  custom("edgeadmit.io", "v1alpha1", "edgeadmissionpolicybindings", "EdgeAdmissionPolicyBinding", "kubectl apply -k infra/k8s installs it", "Cluster"),
+  { group: "", version: "v1", resource: "namespaces", kind: "Namespace", list: ({ core }, page) => core.listNamespace(page) },
 ];
 
 export interface ClusterOptions {
@@ -97,6 +118,12 @@ export interface ClusterObjects {
   objects: KubeObject[];
   /** Not failures: e.g. no settings ConfigMap, so the defaults apply. */
   warnings: string[];
+  /**
+   * paramKinds (`<apiVersion>/<kind>`) of bound policies that could not be
+   * listed: the snapshot must not claim they have no objects, so their
+   * policies meet "paramKind not known" and their failurePolicy decides.
+   */
+  unlistedParamKinds: string[];
 }
 
 function qualified(resource: { group: string; resource: string }): string {
@@ -156,6 +183,44 @@ function requestFailure(e: unknown, verb: string, what: string, server: string, 
   return new CliError(`cannot reach the API server at ${server}: ${reason}`);
 }
 
+/** One line saying what RBAC the sync job lacks for a paramKind, and the commands that grant it. */
+export function paramKindGrant(resource: string, group: string, policies: readonly string[]): string {
+  const qualifiedName = group ? `${resource}.${group}` : resource;
+  return (
+    `the sync job may not list ${qualifiedName}, the paramKind of ${policies.join(", ")}: those policies meet "paramKind not known" at the edge and their failurePolicy decides; grant it with ` +
+    `kubectl create clusterrole edgeadmit-sync-params-${resource} --verb=get,list --resource=${qualifiedName} && ` +
+    `kubectl create clusterrolebinding edgeadmit-sync-params-${resource} --clusterrole=edgeadmit-sync-params-${resource} --serviceaccount=${JOB_NAMESPACE}:edgeadmit-sync`
+  );
+}
+
+/** The objects of a bound policy's paramKind, or why they cannot be listed (undefined objects). */
+async function listParams(apis: Apis, paramKind: { apiVersion: string; kind: string; policies: string[] }, pageSize: number, server: string): Promise<{ objects?: KubeObject[]; warning?: string }> {
+  const { apiVersion, kind } = paramKind;
+  const slash = apiVersion.indexOf("/");
+  const [group, version] = slash >= 0 ? [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)] : ["", apiVersion];
+  let served;
+  try {
+    served = await apis.params.discover(apiVersion, kind);
+  } catch (e) {
+    // Discovery of a group nobody serves answers 404: the kind is not known, as the apiserver would find.
+    if (!(e instanceof ApiException && e.code === 404)) throw requestFailure(e, "discover", apiVersion, server);
+  }
+  if (!served) return { warning: `the API server serves no ${kind} in ${apiVersion}, the paramKind of ${paramKind.policies.join(", ")}: those policies meet "paramKind not known" at the edge` };
+  const resource: ListedResource = {
+    group,
+    version,
+    resource: served.name,
+    kind,
+    list: ({ params }, page) => params.list(apiVersion, kind, undefined, undefined, undefined, undefined, undefined, undefined, page.limit, page._continue),
+  };
+  try {
+    return { objects: await listAll(apis, resource, pageSize, server) };
+  } catch (e) {
+    if (e instanceof CliError && e.message.startsWith("RBAC forbids")) return { warning: paramKindGrant(served.name, group, paramKind.policies) };
+    throw e;
+  }
+}
+
 async function listAll(apis: Apis, resource: ListedResource, pageSize: number, server: string): Promise<KubeObject[]> {
   const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
   const crd = resource.crdFrom ? { name: `${qualified(resource)}/${resource.version}`, from: resource.crdFrom } : undefined;
@@ -194,6 +259,8 @@ export async function listClusterObjects(options: ClusterOptions = {}): Promise<
     apps: config.makeApiClient(AppsV1Api),
     batch: config.makeApiClient(BatchV1Api),
     custom: config.makeApiClient(CustomObjectsApi),
+    admission: config.makeApiClient(AdmissionregistrationV1Api),
+    params: config.makeApiClient(ParamKindApi),
   };
   const server = config.getCurrentCluster()!.server;
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
@@ -213,5 +280,16 @@ export async function listClusterObjects(options: ClusterOptions = {}): Promise<
     }
   };
   const lists = await Promise.all([...LISTED_RESOURCES.map((resource) => listAll(apis, resource, pageSize, server)), settings()]);
-  return { objects: lists.flat(), warnings };
+  const objects = lists.flat();
+  // Then what the bound policies name: the objects of their paramKinds, whatever kind that is.
+  const unlistedParamKinds: string[] = [];
+  for (const [key, paramKind] of boundParamKinds(objects)) {
+    const listed = await listParams(apis, paramKind, pageSize, server);
+    if (listed.objects) objects.push(...listed.objects);
+    else {
+      unlistedParamKinds.push(key);
+      warnings.push(listed.warning!);
+    }
+  }
+  return { objects, warnings, unlistedParamKinds };
 }

@@ -10,6 +10,8 @@ import type { AddressInfo } from "node:net";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { LISTED_RESOURCES } from "./cluster.js";
 
+const CLUSTER_SCOPED_RESOURCES = new Set(["nodes", "persistentvolumes", "namespaces", "validatingadmissionpolicies", "affinityclasses", "edgeadmissionpolicybindings"]);
+
 export interface FakeApiServerOptions {
   /** Objects per page, whatever `limit` asks (the real server may also return fewer). */
   pageSize?: number;
@@ -53,6 +55,19 @@ export async function startFakeApiServer(objects: readonly KubeObject[], options
   const pageSize = options.pageSize ?? 2;
   let expireNextContinue = options.expireFirstContinue ?? false;
 
+  /** What the server serves: the listed kinds, and any other kind among `objects` (a paramKind) as `<kind>s`. */
+  const servedResources = (): Array<{ group: string; version: string; resource: string; kind: string; namespaced: boolean }> => {
+    const served = LISTED_RESOURCES.map((r) => ({ group: r.group, version: r.version, resource: r.resource, kind: r.kind, namespaced: !CLUSTER_SCOPED_RESOURCES.has(r.resource) }));
+    for (const object of objects) {
+      const apiVersion = apiVersionOf(object);
+      const slash = apiVersion.indexOf("/");
+      const [group, version] = slash >= 0 ? [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)] : ["", apiVersion];
+      if (served.some((r) => r.group === group && r.version === version && r.kind === object.kind)) continue;
+      served.push({ group, version, resource: `${String(object.kind).toLowerCase()}s`, kind: String(object.kind), namespaced: metadataOf(object).namespace !== undefined });
+    }
+    return served;
+  };
+
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? "/", "http://fake");
     url.searchParams.sort();
@@ -68,10 +83,26 @@ export async function startFakeApiServer(objects: readonly KubeObject[], options
       return found ? send(response, 200, found) : send(response, 404, status(404, "NotFound", `configmaps "${name}" not found`));
     }
 
+    // Discovery, as KubernetesObjectApi asks it for a paramKind: the resources of one group version.
+    const discovery = /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))$/.exec(url.pathname);
+    if (discovery) {
+      const group = discovery[2] ?? "";
+      if (options.missingGroups?.includes(group)) return send(response, 404, "404 page not found\n");
+      const groupVersion = group ? `${group}/${discovery[3]}` : "v1";
+      const resources = servedResources().filter((r) => (r.group ? `${r.group}/${r.version}` : r.version) === groupVersion);
+      if (resources.length === 0) return send(response, 404, "404 page not found\n");
+      return send(response, 200, {
+        kind: "APIResourceList",
+        apiVersion: "v1",
+        groupVersion,
+        resources: resources.map((r) => ({ name: r.resource, singularName: "", namespaced: r.namespaced, kind: r.kind, verbs: ["get", "list"] })),
+      });
+    }
+
     const list = /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))\/([^/]+)$/.exec(url.pathname);
     const group = list?.[2] ?? "";
     const version = list?.[1] ?? list?.[3];
-    const resource = LISTED_RESOURCES.find((r) => list && r.group === group && r.version === version && r.resource === list[4]);
+    const resource = servedResources().find((r) => list && r.group === group && r.version === version && r.resource === list[4]);
     if (!resource) return send(response, 404, "404 page not found\n");
     if (options.missingGroups?.includes(group)) return send(response, 404, "404 page not found\n");
     const qualified = group ? `${resource.resource}.${group}` : resource.resource;

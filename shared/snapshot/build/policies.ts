@@ -83,17 +83,7 @@ export function collectPolicyObjects(objects: readonly KubeObject[], problems: s
   }
 
   // Only bound policies travel; each bound policy's paramKind brings its objects.
-  const validatingAdmissionPolicies: Record<string, unknown> = {};
-  const paramKinds = new Map<string, { apiVersion: string; kind: string }>();
-  for (const binding of Object.values(bindings)) {
-    const policyName = isRecord(binding) && isRecord(binding["spec"]) ? binding["spec"]["policyName"] : undefined;
-    const policy = typeof policyName === "string" ? policies.get(policyName) : undefined;
-    if (!policy || typeof policyName !== "string") continue;
-    validatingAdmissionPolicies[policyName] = definition(policy);
-    const paramKind = isRecord(policy["spec"]) ? policy["spec"]["paramKind"] : undefined;
-    if (isRecord(paramKind) && typeof paramKind["apiVersion"] === "string" && typeof paramKind["kind"] === "string")
-      paramKinds.set(`${paramKind["apiVersion"]}/${paramKind["kind"]}`, { apiVersion: paramKind["apiVersion"], kind: paramKind["kind"] });
-  }
+  const { validatingAdmissionPolicies, paramKinds } = boundPolicies(policies, bindings);
   const scopes = namespacedKinds(objects);
   const policyParams: Record<string, { namespaced: boolean; objects: unknown[] }> = {};
   for (const [key, { apiVersion, kind }] of paramKinds) {
@@ -102,7 +92,47 @@ export function collectPolicyObjects(objects: readonly KubeObject[], problems: s
     const namespaced = scopes.get(`${group}/${kind}`) ?? found.some((object) => typeof metadataOf(object)["namespace"] === "string");
     policyParams[key] = { namespaced, objects: found.map(({ metadata, ...rest }) => ({ ...rest, metadata: withoutManagedFields(metadata) })) };
   }
-  return { validatingAdmissionPolicies, policyBindings: bindings, policyParams, namespaces };
+  // Namespaces serve only namespaceSelector and namespaceObject: without a bound policy they would only churn the snapshot.
+  return { validatingAdmissionPolicies, policyBindings: bindings, policyParams, namespaces: Object.keys(validatingAdmissionPolicies).length > 0 ? namespaces : {} };
+}
+
+type ParamKind = { apiVersion: string; kind: string; policies: string[] };
+
+/** The policies some binding binds, and their paramKinds by `<apiVersion>/<kind>`. */
+function boundPolicies(policies: ReadonlyMap<string, KubeObject>, bindings: Readonly<Record<string, unknown>>) {
+  const validatingAdmissionPolicies: Record<string, unknown> = {};
+  const paramKinds = new Map<string, ParamKind>();
+  for (const binding of Object.values(bindings)) {
+    const policyName = isRecord(binding) && isRecord(binding["spec"]) ? binding["spec"]["policyName"] : undefined;
+    const policy = typeof policyName === "string" ? policies.get(policyName) : undefined;
+    if (!policy || typeof policyName !== "string") continue;
+    validatingAdmissionPolicies[policyName] = definition(policy);
+    const paramKind = isRecord(policy["spec"]) ? policy["spec"]["paramKind"] : undefined;
+    if (isRecord(paramKind) && typeof paramKind["apiVersion"] === "string" && typeof paramKind["kind"] === "string") {
+      const key = `${paramKind["apiVersion"]}/${paramKind["kind"]}`;
+      const known = paramKinds.get(key) ?? { apiVersion: paramKind["apiVersion"], kind: paramKind["kind"], policies: [] };
+      if (!known.policies.includes(policyName)) known.policies.push(policyName);
+      paramKinds.set(key, known);
+    }
+  }
+  return { validatingAdmissionPolicies, paramKinds };
+}
+
+/**
+ * The paramKinds of the policies bound at the edge among `objects`: what the
+ * sync job lists next, by `<apiVersion>/<kind>` (the key of policyParams).
+ */
+export function boundParamKinds(objects: readonly KubeObject[]): Map<string, ParamKind> {
+  const policies = new Map<string, KubeObject>();
+  const bindings: Record<string, unknown> = {};
+  for (const object of objects) {
+    const name = nameOf(object);
+    if (!name) continue;
+    const kind = groupKind(object);
+    if (kind === POLICY_KIND) policies.set(name, object);
+    else if (BINDING_KINDS.has(kind)) bindings[name] = definition(object);
+  }
+  return boundPolicies(policies, bindings).paramKinds;
 }
 
 function withoutManagedFields(metadata: unknown): unknown {
