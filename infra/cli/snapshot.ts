@@ -11,6 +11,8 @@ import { inNamespace, readObjects } from "../objects/yaml.js";
 import { optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
+import { policySetOf } from "../../shared/vap/index.js";
+import { uncoveredPolicyRules, WEBHOOK_CONFIGURATION_NAME } from "../webhook/index.js";
 import type { Verb } from "./verb.js";
 
 /** Builds from `objects`, printing each skipped object as a warning; generation is the clock in ms, so the cluster keeps no counter. */
@@ -27,10 +29,13 @@ export async function snapshotFromCluster(args: ParsedArgs, io: CliIo): Promise<
   const settingsNamespace = optionalString(args, "settings-namespace") ?? JOB_NAMESPACE;
   const context = optionalString(args, "context");
   const { listClusterObjects } = await import("../objects/cluster.js");
-  const { objects, warnings, unlistedParamKinds } = await listClusterObjects({ settingsNamespace, ...(context !== undefined ? { context } : {}) });
+  const { objects, warnings, unlistedParamKinds, webhookRules } = await listClusterObjects({ settingsNamespace, ...(context !== undefined ? { context } : {}) });
   for (const warning of warnings) io.err(`warning: ${warning}\n`);
   const snapshot = snapshotOf(objects, io, settingsNamespace);
   for (const key of unlistedParamKinds) delete snapshot.policyParams[key];
+  // A policy whose requests the apiserver never sends is a policy that is not enforced: say so on every run.
+  for (const hole of webhookRules ? uncoveredPolicyRules(webhookRules, policySetOf(snapshot).rules) : [])
+    io.err(`warning: ${hole}, which ValidatingWebhookConfiguration ${WEBHOOK_CONFIGURATION_NAME} does not send the function: not enforced there; regenerate it with edgeadmit webhook-config --snapshot\n`);
   return snapshot;
 }
 

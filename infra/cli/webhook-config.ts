@@ -2,23 +2,30 @@
 import { stringify } from "yaml";
 import { DEFAULT_TIMEOUT_SECONDS, FAILURE_POLICIES, webhookConfiguration, webhookOptionsError, type WebhookOptions } from "../webhook/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
+import { decodeSnapshot } from "../../shared/snapshot/index.js";
+import { policySetOf } from "../../shared/vap/index.js";
 import { choice, optionalString, parseVerbArgs, requiredString } from "./args.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
+import { readInput } from "./io.js";
 import type { Verb } from "./verb.js";
 
 export const webhookConfig: Verb = {
   name: "webhook-config",
   summary: "print the ValidatingWebhookConfiguration that points a cluster at the function",
-  usage: `edgeadmit webhook-config --url https://HOST --cluster ID [--failure-policy Fail|Ignore] [--timeout SECONDS]
+  usage: `edgeadmit webhook-config --url https://HOST --cluster ID [--snapshot FILE] [--failure-policy Fail|Ignore] [--timeout SECONDS]
 
-clientConfig.url is <URL>/v1/<ID>/validate. Defaults: --failure-policy Fail,
+clientConfig.url is <URL>/v1/<ID>/validate. The rules cover the built-in
+policies and, with --snapshot (a built snapshot, - for stdin), the resource
+rules of the cluster's ValidatingAdmissionPolicies bound at the edge, so the
+apiserver sends the function everything they match. Defaults: --failure-policy Fail,
 --timeout ${DEFAULT_TIMEOUT_SECONDS}. kube-system and ${JOB_NAMESPACE} are never judged, so the
 sync job can always run (docs/operations.md: when the function is unreachable).
 
 Example:
-  edgeadmit webhook-config --url https://edgeadmit.example.com --cluster prod-eu | kubectl apply -f -`,
+  edgeadmit webhook-config --url https://edgeadmit.example.com --cluster prod-eu | kubectl apply -f -
+  edgeadmit snapshot build --from-cluster | edgeadmit webhook-config --url https://edgeadmit.example.com --cluster prod-eu --snapshot - | kubectl apply -f -`,
   async run(argv, io) {
-    const args = parseVerbArgs("webhook-config", argv, { url: { type: "string" }, cluster: { type: "string" }, "failure-policy": { type: "string" }, timeout: { type: "string" } });
+    const args = parseVerbArgs("webhook-config", argv, { url: { type: "string" }, cluster: { type: "string" }, "failure-policy": { type: "string" }, timeout: { type: "string" }, snapshot: { type: "string" } });
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
@@ -33,6 +40,12 @@ Example:
     };
     const error = webhookOptionsError(options);
     if (error) throw new CliError(`edgeadmit webhook-config: ${error}`, EXIT_USAGE);
+    const snapshotFile = optionalString(args, "snapshot");
+    if (snapshotFile !== undefined) {
+      const decoded = decodeSnapshot(await readInput(snapshotFile, io, "snapshot"));
+      if (!decoded.ok) throw new CliError(`edgeadmit webhook-config: ${snapshotFile === "-" ? "<stdin>" : snapshotFile}: ${decoded.error}`);
+      options.policyRules = policySetOf(decoded.snapshot).rules;
+    }
     // No YAML anchors for the repeated operations lists: plain lists read better in kubectl diffs.
     io.out(stringify(webhookConfiguration(options), { aliasDuplicateObjects: false }));
     return 0;

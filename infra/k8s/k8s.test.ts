@@ -12,7 +12,7 @@ import { run, type CelInput } from "@bufbuild/cel";
 import { describe, expect, it } from "vitest";
 import { LISTED_RESOURCES } from "../objects/cluster.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
-import { PLACEHOLDER, webhookConfiguration } from "../webhook/index.js";
+import { PLACEHOLDER, WEBHOOK_CONFIGURATION_NAME, webhookConfiguration } from "../webhook/index.js";
 import { BUNDLE_PARTS, bundleCli, MAX_PART_BYTES, partFile, partsOf } from "../bundle/build.js";
 
 const DIR = __dirname;
@@ -34,6 +34,9 @@ function checkManifests(docs: Doc[]) {
     return (rule.resources as string[]).flatMap((resource) => (rule.apiGroups as string[]).map((group) => `${resource}.${group}`));
   });
   expect(granted.sort()).toEqual(LISTED_RESOURCES.map((r) => `${r.resource}.${r.group}`).sort());
+  expect(find(docs, "ClusterRole", "edgeadmit-sync-webhook").rules).toEqual([
+    { apiGroups: ["admissionregistration.k8s.io"], resources: ["validatingwebhookconfigurations"], resourceNames: [WEBHOOK_CONFIGURATION_NAME], verbs: ["get"] },
+  ]);
   expect(find(docs, "Role", "edgeadmit-settings-reader").rules).toEqual([{ apiGroups: [""], resources: ["configmaps"], resourceNames: ["edgeadmit-settings"], verbs: ["get"] }]);
 
   const cronJob = find(docs, "CronJob", "edgeadmit-sync");
@@ -191,6 +194,8 @@ describe.skipIf(!hasKubectl)("kubectl kustomize infra/k8s", () => {
     expect(docs.map((d) => d.kind).sort()).toEqual(
       [
         "ClusterRole",
+        "ClusterRole",
+        "ClusterRoleBinding",
         "ClusterRoleBinding",
         "ConfigMap",
         "ConfigMap",

@@ -10,6 +10,7 @@ import { runCli } from "../cli/test-io.js";
 import { LISTED_RESOURCES } from "./cluster.js";
 import { startFakeApiServer, type FakeApiServer } from "./fake-apiserver.js";
 import { objectsFromText } from "./yaml.js";
+import { PLACEHOLDER, webhookConfiguration } from "../webhook/index.js";
 
 const YAML = readFileSync(join(__dirname, "testdata", "live-cluster.yaml"), "utf8");
 const OBJECTS = objectsFromText(YAML, "live-cluster.yaml");
@@ -183,8 +184,10 @@ metadata: {name: team-a, labels: {team: a}}
     "policies.yaml",
   );
 
+  const webhook = webhookConfiguration(PLACEHOLDER);
+
   it("lists the bound policies, their bindings, the objects of their paramKind and the Namespaces", async () => {
-    const server = await startFakeApiServer([...OBJECTS, ...policyObjects]);
+    const server = await startFakeApiServer([...OBJECTS, ...policyObjects, webhook]);
     process.env.KUBECONFIG = server.kubeconfig;
     try {
       const { code, stdout, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
@@ -205,7 +208,7 @@ metadata: {name: team-a, labels: {team: a}}
   });
 
   it("a paramKind RBAC does not grant: the command that grants it, and the kind left unknown, not empty", async () => {
-    const server = await startFakeApiServer([...OBJECTS, ...policyObjects], { forbidden: ["replicalimits.example.io"] });
+    const server = await startFakeApiServer([...OBJECTS, ...policyObjects, webhook], { forbidden: ["replicalimits.example.io"] });
     process.env.KUBECONFIG = server.kubeconfig;
     try {
       const { code, stdout, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
@@ -220,7 +223,7 @@ metadata: {name: team-a, labels: {team: a}}
   });
 
   it("a paramKind the API server does not serve is said so", async () => {
-    const server = await startFakeApiServer([...OBJECTS, ...policyObjects.filter((o) => o.kind !== "ReplicaLimit")]);
+    const server = await startFakeApiServer([...OBJECTS, ...policyObjects.filter((o) => o.kind !== "ReplicaLimit"), webhook]);
     process.env.KUBECONFIG = server.kubeconfig;
     try {
       const { code, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
@@ -228,6 +231,38 @@ metadata: {name: team-a, labels: {team: a}}
       expect(stderr).toBe('warning: the API server serves no ReplicaLimit in example.io/v1, the paramKind of max-replicas: those policies meet "paramKind not known" at the edge\n');
     } finally {
       await server.stop();
+    }
+  });
+
+  it("warns when the webhook configuration does not send what a bound policy matches, or is missing", async () => {
+    const onConfigMaps = objectsFromText(
+      `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: max-replicas}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE, DELETE], resources: [configmaps]}, {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]
+  validations: [{expression: "true"}]
+`,
+      "configmaps.yaml",
+    );
+    const bound = [...OBJECTS, ...onConfigMaps, ...policyObjects.filter((o) => o.kind === "EdgeAdmissionPolicyBinding" || o.kind === "Namespace")];
+    const noParams = 'warning: the API server serves no ReplicaLimit in example.io/v1, the paramKind of max-replicas: those policies meet "paramKind not known" at the edge\n';
+    for (const [objects, expected] of [
+      [
+        [...bound, webhook],
+        "warning: ValidatingAdmissionPolicy 'max-replicas' matches CREATE configmaps/v1, DELETE configmaps/v1, which ValidatingWebhookConfiguration edgeadmit does not send the function: not enforced there; regenerate it with edgeadmit webhook-config --snapshot\n",
+      ],
+      [bound, "warning: no ValidatingWebhookConfiguration edgeadmit: the apiserver sends the function nothing, so no policy bound at the edge is enforced (edgeadmit webhook-config --snapshot)\n"],
+    ] as const) {
+      const server = await startFakeApiServer(objects);
+      process.env.KUBECONFIG = server.kubeconfig;
+      try {
+        const { code, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
+        expect({ code, stderr: stderr.replace(noParams, "") }).toEqual({ code: 0, stderr: expected });
+      } finally {
+        await server.stop();
+      }
     }
   });
 });

@@ -15,6 +15,7 @@ import { SETTINGS_CONFIGMAP, type KubeObject } from "../../shared/snapshot/build
 import { boundParamKinds } from "../../shared/snapshot/build/policies.js";
 import { CliError, firstLine } from "../cli/errors.js";
 import { JOB_NAMESPACE } from "./job.js";
+import { WEBHOOK_CONFIGURATION_NAME, type WebhookRule } from "../webhook/index.js";
 /** Objects per list request, as kubectl asks; the server may return fewer and a continue token. */
 export const DEFAULT_PAGE_SIZE = 500;
 
@@ -124,6 +125,8 @@ export interface ClusterObjects {
    * policies meet "paramKind not known" and their failurePolicy decides.
    */
   unlistedParamKinds: string[];
+  /** The rules of the ValidatingWebhookConfiguration that sends the function its requests, read when some policy is bound at the edge. */
+  webhookRules?: WebhookRule[];
 }
 
 function qualified(resource: { group: string; resource: string }): string {
@@ -181,6 +184,38 @@ function requestFailure(e: unknown, verb: string, what: string, server: string, 
   const error = e as { code?: unknown; message?: unknown };
   const reason = typeof error.code === "string" ? error.code : firstLine(String(error.message ?? e));
   return new CliError(`cannot reach the API server at ${server}: ${reason}`);
+}
+
+const webhookSchema = z.looseObject({
+  webhooks: z.optional(z.nullable(z.array(z.looseObject({ rules: z.optional(z.nullable(z.array(z.looseObject({
+    apiGroups: z._default(z.array(z.string()), []),
+    apiVersions: z._default(z.array(z.string()), []),
+    resources: z._default(z.array(z.string()), []),
+    operations: z._default(z.array(z.string()), []),
+    scope: z._default(z.enum(["Cluster", "Namespaced", "*"]), "*"),
+  })))) })))),
+});
+
+/** The rules of every webhook in the function's ValidatingWebhookConfiguration, or undefined (with a warning) when it cannot be read. */
+async function readWebhookRules(apis: Apis, server: string, warnings: string[]): Promise<WebhookRule[] | undefined> {
+  const name = WEBHOOK_CONFIGURATION_NAME;
+  let response: unknown;
+  try {
+    response = await apis.admission.readValidatingWebhookConfiguration({ name });
+  } catch (e) {
+    if (e instanceof ApiException && e.code === 404) {
+      warnings.push(`no ValidatingWebhookConfiguration ${name}: the apiserver sends the function nothing, so no policy bound at the edge is enforced (edgeadmit webhook-config --snapshot)`);
+      return undefined;
+    }
+    if (e instanceof ApiException && e.code === 403) {
+      warnings.push(`RBAC forbids reading ValidatingWebhookConfiguration ${name}: cannot check that it sends what the policies bound at the edge match (infra/k8s/rbac.yaml grants it)`);
+      return undefined;
+    }
+    throw requestFailure(e, "get", `validatingwebhookconfigurations/${name}`, server);
+  }
+  const parsed = webhookSchema.safeParse(JSON.parse(JSON.stringify(response)));
+  if (!parsed.success) throw new CliError(`get validatingwebhookconfigurations/${name}: the API server's answer is not a ValidatingWebhookConfiguration`);
+  return (parsed.data.webhooks ?? []).flatMap((webhook) => webhook.rules ?? []);
 }
 
 /** One line saying what RBAC the sync job lacks for a paramKind, and the commands that grant it. */
@@ -291,5 +326,6 @@ export async function listClusterObjects(options: ClusterOptions = {}): Promise<
       warnings.push(listed.warning!);
     }
   }
-  return { objects, warnings, unlistedParamKinds };
+  const webhookRules = objects.some((o) => o.kind === "EdgeAdmissionPolicyBinding") ? await readWebhookRules(apis, server, warnings) : undefined;
+  return { objects, warnings, unlistedParamKinds, ...(webhookRules ? { webhookRules } : {}) };
 }

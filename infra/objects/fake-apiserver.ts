@@ -83,6 +83,14 @@ export async function startFakeApiServer(objects: readonly KubeObject[], options
       return found ? send(response, 200, found) : send(response, 404, status(404, "NotFound", `configmaps "${name}" not found`));
     }
 
+    const webhook = /^\/apis\/admissionregistration\.k8s\.io\/v1\/validatingwebhookconfigurations\/([^/]+)$/.exec(url.pathname);
+    if (webhook) {
+      const found = objects.find((o) => o.kind === "ValidatingWebhookConfiguration" && metadataOf(o).name === webhook[1]);
+      if (options.forbidden?.includes("validatingwebhookconfigurations.admissionregistration.k8s.io"))
+        return send(response, 403, status(403, "Forbidden", `validatingwebhookconfigurations.admissionregistration.k8s.io "${webhook[1]}" is forbidden`));
+      return found ? send(response, 200, found) : send(response, 404, status(404, "NotFound", `validatingwebhookconfigurations.admissionregistration.k8s.io "${webhook[1]}" not found`));
+    }
+
     // Discovery, as KubernetesObjectApi asks it for a paramKind: the resources of one group version.
     const discovery = /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))$/.exec(url.pathname);
     if (discovery) {

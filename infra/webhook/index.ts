@@ -2,6 +2,7 @@
 // the function. `edgeadmit webhook-config` prints it; infra/k8s/webhook.yaml is
 // its output for the placeholder URL (a test keeps them equal).
 import { clusterIdError } from "../../shared/clusters/index.js";
+import type { NamedRule } from "../../shared/vap/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 
 export const FAILURE_POLICIES = ["Fail", "Ignore"] as const;
@@ -18,6 +19,75 @@ export interface WebhookOptions {
   cluster: string;
   failurePolicy?: FailurePolicy;
   timeoutSeconds?: number;
+  /** The resource rules of the cluster's policies bound at the edge (a snapshot's policySetOf(...).rules). */
+  policyRules?: ReadonlyArray<{ policy: string; rule: NamedRule }>;
+}
+
+/** A webhook rule, as admissionregistration.k8s.io/v1 RuleWithOperations spells it. */
+export interface WebhookRule {
+  apiGroups: string[];
+  apiVersions: string[];
+  resources: string[];
+  operations: string[];
+  scope: "Cluster" | "Namespaced" | "*";
+}
+
+/** The rules the built-in policies need. */
+function builtInRules(): WebhookRule[] {
+  const write = ["CREATE", "UPDATE"];
+  return [
+    { apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], operations: ["CREATE"], scope: "Namespaced" },
+    { apiGroups: ["apps"], apiVersions: ["v1"], resources: ["deployments", "statefulsets", "daemonsets", "replicasets"], operations: write, scope: "Namespaced" },
+    { apiGroups: ["batch"], apiVersions: ["v1"], resources: ["jobs", "cronjobs"], operations: write, scope: "Namespaced" },
+    { apiGroups: ["cozystack.io"], apiVersions: ["v1alpha1"], resources: ["affinityclasses"], operations: [...write, "DELETE"], scope: "Cluster" },
+    { apiGroups: ["apps.cozystack.io"], apiVersions: ["*"], resources: ["*"], operations: write, scope: "*" },
+  ];
+}
+
+/** A bound policy's rule as a webhook rule: the same lists (a VAP rule's resourceNames narrow it further, the function checks them). */
+function asWebhookRule(rule: NamedRule): WebhookRule {
+  return { apiGroups: rule.apiGroups, apiVersions: rule.apiVersions, resources: rule.resources, operations: rule.operations, scope: rule.scope };
+}
+
+/** Whether `list` holds `value` or the wildcard; a resource `x/*` or `*\/*` also covers subresources. */
+function listCovers(list: readonly string[], value: string): boolean {
+  return list.includes("*") || list.includes(value);
+}
+
+function resourceCovered(resources: readonly string[], resource: string): boolean {
+  if (resources.includes(resource) || resources.includes("*/*")) return true;
+  const slash = resource.indexOf("/");
+  return slash < 0 ? resources.includes("*") : resources.includes(`${resource.slice(0, slash)}/*`) || resources.includes(`*/${resource.slice(slash + 1)}`);
+}
+
+/**
+ * What the bound policies match that `webhookRules` do not send the
+ * function, one line per policy rule: a policy the apiserver never asks
+ * about is a policy that is not enforced. Conservative: a wildcard in the
+ * policy's rule must be a wildcard in one webhook rule.
+ */
+export function uncoveredPolicyRules(webhookRules: readonly WebhookRule[], policyRules: ReadonlyArray<{ policy: string; rule: NamedRule }>): string[] {
+  const missing: string[] = [];
+  for (const { policy, rule } of policyRules) {
+    const holes: string[] = [];
+    for (const group of rule.apiGroups)
+      for (const version of rule.apiVersions)
+        for (const resource of rule.resources)
+          for (const operation of rule.operations) {
+            const sent = webhookRules.some(
+              (w) =>
+                listCovers(w.apiGroups, group) &&
+                listCovers(w.apiVersions, version) &&
+                resourceCovered(w.resources, resource) &&
+                listCovers(w.operations, operation) &&
+                // A resource has one scope: only opposite explicit scopes exclude each other.
+                (w.scope === "*" || rule.scope === "*" || w.scope === rule.scope),
+            );
+            if (!sent) holes.push(`${operation} ${group === "" ? resource : `${resource}.${group}`}/${version}`);
+          }
+    if (holes.length > 0) missing.push(`ValidatingAdmissionPolicy '${policy}' matches ${holes.slice(0, 5).join(", ")}${holes.length > 5 ? ` and ${holes.length - 5} more` : ""}`);
+  }
+  return missing;
 }
 
 /** Why `options` cannot make a configuration the kube-apiserver accepts, or undefined. */
@@ -38,9 +108,15 @@ export function webhookOptionsError(options: WebhookOptions): string | undefined
   return undefined;
 }
 
+/** The built-in policies' rules, then each bound policy's rules that they do not already cover. */
+export function webhookRules(policyRules: ReadonlyArray<{ policy: string; rule: NamedRule }>): WebhookRule[] {
+  const rules = builtInRules();
+  for (const entry of policyRules) if (uncoveredPolicyRules(rules, [entry]).length > 0) rules.push(asWebhookRule(entry.rule));
+  return rules;
+}
+
 export function webhookConfiguration(options: WebhookOptions) {
   const base = options.url.replace(/\/+$/, "");
-  const write = ["CREATE", "UPDATE"];
   return {
     apiVersion: "admissionregistration.k8s.io/v1",
     kind: "ValidatingWebhookConfiguration",
@@ -60,19 +136,7 @@ export function webhookConfiguration(options: WebhookOptions) {
         namespaceSelector: {
           matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", JOB_NAMESPACE] }],
         },
-        rules: [
-          { apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], operations: ["CREATE"], scope: "Namespaced" },
-          {
-            apiGroups: ["apps"],
-            apiVersions: ["v1"],
-            resources: ["deployments", "statefulsets", "daemonsets", "replicasets"],
-            operations: write,
-            scope: "Namespaced",
-          },
-          { apiGroups: ["batch"], apiVersions: ["v1"], resources: ["jobs", "cronjobs"], operations: write, scope: "Namespaced" },
-          { apiGroups: ["cozystack.io"], apiVersions: ["v1alpha1"], resources: ["affinityclasses"], operations: [...write, "DELETE"], scope: "Cluster" },
-          { apiGroups: ["apps.cozystack.io"], apiVersions: ["*"], resources: ["*"], operations: write, scope: "*" },
-        ],
+        rules: webhookRules(options.policyRules ?? []),
       },
     ],
   };

@@ -30,6 +30,7 @@ import {
   policyObjectSchema,
   type BindingSpec,
   type FailurePolicy,
+  type NamedRule,
   type PolicySpec,
   type ValidationAction,
 } from "./schema/index.js";
@@ -108,6 +109,8 @@ export interface CompiledPolicySet {
   problems: string[];
   /** How many policies are bound at the edge. */
   bound: number;
+  /** Each bound policy's matchConstraints.resourceRules: what the webhook configuration must send the function. */
+  readonly rules: ReadonlyArray<{ policy: string; rule: NamedRule }>;
   /** Whether some bound policy's rules name the request's resource: a cheap test before any matching. */
   mayMatch(request: AdmissionRequest): boolean;
   evaluate(request: AdmissionRequest): PolicySetOutcome;
@@ -208,6 +211,7 @@ interface Invocation {
 
 class PolicySet implements CompiledPolicySet {
   readonly bound: number;
+  readonly rules: ReadonlyArray<{ policy: string; rule: NamedRule }>;
   /** Policies by the `group/resource` their rules name; those with wildcard rules are tried for every request. */
   readonly #byResource = new Map<string, CompiledPolicy[]>();
   readonly #anyResource: CompiledPolicy[] = [];
@@ -219,6 +223,7 @@ class PolicySet implements CompiledPolicySet {
     readonly problems: string[],
   ) {
     this.bound = policies.length;
+    this.rules = policies.flatMap((policy) => policy.spec.matchConstraints.resourceRules.map((rule) => ({ policy: policy.name, rule })));
     for (const policy of policies) {
       const keys = ruleKeys(policy.spec.matchConstraints.resourceRules);
       if (keys === undefined) this.#anyResource.push(policy);
