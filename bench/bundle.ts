@@ -133,6 +133,9 @@ async function workerdStartup(code: string): Promise<{ function: number[]; empty
   return runs;
 }
 
+/** The worker bundle, CEL and RE2 included (the ValidatingAdmissionPolicy issue's goal). */
+const BUNDLE_GZIP_GOAL_KB = 80;
+
 export async function bundleAndStartup(dir: string): Promise<Section> {
   const { code, contributors } = await bundle(join(dir, "worker.min.js"));
   const gzipped = gzipSync(code).length;
@@ -142,7 +145,7 @@ export async function bundleAndStartup(dir: string): Promise<Section> {
     title: "4. Bundle and start-up",
     figures: [
       figure("bundle, minified", "KB", exact(code.length / KB)),
-      figure("bundle, minified + gzip", "KB", exact(gzipped / KB), { op: "<=", value: 50 }),
+      figure("bundle, minified + gzip", "KB", exact(gzipped / KB), { op: "<=", value: BUNDLE_GZIP_GOAL_KB }),
       figure(`of the minified bundle: ${largest}`, "KB", exact(largestBytes / KB)),
     ],
     commands: [
@@ -159,7 +162,7 @@ export async function bundleAndStartup(dir: string): Promise<Section> {
     const how = minify ? "wrangler deploy --dry-run --minify" : "wrangler deploy --dry-run (as wrangler.toml configures it)";
     section.commands.push(`WRANGLER_SEND_METRICS=false CLOUDFLARE_CF_FETCH_ENABLED=false npx wrangler deploy --dry-run --outdir ${relative(PROJECT_ROOT, outdir)}${minify ? " --minify" : ""}`);
     if (typeof dry === "string") section.notes.push(dry);
-    else section.figures.push(figure(`${how}: upload`, "KB", exact(dry.bytes / KB)), figure(`${how}: gzip`, "KB", exact(dry.gzip / KB), { op: "<=", value: 50 }));
+    else section.figures.push(figure(`${how}: upload`, "KB", exact(dry.bytes / KB)), figure(`${how}: gzip`, "KB", exact(dry.gzip / KB), { op: "<=", value: BUNDLE_GZIP_GOAL_KB }));
   }
   const workerd = await workerdStartup(code.toString("utf8"));
   section.figures.push(

@@ -1,0 +1,198 @@
+// Section 7: the cluster's own ValidatingAdmissionPolicies at the edge.
+// kubescape's 60 unchanged policies (the team folder's acceptance suite, when
+// it sits beside the project) bound at the edge, judging a 6-container
+// Deployment CREATE; the cost of compiling them on an isolate's first sight;
+// and 1,000 bound policies of which 10 match against a snapshot of those 10.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { buildSnapshot, type KubeObject } from "../shared/snapshot/build/index.js";
+import { SnapshotView } from "../shared/snapshot/view.js";
+import { compilePolicySet } from "../shared/vap/index.js";
+import { PROJECT_ROOT } from "../scripts/local-worker.js";
+import { figure, goalsHold, type Section } from "./figures.js";
+import { floor, handleReview, reviewContext } from "./review.js";
+import { nowNs, quantile, spread } from "./stats.js";
+import { interleave } from "./timing.js";
+
+const KUBESCAPE = join(PROJECT_ROOT, "..", "shared", "conformance", "kubescape-cel-admission-library");
+const TEST_LABEL = { "admission-policy-test": "abc" };
+
+const readYaml = (path: string) => parse(readFileSync(path, "utf8")) as KubeObject;
+
+/** Each kubescape policy with an edge binding (objectSelector and params as its own test binding names them), its params and the param CRD. */
+export function kubescapeObjects(): KubeObject[] {
+  const controls = readdirSync(join(KUBESCAPE, "controls"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const params = readYaml(join(KUBESCAPE, "test-resources", "default-control-configuration.yaml"));
+  const objects: KubeObject[] = [readYaml(join(KUBESCAPE, "configuration", "policy-configuration-definition.yaml"))];
+  for (const control of controls) {
+    const policy = readYaml(join(KUBESCAPE, "controls", control, "policy.yaml"));
+    const name = (policy.metadata as { name: string }).name;
+    const paramKind = (policy.spec as { paramKind?: unknown }).paramKind;
+    objects.push(policy, {
+      apiVersion: "edgeadmit.io/v1alpha1",
+      kind: "EdgeAdmissionPolicyBinding",
+      metadata: { name },
+      spec: {
+        policyName: name,
+        validationActions: ["Deny"],
+        matchResources: { objectSelector: { matchLabels: TEST_LABEL } },
+        ...(paramKind ? { paramRef: { name: `${name}-params`, parameterNotFoundAction: "Deny" } } : {}),
+      },
+    });
+    if (paramKind) objects.push({ ...params, metadata: { name: `${name}-params` } });
+  }
+  return objects;
+}
+
+/** A Deployment of six containers every kubescape policy allows: limits, requests, probes, a pinned image, no privileges. */
+export function deploymentReview(): string {
+  const container = (i: number) => ({
+    name: `c${i}`,
+    image: `gcr.io/example/app-${i}@sha256:${"a".repeat(64)}`,
+    imagePullPolicy: "IfNotPresent",
+    resources: { limits: { cpu: "2", memory: "1Gi" }, requests: { cpu: "500m", memory: "512Mi" } },
+    livenessProbe: { httpGet: { path: "/healthz", port: 8080 } },
+    readinessProbe: { httpGet: { path: "/ready", port: 8080 } },
+    securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ["ALL"] } },
+    ports: [{ containerPort: 8080 + i }],
+    env: [{ name: "MODE", value: "production" }],
+  });
+  const deployment = {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "web", namespace: "shop", labels: { ...TEST_LABEL, app: "web" } },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: { app: "web" } },
+      template: {
+        metadata: { labels: { app: "web" } },
+        spec: {
+          automountServiceAccountToken: false,
+          securityContext: { runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
+          containers: Array.from({ length: 6 }, (_, i) => container(i)),
+        },
+      },
+    },
+  };
+  return JSON.stringify({
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: {
+      uid: "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b",
+      kind: { group: "apps", version: "v1", kind: "Deployment" },
+      resource: { group: "apps", version: "v1", resource: "deployments" },
+      name: "web",
+      namespace: "shop",
+      operation: "CREATE",
+      userInfo: { username: "alice", groups: ["system:authenticated"] },
+      object: deployment,
+      oldObject: null,
+      dryRun: false,
+      options: { apiVersion: "meta.k8s.io/v1", kind: "CreateOptions" },
+    },
+  });
+}
+
+/** `count` bound policies on Deployments (each a few typical checks), and `others` on resources nobody sends here. */
+function syntheticPolicies(count: number, others: number): KubeObject[] {
+  const policy = (name: string, group: string, resource: string): KubeObject[] => [
+    {
+      apiVersion: "admissionregistration.k8s.io/v1",
+      kind: "ValidatingAdmissionPolicy",
+      metadata: { name },
+      spec: {
+        matchConstraints: { resourceRules: [{ apiGroups: [group], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: [resource] }] },
+        validations: [
+          { expression: "object.spec.replicas <= 50", message: "too many replicas" },
+          { expression: "object.spec.template.spec.containers.all(c, has(c.resources) && has(c.resources.limits))", message: "limits required" },
+          { expression: "object.metadata.?labels.app.orValue('') != ''", message: "app label required" },
+        ],
+      },
+    },
+    { apiVersion: "edgeadmit.io/v1alpha1", kind: "EdgeAdmissionPolicyBinding", metadata: { name }, spec: { policyName: name, validationActions: ["Deny"] } },
+  ];
+  return [
+    ...Array.from({ length: count }, (_, i) => policy(`deployments-${i}`, "apps", "deployments")),
+    ...Array.from({ length: others }, (_, i) => policy(`widgets-${i}`, `example${i}.io`, "widgets")),
+  ].flat();
+}
+
+export function viewOfObjects(objects: KubeObject[]): SnapshotView {
+  const { snapshot } = buildSnapshot(objects, { generation: 1, builtAt: new Date().toISOString() });
+  return new SnapshotView(snapshot);
+}
+
+const TIMING = { rounds: 7, warmupMs: 400, batchMs: 120, minBatch: 200 };
+const COMPILE_RUNS = 15;
+const roundMedians = (rounds: number[][]) => rounds.map((round) => quantile(round, 0.5) / 1e3);
+
+export async function validatingAdmissionPolicies(): Promise<Section> {
+  const section: Section = {
+    id: "vap",
+    title: "7. The cluster's own ValidatingAdmissionPolicies, in process (Node)",
+    figures: [],
+    commands: ["npm run bench   # section 7 runs inside the orchestrator (bench/vap.ts)"],
+    notes: [
+      `Each review goes through decode → review() with the built-in policies and the snapshot's bound policies → encode, as section 1; floor: JSON.stringify(JSON.parse(body)). ${TIMING.rounds} rounds, candidates in turns.`,
+    ],
+  };
+  const text = deploymentReview();
+
+  if (existsSync(KUBESCAPE)) {
+    const objects = kubescapeObjects();
+    const view = viewOfObjects(objects);
+    const context = reviewContext(view);
+    const answer = JSON.parse(handleReview(text, context)) as { response: { allowed: boolean; status?: { message: string } } };
+    section.notes.push(
+      `kubescape: ${objects.filter((o) => o.kind === "ValidatingAdmissionPolicy").length} policies bound from ../shared/conformance/kubescape-cel-admission-library; the ${text.length.toLocaleString("en")}-byte 6-container Deployment CREATE is ${answer.response.allowed ? "allowed" : `denied (${answer.response.status?.message.slice(0, 200)})`}.`,
+    );
+    const samples = await interleave(
+      [
+        { name: "review", run: () => handleReview(text, context).length },
+        { name: "floor", run: () => floor(text).length },
+      ],
+      TIMING,
+    );
+    const medians = roundMedians(samples.review!);
+    const floors = roundMedians(samples.floor!);
+    section.figures.push(
+      figure("60 kubescape policies, 6-container Deployment: median", "µs", spread(medians)),
+      figure("60 kubescape policies, 6-container Deployment: p99", "µs", spread(samples.review!.map((round) => quantile(round, 0.99) / 1e3)), { op: "<=", value: 1000 }),
+      figure("60 kubescape policies, 6-container Deployment: median / floor", "×", spread(medians.map((m, i) => m / floors[i]!)), { op: "<=", value: 3 }),
+    );
+    const snapshot = view.snapshot;
+    const compileMs: number[] = [];
+    for (let i = 0; i < COMPILE_RUNS; i++) {
+      const started = nowNs();
+      const set = compilePolicySet({ policies: snapshot.validatingAdmissionPolicies, bindings: snapshot.policyBindings, params: snapshot.policyParams, namespaces: snapshot.namespaces });
+      compileMs.push((nowNs() - started) / 1e6);
+      if (set.bound !== 60) throw new Error(`compiled ${set.bound} kubescape policies, expected 60: ${set.problems.slice(0, 3).join("; ")}`);
+    }
+    section.figures.push(figure("compile the 60 kubescape policies (an isolate's first sight)", "ms", spread(compileMs), { op: "<=", value: 50 }));
+    section.notes.push(`Compile: compilePolicySet over the snapshot's 60 bound policies, ${COMPILE_RUNS} runs; the first run is the cold one, the median is reported.`);
+  } else section.notes.push("kubescape figures skipped: ../shared/conformance/kubescape-cel-admission-library is not beside the project.");
+
+  const tenOnly = reviewContext(viewOfObjects(syntheticPolicies(10, 0)));
+  const thousand = reviewContext(viewOfObjects(syntheticPolicies(10, 990)));
+  const scale = await interleave(
+    [
+      { name: "10", run: () => handleReview(text, tenOnly).length },
+      { name: "1000", run: () => handleReview(text, thousand).length },
+    ],
+    TIMING,
+  );
+  const ten = roundMedians(scale["10"]!);
+  const all = roundMedians(scale["1000"]!);
+  section.figures.push(
+    figure("10 matching policies bound: median", "µs", spread(ten)),
+    figure("1,000 bound, the same 10 matching: median", "µs", spread(all)),
+    figure("1,000 bound / 10 bound", "×", spread(all.map((m, i) => m / ten[i]!)), { op: "<=", value: 1.2 }),
+  );
+  section.notes.push("Scale: 10 policies on Deployments (three typical validations each), alone and among 990 more on resources this request is not (each of its own group); requests reach only the policies whose rules name their resource.");
+  if (!goalsHold(section)) {
+    const failing = section.figures.filter((f) => f.pass === false).map((f) => `${f.name} ${f.value.median.toFixed(2)} ${f.unit}`);
+    section.biggestCost = `ValidatingAdmissionPolicies: ${failing.join("; ")}.`;
+  }
+  return section;
+}
