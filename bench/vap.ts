@@ -21,7 +21,7 @@ const TEST_LABEL = { "admission-policy-test": "abc" };
 const readYaml = (path: string) => parse(readFileSync(path, "utf8")) as KubeObject;
 
 /** Each kubescape policy with an edge binding (objectSelector and params as its own test binding names them), its params and the param CRD. */
-export function kubescapeObjects(): KubeObject[] {
+function kubescapeObjects(): KubeObject[] {
   const controls = readdirSync(join(KUBESCAPE, "controls"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
   const params = readYaml(join(KUBESCAPE, "test-resources", "default-control-configuration.yaml"));
   const objects: KubeObject[] = [readYaml(join(KUBESCAPE, "configuration", "policy-configuration-definition.yaml"))];
@@ -46,7 +46,7 @@ export function kubescapeObjects(): KubeObject[] {
 }
 
 /** A Deployment of six containers every kubescape policy allows: limits, requests, probes, a pinned image, no privileges. */
-export function deploymentReview(): string {
+function deploymentReview(): string {
   const container = (i: number) => ({
     name: `c${i}`,
     image: `gcr.io/example/app-${i}@sha256:${"a".repeat(64)}`,
@@ -118,7 +118,7 @@ function syntheticPolicies(count: number, others: number): KubeObject[] {
   ].flat();
 }
 
-export function viewOfObjects(objects: KubeObject[]): SnapshotView {
+function viewOfObjects(objects: KubeObject[]): SnapshotView {
   const { snapshot } = buildSnapshot(objects, { generation: 1, builtAt: new Date().toISOString() });
   return new SnapshotView(snapshot);
 }
