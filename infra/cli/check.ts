@@ -31,10 +31,10 @@ export function exitCodeOf(report: CheckReport, failOn: FailOn): number {
   return counts.unreadable > 0 || failingModes(failOn).some((mode) => counts[mode] > 0) ? EXIT_FAILURE : 0;
 }
 
-/** Exit 1 says "denied", so anything that stops the check from running is 2, in one line. */
-function cannotRun(e: unknown): CliError {
+/** Exit 1 says "denied" (or "an expectation failed"), so anything that stops `verb` from running is 2, in one line. */
+export function cannotRun(verb: string, e: unknown): CliError {
   if (e instanceof CliError) return new CliError(e.message, EXIT_USAGE);
-  return new CliError(`edgeadmit check: ${firstLine(e instanceof Error ? e.message : String(e))}`, EXIT_USAGE);
+  return new CliError(`edgeadmit ${verb}: ${firstLine(e instanceof Error ? e.message : String(e))}`, EXIT_USAGE);
 }
 
 export const check: Verb = {
@@ -93,7 +93,7 @@ Examples:
       if (objects.length === 0) throw new CliError(`edgeadmit check: no Kubernetes objects in ${files.join(", ")}`);
       snapshot = fromCluster ? await snapshotFromCluster(args, io) : snapshotFile !== undefined ? await snapshotFromFile(snapshotFile, io) : snapshotOf(objects, io, optionalString(args, "settings-namespace"));
     } catch (e) {
-      throw cannotRun(e);
+      throw cannotRun("check", e);
     }
     const report = checkObjects(objects, snapshot);
     io.out(RENDERERS[output](report));
