@@ -7,6 +7,7 @@ import { PROJECT_ROOT } from "../scripts/local-worker.js";
 import { adversarial } from "./adversarial.js";
 import { validatingAdmissionPolicies } from "./vap.js";
 import { bundleAndStartup } from "./bundle.js";
+import { checkScale } from "./check.js";
 import { cliSnapshotBuild } from "./cli.js";
 import { endToEnd } from "./e2e.js";
 import type { Section } from "./figures.js";
@@ -32,15 +33,16 @@ async function main(): Promise<void> {
 
   // The per-review and end-to-end sections judge pods of an application in a 1,000-application cluster.
   const cluster = buildClusterSnapshot(1_000);
-  const review = await step("1/7 per review, in process", () => perReview(viewOf(cluster.stored), cluster.shape));
+  const review = await step("1/8 per review, in process", () => perReview(viewOf(cluster.stored), cluster.shape));
   const smallReview = reviewCases(cluster.shape)[0]!;
-  await step("2/7 snapshot scale", () => snapshotScale(scratchDir("snapshots")));
+  await step("2/8 snapshot scale", () => snapshotScale(scratchDir("snapshots")));
   const inProcessUs = review.figures.find((f) => f.name === `${smallReview.name}: median`)!.value.median;
-  await step("3/7 end to end through workerd", () => endToEnd(cluster, smallReview.text, smallReview.name, inProcessUs, scratchDir("e2e")));
-  await step("4/7 bundle and start-up", () => bundleAndStartup(scratchDir("bundle")));
-  await step("5/7 CLI snapshot build", () => cliSnapshotBuild(scratchDir("cli")));
-  await step("6/7 adversarial reviews", adversarial);
-  await step("7/7 ValidatingAdmissionPolicies", validatingAdmissionPolicies);
+  await step("3/8 end to end through workerd", () => endToEnd(cluster, smallReview.text, smallReview.name, inProcessUs, scratchDir("e2e")));
+  await step("4/8 bundle and start-up", () => bundleAndStartup(scratchDir("bundle")));
+  await step("5/8 CLI snapshot build", () => cliSnapshotBuild(scratchDir("cli")));
+  await step("6/8 adversarial reviews", adversarial);
+  await step("7/8 ValidatingAdmissionPolicies", validatingAdmissionPolicies);
+  await step("8/8 CLI check, in process", () => checkScale(scratchDir("check"), inProcessUs));
 
   results.durationSeconds = (nowMs() - started) / 1000;
   endLoad(results.machine);

@@ -3,16 +3,18 @@
 import { FunctionError } from "../client/index.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine } from "./errors.js";
 import { processIo, type CliIo } from "./io.js";
+import { check } from "./check.js";
 import { clustersCheck } from "./clusters.js";
 import { keygen } from "./keygen.js";
 import { review } from "./review.js";
 import { snapshotVerbs } from "./snapshot.js";
+import { suite } from "./suite.js";
 import { sync } from "./sync.js";
 import { token } from "./token.js";
 import type { Verb } from "./verb.js";
 import { webhookConfig } from "./webhook-config.js";
 
-export const VERBS: readonly Verb[] = [keygen, token, clustersCheck, ...snapshotVerbs, sync, review, webhookConfig];
+export const VERBS: readonly Verb[] = [keygen, token, clustersCheck, ...snapshotVerbs, sync, review, check, suite, webhookConfig];
 
 function help(): string {
   const width = Math.max(...VERBS.map((v) => v.name.length));

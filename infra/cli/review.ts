@@ -15,7 +15,8 @@ export const review: Verb = {
 
 One AdmissionReview per object in PATH (files, directories, - for stdin): a
 single object prints as indented JSON, several as one JSON per line.
---namespace fills in objects that name none (as kubectl apply -n does).
+--namespace fills in namespaced objects that name none (default: default, as
+kubectl apply -n does).
 --old names the object before the change (one object); it makes the operation
 UPDATE unless --operation says otherwise.
 
@@ -40,13 +41,12 @@ Examples:
     const operation = choice("review", "operation", optionalString(args, "operation"), OPERATIONS, oldPath ? "UPDATE" : "CREATE");
     const options: WrapOptions = { operation };
     const namespace = optionalString(args, "namespace");
-    if (namespace) options.namespace = namespace;
     if (oldPath) {
-      const old = await readObjects([oldPath], io);
+      const old = await readObjects([oldPath], io, { namespace });
       if (old.length !== 1) throw new CliError(`--old ${oldPath}: expected one object, found ${old.length}`);
       options.oldObject = old[0]!;
     }
-    const objects = await readObjects(files, io);
+    const objects = await readObjects(files, io, { namespace });
     if (objects.length === 0) throw new CliError(`no Kubernetes objects in ${files.join(", ")}`);
     const reviews = objects.map((object) => wrapReview(object, options));
     io.out(reviews.length === 1 ? `${JSON.stringify(reviews[0], null, 2)}\n` : reviews.map((r) => `${JSON.stringify(r)}\n`).join(""));

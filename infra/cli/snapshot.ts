@@ -7,7 +7,7 @@ import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/inde
 import { importPrivateKey } from "../../shared/signing/index.js";
 import { pushSnapshot, type StoredSnapshot } from "../client/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
-import { inNamespace, readObjects } from "../objects/yaml.js";
+import { readObjects } from "../objects/yaml.js";
 import { optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
@@ -79,7 +79,8 @@ const build: Verb = {
 
 -f takes files (many YAML documents each), directories (their .yaml, .yml and
 .json files, recursively) and - for stdin; kind: List is unpacked. -n puts
-namespaced objects that name no namespace into NS, as kubectl apply -n does.
+namespaced objects that name no namespace into NS (default: default), as
+kubectl apply -n does.
 --from-cluster lists AffinityClasses, Tenants, HelmReleases, PVCs, PVs, Nodes,
 the workloads (not Pods) and the ConfigMap edgeadmit-settings (in --settings-namespace,
 default ${JOB_NAMESPACE}) through the kubeconfig, as the sync job does.
@@ -111,8 +112,8 @@ Examples:
     let snapshot: Snapshot;
     if (fromCluster) snapshot = await snapshotFromCluster(args, io);
     else {
-      const objects = await readObjects(files, io);
-      snapshot = snapshotOf(namespace ? inNamespace(objects, namespace) : objects, io, optionalString(args, "settings-namespace"));
+      const objects = await readObjects(files, io, { namespace });
+      snapshot = snapshotOf(objects, io, optionalString(args, "settings-namespace"));
     }
     const json = `${JSON.stringify(snapshot, null, 2)}\n`;
     const output = optionalString(args, "output");

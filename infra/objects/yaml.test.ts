@@ -1,12 +1,17 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import type { CliIo } from "../cli/io.js";
 import { runCli } from "../cli/test-io.js";
-import { inNamespace, objectsFromText } from "./yaml.js";
+import { isClusterScoped, objectsFromText, readObjects, sourceOf } from "./yaml.js";
 
 const FIXTURES = join(__dirname, "..", "..", "..", "shared", "fixtures", "real-world");
 const DEMO = join(__dirname, "..", "..", "examples", "demo", "cluster.yaml");
+const K8S = join(__dirname, "..", "k8s");
+const IO: CliIo = { out: () => undefined, err: () => undefined, readStdin: async () => "" };
 
 describe("objects from YAML", () => {
   it("reads every document and unpacks List and <Kind>List items", () => {
@@ -44,16 +49,103 @@ items:
     );
   });
 
-  it("puts namespaced objects without a namespace into -n's namespace, and leaves cluster-scoped ones alone", () => {
-    const objects = inNamespace(
-      [
-        { apiVersion: "v1", kind: "PersistentVolumeClaim", metadata: { name: "data" } },
-        { apiVersion: "v1", kind: "PersistentVolume", metadata: { name: "pv-1" } },
-        { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web", namespace: "elsewhere" } },
-      ],
-      "tenant-acme",
-    );
-    expect(objects.map((o) => (o.metadata as { namespace?: string }).namespace)).toEqual(["tenant-acme", undefined, "elsewhere"]);
+});
+
+describe("readObjects", () => {
+  const dir = mkdtempSync(join(tmpdir(), "edgeadmit-read-"));
+  const file = join(dir, "objects.yaml");
+  writeFileSync(
+    file,
+    `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: { name: data }
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: { name: pv-1 }
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web, namespace: elsewhere }
+---
+apiVersion: v1
+kind: List
+items:
+  - apiVersion: cozystack.io/v1alpha1
+    kind: AffinityClass
+    metadata: { name: dc1 }
+  - apiVersion: example.com/v1
+    kind: Widget
+    metadata: { name: w }
+  - apiVersion: example.com/v1
+    kind: Gadget
+    metadata: { name: g }
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: { name: gadgets.example.com }
+spec:
+  group: example.com
+  scope: Cluster
+  names: { kind: Gadget, plural: gadgets }
+  versions: []
+`,
+  );
+  const namespaces = (objects: KubeObject[]) => objects.map((o) => `${String(o.kind)} ${String((o.metadata as { namespace?: string }).namespace)}`);
+
+  it("puts namespaced objects without a namespace into the given one, default \"default\"; cluster-scoped kinds, built-in or by a CRD in the input, stay without", async () => {
+    const expected = (ns: string) => [
+      `PersistentVolumeClaim ${ns}`,
+      "PersistentVolume undefined",
+      "Deployment elsewhere",
+      "AffinityClass undefined",
+      `Widget ${ns}`,
+      "Gadget undefined",
+      "CustomResourceDefinition undefined",
+    ];
+    expect(namespaces(await readObjects([file], IO))).toEqual(expected("default"));
+    expect(namespaces(await readObjects([file], IO, { namespace: "tenant-acme" }))).toEqual(expected("tenant-acme"));
+  });
+
+  it("remembers each object's file and line, list items at their own line, stdin as <stdin>", async () => {
+    const objects = await readObjects([file, "-"], { ...IO, readStdin: async () => "\n\napiVersion: v1\nkind: Pod\nmetadata: { name: p }\n" });
+    expect(objects.map((object) => sourceOf(object))).toEqual([
+      { file, line: 1 },
+      { file, line: 5 },
+      { file, line: 9 },
+      { file, line: 16 },
+      { file, line: 19 },
+      { file, line: 22 },
+      { file, line: 26 },
+      { file: "<stdin>", line: 3 },
+    ]);
+    expect(sourceOf({ kind: "Pod" })).toBeUndefined();
+  });
+});
+
+describe("isClusterScoped", () => {
+  it.each([
+    ["v1", "Namespace", true],
+    ["v1", "Pod", false],
+    ["storage.k8s.io/v1", "StorageClass", true],
+    ["rbac.authorization.k8s.io/v1", "ClusterRole", true],
+    ["rbac.authorization.k8s.io/v1", "Role", false],
+    ["admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding", true],
+    // Same kind, another group: the group decides.
+    ["example.com/v1", "Namespace", false],
+    ["example.com/v1", "Widget", false],
+  ])("%s %s: %s", (apiVersion, kind, clusterScoped) => {
+    expect(isClusterScoped(apiVersion, kind)).toBe(clusterScoped);
+  });
+
+  it("knows every cluster-scoped CRD this repository installs without being given it", () => {
+    const crds = readdirSync(K8S).filter((name) => name.endsWith("-crd.yaml"));
+    expect(crds.length).toBeGreaterThan(0);
+    for (const name of crds) {
+      const crd = parse(readFileSync(join(K8S, name), "utf8"));
+      const apiVersion = `${crd.spec.group}/${crd.spec.versions[0].name}`;
+      expect([name, isClusterScoped(apiVersion, crd.spec.names.kind)]).toEqual([name, crd.spec.scope === "Cluster"]);
+    }
   });
 });
 
@@ -95,11 +187,21 @@ describe("snapshot build -f", () => {
     expect(Object.keys(snapshot.tenants).sort()).toEqual(["tenant-colocate", "tenant-node2", "tenant-onepernode", "tenant-spread"]);
   });
 
+  it("puts a claim that names no namespace into \"default\", or -n's namespace", async () => {
+    const claim = join(FIXTURES, "B", "before", "workspace-pvc.yaml");
+    const inDefault = await runCli(["snapshot", "build", "-f", claim]);
+    expect(inDefault.stderr).toBe("");
+    expect(Object.keys(JSON.parse(inDefault.stdout).volumeClaims)).toEqual(["default/backend-state-pvc"]);
+    const inTenant = await runCli(["snapshot", "build", "-f", claim, "-n", "tenant-acme"]);
+    expect(Object.keys(JSON.parse(inTenant.stdout).volumeClaims)).toEqual(["tenant-acme/backend-state-pvc"]);
+  });
+
   it("warns on stderr about objects it skips, and still builds from the rest", async () => {
-    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-f", join(FIXTURES, "B", "before", "workspace-pvc.yaml")]);
+    const broken = "apiVersion: cozystack.io/v1alpha1\nkind: AffinityClass\nmetadata: { name: dc9 }\n---\n";
+    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-f", "-", "-f", DEMO], broken);
     expect(code).toBe(0);
-    expect(stderr).toBe("warning: PersistentVolumeClaim backend-state-pvc: metadata.namespace: Invalid input: expected string, received undefined\n");
-    expect(JSON.parse(stdout).volumeClaims).toEqual({});
+    expect(stderr).toBe("warning: AffinityClass dc9: spec: Invalid input: expected object, received undefined\n");
+    expect(Object.keys(JSON.parse(stdout).affinityClasses)).toEqual(["dc1", "dc2", "gpu"]);
   });
 
   it("writes -o FILE and says what it holds", async () => {

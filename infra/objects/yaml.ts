@@ -1,9 +1,12 @@
 // Kubernetes objects from YAML or JSON: files with many documents,
 // directories, `-` for stdin, and `kind: List` (or `<Kind>List`, as the API
-// returns it) unpacked into its items. A syntax error names file and line.
+// returns it) unpacked into its items. A syntax error names file and line;
+// every object read remembers its file and line (sourceOf), and a namespaced
+// object that names no namespace gets one, as kubectl gives it the current one.
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { LineCounter, parseAllDocuments } from "yaml";
+import { isMap, isNode, isSeq, LineCounter, parseAllDocuments } from "yaml";
+import * as z from "zod/mini";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { CliError, firstLine } from "../cli/errors.js";
 import { readInput, type CliIo } from "../cli/io.js";
@@ -12,6 +15,19 @@ const MANIFEST = /\.(ya?ml|json)$/i;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Where an object was read: the file (`<stdin>` for -) and the line its document or list item starts on. */
+export interface Source {
+  file: string;
+  line?: number;
+}
+
+// Keyed by the object itself, so callers pass objects around as plain values and still find their origin.
+const sources = new WeakMap<object, Source>();
+
+export function sourceOf(object: object): Source | undefined {
+  return sources.get(object);
 }
 
 /** Files to read for each path given: a directory contributes its manifests, recursively, in name order. */
@@ -29,23 +45,35 @@ function manifestFiles(path: string): string[] {
     .flatMap((entry) => (entry.isDirectory() ? manifestFiles(join(path, entry.name)) : MANIFEST.test(entry.name) ? [join(path, entry.name)] : []));
 }
 
-/** A list's items, each with its own apiVersion/kind (a typed `<Kind>List` leaves them out). */
-function unpack(object: Record<string, unknown>, where: string): KubeObject[] {
+/** A list's items, each with its own apiVersion/kind (a typed `<Kind>List` leaves them out) and its own line. */
+function unpack(object: Record<string, unknown>, node: unknown, source: Source, lineOf: (node: unknown) => number | undefined): KubeObject[] {
   const kind = typeof object.kind === "string" ? object.kind : "";
-  if (!kind.endsWith("List") || !Array.isArray(object.items)) return [object];
+  if (!kind.endsWith("List") || !Array.isArray(object.items)) {
+    sources.set(object, source);
+    return [object];
+  }
   const itemKind = kind === "List" ? undefined : kind.slice(0, -"List".length);
+  const itemNodes = isMap(node) ? node.get("items", true) : undefined;
   return object.items.flatMap((item, index) => {
-    if (!isObject(item)) throw new CliError(`${where}: items[${index}] is not a Kubernetes object`);
+    const itemNode = isSeq(itemNodes) ? itemNodes.items[index] : undefined;
+    const itemSource = { file: source.file, ...(lineOf(itemNode) !== undefined ? { line: lineOf(itemNode) } : source.line !== undefined ? { line: source.line } : {}) };
+    if (!isObject(item)) throw new CliError(`${where(itemSource)}: items[${index}] is not a Kubernetes object`);
     const typed = itemKind ? { apiVersion: object.apiVersion, kind: itemKind, ...item } : item;
-    return unpack(typed, `${where} items[${index}]`);
+    return unpack(typed, itemNode, itemSource, lineOf);
   });
 }
 
-/** Every object in `text`; `name` is how errors refer to it (a path, or `<stdin>`). */
+/** `file:line`, or the file alone when the line is unknown. */
+export function where(source: Source): string {
+  return source.line === undefined ? source.file : `${source.file}:${source.line}`;
+}
+
+/** Every object in `text`, as written (no namespace filled in); `name` is how errors and sourceOf refer to it (a path, or `<stdin>`). */
 export function objectsFromText(text: string, name: string): KubeObject[] {
   const objects: KubeObject[] = [];
   // Records line starts while parsing, so finding a document's line is a binary search, not a rescan of the file.
   const lineCounter = new LineCounter();
+  const lineOf = (node: unknown) => (isNode(node) && node.range ? lineCounter.linePos(node.range[0]).line : undefined);
   for (const doc of parseAllDocuments(text, { lineCounter })) {
     const error = doc.errors[0];
     if (error) {
@@ -55,51 +83,107 @@ export function objectsFromText(text: string, name: string): KubeObject[] {
     }
     const value: unknown = doc.toJS();
     if (value === null || value === undefined) continue;
-    const line = doc.contents?.range ? lineCounter.linePos(doc.contents.range[0]).line : undefined;
-    const where = `${name}${line ? `:${line}` : ""}`;
-    if (!isObject(value)) throw new CliError(`${where}: a document is not a Kubernetes object (a mapping with apiVersion and kind)`);
-    objects.push(...unpack(value, where));
+    const line = lineOf(doc.contents);
+    const source = { file: name, ...(line !== undefined ? { line } : {}) };
+    if (!isObject(value)) throw new CliError(`${where(source)}: a document is not a Kubernetes object (a mapping with apiVersion and kind)`);
+    objects.push(...unpack(value, doc.contents, source, lineOf));
   }
   return objects;
 }
 
-/** The objects in every path, in order: files, directories, `-` for stdin (read once). */
-export async function readObjects(paths: readonly string[], io: CliIo): Promise<KubeObject[]> {
+export interface ReadOptions {
+  /** For namespaced objects that name none; "default" when unset, as kubectl's current namespace usually is. */
+  namespace?: string | undefined;
+}
+
+/**
+ * The objects in every path, in order: files, directories, `-` for stdin
+ * (read once). Namespaced objects without metadata.namespace get
+ * `options.namespace ?? "default"`.
+ */
+export async function readObjects(paths: readonly string[], io: CliIo, options: ReadOptions = {}): Promise<KubeObject[]> {
   const objects: KubeObject[] = [];
   for (const file of paths.flatMap(manifestFiles)) {
     const text = await readInput(file, io, "file");
     objects.push(...objectsFromText(text, file === "-" ? "<stdin>" : file));
   }
+  const crds = objects.filter((object) => crdOf(object) !== undefined);
+  const namespace = options.namespace ?? "default";
+  for (const object of objects) {
+    if (isClusterScoped(object.apiVersion, object.kind, crds)) continue;
+    // In place: the objects are this call's own, and sourceOf is keyed by their identity.
+    if (!isObject(object.metadata)) object.metadata = { namespace };
+    else if (typeof object.metadata.namespace !== "string" || object.metadata.namespace === "") object.metadata.namespace = namespace;
+  }
   return objects;
 }
 
-/** Kinds without a namespace, among those a manifest for edgeadmit is likely to hold. */
-const CLUSTER_SCOPED = new Set([
-  "AffinityClass",
-  "PersistentVolume",
-  "Namespace",
-  "Node",
-  "StorageClass",
-  "CustomResourceDefinition",
-  "ClusterRole",
-  "ClusterRoleBinding",
-  "ValidatingWebhookConfiguration",
-  "MutatingWebhookConfiguration",
-  "ValidatingAdmissionPolicy",
-  "ValidatingAdmissionPolicyBinding",
-  "PriorityClass",
-  "RuntimeClass",
-  "IngressClass",
-  "CSIDriver",
-  "APIService",
-]);
+/** `group/Kind`, with "" for the core group: how scope is looked up. */
+function groupKind(group: string, kind: string): string {
+  return `${group}/${kind}`;
+}
 
-/** Puts namespaced objects that name no namespace into `namespace`, as `kubectl apply -n` does. */
-export function inNamespace(objects: readonly KubeObject[], namespace: string): KubeObject[] {
-  return objects.map((object) => {
-    const metadata = isObject(object.metadata) ? object.metadata : {};
-    if (typeof object.kind === "string" && CLUSTER_SCOPED.has(object.kind)) return object;
-    if (typeof metadata.namespace === "string" && metadata.namespace !== "") return object;
-    return { ...object, metadata: { ...metadata, namespace } };
+function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf("/");
+  return slash >= 0 ? apiVersion.slice(0, slash) : "";
+}
+
+/** Kubernetes' built-in cluster-scoped kinds (kubectl api-resources --namespaced=false), and this repo's own CRDs (infra/k8s/*-crd.yaml). */
+const CLUSTER_SCOPED: ReadonlySet<string> = new Set(
+  Object.entries({
+    "": ["Namespace", "Node", "PersistentVolume", "ComponentStatus"],
+    "admissionregistration.k8s.io": [
+      "ValidatingWebhookConfiguration",
+      "MutatingWebhookConfiguration",
+      "ValidatingAdmissionPolicy",
+      "ValidatingAdmissionPolicyBinding",
+      "MutatingAdmissionPolicy",
+      "MutatingAdmissionPolicyBinding",
+    ],
+    "apiextensions.k8s.io": ["CustomResourceDefinition"],
+    "apiregistration.k8s.io": ["APIService"],
+    "authentication.k8s.io": ["TokenReview", "SelfSubjectReview"],
+    "authorization.k8s.io": ["SubjectAccessReview", "SelfSubjectAccessReview", "SelfSubjectRulesReview"],
+    "certificates.k8s.io": ["CertificateSigningRequest", "ClusterTrustBundle"],
+    "flowcontrol.apiserver.k8s.io": ["FlowSchema", "PriorityLevelConfiguration"],
+    "internal.apiserver.k8s.io": ["StorageVersion"],
+    "networking.k8s.io": ["IngressClass", "IPAddress", "ServiceCIDR"],
+    "node.k8s.io": ["RuntimeClass"],
+    "rbac.authorization.k8s.io": ["ClusterRole", "ClusterRoleBinding"],
+    "resource.k8s.io": ["DeviceClass", "ResourceSlice"],
+    "scheduling.k8s.io": ["PriorityClass"],
+    "storage.k8s.io": ["StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "VolumeAttributesClass"],
+    "storagemigration.k8s.io": ["StorageVersionMigration"],
+    "cozystack.io": ["AffinityClass"],
+    "edgeadmit.io": ["EdgeAdmissionPolicyBinding"],
+  }).flatMap(([group, kinds]) => kinds.map((kind) => groupKind(group, kind))),
+);
+
+const crdSchema = z.looseObject({
+  apiVersion: z.string().check(z.startsWith("apiextensions.k8s.io/")),
+  kind: z.literal("CustomResourceDefinition"),
+  spec: z.looseObject({ group: z.string(), names: z.looseObject({ kind: z.string() }), scope: z.enum(["Cluster", "Namespaced"]) }),
+});
+
+/** The group/Kind a CustomResourceDefinition defines and whether it is cluster-scoped; undefined for anything else. */
+function crdOf(object: KubeObject): { groupKind: string; clusterScoped: boolean } | undefined {
+  const crd = crdSchema.safeParse(object);
+  return crd.success ? { groupKind: groupKind(crd.data.spec.group, crd.data.spec.names.kind), clusterScoped: crd.data.spec.scope === "Cluster" } : undefined;
+}
+
+/**
+ * Whether objects of this apiVersion and kind have no namespace: a built-in
+ * cluster-scoped kind, or one a CustomResourceDefinition among `crds` declares
+ * with scope Cluster. Any other kind counts as namespaced: kubectl would ask
+ * the apiserver, which knows every CRD; without one, namespaced is the
+ * common case and the one that cannot lose a namespace.
+ */
+export function isClusterScoped(apiVersion: unknown, kind: unknown, crds: readonly KubeObject[] = []): boolean {
+  if (typeof apiVersion !== "string" || typeof kind !== "string") return false;
+  const key = groupKind(groupOf(apiVersion), kind);
+  if (CLUSTER_SCOPED.has(key)) return true;
+  return crds.some((object) => {
+    const crd = crdOf(object);
+    return crd !== undefined && crd.groupKind === key && crd.clusterScoped;
   });
 }

@@ -1,0 +1,159 @@
+// `edgeadmit check` end to end in process: exact reports, exit codes, stdin,
+// and the cluster facts from the input, a snapshot file, or bad input.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli } from "./test-io.js";
+
+const HYGIENE = "test/fixtures/hygiene";
+const scratch = mkdtempSync(join(tmpdir(), "edgeadmit-check-"));
+
+/** A ValidatingAdmissionPolicy bound for Deny, and two Deployments, as `helm template` might print them. */
+const VAP_AND_DEPLOYMENTS = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: max-replicas}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}
+  validations:
+  - expression: object.spec.replicas <= 5
+    message: at most 5 replicas
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: max-replicas-binding}
+spec:
+  policyName: max-replicas
+  validationActions: [Deny]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: big}
+spec:
+  replicas: 10
+  selector: {matchLabels: {app: big}}
+  template:
+    metadata: {labels: {app: big}}
+    spec: {containers: [{name: app, image: nginx}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: broken}
+spec:
+  template: not a pod template
+`;
+
+describe("edgeadmit check", () => {
+  it("prints each result at its file:line with the webhook's message, then the counts; warnings alone exit 0", async () => {
+    expect(await runCli(["check", "-f", `${HYGIENE}/b-before.yaml`, "-f", `${HYGIENE}/nodes.yaml`, "-n", "gateway"])).toEqual({
+      code: 0,
+      stdout: [
+        "test/fixtures/hygiene/b-before.yaml:12  Deployment gateway/gateway  rwo-rollout  Warn  rwo-rollout: deploy/gateway: surge pod + RWO PVC session-store: Multi-Attach; use Recreate or maxSurge 0",
+        "",
+        "5 objects checked: 0 Deny, 1 Warn, 0 Audit",
+        "",
+      ].join("\n"),
+      stderr: "",
+    });
+  });
+
+  it("exits 1 when --fail-on warn and something warns, and when something is denied", async () => {
+    expect((await runCli(["check", "-f", `${HYGIENE}/b-before.yaml`, "--fail-on", "warn"])).code).toBe(1);
+    expect((await runCli(["check", "-f", `${HYGIENE}/b-before.yaml`, "--fail-on", "audit"])).code).toBe(1);
+    expect((await runCli(["check", "-f", `${HYGIENE}/b-after.yaml`, "--fail-on", "audit"])).code).toBe(0);
+    expect(await runCli(["check", "-f", `${HYGIENE}/a-before.yaml`, "-f", "examples/profiles/recommended.yaml", "-n", "notebooks"])).toEqual({
+      code: 1,
+      stdout: [
+        "test/fixtures/hygiene/a-before.yaml:15  Deployment notebooks/notebook-ui      pod-affinity-deadlock  Deny  pod-affinity-deadlock: deploy/notebook-ui: required podAffinity on shared storage-group + nodeSelector: deadlock; select the app",
+        "test/fixtures/hygiene/a-before.yaml:40  Deployment notebooks/notebook-worker  pod-affinity-deadlock  Deny  pod-affinity-deadlock: deploy/notebook-worker: required podAffinity on shared storage-group + nodeSelector: deadlock; select the app",
+        "",
+        "5 objects checked: 2 Deny, 0 Warn, 0 Audit",
+        "",
+      ].join("\n"),
+      stderr: "",
+    });
+  });
+
+  it("reads stdin, judges with the ValidatingAdmissionPolicies in it (as the apiserver words them), and reports an unreadable object without stopping", async () => {
+    expect(await runCli(["check", "-f", "-"], VAP_AND_DEPLOYMENTS)).toEqual({
+      code: 1,
+      stdout: [
+        "<stdin>:19  Deployment default/big     ha-spread     Audit  ha-spread: deploy/big: 10 replicas may share one node; add podAntiAffinity or topologySpreadConstraints on its labels",
+        "<stdin>:19  Deployment default/big     max-replicas  Deny   ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: at most 5 replicas",
+        "<stdin>:29  Deployment default/broken  -             Error  request.object is not a valid Deployment: spec.template: Invalid input: expected object, received string",
+        "",
+        "4 objects checked: 1 Deny, 0 Warn, 1 Audit, 1 unreadable",
+        "",
+      ].join("\n"),
+      stderr: "warning: Deployment default/broken: spec.template: Invalid input: expected object, received string\n",
+    });
+  });
+
+  it("-o json: every object in input order with its results, messages as the webhook writes them", async () => {
+    const { code, stdout } = await runCli(["check", "-f", `${HYGIENE}/b-before.yaml`, "-o", "json"]);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({
+      apiVersion: "edgeadmit.io/v1alpha1",
+      kind: "CheckReport",
+      summary: { objects: 2, unreadable: 0, Deny: 0, Warn: 1, Audit: 0 },
+      objects: [
+        { apiVersion: "v1", kind: "PersistentVolumeClaim", namespace: "default", name: "session-store", file: "test/fixtures/hygiene/b-before.yaml", line: 5, allowed: true, results: [] },
+        {
+          apiVersion: "apps/v1",
+          kind: "Deployment",
+          namespace: "default",
+          name: "gateway",
+          file: "test/fixtures/hygiene/b-before.yaml",
+          line: 12,
+          allowed: true,
+          results: [
+            {
+              policy: "rwo-rollout",
+              mode: "Warn",
+              message: "rwo-rollout: deploy/gateway: surge pod + RWO PVC session-store: Multi-Attach; use Recreate or maxSurge 0",
+              field: "spec.strategy",
+            },
+          ],
+        },
+      ],
+    });
+  });
+
+  it("takes the cluster facts from --snapshot as edgeadmit snapshot build writes it", async () => {
+    const snapshotFile = join(scratch, "strict.json");
+    expect((await runCli(["snapshot", "build", "-f", "examples/profiles/strict.yaml", "-f", `${HYGIENE}/b-before.yaml`, "-o", snapshotFile])).code).toBe(0);
+    const { code, stdout } = await runCli(["check", "-f", `${HYGIENE}/b-before.yaml`, "--snapshot", snapshotFile]);
+    expect({ code, stdout }).toEqual({
+      code: 1,
+      stdout: [
+        "test/fixtures/hygiene/b-before.yaml:12  Deployment default/gateway  rwo-rollout  Deny  rwo-rollout: deploy/gateway: surge pod + RWO PVC session-store: Multi-Attach; use Recreate or maxSurge 0",
+        "",
+        "2 objects checked: 1 Deny, 0 Warn, 0 Audit",
+        "",
+      ].join("\n"),
+    });
+  });
+
+  it("exits 2 with one line when the check cannot run", async () => {
+    const notASnapshot = join(scratch, "not-a-snapshot.json");
+    writeFileSync(notASnapshot, "{}");
+    const cases: Array<[string[], string, string?]> = [
+      [["check"], "edgeadmit check: -f PATH is required (see edgeadmit check --help)\n"],
+      [["check", "-f", "missing.yaml"], "cannot read missing.yaml: ENOENT\n"],
+      [["check", "-f", "-"], "<stdin>:2:1: Map keys must be unique\n", "a: 1\na: 2\n"],
+      [["check", "-f", "-"], "edgeadmit check: no Kubernetes objects in -\n", "# nothing\n"],
+      [["check", "-f", `${HYGIENE}/b-before.yaml`, "-o", "yaml"], 'edgeadmit check: --output must be one of text, json, sarif, not "yaml"\n'],
+      [["check", "-f", `${HYGIENE}/b-before.yaml`, "--fail-on", "never"], 'edgeadmit check: --fail-on must be one of deny, warn, audit, not "never"\n'],
+      [["check", "-f", `${HYGIENE}/b-before.yaml`, "--snapshot", notASnapshot, "--from-cluster"], "edgeadmit check: give --snapshot FILE or --from-cluster, not both\n"],
+      [["check", "-f", "-", "--snapshot", "-"], "edgeadmit check: stdin can be read once: give -f - or --snapshot -, not both\n"],
+    ];
+    for (const [argv, stderr, stdin] of cases) expect(await runCli(argv, stdin), argv.join(" ")).toEqual({ code: 2, stdout: "", stderr });
+    expect(await runCli(["check", "-f", `${HYGIENE}/b-before.yaml`, "--snapshot", notASnapshot])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `${notASnapshot}: snapshot does not match the schema: apiVersion: Invalid input: expected "edgeadmit.io/v1alpha1"; kind: Invalid input: expected "Snapshot"; generation: Invalid input: expected number, received undefined; builtAt: Invalid input: expected string, received undefined; affinityClasses: Invalid input: expected record, received undefined\n`,
+    });
+  });
+});

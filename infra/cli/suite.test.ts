@@ -1,0 +1,87 @@
+// `edgeadmit test`: the shipped suites pass; a broken expectation fails with
+// the difference; a malformed suite is exit 2 naming its file, line and field.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli } from "./test-io.js";
+
+const FIXTURES = resolve("test/fixtures/hygiene");
+
+function suiteFile(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), "edgeadmit-suite-")), "edgeadmit-test.yaml");
+  writeFileSync(file, text);
+  return file;
+}
+
+describe("edgeadmit test", () => {
+  it("passes every suite shipped in test/suites", async () => {
+    const { code, stdout, stderr } = await runCli(["test", "test/suites"]);
+    expect({ code, stderr, failures: stdout.split("\n").filter((line) => line.includes("FAIL")) }).toEqual({ code: 0, stderr: "", failures: [] });
+    expect(stdout.endsWith("\n9 suites, 25 expectations: 25 passed, 0 failed\n")).toBe(true);
+  });
+
+  it("fails a broken expectation with the difference spelled out, and exits 1", async () => {
+    const file = suiteFile(`apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionTest
+metadata: {name: "incident B, expected wrongly"}
+namespace: gateway
+resources: [${FIXTURES}/b-before.yaml]
+expect:
+- {object: Deployment/gateway, policy: rwo-rollout, result: deny}
+- {object: Deployment/gateway, policy: rwo-rollout, result: warn, message: maxSurge 1}
+- {object: Deployment/gateway, policy: rwo-rollout, result: pass}
+- {object: Deployment/gateway, policy: ha-spread, result: pass}
+- {object: Deployment/other/gateway, policy: rwo-rollout, result: warn}
+`);
+    const got = "warn: rwo-rollout: deploy/gateway: surge pod + RWO PVC session-store: Multi-Attach; use Recreate or maxSurge 0";
+    expect(await runCli(["test", file])).toEqual({
+      code: 1,
+      stdout: [
+        `${file}: incident B, expected wrongly`,
+        "  FAIL  Deployment/gateway  rwo-rollout  deny",
+        `        expected deny, got ${got}`,
+        "  FAIL  Deployment/gateway  rwo-rollout  warn",
+        `        expected a message containing "maxSurge 1", got ${got}`,
+        "  FAIL  Deployment/gateway  rwo-rollout  pass",
+        `        expected pass, got ${got}`,
+        "  PASS  Deployment/gateway  ha-spread  pass",
+        "  FAIL  Deployment/other/gateway  rwo-rollout  warn",
+        "        no object Deployment/other/gateway among the resources",
+        "",
+        "1 suite, 5 expectations: 1 passed, 4 failed",
+        "",
+      ].join("\n"),
+      stderr: "",
+    });
+  });
+
+  it("exits 2 with one line naming file, line and field when a suite cannot be read", async () => {
+    const file = suiteFile(`apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionTest
+metadata: {name: fine}
+resources: [${FIXTURES}/b-before.yaml]
+expect: [{object: Deployment/gateway, policy: rwo-rollout, result: warn}]
+---
+apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionTest
+metadata: {name: typo}
+resources: [${FIXTURES}/b-before.yaml]
+expect: [{object: gateway, policy: rwo-rollout, result: denied}]
+`);
+    expect(await runCli(["test", file])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `${file}:7: not an EdgeAdmissionTest: expect.0.object: must be Kind/name or Kind/namespace/name; expect.0.result: Invalid option: expected one of "pass"|"deny"|"warn"|"audit"\n`,
+    });
+    const missing = suiteFile(`apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionTest
+metadata: {name: missing resources}
+resources: [nowhere.yaml]
+expect: [{object: Deployment/gateway, policy: rwo-rollout, result: warn}]
+`);
+    expect(await runCli(["test", missing])).toEqual({ code: 2, stdout: "", stderr: `${missing}: missing resources: cannot read ${join(missing, "..", "nowhere.yaml")}: ENOENT\n` });
+    expect(await runCli(["test", "nowhere"])).toEqual({ code: 2, stdout: "", stderr: "cannot read nowhere: ENOENT\n" });
+    expect(await runCli(["test"])).toEqual({ code: 2, stdout: "", stderr: "edgeadmit test: PATH is required (see edgeadmit test --help)\n" });
+  });
+});

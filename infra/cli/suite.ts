@@ -1,0 +1,189 @@
+// `edgeadmit test`: declarative suites (as `kyverno test` and `gator verify`)
+// that pin what check says about given manifests in given clusters, so a
+// policy change that moves a verdict fails CI with the difference spelled out.
+import { readdirSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import * as z from "zod/mini";
+import { describeResult } from "../../shared/dispatcher/index.js";
+import { POLICY_MODES } from "../../shared/policy/index.js";
+import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import { describeZodError } from "../../shared/zod/index.js";
+import { objectsFromText, readObjects, sourceOf, where } from "../objects/yaml.js";
+import { parseVerbArgs } from "./args.js";
+import { cannotRun, checkObjects } from "./check.js";
+import { CliError, EXIT_FAILURE, EXIT_USAGE } from "./errors.js";
+import { readInput, type CliIo } from "./io.js";
+import type { CheckedObject, CheckReport } from "./output/index.js";
+import { snapshotOf } from "./snapshot.js";
+import type { Verb } from "./verb.js";
+
+export const SUITE_FILE = "edgeadmit-test.yaml";
+const RESULTS = ["pass", "deny", "warn", "audit"] as const;
+type ExpectedResult = (typeof RESULTS)[number];
+
+const nonEmpty = z.string().check(z.minLength(1));
+
+const suiteSchema = z.strictObject({
+  apiVersion: z.literal("edgeadmit.io/v1alpha1"),
+  kind: z.literal("EdgeAdmissionTest"),
+  metadata: z.looseObject({ name: nonEmpty }),
+  /** For namespaced objects in the files that name none (as check -n). */
+  namespace: z.optional(nonEmpty),
+  /** The manifests judged, relative to the suite file; they are cluster facts too, as in check. */
+  resources: z.array(nonEmpty).check(z.minLength(1)),
+  /** More cluster facts: files (relative to the suite file) and objects written inline, as written. */
+  cluster: z.optional(z.strictObject({ files: z.optional(z.array(nonEmpty)), objects: z.optional(z.array(z.looseObject({ apiVersion: z.string(), kind: z.string() }))) })),
+  /** Per-policy modes, over whatever settings the cluster facts hold (as the edgeadmit-settings ConfigMap's policy.<id>). */
+  policies: z.optional(z.record(nonEmpty, z.enum(POLICY_MODES))),
+  expect: z
+    .array(
+      z.strictObject({
+        /** Kind/name, or Kind/namespace/name. */
+        object: z.string().check(z.regex(/^[^/]+\/([^/]+\/)?[^/]+$/, "must be Kind/name or Kind/namespace/name")),
+        policy: nonEmpty,
+        result: z.enum(RESULTS),
+        /** A part of the message, as the webhook writes it. */
+        message: z.optional(nonEmpty),
+      }),
+    )
+    .check(z.minLength(1)),
+});
+type Suite = z.infer<typeof suiteSchema>;
+type Expectation = Suite["expect"][number];
+
+interface SuiteFile {
+  file: string;
+  suite: Suite;
+}
+
+/** Suite files under each path: a file as given, a directory's edgeadmit-test.yaml files, recursively, in name order. */
+function suiteFiles(path: string): string[] {
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(path).isDirectory();
+  } catch (e) {
+    throw new CliError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  if (!isDirectory) return [path];
+  return readdirSync(path, { withFileTypes: true })
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .flatMap((entry) => (entry.isDirectory() ? suiteFiles(join(path, entry.name)) : entry.name === SUITE_FILE ? [join(path, entry.name)] : []));
+}
+
+/** Every suite in `file` (one per YAML document); a bad one is named by file:line and field. */
+async function readSuites(file: string, io: CliIo): Promise<SuiteFile[]> {
+  const documents = objectsFromText(await readInput(file, io, "suite"), file);
+  return documents.map((document) => {
+    const parsed = suiteSchema.safeParse(document);
+    const at = sourceOf(document);
+    if (!parsed.success) throw new CliError(`${at ? where(at) : file}: not an EdgeAdmissionTest: ${describeZodError(parsed.error)}`);
+    return { file, suite: parsed.data };
+  });
+}
+
+const refMatches = (checked: CheckedObject, object: string): boolean => {
+  const { kind, namespace, name } = checked.judged.ref;
+  return object === `${kind}/${name}` || object === `${kind}/${namespace ?? ""}/${name}`;
+};
+
+/** Why one expectation does not hold, or undefined when it does. */
+export function differenceOf(expectation: Expectation, objects: readonly CheckedObject[]): string | undefined {
+  const found = objects.filter((checked) => refMatches(checked, expectation.object));
+  if (found.length === 0) return `no object ${expectation.object} among the resources`;
+  if (found.length > 1) return `${found.length} objects are ${expectation.object}: name the namespace (Kind/namespace/name)`;
+  const { judged } = found[0]!;
+  if (judged.error !== undefined) return `the object cannot be read: ${judged.error}`;
+  const results = judged.results.filter((result) => result.policy === expectation.policy);
+  const got = results.length === 0 ? "pass" : results.map((result) => `${result.mode.toLowerCase()}: ${describeResult(result)}`).join("; ");
+  if (expectation.result === "pass") return results.length === 0 ? undefined : `expected pass, got ${got}`;
+  const inMode = results.filter((result) => result.mode.toLowerCase() === expectation.result);
+  if (inMode.length === 0) return `expected ${expectation.result}, got ${got}`;
+  const { message } = expectation;
+  if (message !== undefined && !inMode.some((result) => describeResult(result).includes(message))) return `expected a message containing "${message}", got ${got}`;
+  return undefined;
+}
+
+interface SuiteOutcome {
+  lines: string[];
+  passed: number;
+  failed: number;
+}
+
+/** The suite's resources, judged against its cluster facts as check judges them. */
+async function checkSuite({ file, suite }: SuiteFile, io: CliIo) {
+  const relative = (paths: readonly string[]) => paths.map((path) => resolve(dirname(file), path));
+  let objects: KubeObject[];
+  let facts: KubeObject[];
+  try {
+    objects = await readObjects(relative(suite.resources), io, { namespace: suite.namespace });
+    facts = [...objects, ...(await readObjects(relative(suite.cluster?.files ?? []), io, { namespace: suite.namespace })), ...(suite.cluster?.objects ?? [])];
+  } catch (e) {
+    throw e instanceof CliError ? new CliError(`${file}: ${suite.metadata.name}: ${e.message}`) : e;
+  }
+  const snapshot = snapshotOf(facts, io);
+  snapshot.settings.policies = { ...snapshot.settings.policies, ...suite.policies };
+  return checkObjects(objects, snapshot);
+}
+
+function outcomeOf({ file, suite }: SuiteFile, report: CheckReport): SuiteOutcome {
+  const outcome: SuiteOutcome = { lines: [`${file}: ${suite.metadata.name}`], passed: 0, failed: 0 };
+  for (const expectation of suite.expect) {
+    const difference = differenceOf(expectation, report.objects);
+    const what = `${expectation.object}  ${expectation.policy}  ${expectation.result}`;
+    outcome.lines.push(difference === undefined ? `  PASS  ${what}` : `  FAIL  ${what}\n        ${difference}`);
+    if (difference === undefined) outcome.passed++;
+    else outcome.failed++;
+  }
+  return outcome;
+}
+
+export const suite: Verb = {
+  name: "test",
+  summary: "run declarative suites of expected verdicts (EdgeAdmissionTest)",
+  usage: `edgeadmit test PATH...
+
+Runs every suite in PATH: a suite file, or a directory's ${SUITE_FILE}
+files (recursively). A suite (kind EdgeAdmissionTest, one per YAML document)
+names its resources (the manifests judged, which are cluster facts too),
+optional further cluster facts (files, or objects written inline) and
+per-policy modes, and the expected result per object and policy: pass, deny,
+warn or audit, with an optional part of the message. Paths are relative to the
+suite file. Each expectation prints PASS or FAIL with the difference.
+Exits 0 when every expectation holds, 1 when one does not, 2 when a suite
+cannot be read. See docs/check.md.
+
+Examples:
+  edgeadmit test test/suites`,
+  async run(argv, io) {
+    const args = parseVerbArgs("test", argv, {}, Number.MAX_SAFE_INTEGER);
+    if (args.help) {
+      io.out(`${this.usage}\n`);
+      return 0;
+    }
+    if (args.positionals.length === 0) throw new CliError("edgeadmit test: PATH is required (see edgeadmit test --help)", EXIT_USAGE);
+    let files: string[];
+    try {
+      files = args.positionals.flatMap(suiteFiles);
+    } catch (e) {
+      throw cannotRun("test", e);
+    }
+    if (files.length === 0) throw new CliError(`edgeadmit test: no ${SUITE_FILE} in ${args.positionals.join(", ")}`, EXIT_USAGE);
+    // Every suite is read and every resource judged before anything prints: a broken suite is exit 2 alone.
+    const outcomes: SuiteOutcome[] = [];
+    try {
+      for (const file of files) for (const one of await readSuites(file, io)) outcomes.push(outcomeOf(one, await checkSuite(one, io)));
+    } catch (e) {
+      throw cannotRun("test", e);
+    }
+    let passed = 0;
+    let failed = 0;
+    for (const outcome of outcomes) {
+      io.out(`${outcome.lines.join("\n")}\n`);
+      passed += outcome.passed;
+      failed += outcome.failed;
+    }
+    const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+    io.out(`\n${count(outcomes.length, "suite")}, ${count(passed + failed, "expectation")}: ${passed} passed, ${failed} failed\n`);
+    return failed > 0 ? EXIT_FAILURE : 0;
+  },
+};

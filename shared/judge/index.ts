@@ -1,0 +1,78 @@
+// Kubernetes objects judged as the webhook would judge their creation, without
+// HTTP: `edgeadmit check` runs it on manifests, the audit on what the cluster
+// holds. Pure: the policies and the snapshot are given, the clock is the
+// snapshot's own.
+import { admissionRequestSchema, type Decision } from "../admission/index.js";
+import { wrapReview } from "../admission/wrap.js";
+import { review, type PolicyResult } from "../dispatcher/index.js";
+import type { Policy } from "../policy/index.js";
+import type { KubeObject } from "../snapshot/build/index.js";
+import type { Snapshot } from "../snapshot/schema.js";
+import { SnapshotView } from "../snapshot/view.js";
+import { describeZodError } from "../zod/index.js";
+
+/** Which object a verdict is about, as reports name it. */
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace?: string;
+  /** metadata.name, or metadata.generateName for an object the apiserver would name. */
+  name: string;
+}
+
+interface JudgedBase {
+  object: KubeObject;
+  ref: ObjectRef;
+  /** Every policy's result, in the order the webhook reports them; [] when no policy looks at the object. */
+  results: PolicyResult[];
+}
+
+/**
+ * One object's verdict: the webhook's Decision, or why no policy could read
+ * the object (the function answers such a review 400).
+ */
+export type JudgedObject = JudgedBase & ({ decision: Decision; error?: undefined } | { decision?: undefined; error: string });
+
+export interface JudgeOptions {
+  /** The policies to run besides the snapshot's ValidatingAdmissionPolicies: the CLI and the audit pass POLICIES. */
+  policies?: readonly Policy[];
+  /** The cluster's id, as messages about it name it. */
+  cluster?: string;
+  operation?: "CREATE" | "UPDATE";
+}
+
+const textOf = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
+
+export function refOf(object: KubeObject): ObjectRef {
+  const metadata = typeof object["metadata"] === "object" && object["metadata"] !== null ? (object["metadata"] as Record<string, unknown>) : {};
+  const namespace = textOf(metadata["namespace"]);
+  return {
+    apiVersion: textOf(object.apiVersion) ?? "",
+    kind: textOf(object.kind) ?? "",
+    ...(namespace !== undefined ? { namespace } : {}),
+    name: textOf(metadata["name"]) ?? textOf(metadata["generateName"]) ?? "",
+  };
+}
+
+/**
+ * Every object's verdict against `snapshot`, each wrapped as `edgeadmit review`
+ * wraps it and decoded by the function's own schema. "Now" is when the
+ * snapshot was built, so a saved snapshot is never judged stale. An object
+ * that breaks a policy is that object's `error`; the rest are still judged.
+ */
+export function judgeObjects(objects: readonly KubeObject[], snapshot: Snapshot, options: JudgeOptions = {}): JudgedObject[] {
+  const view = new SnapshotView(snapshot);
+  const pushedAt = Date.parse(snapshot.builtAt);
+  const context = { cluster: options.cluster ?? "offline", policies: options.policies ?? [], snapshot: { view, pushedAt }, withoutSnapshot: "FailOpen", now: pushedAt } as const;
+  return objects.map((object): JudgedObject => {
+    const ref = refOf(object);
+    const decoded = admissionRequestSchema.safeParse(wrapReview(object, { operation: options.operation ?? "CREATE" }).request);
+    if (!decoded.success) return { object, ref, results: [], error: `not an admission request: ${describeZodError(decoded.error)}` };
+    try {
+      const { decision, results } = review(decoded.data, context);
+      return { object, ref, results, decision };
+    } catch (e) {
+      return { object, ref, results: [], error: e instanceof Error ? e.message : String(e) };
+    }
+  });
+}
