@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -24,7 +24,7 @@ describe("edgeadmit (the installed bin)", () => {
     const failure = await run(process.execPath, [join(ROOT, "bin", "edgeadmit.mjs"), "snapshot", "push", "--endpoint", "http://127.0.0.1:1", "--cluster", "x", "--key", "/nonexistent.key"], {
       cwd: ROOT,
     }).catch((e: { code: number; stdout: string; stderr: string }) => e);
-    expect(failure).toMatchObject({ code: 1, stdout: "", stderr: "cannot read key /nonexistent.key: ENOENT\n" });
+    expect(failure).toMatchObject({ code: 1, stdout: "", stderr: "edgeadmit snapshot push: cannot read key /nonexistent.key: no such file\n" });
   });
 });
 
@@ -58,7 +58,7 @@ describe("command line errors: one line, exit 2", () => {
 });
 
 describe("keygen", () => {
-  it("writes a 0600 PKCS#8 key and prints the public key as CLUSTERS wants it, then a CLUSTERS entry", async () => {
+  it("writes a 0600 PKCS#8 key and prints the public key as CLUSTERS wants it, then a CLUSTERS entry and how to complete it", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), "edgeadmit-keygen-")), "keys");
     const { code, stdout, stderr } = await runCli(["keygen", "--out", dir, "--cluster", "prod-eu"]);
     expect(code).toBe(0);
@@ -69,13 +69,60 @@ describe("keygen", () => {
     expect(publicKey).toMatch(/^ed25519:[A-Za-z0-9+/]{43}=$/);
     expect(stdout).toBe(`${publicKey}\n{"prod-eu":{"publicKey":"${publicKey}","withoutSnapshot":"FailOpen"}}\n`);
     expect(readFileSync(join(dir, "edgeadmit.pub"), "utf8")).toBe(`${publicKey}\n`);
-    expect(stderr).toBe(`wrote ${join(dir, "edgeadmit.key")} (mode 0600) and ${join(dir, "edgeadmit.pub")}; add the entry above to the function's CLUSTERS\n`);
+    expect(stderr).toBe(
+      `wrote ${join(dir, "edgeadmit.key")} (mode 0600) and ${join(dir, "edgeadmit.pub")}; add the entry above to the function's CLUSTERS with the apiserver's credential: ` +
+        `edgeadmit token --cluster prod-eu --url https://<function> --out ${dir} prints the "tokenHashes" to add (edgeadmit clusters check names what an entry lacks)\n`,
+    );
 
     expect(await runCli(["keygen", "--out", dir])).toEqual({
       code: 1,
       stdout: "",
-      stderr: `${join(dir, "edgeadmit.key")} exists: not overwriting a key (move it away or choose another --out)\n`,
+      stderr: `edgeadmit keygen: cannot write ${join(dir, "edgeadmit.key")}: it already exists (pass --force to overwrite)\n`,
     });
+    expect(readFileSync(join(dir, "edgeadmit.key"), "utf8")).toBe(pem);
+    const forced = await runCli(["keygen", "--out", dir, "--force"]);
+    expect(forced.code).toBe(0);
+    expect(readFileSync(join(dir, "edgeadmit.key"), "utf8")).not.toBe(pem);
+    expect(forced.stdout.split("\n")[0]).toBe(await publicKeyOf(readFileSync(join(dir, "edgeadmit.key"), "utf8")));
+  });
+
+  it("refuses a cluster id the function would refuse, before writing anything", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "edgeadmit-keygen-")), "keys");
+    expect(await runCli(["keygen", "--out", dir, "--cluster", "Prod_EU"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `edgeadmit keygen: --cluster: cluster id "Prod_EU" must be 1-63 lowercase letters, digits and '-', starting and ending with a letter or digit\n`,
+    });
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it("cannot write into a path that is a file: one readable line", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "edgeadmit-keygen-")), "file");
+    writeFileSync(file, "");
+    expect(await runCli(["keygen", "--out", join(file, "keys")])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `edgeadmit keygen: cannot write ${join(file, "keys")}: a part of the path is not a directory\n`,
+    });
+  });
+});
+
+describe("key public", () => {
+  it("prints the public key keygen printed, from the private key file or stdin", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "edgeadmit-key-"));
+    const made = await runCli(["keygen", "--out", dir, "--cluster", "c"]);
+    const publicKey = made.stdout.split("\n")[0]!;
+    expect(await runCli(["key", "public", "--key", join(dir, "edgeadmit.key")])).toEqual({ code: 0, stdout: `${publicKey}\n`, stderr: "" });
+    expect(await runCli(["key", "public", "--key", "-"], readFileSync(join(dir, "edgeadmit.key"), "utf8"))).toEqual({ code: 0, stdout: `${publicKey}\n`, stderr: "" });
+  });
+
+  it.each([
+    [["--key", "/nonexistent.key"], 1, "cannot read key /nonexistent.key: no such file"],
+    [["--key", "/"], 1, "cannot read key /: it is a directory"],
+    [["--key", "-"], 1, "--key -: not a PEM PKCS#8 private key (-----BEGIN PRIVATE KEY-----)"],
+    [[], 2, "--key is required (see edgeadmit key public --help)"],
+  ])("%j fails in one line", async (argv, code, message) => {
+    expect(await runCli(["key", "public", ...argv], "ssh-ed25519 AAAA\n")).toEqual({ code, stdout: "", stderr: `edgeadmit key public: ${message}\n` });
   });
 });
 

@@ -1,10 +1,9 @@
 // `edgeadmit`: dispatches to a verb and turns every failure into one line on
 // stderr and a non-zero exit (EDGEADMIT_DEBUG=1 adds the stack).
-import { FunctionError } from "../client/index.js";
-import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine } from "./errors.js";
+import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine, uncaughtFsError } from "./errors.js";
 import { processIo, type CliIo } from "./io.js";
 import { clustersCheck } from "./clusters.js";
-import { keygen } from "./keygen.js";
+import { keygen, keyPublic } from "./keygen.js";
 import { review } from "./review.js";
 import { snapshotVerbs } from "./snapshot.js";
 import { sync } from "./sync.js";
@@ -12,7 +11,7 @@ import { token } from "./token.js";
 import type { Verb } from "./verb.js";
 import { webhookConfig } from "./webhook-config.js";
 
-export const VERBS: readonly Verb[] = [keygen, token, clustersCheck, ...snapshotVerbs, sync, review, webhookConfig];
+export const VERBS: readonly Verb[] = [keygen, keyPublic, token, clustersCheck, ...snapshotVerbs, sync, review, webhookConfig];
 
 function help(): string {
   const width = Math.max(...VERBS.map((v) => v.name.length));
@@ -62,21 +61,19 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     );
     return EXIT_USAGE;
   }
+  const prefix = `edgeadmit ${found.verb.name}: `;
   try {
     return await found.verb.run(found.rest, io);
   } catch (e) {
     if (process.env.EDGEADMIT_DEBUG && e instanceof Error && e.stack) io.err(`${e.stack}\n`);
     if (e instanceof CliError) {
-      io.err(`${e.message}\n`);
+      io.err(`${prefix}${e.message}\n`);
       return e.exitCode;
     }
-    // The function's refusal, or no function to talk to: its own words.
-    if (e instanceof FunctionError) {
-      io.err(`${firstLine(e.message)}\n`);
-      return EXIT_FAILURE;
-    }
-    // Not foreseen: still one line, with what the error says.
-    io.err(`edgeadmit ${found.verb.name}: ${firstLine(e instanceof Error ? e.message : String(e))}\n`);
+    // The function's refusal (FunctionError), an fs error nobody caught, or
+    // anything else not foreseen: still one line, with what the error says.
+    const message = uncaughtFsError(e) ?? firstLine(e instanceof Error ? e.message : String(e));
+    io.err(`${prefix}${message}\n`);
     return EXIT_FAILURE;
   }
 }

@@ -36,9 +36,9 @@ Examples:
       return 0;
     }
     const files = stringList(args, "file");
-    if (files.length === 0) throw new CliError("edgeadmit review: -f PATH is required (see edgeadmit review --help)", EXIT_USAGE);
+    if (files.length === 0) throw new CliError("-f PATH is required (see edgeadmit review --help)", EXIT_USAGE);
     const oldPath = optionalString(args, "old");
-    const operation = choice("review", "operation", optionalString(args, "operation"), OPERATIONS, oldPath ? "UPDATE" : "CREATE");
+    const operation = choice("operation", optionalString(args, "operation"), OPERATIONS, oldPath ? "UPDATE" : "CREATE");
     const options: WrapOptions = { operation };
     const namespace = optionalString(args, "namespace");
     if (oldPath) {

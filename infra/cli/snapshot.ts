@@ -4,13 +4,13 @@
 import { writeFileSync } from "node:fs";
 import { decodeSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
-import { importPrivateKey } from "../../shared/signing/index.js";
 import { pushSnapshot, type StoredSnapshot } from "../client/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 import { readObjects } from "../objects/yaml.js";
 import { optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
-import { CliError, EXIT_USAGE } from "./errors.js";
+import { CliError, EXIT_USAGE, fileError } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
+import { readPrivateKey } from "./keygen.js";
 import type { Verb } from "./verb.js";
 
 /** Builds from `objects`, printing each skipped object as a warning; generation is the clock in ms, so the cluster keeps no counter. */
@@ -45,13 +45,8 @@ export async function pushTarget(verb: string, args: ParsedArgs, io: CliIo): Pro
   const endpoint = requiredString(verb, args, "endpoint");
   const cluster = requiredString(verb, args, "cluster");
   const keyFile = requiredString(verb, args, "key");
-  if (!/^https?:\/\/[^/?#]+/.test(endpoint)) throw new CliError(`edgeadmit ${verb}: --endpoint must be an http(s) URL, not "${endpoint}"`, EXIT_USAGE);
-  const privateKeyPem = await readInput(keyFile, io, "key");
-  try {
-    await importPrivateKey(privateKeyPem);
-  } catch (e) {
-    throw new CliError(`--key ${keyFile}: ${(e as Error).message}`);
-  }
+  if (!/^https?:\/\/[^/?#]+/.test(endpoint)) throw new CliError(`--endpoint must be an http(s) URL, not "${endpoint}"`, EXIT_USAGE);
+  const privateKeyPem = await readPrivateKey(keyFile, io);
   return { endpoint, cluster, privateKeyPem };
 }
 
@@ -98,10 +93,10 @@ Examples:
     }
     const files = stringList(args, "file");
     const fromCluster = args.values["from-cluster"] === true;
-    if (fromCluster === (files.length > 0)) throw new CliError("edgeadmit snapshot build: give either -f PATH... or --from-cluster (see edgeadmit snapshot build --help)", EXIT_USAGE);
+    if (fromCluster === (files.length > 0)) throw new CliError("give either -f PATH... or --from-cluster (see edgeadmit snapshot build --help)", EXIT_USAGE);
     const namespace = optionalString(args, "namespace");
-    if (fromCluster && namespace !== undefined) throw new CliError("edgeadmit snapshot build: -n goes with -f (the cluster's objects name their namespaces)", EXIT_USAGE);
-    if (!fromCluster && optionalString(args, "context") !== undefined) throw new CliError("edgeadmit snapshot build: --context goes with --from-cluster", EXIT_USAGE);
+    if (fromCluster && namespace !== undefined) throw new CliError("-n goes with -f (the cluster's objects name their namespaces)", EXIT_USAGE);
+    if (!fromCluster && optionalString(args, "context") !== undefined) throw new CliError("--context goes with --from-cluster", EXIT_USAGE);
     let snapshot: Snapshot;
     if (fromCluster) snapshot = await snapshotFromCluster(args, io);
     else {
@@ -115,7 +110,7 @@ Examples:
       try {
         writeFileSync(output, json);
       } catch (e) {
-        throw new CliError(`cannot write ${output}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+        throw fileError("write", output, e);
       }
       const counts = `${Object.keys(snapshot.affinityClasses).length} AffinityClasses, ${Object.keys(snapshot.tenants).length} tenants, ${Object.keys(snapshot.applications).length} applications, ${Object.keys(snapshot.volumeClaims).length} RWO volume claims`;
       io.err(`wrote ${output}: generation ${snapshot.generation}, ${counts}\n`);

@@ -24,15 +24,15 @@ Example:
       return 0;
     }
     const timeout = optionalString(args, "timeout");
-    if (timeout !== undefined && !/^\d+$/.test(timeout)) throw new CliError(`edgeadmit webhook-config: --timeout must be whole seconds, not "${timeout}"`, EXIT_USAGE);
+    if (timeout !== undefined && !/^\d+$/.test(timeout)) throw new CliError(`--timeout must be whole seconds, not "${timeout}"`, EXIT_USAGE);
     const options: WebhookOptions = {
       url: requiredString("webhook-config", args, "url"),
       cluster: requiredString("webhook-config", args, "cluster"),
-      failurePolicy: choice("webhook-config", "failure-policy", optionalString(args, "failure-policy"), FAILURE_POLICIES, "Fail"),
+      failurePolicy: choice("failure-policy", optionalString(args, "failure-policy"), FAILURE_POLICIES, "Fail"),
       timeoutSeconds: timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(timeout),
     };
     const error = webhookOptionsError(options);
-    if (error) throw new CliError(`edgeadmit webhook-config: ${error}`, EXIT_USAGE);
+    if (error) throw new CliError(`${error}`, EXIT_USAGE);
     // No YAML anchors for the repeated operations lists: plain lists read better in kubectl diffs.
     io.out(stringify(webhookConfiguration(options), { aliasDuplicateObjects: false }));
     return 0;

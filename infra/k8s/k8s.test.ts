@@ -180,7 +180,7 @@ describe("the committed CLI bundle", () => {
     const failure = await promisify(execFile)(process.execPath, [file, "sync", "--endpoint", "https://x", "--cluster", "c", "--key", join(dir, "missing.key")], { cwd: dir }).catch(
       (e: { code: number; stderr: string }) => e,
     );
-    expect(failure).toMatchObject({ code: 1, stderr: `cannot read key ${join(dir, "missing.key")}: ENOENT\n` });
+    expect(failure).toMatchObject({ code: 1, stderr: `edgeadmit sync: cannot read key ${join(dir, "missing.key")}: no such file\n` });
   });
 });
 

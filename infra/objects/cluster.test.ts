@@ -163,7 +163,7 @@ describe("live path failures: one line, exit 1", () => {
       code: 1,
       stdout: "",
       stderr:
-        'RBAC forbids list tenants.apps.cozystack.io (all namespaces): tenants.apps.cozystack.io is forbidden: User "system:serviceaccount:edgeadmit-system:edgeadmit-sync" cannot list resource "tenants" in API group "apps.cozystack.io" at the cluster scope\n',
+        'edgeadmit snapshot build: RBAC forbids list tenants.apps.cozystack.io (all namespaces): tenants.apps.cozystack.io is forbidden: User "system:serviceaccount:edgeadmit-system:edgeadmit-sync" cannot list resource "tenants" in API group "apps.cozystack.io" at the cluster scope\n',
     });
   });
 
@@ -171,7 +171,7 @@ describe("live path failures: one line, exit 1", () => {
     const result = await withServer({ forbidden: ["configmaps"] }, () => runCli(["snapshot", "build", "--from-cluster"]));
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      'RBAC forbids get configmaps/edgeadmit-settings in namespace edgeadmit-system: configmaps "edgeadmit-settings" is forbidden: User "system:serviceaccount:edgeadmit-system:edgeadmit-sync" cannot get resource "configmaps" in API group "" in the namespace "edgeadmit-system"\n',
+      'edgeadmit snapshot build: RBAC forbids get configmaps/edgeadmit-settings in namespace edgeadmit-system: configmaps "edgeadmit-settings" is forbidden: User "system:serviceaccount:edgeadmit-system:edgeadmit-sync" cannot get resource "configmaps" in API group "" in the namespace "edgeadmit-system"\n',
     );
   });
 
@@ -180,26 +180,26 @@ describe("live path failures: one line, exit 1", () => {
     expect(result).toEqual({
       code: 1,
       stdout: "",
-      stderr: "the API server does not serve helmreleases.helm.toolkit.fluxcd.io/v2: is its CRD installed? (Flux's helm-controller installs it)\n",
+      stderr: "edgeadmit snapshot build: the API server does not serve helmreleases.helm.toolkit.fluxcd.io/v2: is its CRD installed? (Flux's helm-controller installs it)\n",
     });
     const affinity = await withServer({ missingGroups: ["cozystack.io"] }, () => runCli(["snapshot", "build", "--from-cluster"]));
-    expect(affinity.stderr).toBe("the API server does not serve affinityclasses.cozystack.io/v1alpha1: is its CRD installed? (kubectl apply -k infra/k8s installs it)\n");
+    expect(affinity.stderr).toBe("edgeadmit snapshot build: the API server does not serve affinityclasses.cozystack.io/v1alpha1: is its CRD installed? (kubectl apply -k infra/k8s installs it)\n");
   });
 
   it("the credentials are refused", async () => {
     const result = await withServer({}, (server) => runCli(["snapshot", "build", "--from-cluster", "--context", "wrong-token"]).then((r) => ({ ...r, url: server.url })));
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(new RegExp(`^the API server at ${result.url} rejected the kubeconfig's credentials \\(401 Unauthorized\\) for list [a-z.]+ \\(all namespaces\\)\\n$`));
+    expect(result.stderr).toMatch(new RegExp(`^edgeadmit snapshot build: the API server at ${result.url} rejected the kubeconfig's credentials \\(401 Unauthorized\\) for list [a-z.]+ \\(all namespaces\\)\\n$`));
   });
 
   it("the API server is unreachable", async () => {
     const result = await withServer({}, () => runCli(["snapshot", "build", "--from-cluster", "--context", "elsewhere"]));
-    expect(result).toEqual({ code: 1, stdout: "", stderr: "cannot reach the API server at http://127.0.0.1:9: ECONNREFUSED\n" });
+    expect(result).toEqual({ code: 1, stdout: "", stderr: "edgeadmit snapshot build: cannot reach the API server at http://127.0.0.1:9: ECONNREFUSED\n" });
   });
 
   it("the context does not exist", async () => {
     const result = await withServer({}, () => runCli(["snapshot", "build", "--from-cluster", "--context", "prod"]));
-    expect(result).toEqual({ code: 1, stdout: "", stderr: 'no context "prod" in the kubeconfig (contexts: fake, elsewhere, wrong-token)\n' });
+    expect(result).toEqual({ code: 1, stdout: "", stderr: 'edgeadmit snapshot build: no context "prod" in the kubeconfig (contexts: fake, elsewhere, wrong-token)\n' });
   });
 
   it("there is no kubeconfig at all, or KUBECONFIG names a missing file", async () => {
@@ -208,9 +208,9 @@ describe("live path failures: one line, exit 1", () => {
     expect(await runCli(["snapshot", "build", "--from-cluster"])).toEqual({
       code: 1,
       stdout: "",
-      stderr: "no kubeconfig: set KUBECONFIG, create ~/.kube/config, or run inside a cluster\n",
+      stderr: "edgeadmit snapshot build: no kubeconfig: set KUBECONFIG, create ~/.kube/config, or run inside a cluster\n",
     });
     process.env.KUBECONFIG = "/nonexistent/kubeconfig";
-    expect((await runCli(["snapshot", "build", "--from-cluster"])).stderr).toBe("no kubeconfig: KUBECONFIG names /nonexistent/kubeconfig, which does not exist\n");
+    expect((await runCli(["snapshot", "build", "--from-cluster"])).stderr).toBe("edgeadmit snapshot build: no kubeconfig: KUBECONFIG names /nonexistent/kubeconfig, which does not exist\n");
   });
 });

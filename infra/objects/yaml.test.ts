@@ -221,10 +221,10 @@ describe("snapshot build -f", () => {
     writeFileSync(join(dir, "notes.txt"), "not a manifest: ignored");
     const { code, stdout, stderr } = await runCli(["snapshot", "build", "-f", dir]);
     expect({ code, stdout }).toEqual({ code: 1, stdout: "" });
-    expect(stderr).toBe(`${join(dir, "nested", "broken.yml")}:4:9: Nested mappings are not allowed in compact mappings\n`);
+    expect(stderr).toBe(`edgeadmit snapshot build: ${join(dir, "nested", "broken.yml")}:4:9: Nested mappings are not allowed in compact mappings\n`);
   });
 
   it("names a missing file", async () => {
-    expect(await runCli(["snapshot", "build", "-f", "/nonexistent/cluster.yaml"])).toEqual({ code: 1, stdout: "", stderr: "cannot read /nonexistent/cluster.yaml: ENOENT\n" });
+    expect(await runCli(["snapshot", "build", "-f", "/nonexistent/cluster.yaml"])).toEqual({ code: 1, stdout: "", stderr: "edgeadmit snapshot build: cannot read /nonexistent/cluster.yaml: no such file\n" });
   });
 });

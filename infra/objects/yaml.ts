@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { isMap, isNode, isSeq, LineCounter, parseAllDocuments } from "yaml";
 import * as z from "zod/mini";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
-import { CliError, firstLine } from "../cli/errors.js";
+import { CliError, fileError, firstLine } from "../cli/errors.js";
 import { readInput, type CliIo } from "../cli/io.js";
 
 const MANIFEST = /\.(ya?ml|json)$/i;
@@ -37,7 +37,7 @@ function manifestFiles(path: string): string[] {
   try {
     isDirectory = statSync(path).isDirectory();
   } catch (e) {
-    throw new CliError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw fileError("read", path, e);
   }
   if (!isDirectory) return [path];
   return readdirSync(path, { withFileTypes: true })
