@@ -178,6 +178,8 @@ describe("webhook-config", () => {
     [["--url", "https://admit.example.org", "--cluster", "Prod_EU"], "--cluster: cluster id \"Prod_EU\" must be 1-63 lowercase letters, digits and '-', starting and ending with a letter or digit"],
     [["--url", "https://admit.example.org", "--cluster", "c", "--timeout", "31"], "--timeout must be a whole number of seconds from 1 to 30 (the kube-apiserver's range), not 31"],
     [["--url", "https://admit.example.org", "--cluster", "c", "--failure-policy", "Open"], "--failure-policy must be one of Fail, Ignore, not \"Open\""],
+    [["--url", "https://h/v1/prod-eu/validate", "--cluster", "prod-eu"], "--url is the function's base URL, and https://h/v1/prod-eu/validate already holds its /v1/ route: pass --url https://h"],
+    [["--url", "https://h/edge/v1", "--cluster", "prod-eu"], "--url is the function's base URL, and https://h/edge/v1 already holds its /v1/ route: pass --url https://h/edge"],
   ])("refuses %j", async (argv, message) => {
     expect(await runCli(["webhook-config", ...argv])).toEqual({ code: 2, stdout: "", stderr: `edgeadmit webhook-config: ${message}\n` });
   });

@@ -8,6 +8,7 @@ import { clusterIdError } from "../../shared/clusters/index.js";
 import { generateToken, tokenHash, TOKEN_PATTERN } from "../../shared/tokens/index.js";
 import { choice, optionalString, parseVerbArgs, requiredString } from "./args.js";
 import { CliError, EXIT_USAGE, fileError } from "./errors.js";
+import { routeInBaseUrl, validateUrl } from "../webhook/index.js";
 import type { Verb } from "./verb.js";
 
 export const TOKEN_FILE = "edgeadmit.token";
@@ -38,11 +39,6 @@ export function admissionConfiguration(kubeconfigPath: string) {
       },
     ],
   };
-}
-
-/** The webhook URL that carries the token, for control planes that cannot present one (EKS, GKE, AKS). */
-export function tokenUrl(base: string, cluster: string, token: string): string {
-  return `${base.replace(/\/+$/, "")}/v1/${cluster}/token/${token}/validate`;
 }
 
 function write(file: string, text: string): void {
@@ -98,14 +94,11 @@ Examples:
     const idError = clusterIdError(cluster);
     if (idError) throw new CliError(`--cluster: ${idError}`, EXIT_USAGE);
     const base = requiredString("token", args, "url");
-    let host: string;
-    try {
-      const url = new URL(base);
-      if (url.protocol !== "https:") throw new Error("not https");
-      host = url.host;
-    } catch {
-      throw new CliError(`--url must be the function's https:// base URL, not "${base}"`, EXIT_USAGE);
-    }
+    const url = URL.canParse(base) ? new URL(base) : undefined;
+    if (url?.protocol !== "https:") throw new CliError(`--url must be the function's https:// base URL, not "${base}"`, EXIT_USAGE);
+    const routeError = routeInBaseUrl(url);
+    if (routeError) throw new CliError(routeError, EXIT_USAGE);
+    const host = url.host;
     const dir = requiredString("token", args, "out");
     const form = choice("form", optionalString(args, "form"), FORMS, "header");
     const kubeconfigPath = optionalString(args, "kubeconfig-path") ?? DEFAULT_KUBECONFIG_PATH;
@@ -131,7 +124,8 @@ Examples:
       written.push(join(dir, KUBECONFIG_FILE), join(dir, ADMISSION_CONFIGURATION_FILE));
     }
     io.out(`${JSON.stringify({ tokenHashes: hashes })}\n`);
-    if (form === "url") io.out(`${tokenUrl(base, cluster, fresh)}\n`);
+    // The URL for control planes that cannot present a token (EKS, GKE, AKS).
+    if (form === "url") io.out(`${validateUrl(base, cluster, fresh)}\n`);
     const next =
       form === "header"
         ? `copy ${KUBECONFIG_FILE} to ${kubeconfigPath} and ${ADMISSION_CONFIGURATION_FILE} to each control-plane node; start the apiserver with --admission-control-config-file`

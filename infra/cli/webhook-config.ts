@@ -1,24 +1,39 @@
 // `edgeadmit webhook-config`: the ValidatingWebhookConfiguration for a cluster.
 import { stringify } from "yaml";
+import { TOKEN_PATTERN } from "../../shared/tokens/index.js";
 import { DEFAULT_TIMEOUT_SECONDS, FAILURE_POLICIES, webhookConfiguration, webhookOptionsError, type WebhookOptions } from "../webhook/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 import { choice, optionalString, parseVerbArgs, requiredString } from "./args.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
+import { readInput } from "./io.js";
 import type { Verb } from "./verb.js";
 
 export const webhookConfig: Verb = {
   name: "webhook-config",
   summary: "print the ValidatingWebhookConfiguration that points a cluster at the function",
-  usage: `edgeadmit webhook-config --url https://HOST --cluster ID [--failure-policy Fail|Ignore] [--timeout SECONDS]
+  usage: `edgeadmit webhook-config --url https://HOST --cluster ID [--token-file FILE] [--failure-policy Fail|Ignore] [--timeout SECONDS]
 
-clientConfig.url is <URL>/v1/<ID>/validate. Defaults: --failure-policy Fail,
---timeout ${DEFAULT_TIMEOUT_SECONDS}. kube-system and ${JOB_NAMESPACE} are never judged, so the
-sync job can always run (docs/operations.md: when the function is unreachable).
+--url is the function's base URL (https://HOST, or https://HOST/PREFIX when it
+is served under a path), not a route of it. clientConfig.url is
+<URL>/v1/<ID>/validate; with --token-file (a token edgeadmit token --form url
+wrote: managed control planes, which cannot present one in a header) it is
+<URL>/v1/<ID>/token/<token>/validate, readable by whoever can read the
+configuration (docs/operations.md: the token in the URL).
+Defaults: --failure-policy Fail, --timeout ${DEFAULT_TIMEOUT_SECONDS}. kube-system and ${JOB_NAMESPACE} are
+never judged, so the sync job can always run (docs/operations.md: when the
+function is unreachable).
 
-Example:
-  edgeadmit webhook-config --url https://edgeadmit.example.com --cluster prod-eu | kubectl apply -f -`,
+Examples:
+  edgeadmit webhook-config --url https://edgeadmit.example.com --cluster prod-eu | kubectl apply -f -
+  edgeadmit webhook-config --url https://edgeadmit.example.com --cluster prod-eu --token-file ./keys/prod-eu/edgeadmit.token | kubectl apply -f -`,
   async run(argv, io) {
-    const args = parseVerbArgs("webhook-config", argv, { url: { type: "string" }, cluster: { type: "string" }, "failure-policy": { type: "string" }, timeout: { type: "string" } });
+    const args = parseVerbArgs("webhook-config", argv, {
+      url: { type: "string" },
+      cluster: { type: "string" },
+      "token-file": { type: "string" },
+      "failure-policy": { type: "string" },
+      timeout: { type: "string" },
+    });
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
@@ -32,7 +47,13 @@ Example:
       timeoutSeconds: timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(timeout),
     };
     const error = webhookOptionsError(options);
-    if (error) throw new CliError(`${error}`, EXIT_USAGE);
+    if (error) throw new CliError(error, EXIT_USAGE);
+    const tokenFile = optionalString(args, "token-file");
+    if (tokenFile !== undefined) {
+      const token = (await readInput(tokenFile, io, "token file")).trim();
+      if (!TOKEN_PATTERN.test(token)) throw new CliError(`--token-file ${tokenFile} does not hold a token (edgeadmit token --form url writes one)`);
+      options.token = token;
+    }
     // No YAML anchors for the repeated operations lists: plain lists read better in kubectl diffs.
     io.out(stringify(webhookConfiguration(options), { aliasDuplicateObjects: false }));
     return 0;
