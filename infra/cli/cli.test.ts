@@ -146,15 +146,49 @@ describe("review", () => {
     });
   });
 
-  it("several objects give one JSON per line; --old makes an UPDATE", async () => {
+  it("several objects give one JSON per line", async () => {
     const many = await runCli(["review", "-f", join(ROOT, "examples", "demo", "cluster.yaml")]);
     const lines = many.stdout.trimEnd().split("\n");
     expect(lines.map((line) => JSON.parse(line).request.kind.kind)).toEqual(["AffinityClass", "AffinityClass", "AffinityClass", "Tenant", "Tenant", "HelmRelease"]);
     expect(JSON.parse(lines[0]!).request.resource).toEqual({ group: "cozystack.io", version: "v1alpha1", resource: "affinityclasses" });
+  });
 
-    const update = JSON.parse((await runCli(["review", "-f", pod, "--old", pod, "-n", "ns"])).stdout);
-    expect(update.request.operation).toBe("UPDATE");
-    expect(update.request.oldObject.metadata.generateName).toBe("web-");
+  describe("--old", () => {
+    const deployment = (replicas: number, namespace = "") =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: web${namespace ? `, namespace: ${namespace}` : ""} }\nspec: { replicas: ${replicas} }\n`;
+    const newer = join(dir, "new.yaml");
+    writeFileSync(newer, `${deployment(3)}---\napiVersion: v1\nkind: Pod\nmetadata: { name: web }\nspec: {}\n`);
+
+    it("matches old objects to new ones by group, kind, namespace and name: a match is an UPDATE, the rest CREATEs", async () => {
+      const old = join(dir, "old.yaml");
+      writeFileSync(old, deployment(2));
+      const { code, stdout, stderr } = await runCli(["review", "-f", newer, "--old", old]);
+      expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+      const [update, create] = stdout.trimEnd().split("\n").map((line) => JSON.parse(line).request);
+      expect(update).toMatchObject({ kind: { kind: "Deployment" }, operation: "UPDATE", object: { spec: { replicas: 3 } }, oldObject: { spec: { replicas: 2 } } });
+      expect(create).toMatchObject({ kind: { kind: "Pod" }, namespace: "default", operation: "CREATE", oldObject: null });
+    });
+
+    it.each([
+      ["another namespace", deployment(2, "elsewhere"), "Deployment.apps elsewhere/web"],
+      ["another group", deployment(2).replace("apps/v1", "extensions/v1beta1"), "Deployment.extensions default/web"],
+      ["another kind", "apiVersion: v1\nkind: ConfigMap\nmetadata: { name: web }\n", "ConfigMap default/web"],
+    ])("an old object in %s matches none: named with file and line, exit 1", async (_, text, name) => {
+      const old = join(dir, "unmatched.yaml");
+      writeFileSync(old, `${deployment(2)}---\n${text}`);
+      expect(await runCli(["review", "-f", newer, "--old", old])).toEqual({
+        code: 1,
+        stdout: "",
+        stderr: `edgeadmit review: --old: no object in -f has the group, kind, namespace and name of ${name} (${old}:6)\n`,
+      });
+    });
+
+    it("--operation sets one operation for every object", async () => {
+      const old = join(dir, "old.yaml");
+      writeFileSync(old, deployment(2));
+      const { stdout } = await runCli(["review", "-f", newer, "--old", old, "--operation", "UPDATE"]);
+      expect(stdout.trimEnd().split("\n").map((line) => JSON.parse(line).request.operation)).toEqual(["UPDATE", "UPDATE"]);
+    });
   });
 });
 

@@ -7,7 +7,7 @@ import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/inde
 import { POLICIES } from "../../policies/index.js";
 import { pushSnapshot, type StoredSnapshot } from "../client/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
-import { readObjects } from "../objects/yaml.js";
+import { describeObject, readObjects } from "../objects/yaml.js";
 import { optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
 import { CliError, EXIT_USAGE, fileError } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
@@ -16,16 +16,6 @@ import type { Verb } from "./verb.js";
 
 /** How many ignored objects the summary line names before `… and N more`. */
 const IGNORED_NAMED = 5;
-
-/** `ConfigMap default/x`, `Widget.example.com ns/y`: kind (qualified by its group, as kubectl does) and name. */
-function describeIgnored(object: KubeObject): string {
-  const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : "";
-  const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
-  const kind = typeof object.kind === "string" && object.kind !== "" ? object.kind : "object";
-  const metadata = (typeof object.metadata === "object" && object.metadata !== null ? object.metadata : {}) as { name?: unknown; namespace?: unknown };
-  const name = typeof metadata.name === "string" ? metadata.name : "(no name)";
-  return `${kind}${group ? `.${group}` : ""} ${typeof metadata.namespace === "string" ? `${metadata.namespace}/` : ""}${name}`;
-}
 
 /** The objects a snapshot holds, settings aside: none means pushing it forgets everything the function knew of the cluster. */
 export function objectCount(snapshot: Snapshot): number {
@@ -51,7 +41,7 @@ export function snapshotOf(verb: string, objects: readonly KubeObject[], io: Cli
   });
   for (const problem of problems) io.err(`warning: ${problem}\n`);
   if (ignored.length > 0) {
-    const named = ignored.slice(0, IGNORED_NAMED).map(describeIgnored).join(", ");
+    const named = ignored.slice(0, IGNORED_NAMED).map(describeObject).join(", ");
     const more = ignored.length > IGNORED_NAMED ? `, … and ${ignored.length - IGNORED_NAMED} more` : "";
     io.err(`edgeadmit ${verb}: ignored ${ignored.length} object${ignored.length === 1 ? "" : "s"} the policies do not use: ${named}${more}\n`);
   }

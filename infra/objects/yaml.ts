@@ -118,6 +118,26 @@ export async function readObjects(paths: readonly string[], io: CliIo, options: 
   return objects;
 }
 
+function metadataOf(object: KubeObject): { name?: unknown; namespace?: unknown } {
+  return isObject(object.metadata) ? object.metadata : {};
+}
+
+/** `ConfigMap default/x`, `Widget.example.com ns/y`: the kind (qualified by its group, as kubectl does), namespace and name. */
+export function describeObject(object: KubeObject): string {
+  const group = typeof object.apiVersion === "string" ? groupOf(object.apiVersion) : "";
+  const kind = typeof object.kind === "string" && object.kind !== "" ? object.kind : "object";
+  const { name, namespace } = metadataOf(object);
+  return `${kind}${group ? `.${group}` : ""} ${typeof namespace === "string" ? `${namespace}/` : ""}${typeof name === "string" ? name : "(no name)"}`;
+}
+
+/** What identifies an object in a cluster: group, kind, namespace and name; undefined without a name (generateName). */
+export function identityOf(object: KubeObject): string | undefined {
+  const { name, namespace } = metadataOf(object);
+  if (typeof name !== "string" || name === "") return undefined;
+  const group = typeof object.apiVersion === "string" ? groupOf(object.apiVersion) : "";
+  return JSON.stringify([group, object.kind, typeof namespace === "string" ? namespace : "", name]);
+}
+
 /** `group/Kind`, with "" for the core group: how scope is looked up. */
 function groupKind(group: string, kind: string): string {
   return `${group}/${kind}`;
