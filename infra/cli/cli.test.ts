@@ -44,6 +44,12 @@ describe("command line errors: one line, exit 2", () => {
     expect(await runCli(argv)).toEqual({ code: 2, stdout: "", stderr });
   });
 
+  it("--version and -V print the version of package.json", async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    for (const flag of ["--version", "-V"]) expect(await runCli([flag])).toEqual({ code: 0, stdout: `edgeadmit ${version}\n`, stderr: "" });
+  });
+
   it("no arguments prints the help and exits 2; each verb has --help", async () => {
     const bare = await runCli([]);
     expect(bare.code).toBe(2);

@@ -1,5 +1,7 @@
 // `edgeadmit`: dispatches to a verb and turns every failure into one line on
 // stderr and a non-zero exit (EDGEADMIT_DEBUG=1 adds the stack).
+// A named import: esbuild inlines this one field into the bundle, not the whole package.json.
+import { version } from "../../package.json";
 import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine, uncaughtFsError } from "./errors.js";
 import { processIo, type CliIo } from "./io.js";
 import { clustersCheck } from "./clusters.js";
@@ -20,7 +22,7 @@ function help(): string {
     .join("\n");
   return `edgeadmit: Kubernetes validating admission at the edge: the cluster side
 
-Usage: edgeadmit <verb> [flags]      (edgeadmit <verb> --help for its flags)
+Usage: edgeadmit <verb> [flags]      (edgeadmit <verb> --help for its flags; --version)
 
 ${VERBS.map((v) => `  ${v.name.padEnd(width)}  ${v.summary}`).join("\n")}
 
@@ -46,6 +48,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   if (first === undefined || first === "--help" || first === "-h" || first === "help") {
     io.out(help());
     return first === undefined ? EXIT_USAGE : 0;
+  }
+  if (first === "--version" || first === "-V") {
+    io.out(`edgeadmit ${version}\n`);
+    return 0;
   }
   const found = verbOf(argv);
   if (!found) {

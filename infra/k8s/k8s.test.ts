@@ -177,6 +177,9 @@ describe("the committed CLI bundle", () => {
     writeFileSync(file, gunzipSync(Buffer.concat(Array.from({ length: BUNDLE_PARTS }, (_, i) => readFileSync(partFile(i))))));
     const { stdout } = await promisify(execFile)(process.execPath, [file, "--help"], { cwd: dir });
     expect(stdout).toContain("  sync            build from the cluster and push");
+    // The version is inlined at bundle time: no package.json beside the bundle.
+    const version = (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
+    expect((await promisify(execFile)(process.execPath, [file, "--version"], { cwd: dir })).stdout).toBe(`edgeadmit ${version}\n`);
     const failure = await promisify(execFile)(process.execPath, [file, "sync", "--endpoint", "https://x", "--cluster", "c", "--key", join(dir, "missing.key")], { cwd: dir }).catch(
       (e: { code: number; stderr: string }) => e,
     );
