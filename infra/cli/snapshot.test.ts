@@ -91,6 +91,14 @@ describe("snapshot build: the settings ConfigMap", () => {
   });
 });
 
+describe("the settings profiles (examples/profiles)", () => {
+  it.each(["default", "recommended", "strict"])("%s is the settings ConfigMap in edgeadmit-system, every key understood", async (profile) => {
+    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-f", join(ROOT, "examples", "profiles", `${profile}.yaml`), "--allow-empty"]);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    expect(JSON.parse(stdout).settings.maxAgeSeconds).toBe(3600);
+  });
+});
+
 describe("snapshot push and sync: refused before anything is sent", () => {
   // Nothing listens on port 1: a check that lets a push through fails with "cannot reach" instead.
   const endpoint = "http://127.0.0.1:1";

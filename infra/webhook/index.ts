@@ -1,6 +1,7 @@
 // The ValidatingWebhookConfiguration that points a cluster's kube-apiserver at
-// the function. `edgeadmit webhook-config` prints it; infra/k8s/webhook.yaml is
-// its output for the placeholder URL (a test keeps them equal).
+// the function. `edgeadmit webhook-config` prints it with the function's real
+// URL; infra/k8s leaves it out, since a placeholder URL under failurePolicy
+// Fail would block every pod.
 import { clusterIdError } from "../../shared/clusters/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 
@@ -9,7 +10,7 @@ export type FailurePolicy = (typeof FAILURE_POLICIES)[number];
 
 export const WEBHOOK_CONFIGURATION_NAME = "edgeadmit";
 export const DEFAULT_TIMEOUT_SECONDS = 5;
-/** What infra/k8s/webhook.yaml carries until an overlay patches in the real URL and cluster. */
+/** What infra/k8s's sync job pushes to until an overlay sets the real URL and cluster. */
 export const PLACEHOLDER = { url: "https://edgeadmit.example.com", cluster: "my-cluster" } as const;
 
 export interface WebhookOptions {
