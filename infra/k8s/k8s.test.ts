@@ -188,6 +188,22 @@ describe("the committed CLI bundle", () => {
   });
 });
 
+describe("what the manifests and docs point to", () => {
+  const ROOT = join(DIR, "..", "..");
+  const headings = (file: string) => readFileSync(join(ROOT, file), "utf8").match(/^#+ .*$/gm)!.map((h) => h.replace(/^#+ /, ""));
+
+  it("every README section wrangler.toml names exists", () => {
+    const named = [...readFileSync(join(ROOT, "wrangler.toml"), "utf8").matchAll(/README "([^"]+)"/g)].map((m) => m[1]!);
+    expect(named).toContain("Deploy");
+    for (const section of named) expect(headings("README.md")).toContain(section);
+  });
+
+  it("operations.md types no bundle or snapshot sizes: npm run bundle:infra and npm run bench measure them", () => {
+    const operations = readFileSync(join(ROOT, "docs", "operations.md"), "utf8");
+    expect(operations.match(/≈ ?[\d.]+ ?[KM]i?B|\| [\d.]+ [KM]B/g)).toBeNull();
+  });
+});
+
 describe.skipIf(!hasKubectl)("kubectl kustomize infra/k8s", () => {
   it("renders everything in place: namespaced objects in the job's namespace, generated names wired, bundle as binaryData", async () => {
     const { stdout } = await promisify(execFile)("kubectl", ["kustomize", DIR], { maxBuffer: 64 * 1024 * 1024 });
