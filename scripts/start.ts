@@ -11,7 +11,7 @@ import { generateToken, tokenHash } from "../shared/tokens/index.js";
 import { pushSnapshot } from "../infra/client/index.js";
 import { PROJECT_ROOT, startLocalWorker } from "./local-worker.js";
 
-const PORT = Number(process.env.PORT ?? 8787);
+const DEFAULT_PORT = 8787;
 const stateDir = join(PROJECT_ROOT, ".edgeadmit");
 const demoKeyFile = join(stateDir, "demo.key");
 const demoTokenFile = join(stateDir, "demo.token");
@@ -83,15 +83,24 @@ function ensurePortFree(port: number): Promise<void> {
   });
 }
 
+/** PORT from the environment, or why it cannot be one (Node's own range error names no variable). */
+function portFrom(value: string | undefined): number {
+  if (value === undefined || value === "") return DEFAULT_PORT;
+  const port = /^\d+$/.test(value) ? Number(value) : NaN;
+  if (!(port >= 1 && port <= 65535)) throw new Error(`PORT must be a whole number from 1 to 65535, not "${value}"`);
+  return port;
+}
+
 async function main(): Promise<void> {
-  await ensurePortFree(PORT);
+  const port = portFrom(process.env.PORT);
+  await ensurePortFree(port);
   const demo = await demoCredentials();
   const clusters = { ...localClusters(), demo: { publicKey: demo.publicKey, tokenHashes: [await tokenHash(demo.token)] } };
   // The function would disable these too; say so here, before anything else is blamed.
   for (const problem of (await loadClusters(JSON.stringify(clusters))).problems)
     console.error(`npm start: warning: cluster ${problem.cluster ?? "registrations"} disabled: ${problem.reason}`);
   const events = showFunctionEvents();
-  const worker = await startLocalWorker({ clusters, port: PORT, persistTo: join(stateDir, "state"), vars: { LOG_REVIEWS: "all" }, logLevel: "log" });
+  const worker = await startLocalWorker({ clusters, port, persistTo: join(stateDir, "state"), vars: { LOG_REVIEWS: "all" }, logLevel: "log" });
 
   const objects = parseAllDocuments(readFileSync(join(PROJECT_ROOT, "examples/demo/cluster.yaml"), "utf8"))
     .map((doc) => doc.toJS() as KubeObject | null)

@@ -3,7 +3,7 @@
 import { Hono } from "hono";
 import { sha256Hex } from "../../shared/digest/index.js";
 import { truncateUtf8 } from "../../shared/admission/index.js";
-import { contentHash, decodeSnapshot, SnapshotView } from "../../shared/snapshot/index.js";
+import { contentHash, decodeSnapshot, MAX_SNAPSHOT_BYTES, SnapshotView } from "../../shared/snapshot/index.js";
 import { policySetOf } from "../../shared/vap/index.js";
 import { CONTENT_SHA256_HEADER } from "../../shared/signing/index.js";
 import { reader, signer, type AuthEnv } from "../auth/index.js";
@@ -14,9 +14,6 @@ import type { SnapshotMeta } from "../store/index.js";
 
 /** Problems reported per push: enough to fix the worst, bounded like every answer. */
 const MAX_REPORTED_PROBLEMS = 50;
-
-/** Room for ~170,000 applications, ~68,000 with a tracked volume each (docs/operations.md); below the Durable Object RPC limit of 32 MiB. */
-export const MAX_SNAPSHOT_BYTES = 24 * 1024 * 1024;
 
 export const snapshot = new Hono<AuthEnv>();
 

@@ -18,17 +18,17 @@ export function parseVerbArgs(verb: string, argv: string[], options: Options, ma
   } catch (e) {
     // parseArgs explains at length how to pass a dash-prefixed value; its first sentence is what matters.
     const sentence = firstLine((e as Error).message).replace(/\. .*$/, "");
-    throw new CliError(`edgeadmit ${verb}: ${sentence} (see edgeadmit ${verb} --help)`, EXIT_USAGE);
+    throw new CliError(`${sentence} (see edgeadmit ${verb} --help)`, EXIT_USAGE);
   }
   const help = parsed.values.help === true;
   if (!help && parsed.positionals.length > maxPositionals)
-    throw new CliError(`edgeadmit ${verb}: unexpected argument "${parsed.positionals[maxPositionals]}" (see edgeadmit ${verb} --help)`, EXIT_USAGE);
+    throw new CliError(`unexpected argument "${parsed.positionals[maxPositionals]}" (see edgeadmit ${verb} --help)`, EXIT_USAGE);
   return { values: parsed.values, positionals: parsed.positionals, help };
 }
 
 export function requiredString(verb: string, args: ParsedArgs, flag: string): string {
   const value = args.values[flag];
-  if (typeof value !== "string" || value === "") throw new CliError(`edgeadmit ${verb}: --${flag} is required (see edgeadmit ${verb} --help)`, EXIT_USAGE);
+  if (typeof value !== "string" || value === "") throw new CliError(`--${flag} is required (see edgeadmit ${verb} --help)`, EXIT_USAGE);
   return value;
 }
 
@@ -43,8 +43,8 @@ export function stringList(args: ParsedArgs, flag: string): string[] {
 }
 
 /** One of `choices`, or a usage error naming them. */
-export function choice<T extends string>(verb: string, flag: string, value: string | undefined, choices: readonly T[], fallback: T): T {
+export function choice<T extends string>(flag: string, value: string | undefined, choices: readonly T[], fallback: T): T {
   if (value === undefined) return fallback;
   if ((choices as readonly string[]).includes(value)) return value as T;
-  throw new CliError(`edgeadmit ${verb}: --${flag} must be one of ${choices.join(", ")}, not "${value}"`, EXIT_USAGE);
+  throw new CliError(`--${flag} must be one of ${choices.join(", ")}, not "${value}"`, EXIT_USAGE);
 }

@@ -53,6 +53,21 @@ describe("edgeadmit token", () => {
     expect(code).toBe(0);
     const token = tokenIn(dir);
     expect(stdout).toBe(`${JSON.stringify({ tokenHashes: [await tokenHash(token)] })}\nhttps://edgeadmit.example.com/v1/prod-eu/token/${token}/validate\n`);
+
+    // What docs/operations.md does next: webhook-config --token-file puts that same URL in the configuration.
+    const config = await runCli(["webhook-config", "--url", "https://edgeadmit.example.com", "--cluster", "prod-eu", "--token-file", join(dir, "edgeadmit.token")]);
+    expect(config.code).toBe(0);
+    expect(parse(config.stdout).webhooks[0].clientConfig).toEqual({ url: stdout.split("\n")[1] });
+  });
+
+  it("webhook-config --token-file refuses a file without a token", async () => {
+    const file = join(fresh(), "edgeadmit.token");
+    writeFileSync(file, "not a token\n");
+    expect(await runCli(["webhook-config", "--url", "https://h", "--cluster", "c", "--token-file", file])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `edgeadmit webhook-config: --token-file ${file} does not hold a token (edgeadmit token --form url writes one)\n`,
+    });
   });
 
   it("rotates: keeps the previous token and prints both hashes, so CLUSTERS accepts either meanwhile", async () => {
@@ -71,6 +86,7 @@ describe("edgeadmit token", () => {
     [["--cluster", "Prod_EU", "--url", "https://h", "--out", "x"], `edgeadmit token: --cluster: cluster id "Prod_EU" must be 1-63 lowercase letters, digits and '-', starting and ending with a letter or digit\n`],
     [["--cluster", "prod", "--url", "http://h", "--out", "x"], 'edgeadmit token: --url must be the function\'s https:// base URL, not "http://h"\n'],
     [["--cluster", "prod", "--url", "https://h", "--out", "x", "--form", "cookie"], 'edgeadmit token: --form must be one of header, url, not "cookie"\n'],
+    [["--cluster", "prod", "--url", "https://h/v1/prod/validate", "--out", "x"], "edgeadmit token: --url is the function's base URL, and https://h/v1/prod/validate already holds its /v1/ route: pass --url https://h\n"],
   ])("refuses %j in one line", async (args, message) => {
     expect(await runCli(["token", ...args])).toEqual({ code: 2, stdout: "", stderr: message });
   });

@@ -141,8 +141,8 @@ describe("edgeadmit check", () => {
     writeFileSync(notASnapshot, "{}");
     const cases: Array<[string[], string, string?]> = [
       [["check"], "edgeadmit check: -f PATH is required (see edgeadmit check --help)\n"],
-      [["check", "-f", "missing.yaml"], "cannot read missing.yaml: ENOENT\n"],
-      [["check", "-f", "-"], "<stdin>:2:1: Map keys must be unique\n", "a: 1\na: 2\n"],
+      [["check", "-f", "missing.yaml"], "edgeadmit check: cannot read missing.yaml: no such file\n"],
+      [["check", "-f", "-"], "edgeadmit check: <stdin>:2:1: Map keys must be unique\n", "a: 1\na: 2\n"],
       [["check", "-f", "-"], "edgeadmit check: no Kubernetes objects in -\n", "# nothing\n"],
       [["check", "-f", `${HYGIENE}/b-before.yaml`, "-o", "yaml"], 'edgeadmit check: --output must be one of text, json, sarif, not "yaml"\n'],
       [["check", "-f", `${HYGIENE}/b-before.yaml`, "--fail-on", "never"], 'edgeadmit check: --fail-on must be one of deny, warn, audit, not "never"\n'],
@@ -153,7 +153,7 @@ describe("edgeadmit check", () => {
     expect(await runCli(["check", "-f", `${HYGIENE}/b-before.yaml`, "--snapshot", notASnapshot])).toEqual({
       code: 2,
       stdout: "",
-      stderr: `${notASnapshot}: snapshot does not match the schema: apiVersion: Invalid input: expected "edgeadmit.io/v1alpha1"; kind: Invalid input: expected "Snapshot"; generation: Invalid input: expected number, received undefined; builtAt: Invalid input: expected string, received undefined; affinityClasses: Invalid input: expected record, received undefined\n`,
+      stderr: `edgeadmit check: ${notASnapshot}: snapshot does not match the schema: apiVersion: Invalid input: expected "edgeadmit.io/v1alpha1"; kind: Invalid input: expected "Snapshot"; generation: Invalid input: expected number, received undefined; builtAt: Invalid input: expected string, received undefined; affinityClasses: Invalid input: expected record, received undefined\n`,
     });
   });
 });

@@ -5,6 +5,7 @@ import { judgeObjects } from "../../shared/judge/index.js";
 import { decodeSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { POLICIES } from "../../policies/index.js";
+import { JOB_NAMESPACE } from "../objects/job.js";
 import { readObjects, sourceOf } from "../objects/yaml.js";
 import { choice, optionalString, parseVerbArgs, stringList } from "./args.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine } from "./errors.js";
@@ -31,10 +32,10 @@ export function exitCodeOf(report: CheckReport, failOn: FailOn): number {
   return counts.unreadable > 0 || failingModes(failOn).some((mode) => counts[mode] > 0) ? EXIT_FAILURE : 0;
 }
 
-/** Exit 1 says "denied" (or "an expectation failed"), so anything that stops `verb` from running is 2, in one line. */
-export function cannotRun(verb: string, e: unknown): CliError {
+/** Exit 1 says "denied" (or "an expectation failed"), so anything that stops the verb from running is 2, in one line. */
+export function cannotRun(e: unknown): CliError {
   if (e instanceof CliError) return new CliError(e.message, EXIT_USAGE);
-  return new CliError(`edgeadmit ${verb}: ${firstLine(e instanceof Error ? e.message : String(e))}`, EXIT_USAGE);
+  return new CliError(firstLine(e instanceof Error ? e.message : String(e)), EXIT_USAGE);
 }
 
 export const check: Verb = {
@@ -77,23 +78,23 @@ Examples:
       return 0;
     }
     const files = stringList(args, "file");
-    if (files.length === 0) throw new CliError("edgeadmit check: -f PATH is required (see edgeadmit check --help)", EXIT_USAGE);
-    const output = choice("check", "output", optionalString(args, "output"), OUTPUTS, "text");
-    const failOn = choice("check", "fail-on", optionalString(args, "fail-on"), FAIL_ON, "deny");
+    if (files.length === 0) throw new CliError("-f PATH is required (see edgeadmit check --help)", EXIT_USAGE);
+    const output = choice("output", optionalString(args, "output"), OUTPUTS, "text");
+    const failOn = choice("fail-on", optionalString(args, "fail-on"), FAIL_ON, "deny");
     const snapshotFile = optionalString(args, "snapshot");
     const fromCluster = args.values["from-cluster"] === true;
-    if (snapshotFile !== undefined && fromCluster) throw new CliError("edgeadmit check: give --snapshot FILE or --from-cluster, not both", EXIT_USAGE);
-    if (snapshotFile === "-" && files.includes("-")) throw new CliError("edgeadmit check: stdin can be read once: give -f - or --snapshot -, not both", EXIT_USAGE);
-    if (!fromCluster && optionalString(args, "context") !== undefined) throw new CliError("edgeadmit check: --context goes with --from-cluster", EXIT_USAGE);
+    if (snapshotFile !== undefined && fromCluster) throw new CliError("give --snapshot FILE or --from-cluster, not both", EXIT_USAGE);
+    if (snapshotFile === "-" && files.includes("-")) throw new CliError("stdin can be read once: give -f - or --snapshot -, not both", EXIT_USAGE);
+    if (!fromCluster && optionalString(args, "context") !== undefined) throw new CliError("--context goes with --from-cluster", EXIT_USAGE);
 
     let objects: KubeObject[];
     let snapshot: Snapshot;
     try {
       objects = await readObjects(files, io, { namespace: optionalString(args, "namespace") });
-      if (objects.length === 0) throw new CliError(`edgeadmit check: no Kubernetes objects in ${files.join(", ")}`);
-      snapshot = fromCluster ? await snapshotFromCluster(args, io) : snapshotFile !== undefined ? await snapshotFromFile(snapshotFile, io) : snapshotOf(objects, io, optionalString(args, "settings-namespace"));
+      if (objects.length === 0) throw new CliError(`no Kubernetes objects in ${files.join(", ")}`);
+      snapshot = fromCluster ? await snapshotFromCluster("check", args, io) : snapshotFile !== undefined ? await snapshotFromFile(snapshotFile, io) : snapshotOf("check", objects, io, optionalString(args, "settings-namespace") ?? JOB_NAMESPACE, { reportIgnored: false });
     } catch (e) {
-      throw cannotRun("check", e);
+      throw cannotRun(e);
     }
     const report = checkObjects(objects, snapshot);
     io.out(RENDERERS[output](report));

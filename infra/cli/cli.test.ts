@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -24,7 +24,7 @@ describe("edgeadmit (the installed bin)", () => {
     const failure = await run(process.execPath, [join(ROOT, "bin", "edgeadmit.mjs"), "snapshot", "push", "--endpoint", "http://127.0.0.1:1", "--cluster", "x", "--key", "/nonexistent.key"], {
       cwd: ROOT,
     }).catch((e: { code: number; stdout: string; stderr: string }) => e);
-    expect(failure).toMatchObject({ code: 1, stdout: "", stderr: "cannot read key /nonexistent.key: ENOENT\n" });
+    expect(failure).toMatchObject({ code: 1, stdout: "", stderr: "edgeadmit snapshot push: cannot read key /nonexistent.key: no such file\n" });
   });
 });
 
@@ -44,13 +44,19 @@ describe("command line errors: one line, exit 2", () => {
     expect(await runCli(argv)).toEqual({ code: 2, stdout: "", stderr });
   });
 
+  it("--version and -V print the version of package.json", async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
+    expect(version).toMatch(/^\d+\.\d+\.\d+/);
+    for (const flag of ["--version", "-V"]) expect(await runCli([flag])).toEqual({ code: 0, stdout: `edgeadmit ${version}\n`, stderr: "" });
+  });
+
   it("no arguments prints the help and exits 2; each verb has --help", async () => {
     const bare = await runCli([]);
     expect(bare.code).toBe(2);
     expect(bare.stdout).toContain("Usage: edgeadmit <verb> [flags]");
     const verbHelp = await runCli(["snapshot", "push", "--help"]);
     expect(verbHelp.code).toBe(0);
-    expect(verbHelp.stdout).toMatch(/^edgeadmit snapshot push --endpoint URL --cluster ID --key FILE \[FILE\|-\]\n/);
+    expect(verbHelp.stdout).toMatch(/^edgeadmit snapshot push --endpoint URL --cluster ID --key FILE \[--allow-empty\] \[FILE\|-\]\n/);
     const groupHelp = await runCli(["snapshot", "--help"]);
     expect(groupHelp.code).toBe(0);
     expect(groupHelp.stdout).toMatch(/^edgeadmit snapshot build \(-f PATH\.\.\. \[-n NS\] \| --from-cluster[^\n]*\n[\s\S]*\nedgeadmit snapshot push --endpoint/);
@@ -58,7 +64,7 @@ describe("command line errors: one line, exit 2", () => {
 });
 
 describe("keygen", () => {
-  it("writes a 0600 PKCS#8 key and prints the public key as CLUSTERS wants it, then a CLUSTERS entry", async () => {
+  it("writes a 0600 PKCS#8 key and prints the public key as CLUSTERS wants it, then a CLUSTERS entry and how to complete it", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), "edgeadmit-keygen-")), "keys");
     const { code, stdout, stderr } = await runCli(["keygen", "--out", dir, "--cluster", "prod-eu"]);
     expect(code).toBe(0);
@@ -69,13 +75,60 @@ describe("keygen", () => {
     expect(publicKey).toMatch(/^ed25519:[A-Za-z0-9+/]{43}=$/);
     expect(stdout).toBe(`${publicKey}\n{"prod-eu":{"publicKey":"${publicKey}","withoutSnapshot":"FailOpen"}}\n`);
     expect(readFileSync(join(dir, "edgeadmit.pub"), "utf8")).toBe(`${publicKey}\n`);
-    expect(stderr).toBe(`wrote ${join(dir, "edgeadmit.key")} (mode 0600) and ${join(dir, "edgeadmit.pub")}; add the entry above to the function's CLUSTERS\n`);
+    expect(stderr).toBe(
+      `wrote ${join(dir, "edgeadmit.key")} (mode 0600) and ${join(dir, "edgeadmit.pub")}; add the entry above to the function's CLUSTERS with the apiserver's credential: ` +
+        `edgeadmit token --cluster prod-eu --url https://<function> --out ${dir} prints the "tokenHashes" to add (edgeadmit clusters check names what an entry lacks)\n`,
+    );
 
     expect(await runCli(["keygen", "--out", dir])).toEqual({
       code: 1,
       stdout: "",
-      stderr: `${join(dir, "edgeadmit.key")} exists: not overwriting a key (move it away or choose another --out)\n`,
+      stderr: `edgeadmit keygen: cannot write ${join(dir, "edgeadmit.key")}: it already exists (pass --force to overwrite)\n`,
     });
+    expect(readFileSync(join(dir, "edgeadmit.key"), "utf8")).toBe(pem);
+    const forced = await runCli(["keygen", "--out", dir, "--force"]);
+    expect(forced.code).toBe(0);
+    expect(readFileSync(join(dir, "edgeadmit.key"), "utf8")).not.toBe(pem);
+    expect(forced.stdout.split("\n")[0]).toBe(await publicKeyOf(readFileSync(join(dir, "edgeadmit.key"), "utf8")));
+  });
+
+  it("refuses a cluster id the function would refuse, before writing anything", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "edgeadmit-keygen-")), "keys");
+    expect(await runCli(["keygen", "--out", dir, "--cluster", "Prod_EU"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: `edgeadmit keygen: --cluster: cluster id "Prod_EU" must be 1-63 lowercase letters, digits and '-', starting and ending with a letter or digit\n`,
+    });
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it("cannot write into a path that is a file: one readable line", async () => {
+    const file = join(mkdtempSync(join(tmpdir(), "edgeadmit-keygen-")), "file");
+    writeFileSync(file, "");
+    expect(await runCli(["keygen", "--out", join(file, "keys")])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `edgeadmit keygen: cannot write ${join(file, "keys")}: a part of the path is not a directory\n`,
+    });
+  });
+});
+
+describe("key public", () => {
+  it("prints the public key keygen printed, from the private key file or stdin", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "edgeadmit-key-"));
+    const made = await runCli(["keygen", "--out", dir, "--cluster", "c"]);
+    const publicKey = made.stdout.split("\n")[0]!;
+    expect(await runCli(["key", "public", "--key", join(dir, "edgeadmit.key")])).toEqual({ code: 0, stdout: `${publicKey}\n`, stderr: "" });
+    expect(await runCli(["key", "public", "--key", "-"], readFileSync(join(dir, "edgeadmit.key"), "utf8"))).toEqual({ code: 0, stdout: `${publicKey}\n`, stderr: "" });
+  });
+
+  it.each([
+    [["--key", "/nonexistent.key"], 1, "cannot read key /nonexistent.key: no such file"],
+    [["--key", "/"], 1, "cannot read key /: it is a directory"],
+    [["--key", "-"], 1, "--key -: not a PEM PKCS#8 private key (-----BEGIN PRIVATE KEY-----)"],
+    [[], 2, "--key is required (see edgeadmit key public --help)"],
+  ])("%j fails in one line", async (argv, code, message) => {
+    expect(await runCli(["key", "public", ...argv], "ssh-ed25519 AAAA\n")).toEqual({ code, stdout: "", stderr: `edgeadmit key public: ${message}\n` });
   });
 });
 
@@ -99,15 +152,49 @@ describe("review", () => {
     });
   });
 
-  it("several objects give one JSON per line; --old makes an UPDATE", async () => {
+  it("several objects give one JSON per line", async () => {
     const many = await runCli(["review", "-f", join(ROOT, "examples", "demo", "cluster.yaml")]);
     const lines = many.stdout.trimEnd().split("\n");
     expect(lines.map((line) => JSON.parse(line).request.kind.kind)).toEqual(["AffinityClass", "AffinityClass", "AffinityClass", "Tenant", "Tenant", "HelmRelease"]);
     expect(JSON.parse(lines[0]!).request.resource).toEqual({ group: "cozystack.io", version: "v1alpha1", resource: "affinityclasses" });
+  });
 
-    const update = JSON.parse((await runCli(["review", "-f", pod, "--old", pod, "-n", "ns"])).stdout);
-    expect(update.request.operation).toBe("UPDATE");
-    expect(update.request.oldObject.metadata.generateName).toBe("web-");
+  describe("--old", () => {
+    const deployment = (replicas: number, namespace = "") =>
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: web${namespace ? `, namespace: ${namespace}` : ""} }\nspec: { replicas: ${replicas} }\n`;
+    const newer = join(dir, "new.yaml");
+    writeFileSync(newer, `${deployment(3)}---\napiVersion: v1\nkind: Pod\nmetadata: { name: web }\nspec: {}\n`);
+
+    it("matches old objects to new ones by group, kind, namespace and name: a match is an UPDATE, the rest CREATEs", async () => {
+      const old = join(dir, "old.yaml");
+      writeFileSync(old, deployment(2));
+      const { code, stdout, stderr } = await runCli(["review", "-f", newer, "--old", old]);
+      expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+      const [update, create] = stdout.trimEnd().split("\n").map((line) => JSON.parse(line).request);
+      expect(update).toMatchObject({ kind: { kind: "Deployment" }, operation: "UPDATE", object: { spec: { replicas: 3 } }, oldObject: { spec: { replicas: 2 } } });
+      expect(create).toMatchObject({ kind: { kind: "Pod" }, namespace: "default", operation: "CREATE", oldObject: null });
+    });
+
+    it.each([
+      ["another namespace", deployment(2, "elsewhere"), "Deployment.apps elsewhere/web"],
+      ["another group", deployment(2).replace("apps/v1", "extensions/v1beta1"), "Deployment.extensions default/web"],
+      ["another kind", "apiVersion: v1\nkind: ConfigMap\nmetadata: { name: web }\n", "ConfigMap default/web"],
+    ])("an old object in %s matches none: named with file and line, exit 1", async (_, text, name) => {
+      const old = join(dir, "unmatched.yaml");
+      writeFileSync(old, `${deployment(2)}---\n${text}`);
+      expect(await runCli(["review", "-f", newer, "--old", old])).toEqual({
+        code: 1,
+        stdout: "",
+        stderr: `edgeadmit review: --old: no object in -f has the group, kind, namespace and name of ${name} (${old}:6)\n`,
+      });
+    });
+
+    it("--operation sets one operation for every object", async () => {
+      const old = join(dir, "old.yaml");
+      writeFileSync(old, deployment(2));
+      const { stdout } = await runCli(["review", "-f", newer, "--old", old, "--operation", "UPDATE"]);
+      expect(stdout.trimEnd().split("\n").map((line) => JSON.parse(line).request.operation)).toEqual(["UPDATE", "UPDATE"]);
+    });
   });
 });
 
@@ -131,6 +218,8 @@ describe("webhook-config", () => {
     [["--url", "https://admit.example.org", "--cluster", "Prod_EU"], "--cluster: cluster id \"Prod_EU\" must be 1-63 lowercase letters, digits and '-', starting and ending with a letter or digit"],
     [["--url", "https://admit.example.org", "--cluster", "c", "--timeout", "31"], "--timeout must be a whole number of seconds from 1 to 30 (the kube-apiserver's range), not 31"],
     [["--url", "https://admit.example.org", "--cluster", "c", "--failure-policy", "Open"], "--failure-policy must be one of Fail, Ignore, not \"Open\""],
+    [["--url", "https://h/v1/prod-eu/validate", "--cluster", "prod-eu"], "--url is the function's base URL, and https://h/v1/prod-eu/validate already holds its /v1/ route: pass --url https://h"],
+    [["--url", "https://h/edge/v1", "--cluster", "prod-eu"], "--url is the function's base URL, and https://h/edge/v1 already holds its /v1/ route: pass --url https://h/edge"],
   ])("refuses %j", async (argv, message) => {
     expect(await runCli(["webhook-config", ...argv])).toEqual({ code: 2, stdout: "", stderr: `edgeadmit webhook-config: ${message}\n` });
   });

@@ -84,7 +84,7 @@ describe("snapshot build | snapshot push", () => {
     expect(result).toEqual({
       code: 1,
       stdout: "",
-      stderr: `the function refused the snapshot (409): generation ${stored.generation} is not newer than the stored generation ${stored.generation}: a stale or replayed push; nothing was stored\n`,
+      stderr: `edgeadmit snapshot push: the function refused the snapshot (409): generation ${stored.generation} is not newer than the stored generation ${stored.generation}: a stale or replayed push; nothing was stored\n`,
     });
     expect((await storedSnapshot(worker.url, "pushed", readFileSync(keyFile("pushed"), "utf8")))?.generation).toBe(stored.generation);
   });
@@ -92,24 +92,24 @@ describe("snapshot build | snapshot push", () => {
   it("a push signed with another key is refused", async () => {
     const { stdout } = await runCli(["snapshot", "build", "-f", DEMO]);
     const result = await runCli(pushArgs("pushed", keyFile("stranger")), stdout);
-    expect(result).toEqual({ code: 1, stdout: "", stderr: `the function refused the snapshot (401): ${refusedKey("pushed")}\n` });
+    expect(result).toEqual({ code: 1, stdout: "", stderr: `edgeadmit snapshot push: the function refused the snapshot (401): ${refusedKey("pushed")}\n` });
   });
 
   it("an unknown cluster, an unreachable endpoint, a bad key file and a bad snapshot each fail in one line", async () => {
     expect((await runCli(pushArgs("nobody", keyFile("pushed")), built)).stderr).toBe(
-      `the function refused the snapshot (401): ${refusedKey("nobody")}\n`,
+      `edgeadmit snapshot push: the function refused the snapshot (401): ${refusedKey("nobody")}\n`,
     );
     const port = await closedPort();
     expect(await runCli(["snapshot", "push", "--endpoint", `http://127.0.0.1:${port}`, "--cluster", "pushed", "--key", keyFile("pushed")], built)).toEqual({
       code: 1,
       stdout: "",
-      stderr: `cannot reach http://127.0.0.1:${port}/v1/pushed/snapshot: ECONNREFUSED\n`,
+      stderr: `edgeadmit snapshot push: cannot reach http://127.0.0.1:${port}/v1/pushed/snapshot: ECONNREFUSED\n`,
     });
     const notAKey = join(dir, "not-a.key");
     writeFileSync(notAKey, "ssh-ed25519 AAAA...\n");
-    expect((await runCli(pushArgs("pushed", notAKey), built)).stderr).toBe(`--key ${notAKey}: not a PEM PKCS#8 private key (-----BEGIN PRIVATE KEY-----)\n`);
+    expect((await runCli(pushArgs("pushed", notAKey), built)).stderr).toBe(`edgeadmit snapshot push: --key ${notAKey}: not a PEM PKCS#8 private key (-----BEGIN PRIVATE KEY-----)\n`);
     expect((await runCli(pushArgs("pushed"), '{"apiVersion":"edgeadmit.io/v1alpha1","kind":"Snapshot"}')).stderr).toMatch(
-      /^<stdin>: snapshot does not match the schema: generation: Invalid input: expected number, received undefined[^\n]*\n$/,
+      /^edgeadmit snapshot push: <stdin>: snapshot does not match the schema: generation: Invalid input: expected number, received undefined[^\n]*\n$/,
     );
   });
 });
@@ -151,12 +151,12 @@ describe("sync", () => {
   it("fails loudly with a wrong key, even when nothing changed, so a key rotation is checked for real", async () => {
     expect((await runCli(syncArgs())).code).toBe(0);
     const result = await runCli(["sync", "--endpoint", worker.url, "--cluster", "synced", "--key", keyFile("stranger")]);
-    expect(result).toEqual({ code: 1, stdout: "", stderr: `GET ${worker.url}/v1/synced/snapshot was refused (401): ${refusedKey("synced")}\n` });
+    expect(result).toEqual({ code: 1, stdout: "", stderr: `edgeadmit sync: GET ${worker.url}/v1/synced/snapshot was refused (401): ${refusedKey("synced")}\n` });
   });
 
   it("a cluster-side failure stops before anything is sent", async () => {
     const result = await runCli([...syncArgs(), "--context", "elsewhere"]);
-    expect(result).toEqual({ code: 1, stdout: "", stderr: "cannot reach the API server at http://127.0.0.1:9: ECONNREFUSED\n" });
+    expect(result).toEqual({ code: 1, stdout: "", stderr: "edgeadmit sync: cannot reach the API server at http://127.0.0.1:9: ECONNREFUSED\n" });
   });
 });
 

@@ -1,6 +1,6 @@
 // Where a verb reads and writes: the process in real use, buffers in tests.
 import { readFileSync } from "node:fs";
-import { CliError } from "./errors.js";
+import { CliError, fileError } from "./errors.js";
 
 export interface CliIo {
   out(text: string): void;
@@ -26,6 +26,6 @@ export async function readInput(path: string, io: CliIo, what: string): Promise<
   try {
     return readFileSync(path, "utf8");
   } catch (e) {
-    throw new CliError(`cannot read ${what} ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw fileError("read", `${what} ${path}`, e);
   }
 }

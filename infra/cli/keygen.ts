@@ -1,45 +1,99 @@
-// `edgeadmit keygen`: the Ed25519 key pair a cluster signs its snapshot pushes with.
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+// `edgeadmit keygen`: the Ed25519 key pair a cluster signs its snapshot
+// pushes with; `edgeadmit key public`: the public key of a key already made.
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { generateKeyPair } from "../../shared/signing/index.js";
+import { clusterIdError } from "../../shared/clusters/index.js";
+import { generateKeyPair, importPrivateKey, publicKeyOf } from "../../shared/signing/index.js";
 import { optionalString, parseVerbArgs, requiredString } from "./args.js";
-import { CliError } from "./errors.js";
+import { CliError, EXIT_USAGE, fileError } from "./errors.js";
+import { readInput, type CliIo } from "./io.js";
 import type { Verb } from "./verb.js";
 
 export const PRIVATE_KEY_FILE = "edgeadmit.key";
 export const PUBLIC_KEY_FILE = "edgeadmit.pub";
 
+/** Writes `text` to `file`; without `force`, a file already there is an error, not overwritten. */
+function writeNew(file: string, text: string, force: boolean, mode?: number): void {
+  try {
+    writeFileSync(file, text, { flag: force ? "w" : "wx", ...(mode !== undefined ? { mode } : {}) });
+  } catch (e) {
+    throw fileError("write", file, e, (e as NodeJS.ErrnoException).code === "EEXIST" ? "pass --force to overwrite" : undefined);
+  }
+}
+
+/** The PEM text of --key FILE, checked to be an Ed25519 private key. */
+export async function readPrivateKey(keyFile: string, io: CliIo): Promise<string> {
+  const pem = await readInput(keyFile, io, "key");
+  try {
+    await importPrivateKey(pem);
+  } catch (e) {
+    throw new CliError(`--key ${keyFile}: ${(e as Error).message}`);
+  }
+  return pem;
+}
+
 export const keygen: Verb = {
   name: "keygen",
   summary: "make a cluster's signing key pair; print the public key for CLUSTERS",
-  usage: `edgeadmit keygen --out DIR [--cluster ID]
+  usage: `edgeadmit keygen --out DIR [--cluster ID] [--force]
 
 Writes DIR/${PRIVATE_KEY_FILE} (PKCS#8 PEM, mode 0600: it belongs in the cluster's
-Secret only) and DIR/${PUBLIC_KEY_FILE}. Prints the public key as the function's
-CLUSTERS registration wants it, then a ready CLUSTERS entry for --cluster.
+Secret only) and DIR/${PUBLIC_KEY_FILE}; an existing key is kept unless --force.
+Prints the public key as the function's CLUSTERS registration wants it, then
+a CLUSTERS entry for --cluster (default my-cluster). The entry still needs the
+apiserver's credential: edgeadmit token prints the tokenHashes to add to it.
 
 Example:
   edgeadmit keygen --out ./keys --cluster prod-eu`,
   async run(argv, io) {
-    const args = parseVerbArgs("keygen", argv, { out: { type: "string" }, cluster: { type: "string" } });
+    const args = parseVerbArgs("keygen", argv, { out: { type: "string" }, cluster: { type: "string" }, force: { type: "boolean" } });
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
     const dir = requiredString("keygen", args, "out");
     const cluster = optionalString(args, "cluster") ?? "my-cluster";
+    const idError = clusterIdError(cluster);
+    if (idError) throw new CliError(`--cluster: ${idError}`, EXIT_USAGE);
+    const force = args.values.force === true;
     const privateFile = join(dir, PRIVATE_KEY_FILE);
-    if (existsSync(privateFile)) throw new CliError(`${privateFile} exists: not overwriting a key (move it away or choose another --out)`);
+    const publicFile = join(dir, PUBLIC_KEY_FILE);
     const pair = await generateKeyPair();
     try {
       mkdirSync(dir, { recursive: true });
-      writeFileSync(privateFile, pair.privateKeyPem, { mode: 0o600, flag: "wx" });
-      writeFileSync(join(dir, PUBLIC_KEY_FILE), `${pair.publicKey}\n`);
     } catch (e) {
-      throw new CliError(`cannot write the key to ${dir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw fileError("write", dir, e);
     }
+    writeNew(privateFile, pair.privateKeyPem, force, 0o600);
+    writeNew(publicFile, `${pair.publicKey}\n`, true);
     io.out(`${pair.publicKey}\n${JSON.stringify({ [cluster]: { publicKey: pair.publicKey, withoutSnapshot: "FailOpen" } })}\n`);
-    io.err(`wrote ${privateFile} (mode 0600) and ${join(dir, PUBLIC_KEY_FILE)}; add the entry above to the function's CLUSTERS\n`);
+    io.err(
+      `wrote ${privateFile} (mode 0600) and ${publicFile}; add the entry above to the function's CLUSTERS with the apiserver's credential: ` +
+        `edgeadmit token --cluster ${cluster} --url https://<function> --out ${dir} prints the "tokenHashes" to add (edgeadmit clusters check names what an entry lacks)\n`,
+    );
+    return 0;
+  },
+};
+
+export const keyPublic: Verb = {
+  name: "key public",
+  summary: "print the public key of a cluster's private key, as CLUSTERS wants it",
+  usage: `edgeadmit key public --key FILE
+
+Reads an Ed25519 private key (PKCS#8 PEM, as edgeadmit keygen or
+openssl genpkey -algorithm ed25519 write it; - for stdin) and prints its
+public key as the "publicKey" of the cluster's CLUSTERS entry: ed25519:<base64>.
+
+Example:
+  edgeadmit key public --key ./keys/edgeadmit.key`,
+  async run(argv, io) {
+    const args = parseVerbArgs("key public", argv, { key: { type: "string" } });
+    if (args.help) {
+      io.out(`${this.usage}\n`);
+      return 0;
+    }
+    const pem = await readPrivateKey(requiredString("key public", args, "key"), io);
+    io.out(`${await publicKeyOf(pem)}\n`);
     return 0;
   },
 };

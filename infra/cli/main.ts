@@ -1,11 +1,12 @@
 // `edgeadmit`: dispatches to a verb and turns every failure into one line on
 // stderr and a non-zero exit (EDGEADMIT_DEBUG=1 adds the stack).
-import { FunctionError } from "../client/index.js";
-import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine } from "./errors.js";
+// A named import: esbuild inlines this one field into the bundle, not the whole package.json.
+import { version } from "../../package.json";
+import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine, uncaughtFsError } from "./errors.js";
 import { processIo, type CliIo } from "./io.js";
 import { check } from "./check.js";
 import { clustersCheck } from "./clusters.js";
-import { keygen } from "./keygen.js";
+import { keygen, keyPublic } from "./keygen.js";
 import { review } from "./review.js";
 import { snapshotVerbs } from "./snapshot.js";
 import { suite } from "./suite.js";
@@ -14,7 +15,7 @@ import { token } from "./token.js";
 import type { Verb } from "./verb.js";
 import { webhookConfig } from "./webhook-config.js";
 
-export const VERBS: readonly Verb[] = [keygen, token, clustersCheck, ...snapshotVerbs, sync, review, check, suite, webhookConfig];
+export const VERBS: readonly Verb[] = [keygen, keyPublic, token, clustersCheck, ...snapshotVerbs, sync, review, check, suite, webhookConfig];
 
 function help(): string {
   const width = Math.max(...VERBS.map((v) => v.name.length));
@@ -23,7 +24,7 @@ function help(): string {
     .join("\n");
   return `edgeadmit: Kubernetes validating admission at the edge: the cluster side
 
-Usage: edgeadmit <verb> [flags]      (edgeadmit <verb> --help for its flags)
+Usage: edgeadmit <verb> [flags]      (edgeadmit <verb> --help for its flags; --version)
 
 ${VERBS.map((v) => `  ${v.name.padEnd(width)}  ${v.summary}`).join("\n")}
 
@@ -50,6 +51,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     io.out(help());
     return first === undefined ? EXIT_USAGE : 0;
   }
+  if (first === "--version" || first === "-V") {
+    io.out(`edgeadmit ${version}\n`);
+    return 0;
+  }
   const found = verbOf(argv);
   if (!found) {
     const group = VERBS.filter((v) => v.name.startsWith(`${first} `)).map((v) => v.name);
@@ -64,21 +69,19 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     );
     return EXIT_USAGE;
   }
+  const prefix = `edgeadmit ${found.verb.name}: `;
   try {
     return await found.verb.run(found.rest, io);
   } catch (e) {
     if (process.env.EDGEADMIT_DEBUG && e instanceof Error && e.stack) io.err(`${e.stack}\n`);
     if (e instanceof CliError) {
-      io.err(`${e.message}\n`);
+      io.err(`${prefix}${e.message}\n`);
       return e.exitCode;
     }
-    // The function's refusal, or no function to talk to: its own words.
-    if (e instanceof FunctionError) {
-      io.err(`${firstLine(e.message)}\n`);
-      return EXIT_FAILURE;
-    }
-    // Not foreseen: still one line, with what the error says.
-    io.err(`edgeadmit ${found.verb.name}: ${firstLine(e instanceof Error ? e.message : String(e))}\n`);
+    // The function's refusal (FunctionError), an fs error nobody caught, or
+    // anything else not foreseen: still one line, with what the error says.
+    const message = uncaughtFsError(e) ?? firstLine(e instanceof Error ? e.message : String(e));
+    io.err(`${prefix}${message}\n`);
     return EXIT_FAILURE;
   }
 }

@@ -1,54 +1,83 @@
 // `edgeadmit review`: Kubernetes objects wrapped into the AdmissionReviews the
 // kube-apiserver would send, for curl, tests and bug reports.
-import { wrapReview, type WrapOptions } from "../../shared/admission/wrap.js";
-import { readObjects } from "../objects/yaml.js";
+import { wrapReview } from "../../shared/admission/wrap.js";
+import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import { describeObject, identityOf, readObjects, sourceOf, where } from "../objects/yaml.js";
 import { choice, optionalString, parseVerbArgs, stringList } from "./args.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
 import type { Verb } from "./verb.js";
 
 const OPERATIONS = ["CREATE", "UPDATE", "DELETE"] as const;
 
+/** `Pod default/web (old.yaml:3)`: an object as a message names it. */
+function named(object: KubeObject): string {
+  const source = sourceOf(object);
+  return `${describeObject(object)}${source ? ` (${where(source)})` : ""}`;
+}
+
+/**
+ * Each old object under the identity (group, kind, namespace, name) it is
+ * the old version of. Every old object must be some new object's: one that
+ * matches none, or a second for the same object, is a mistake to name.
+ */
+function oldObjectsOf(olds: readonly KubeObject[], objects: readonly KubeObject[]): Map<string, KubeObject> {
+  const wanted = new Set(objects.map(identityOf).filter((id) => id !== undefined));
+  const byIdentity = new Map<string, KubeObject>();
+  const unused: KubeObject[] = [];
+  for (const old of olds) {
+    const id = identityOf(old);
+    if (id === undefined || !wanted.has(id)) unused.push(old);
+    else if (byIdentity.has(id)) throw new CliError(`--old holds ${named(byIdentity.get(id)!)} twice, again at ${named(old)}`);
+    else byIdentity.set(id, old);
+  }
+  if (unused.length > 0)
+    throw new CliError(`--old: no object in -f has the group, kind, namespace and name of ${unused.map(named).join(", ")}`);
+  return byIdentity;
+}
+
 export const review: Verb = {
   name: "review",
   summary: "wrap Kubernetes objects into AdmissionReview v1 requests",
-  usage: `edgeadmit review -f PATH... [--operation CREATE|UPDATE|DELETE] [--namespace NS] [--old PATH]
+  usage: `edgeadmit review -f PATH... [--operation CREATE|UPDATE|DELETE] [--namespace NS] [--old PATH...]
 
 One AdmissionReview per object in PATH (files, directories, - for stdin): a
 single object prints as indented JSON, several as one JSON per line.
 --namespace fills in namespaced objects that name none (default: default, as
 kubectl apply -n does).
---old names the object before the change (one object); it makes the operation
-UPDATE unless --operation says otherwise.
+--old gives objects before the change: each is matched to the object in -f
+with its group, kind, namespace and name, whose review becomes an UPDATE with
+it as oldObject; an object without one is a CREATE, an old object that matches
+none is an error. --operation sets one operation for all.
 
 Examples:
   edgeadmit review -f pod.yaml > review.json
   curl -s http://127.0.0.1:8787/v1/demo/validate -H 'content-type: application/json' -d @review.json
-  edgeadmit review -f new.yaml --old old.yaml --namespace tenant-acme`,
+  edgeadmit review -f new/ --old old/ --namespace tenant-acme`,
   async run(argv, io) {
     const args = parseVerbArgs("review", argv, {
       file: { type: "string", short: "f", multiple: true },
       operation: { type: "string" },
       namespace: { type: "string", short: "n" },
-      old: { type: "string" },
+      old: { type: "string", multiple: true },
     });
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
     const files = stringList(args, "file");
-    if (files.length === 0) throw new CliError("edgeadmit review: -f PATH is required (see edgeadmit review --help)", EXIT_USAGE);
-    const oldPath = optionalString(args, "old");
-    const operation = choice("review", "operation", optionalString(args, "operation"), OPERATIONS, oldPath ? "UPDATE" : "CREATE");
-    const options: WrapOptions = { operation };
+    if (files.length === 0) throw new CliError("-f PATH is required (see edgeadmit review --help)", EXIT_USAGE);
+    const operationFlag = optionalString(args, "operation");
+    const operation = operationFlag === undefined ? undefined : choice("operation", operationFlag, OPERATIONS, "CREATE");
     const namespace = optionalString(args, "namespace");
-    if (oldPath) {
-      const old = await readObjects([oldPath], io, { namespace });
-      if (old.length !== 1) throw new CliError(`--old ${oldPath}: expected one object, found ${old.length}`);
-      options.oldObject = old[0]!;
-    }
     const objects = await readObjects(files, io, { namespace });
     if (objects.length === 0) throw new CliError(`no Kubernetes objects in ${files.join(", ")}`);
-    const reviews = objects.map((object) => wrapReview(object, options));
+    const oldPaths = stringList(args, "old");
+    const olds = oldObjectsOf(oldPaths.length > 0 ? await readObjects(oldPaths, io, { namespace }) : [], objects);
+    const reviews = objects.map((object) => {
+      const id = identityOf(object);
+      const oldObject = id === undefined ? undefined : olds.get(id);
+      return wrapReview(object, { operation: operation ?? (oldObject ? "UPDATE" : "CREATE"), ...(oldObject ? { oldObject } : {}) });
+    });
     io.out(reviews.length === 1 ? `${JSON.stringify(reviews[0], null, 2)}\n` : reviews.map((r) => `${JSON.stringify(r)}\n`).join(""));
     return 0;
   },

@@ -2,36 +2,64 @@
 // `edgeadmit sync` shares with them: building from YAML or the cluster,
 // reading the signing key, reaching the function.
 import { writeFileSync } from "node:fs";
-import { decodeSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
+import { decodeSnapshot, MAX_SNAPSHOT_BYTES, snapshotSchema, type Snapshot } from "../../shared/snapshot/index.js";
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
-import { importPrivateKey } from "../../shared/signing/index.js";
+import { POLICIES } from "../../policies/index.js";
 import { pushSnapshot, type StoredSnapshot } from "../client/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
-import { readObjects } from "../objects/yaml.js";
+import { describeObject, readObjects } from "../objects/yaml.js";
 import { optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
-import { CliError, EXIT_USAGE } from "./errors.js";
+import { CliError, EXIT_USAGE, fileError } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
 import { policySetOf } from "../../shared/vap/index.js";
 import { uncoveredPolicyRules, WEBHOOK_CONFIGURATION_NAME } from "../webhook/index.js";
+import { readPrivateKey } from "./keygen.js";
 import type { Verb } from "./verb.js";
 
-/** Builds from `objects`, printing each skipped object as a warning; generation is the clock in ms, so the cluster keeps no counter. */
-export function snapshotOf(objects: readonly KubeObject[], io: CliIo, settingsNamespace?: string): Snapshot {
+/** How many ignored objects the summary line names before `… and N more`. */
+const IGNORED_NAMED = 5;
+
+/** The objects a snapshot holds, settings aside: none means pushing it forgets everything the function knew of the cluster. */
+export function objectCount(snapshot: Snapshot): number {
+  const records = [snapshot.affinityClasses, snapshot.tenants, snapshot.applications, snapshot.volumeClaims, snapshot.nodes, snapshot.validatingAdmissionPolicies, snapshot.policyBindings, snapshot.namespaces];
+  return records.reduce((sum, record) => sum + Object.keys(record).length, 0) + Object.values(snapshot.policyParams).reduce((sum, param) => sum + param.objects.length, 0);
+}
+
+const EMPTY_HINT = "pushed, it replaces everything the function knows of the cluster; pass --allow-empty if that is meant";
+
+/**
+ * Builds from `objects`, printing each skipped object as a warning and the
+ * objects the snapshot does not use on one line; generation is the clock in
+ * ms, so the cluster keeps no counter. Only the ConfigMap edgeadmit-settings
+ * in `settingsNamespace` is read. `check` and `test` judge every object
+ * whether it is a cluster fact or not, so they do not report the rest.
+ */
+export function snapshotOf(verb: string, objects: readonly KubeObject[], io: CliIo, settingsNamespace: string, { reportIgnored = true } = {}): Snapshot {
   const now = Date.now();
-  const { snapshot, problems } = buildSnapshot(objects, { generation: now, builtAt: new Date(now).toISOString(), ...(settingsNamespace ? { settingsNamespace } : {}) });
+  const { snapshot, problems, ignored } = buildSnapshot(objects, {
+    generation: now,
+    builtAt: new Date(now).toISOString(),
+    settingsNamespace,
+    policyIds: POLICIES.map((policy) => policy.id),
+  });
   for (const problem of problems) io.err(`warning: ${problem}\n`);
+  if (reportIgnored && ignored.length > 0) {
+    const named = ignored.slice(0, IGNORED_NAMED).map(describeObject).join(", ");
+    const more = ignored.length > IGNORED_NAMED ? `, … and ${ignored.length - IGNORED_NAMED} more` : "";
+    io.err(`edgeadmit ${verb}: ignored ${ignored.length} object${ignored.length === 1 ? "" : "s"} the policies do not use: ${named}${more}\n`);
+  }
   return snapshot;
 }
 
 export const CLUSTER_FLAGS = { context: { type: "string" }, "settings-namespace": { type: "string" } } as const;
 
-export async function snapshotFromCluster(args: ParsedArgs, io: CliIo): Promise<Snapshot> {
+export async function snapshotFromCluster(verb: string, args: ParsedArgs, io: CliIo): Promise<Snapshot> {
   const settingsNamespace = optionalString(args, "settings-namespace") ?? JOB_NAMESPACE;
   const context = optionalString(args, "context");
   const { listClusterObjects } = await import("../objects/cluster.js");
   const { objects, warnings, unlistedParamKinds, webhookRules } = await listClusterObjects({ settingsNamespace, ...(context !== undefined ? { context } : {}) });
   for (const warning of warnings) io.err(`warning: ${warning}\n`);
-  const snapshot = snapshotOf(objects, io, settingsNamespace);
+  const snapshot = snapshotOf(verb, objects, io, settingsNamespace);
   for (const key of unlistedParamKinds) delete snapshot.policyParams[key];
   // A policy whose requests the apiserver never sends is a policy that is not enforced: say so on every run.
   for (const hole of webhookRules ? uncoveredPolicyRules(webhookRules, policySetOf(snapshot).rules) : [])
@@ -39,12 +67,15 @@ export async function snapshotFromCluster(args: ParsedArgs, io: CliIo): Promise<
   return snapshot;
 }
 
-export const PUSH_FLAGS = { endpoint: { type: "string" }, cluster: { type: "string" }, key: { type: "string" } } as const;
+const ALLOW_EMPTY_FLAG = { "allow-empty": { type: "boolean" } } as const;
+export const PUSH_FLAGS = { endpoint: { type: "string" }, cluster: { type: "string" }, key: { type: "string" }, ...ALLOW_EMPTY_FLAG } as const;
 
 export interface PushTarget {
   endpoint: string;
   cluster: string;
   privateKeyPem: string;
+  /** Whether a snapshot with no objects may go out (--allow-empty). */
+  allowEmpty: boolean;
 }
 
 /** --endpoint, --cluster and --key, checked before anything is built or sent. */
@@ -52,14 +83,9 @@ export async function pushTarget(verb: string, args: ParsedArgs, io: CliIo): Pro
   const endpoint = requiredString(verb, args, "endpoint");
   const cluster = requiredString(verb, args, "cluster");
   const keyFile = requiredString(verb, args, "key");
-  if (!/^https?:\/\/[^/?#]+/.test(endpoint)) throw new CliError(`edgeadmit ${verb}: --endpoint must be an http(s) URL, not "${endpoint}"`, EXIT_USAGE);
-  const privateKeyPem = await readInput(keyFile, io, "key");
-  try {
-    await importPrivateKey(privateKeyPem);
-  } catch (e) {
-    throw new CliError(`--key ${keyFile}: ${(e as Error).message}`);
-  }
-  return { endpoint, cluster, privateKeyPem };
+  if (!/^https?:\/\/[^/?#]+/.test(endpoint)) throw new CliError(`--endpoint must be an http(s) URL, not "${endpoint}"`, EXIT_USAGE);
+  const privateKeyPem = await readPrivateKey(keyFile, io);
+  return { endpoint, cluster, privateKeyPem, allowEmpty: args.values["allow-empty"] === true };
 }
 
 /** The function's word on the cluster's own policies: how many are bound at the edge, and each that cannot be used. */
@@ -68,23 +94,48 @@ export function reportPolicies(stored: StoredSnapshot, io: CliIo): void {
   for (const problem of stored.policyProblems) io.err(`warning: ${problem}\n`);
 }
 
+/** The body that pushes `snapshot`; a snapshot with no objects (without --allow-empty) or larger than the function takes fails here, before anything is sent. */
+export function pushBody(target: PushTarget, snapshot: Snapshot): string {
+  if (!target.allowEmpty && objectCount(snapshot) === 0) throw new CliError(`the snapshot holds no objects: ${EMPTY_HINT}`);
+  const body = JSON.stringify(snapshot);
+  const bytes = new TextEncoder().encode(body).length;
+  if (bytes > MAX_SNAPSHOT_BYTES) throw new CliError(`the snapshot is ${mebibytes(bytes)} as sent; the function takes at most ${mebibytes(MAX_SNAPSHOT_BYTES)} (docs/operations.md: snapshot size)`);
+  return body;
+}
+
 export function push(target: PushTarget, snapshot: Snapshot) {
-  return pushSnapshot(target.endpoint, target.cluster, target.privateKeyPem, JSON.stringify(snapshot));
+  return pushSnapshot(target.endpoint, target.cluster, target.privateKeyPem, pushBody(target, snapshot));
+}
+
+function mebibytes(bytes: number): string {
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/** A snapshot file's text as a Snapshot; fields the schema does not know are refused, not dropped, so what is signed is what was written. */
+export function snapshotFromText(text: string, name: string): Snapshot {
+  const decoded = decodeSnapshot(text);
+  if (!decoded.ok) throw new CliError(`${name}: ${decoded.error}`);
+  const unknown = Object.keys(JSON.parse(text) as Record<string, unknown>).filter((key) => !Object.hasOwn(snapshotSchema.shape, key));
+  if (unknown.length > 0) throw new CliError(`${name}: fields a snapshot does not have: ${unknown.join(", ")} (edgeadmit snapshot build writes snapshots)`);
+  return decoded.snapshot;
 }
 
 const build: Verb = {
   name: "snapshot build",
   summary: "build a snapshot from Kubernetes YAML or from the live cluster",
-  usage: `edgeadmit snapshot build (-f PATH... [-n NS] | --from-cluster [--context NAME]) [--settings-namespace NS] [-o FILE]
+  usage: `edgeadmit snapshot build (-f PATH... [-n NS] | --from-cluster [--context NAME]) [--settings-namespace NS] [--allow-empty] [-o FILE]
 
 -f takes files (many YAML documents each), directories (their .yaml, .yml and
 .json files, recursively) and - for stdin; kind: List is unpacked. -n puts
 namespaced objects that name no namespace into NS (default: default), as
 kubectl apply -n does.
 --from-cluster lists AffinityClasses, Tenants, HelmReleases, PVCs, PVs, Nodes,
-the workloads (not Pods) and the ConfigMap edgeadmit-settings (in --settings-namespace,
-default ${JOB_NAMESPACE}) through the kubeconfig, as the sync job does.
-Objects that cannot be used are skipped with a warning on stderr.
+the workloads (not Pods) and the ConfigMap edgeadmit-settings through the
+kubeconfig, as the sync job does. Either way the settings are the ConfigMap
+edgeadmit-settings in --settings-namespace (default ${JOB_NAMESPACE}) only.
+Objects that cannot be used are skipped with a warning on stderr; objects the
+snapshot does not use are named on one line. A snapshot with no objects is an
+error unless --allow-empty: pushed, it would replace all the function knows.
 The generation is the current time in milliseconds.
 
 Examples:
@@ -98,6 +149,7 @@ Examples:
       output: { type: "string", short: "o" },
       namespace: { type: "string", short: "n" },
       ...CLUSTER_FLAGS,
+      ...ALLOW_EMPTY_FLAG,
     });
     if (args.help) {
       io.out(`${this.usage}\n`);
@@ -105,16 +157,15 @@ Examples:
     }
     const files = stringList(args, "file");
     const fromCluster = args.values["from-cluster"] === true;
-    if (fromCluster === (files.length > 0)) throw new CliError("edgeadmit snapshot build: give either -f PATH... or --from-cluster (see edgeadmit snapshot build --help)", EXIT_USAGE);
+    if (fromCluster === (files.length > 0)) throw new CliError("give either -f PATH... or --from-cluster (see edgeadmit snapshot build --help)", EXIT_USAGE);
     const namespace = optionalString(args, "namespace");
-    if (fromCluster && namespace !== undefined) throw new CliError("edgeadmit snapshot build: -n goes with -f (the cluster's objects name their namespaces)", EXIT_USAGE);
-    if (!fromCluster && optionalString(args, "context") !== undefined) throw new CliError("edgeadmit snapshot build: --context goes with --from-cluster", EXIT_USAGE);
-    let snapshot: Snapshot;
-    if (fromCluster) snapshot = await snapshotFromCluster(args, io);
-    else {
-      const objects = await readObjects(files, io, { namespace });
-      snapshot = snapshotOf(objects, io, optionalString(args, "settings-namespace"));
-    }
+    if (fromCluster && namespace !== undefined) throw new CliError("-n goes with -f (the cluster's objects name their namespaces)", EXIT_USAGE);
+    if (!fromCluster && optionalString(args, "context") !== undefined) throw new CliError("--context goes with --from-cluster", EXIT_USAGE);
+    const snapshot = fromCluster
+      ? await snapshotFromCluster("snapshot build", args, io)
+      : snapshotOf("snapshot build", await readObjects(files, io, { namespace }), io, optionalString(args, "settings-namespace") ?? JOB_NAMESPACE);
+    if (objectCount(snapshot) === 0 && args.values["allow-empty"] !== true)
+      throw new CliError(`the snapshot would hold no objects${fromCluster ? "" : ` (from ${files.join(", ")})`}: ${EMPTY_HINT}`);
     const json = `${JSON.stringify(snapshot, null, 2)}\n`;
     const output = optionalString(args, "output");
     if (output === undefined || output === "-") io.out(json);
@@ -122,7 +173,7 @@ Examples:
       try {
         writeFileSync(output, json);
       } catch (e) {
-        throw new CliError(`cannot write ${output}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+        throw fileError("write", output, e);
       }
       const counts = `${Object.keys(snapshot.affinityClasses).length} AffinityClasses, ${Object.keys(snapshot.tenants).length} tenants, ${Object.keys(snapshot.applications).length} applications, ${Object.keys(snapshot.volumeClaims).length} RWO volume claims`;
       io.err(`wrote ${output}: generation ${snapshot.generation}, ${counts}\n`);
@@ -134,9 +185,11 @@ Examples:
 const pushVerb: Verb = {
   name: "snapshot push",
   summary: "sign a snapshot with the cluster's key and store it in the function",
-  usage: `edgeadmit snapshot push --endpoint URL --cluster ID --key FILE [FILE|-]
+  usage: `edgeadmit snapshot push --endpoint URL --cluster ID --key FILE [--allow-empty] [FILE|-]
 
-Reads the snapshot (a file, or stdin when FILE is - or absent), checks it,
+Reads the snapshot (a file, or stdin when FILE is - or absent), checks it
+(fields a snapshot does not have, no objects without --allow-empty, over the
+function's ${MAX_SNAPSHOT_BYTES / (1024 * 1024)} MiB: each refused before sending),
 signs it with the cluster's Ed25519 private key and PUTs it to
 <URL>/v1/<ID>/snapshot. Prints the generation the function stored; when the
 function refuses (unknown cluster, bad signature, not newer than what it has)
@@ -153,9 +206,8 @@ Examples:
     }
     const target = await pushTarget("snapshot push", args, io);
     const file = args.positionals[0] ?? "-";
-    const decoded = decodeSnapshot(await readInput(file, io, "snapshot"));
-    if (!decoded.ok) throw new CliError(`${file === "-" ? "<stdin>" : file}: ${decoded.error}`);
-    const stored = await push(target, decoded.snapshot);
+    const snapshot = snapshotFromText(await readInput(file, io, "snapshot"), file === "-" ? "<stdin>" : file);
+    const stored = await push(target, snapshot);
     io.out(`stored generation ${stored.generation} for cluster ${stored.cluster} (${stored.bytes} bytes, content ${stored.contentHash.slice(0, 12)})\n`);
     reportPolicies(stored, io);
     return 0;

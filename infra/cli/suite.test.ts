@@ -72,7 +72,7 @@ expect: [{object: gateway, policy: rwo-rollout, result: denied}]
     expect(await runCli(["test", file])).toEqual({
       code: 2,
       stdout: "",
-      stderr: `${file}:7: not an EdgeAdmissionTest: expect.0.object: must be Kind/name or Kind/namespace/name; expect.0.result: Invalid option: expected one of "pass"|"deny"|"warn"|"audit"\n`,
+      stderr: `edgeadmit test: ${file}:7: not an EdgeAdmissionTest: expect.0.object: must be Kind/name or Kind/namespace/name; expect.0.result: Invalid option: expected one of "pass"|"deny"|"warn"|"audit"\n`,
     });
     const missing = suiteFile(`apiVersion: edgeadmit.io/v1alpha1
 kind: EdgeAdmissionTest
@@ -80,8 +80,8 @@ metadata: {name: missing resources}
 resources: [nowhere.yaml]
 expect: [{object: Deployment/gateway, policy: rwo-rollout, result: warn}]
 `);
-    expect(await runCli(["test", missing])).toEqual({ code: 2, stdout: "", stderr: `${missing}: missing resources: cannot read ${join(missing, "..", "nowhere.yaml")}: ENOENT\n` });
-    expect(await runCli(["test", "nowhere"])).toEqual({ code: 2, stdout: "", stderr: "cannot read nowhere: ENOENT\n" });
+    expect(await runCli(["test", missing])).toEqual({ code: 2, stdout: "", stderr: `edgeadmit test: ${missing}: missing resources: cannot read ${join(missing, "..", "nowhere.yaml")}: no such file\n` });
+    expect(await runCli(["test", "nowhere"])).toEqual({ code: 2, stdout: "", stderr: "edgeadmit test: cannot read nowhere: no such file\n" });
     expect(await runCli(["test"])).toEqual({ code: 2, stdout: "", stderr: "edgeadmit test: PATH is required (see edgeadmit test --help)\n" });
   });
 });

@@ -8,10 +8,11 @@ import { describeResult } from "../../shared/dispatcher/index.js";
 import { POLICY_MODES } from "../../shared/policy/index.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { describeZodError } from "../../shared/zod/index.js";
+import { JOB_NAMESPACE } from "../objects/job.js";
 import { objectsFromText, readObjects, sourceOf, where } from "../objects/yaml.js";
 import { parseVerbArgs } from "./args.js";
 import { cannotRun, checkObjects } from "./check.js";
-import { CliError, EXIT_FAILURE, EXIT_USAGE } from "./errors.js";
+import { CliError, EXIT_FAILURE, EXIT_USAGE, fileError } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
 import type { CheckedObject, CheckReport } from "./output/index.js";
 import { snapshotOf } from "./snapshot.js";
@@ -62,7 +63,7 @@ function suiteFiles(path: string): string[] {
   try {
     isDirectory = statSync(path).isDirectory();
   } catch (e) {
-    throw new CliError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw fileError("read", path, e);
   }
   if (!isDirectory) return [path];
   return readdirSync(path, { withFileTypes: true })
@@ -120,7 +121,7 @@ async function checkSuite({ file, suite }: SuiteFile, io: CliIo) {
   } catch (e) {
     throw e instanceof CliError ? new CliError(`${file}: ${suite.metadata.name}: ${e.message}`) : e;
   }
-  const snapshot = snapshotOf(facts, io);
+  const snapshot = snapshotOf("test", facts, io, JOB_NAMESPACE, { reportIgnored: false });
   snapshot.settings.policies = { ...snapshot.settings.policies, ...suite.policies };
   return checkObjects(objects, snapshot);
 }
@@ -160,20 +161,20 @@ Examples:
       io.out(`${this.usage}\n`);
       return 0;
     }
-    if (args.positionals.length === 0) throw new CliError("edgeadmit test: PATH is required (see edgeadmit test --help)", EXIT_USAGE);
+    if (args.positionals.length === 0) throw new CliError("PATH is required (see edgeadmit test --help)", EXIT_USAGE);
     let files: string[];
     try {
       files = args.positionals.flatMap(suiteFiles);
     } catch (e) {
-      throw cannotRun("test", e);
+      throw cannotRun(e);
     }
-    if (files.length === 0) throw new CliError(`edgeadmit test: no ${SUITE_FILE} in ${args.positionals.join(", ")}`, EXIT_USAGE);
+    if (files.length === 0) throw new CliError(`no ${SUITE_FILE} in ${args.positionals.join(", ")}`, EXIT_USAGE);
     // Every suite is read and every resource judged before anything prints: a broken suite is exit 2 alone.
     const outcomes: SuiteOutcome[] = [];
     try {
       for (const file of files) for (const one of await readSuites(file, io)) outcomes.push(outcomeOf(one, await checkSuite(one, io)));
     } catch (e) {
-      throw cannotRun("test", e);
+      throw cannotRun(e);
     }
     let passed = 0;
     let failed = 0;

@@ -5,7 +5,7 @@ import { contentHash } from "../../shared/snapshot/index.js";
 import { storedSnapshot, type StoredSnapshot } from "../client/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 import { parseVerbArgs } from "./args.js";
-import { CLUSTER_FLAGS, push, PUSH_FLAGS, pushTarget, reportPolicies, snapshotFromCluster } from "./snapshot.js";
+import { CLUSTER_FLAGS, push, pushBody, PUSH_FLAGS, pushTarget, reportPolicies, snapshotFromCluster } from "./snapshot.js";
 import type { Verb } from "./verb.js";
 
 /**
@@ -24,14 +24,15 @@ export function pushReason(stored: StoredSnapshot | undefined, hash: string, max
 export const sync: Verb = {
   name: "sync",
   summary: "build from the cluster and push when the function's copy differs (the CronJob)",
-  usage: `edgeadmit sync --endpoint URL --cluster ID --key FILE [--context NAME] [--settings-namespace NS]
+  usage: `edgeadmit sync --endpoint URL --cluster ID --key FILE [--context NAME] [--settings-namespace NS] [--allow-empty]
 
 Builds the snapshot from the cluster (as snapshot build --from-cluster), asks
 the function what it holds (GET <URL>/v1/<ID>/snapshot) and pushes only when
 the content hash differs, or when the stored copy's age reaches half of the
 settings' maxAgeSeconds (so an unchanged cluster never turns stale). An
 unchanged cluster therefore costs one GET and no write.
---settings-namespace defaults to ${JOB_NAMESPACE}.
+--settings-namespace defaults to ${JOB_NAMESPACE}. A snapshot with no objects
+is not pushed unless --allow-empty (it would replace all the function knows).
 
 Example:
   edgeadmit sync --endpoint https://edgeadmit.example.com --cluster prod-eu --key /etc/edgeadmit/edgeadmit.key`,
@@ -42,7 +43,9 @@ Example:
       return 0;
     }
     const target = await pushTarget("sync", args, io);
-    const snapshot = await snapshotFromCluster(args, io);
+    const snapshot = await snapshotFromCluster("sync", args, io);
+    // Refused before asking the function anything: what would be pushed is wrong whatever it holds.
+    pushBody(target, snapshot);
     const hash = await contentHash(snapshot);
     const stored = await storedSnapshot(target.endpoint, target.cluster, target.privateKeyPem);
     const reason = pushReason(stored, hash, snapshot.settings.maxAgeSeconds);

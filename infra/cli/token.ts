@@ -7,7 +7,8 @@ import { stringify } from "yaml";
 import { clusterIdError } from "../../shared/clusters/index.js";
 import { generateToken, tokenHash, TOKEN_PATTERN } from "../../shared/tokens/index.js";
 import { choice, optionalString, parseVerbArgs, requiredString } from "./args.js";
-import { CliError, EXIT_USAGE } from "./errors.js";
+import { CliError, EXIT_USAGE, fileError } from "./errors.js";
+import { routeInBaseUrl, validateUrl } from "../webhook/index.js";
 import type { Verb } from "./verb.js";
 
 export const TOKEN_FILE = "edgeadmit.token";
@@ -40,16 +41,11 @@ export function admissionConfiguration(kubeconfigPath: string) {
   };
 }
 
-/** The webhook URL that carries the token, for control planes that cannot present one (EKS, GKE, AKS). */
-export function tokenUrl(base: string, cluster: string, token: string): string {
-  return `${base.replace(/\/+$/, "")}/v1/${cluster}/token/${token}/validate`;
-}
-
 function write(file: string, text: string): void {
   try {
     writeFileSync(file, text, { mode: 0o600 });
   } catch (e) {
-    throw new CliError(`edgeadmit token: cannot write ${file}: ${(e as Error).message}`);
+    throw fileError("write", file, e);
   }
 }
 
@@ -96,29 +92,31 @@ Examples:
     }
     const cluster = requiredString("token", args, "cluster");
     const idError = clusterIdError(cluster);
-    if (idError) throw new CliError(`edgeadmit token: --cluster: ${idError}`, EXIT_USAGE);
+    if (idError) throw new CliError(`--cluster: ${idError}`, EXIT_USAGE);
     const base = requiredString("token", args, "url");
-    let host: string;
+    let url: URL | undefined;
     try {
-      const url = new URL(base);
-      if (url.protocol !== "https:") throw new Error("not https");
-      host = url.host;
+      url = new URL(base);
     } catch {
-      throw new CliError(`edgeadmit token: --url must be the function's https:// base URL, not "${base}"`, EXIT_USAGE);
+      url = undefined;
     }
+    if (url?.protocol !== "https:") throw new CliError(`--url must be the function's https:// base URL, not "${base}"`, EXIT_USAGE);
+    const routeError = routeInBaseUrl(url);
+    if (routeError) throw new CliError(routeError, EXIT_USAGE);
+    const host = url.host;
     const dir = requiredString("token", args, "out");
-    const form = choice("token", "form", optionalString(args, "form"), FORMS, "header");
+    const form = choice("form", optionalString(args, "form"), FORMS, "header");
     const kubeconfigPath = optionalString(args, "kubeconfig-path") ?? DEFAULT_KUBECONFIG_PATH;
 
     const tokenFile = join(dir, TOKEN_FILE);
     const hashes: string[] = [];
     if (existsSync(tokenFile)) {
-      if (args.values.rotate !== true) throw new CliError(`edgeadmit token: ${tokenFile} already exists: not replacing a token (--rotate keeps it as the previous one)`);
+      if (args.values.rotate !== true) throw new CliError(`${tokenFile} already exists: not replacing a token (--rotate keeps it as the previous one)`);
       const previous = readFileSync(tokenFile, "utf8").trim();
-      if (!TOKEN_PATTERN.test(previous)) throw new CliError(`edgeadmit token: ${tokenFile} does not hold a token`);
+      if (!TOKEN_PATTERN.test(previous)) throw new CliError(`${tokenFile} does not hold a token`);
       renameSync(tokenFile, `${tokenFile}.previous`);
       hashes.push(await tokenHash(previous));
-    } else if (args.values.rotate === true) throw new CliError(`edgeadmit token: --rotate needs the current token in ${tokenFile}, and there is none`);
+    } else if (args.values.rotate === true) throw new CliError(`--rotate needs the current token in ${tokenFile}, and there is none`);
 
     const fresh = generateToken();
     hashes.push(await tokenHash(fresh));
@@ -131,7 +129,8 @@ Examples:
       written.push(join(dir, KUBECONFIG_FILE), join(dir, ADMISSION_CONFIGURATION_FILE));
     }
     io.out(`${JSON.stringify({ tokenHashes: hashes })}\n`);
-    if (form === "url") io.out(`${tokenUrl(base, cluster, fresh)}\n`);
+    // The URL for control planes that cannot present a token (EKS, GKE, AKS).
+    if (form === "url") io.out(`${validateUrl(base, cluster, fresh)}\n`);
     const next =
       form === "header"
         ? `copy ${KUBECONFIG_FILE} to ${kubeconfigPath} and ${ADMISSION_CONFIGURATION_FILE} to each control-plane node; start the apiserver with --admission-control-config-file`

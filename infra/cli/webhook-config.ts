@@ -1,5 +1,6 @@
 // `edgeadmit webhook-config`: the ValidatingWebhookConfiguration for a cluster.
 import { stringify } from "yaml";
+import { TOKEN_PATTERN } from "../../shared/tokens/index.js";
 import { DEFAULT_TIMEOUT_SECONDS, FAILURE_POLICIES, webhookConfiguration, webhookOptionsError, type WebhookOptions } from "../webhook/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 import { decodeSnapshot } from "../../shared/snapshot/index.js";
@@ -12,38 +13,58 @@ import type { Verb } from "./verb.js";
 export const webhookConfig: Verb = {
   name: "webhook-config",
   summary: "print the ValidatingWebhookConfiguration that points a cluster at the function",
-  usage: `edgeadmit webhook-config --url https://HOST --cluster ID [--snapshot FILE] [--failure-policy Fail|Ignore] [--timeout SECONDS]
+  usage: `edgeadmit webhook-config --url https://HOST --cluster ID [--token-file FILE] [--snapshot FILE] [--failure-policy Fail|Ignore] [--timeout SECONDS]
 
-clientConfig.url is <URL>/v1/<ID>/validate. The rules cover the built-in
-policies and, with --snapshot (a built snapshot, - for stdin), the resource
-rules of the cluster's ValidatingAdmissionPolicies bound at the edge, so the
-apiserver sends the function everything they match. Defaults: --failure-policy Fail,
---timeout ${DEFAULT_TIMEOUT_SECONDS}. kube-system and ${JOB_NAMESPACE} are never judged, so the
-sync job can always run (docs/operations.md: when the function is unreachable).
+--url is the function's base URL (https://HOST, or https://HOST/PREFIX when it
+is served under a path), not a route of it. clientConfig.url is
+<URL>/v1/<ID>/validate; with --token-file (a token edgeadmit token --form url
+wrote: managed control planes, which cannot present one in a header) it is
+<URL>/v1/<ID>/token/<token>/validate, readable by whoever can read the
+configuration (docs/operations.md: the token in the URL).
+The rules cover the built-in policies and, with --snapshot (a built snapshot,
+- for stdin), the resource rules of the cluster's ValidatingAdmissionPolicies
+bound at the edge, so the apiserver sends the function everything they match.
+Defaults: --failure-policy Fail, --timeout ${DEFAULT_TIMEOUT_SECONDS}. kube-system and ${JOB_NAMESPACE} are
+never judged, so the sync job can always run (docs/operations.md: when the
+function is unreachable).
 
-Example:
+Examples:
   edgeadmit webhook-config --url https://edgeadmit.example.com --cluster prod-eu | kubectl apply -f -
+  edgeadmit webhook-config --url https://edgeadmit.example.com --cluster prod-eu --token-file ./keys/prod-eu/edgeadmit.token | kubectl apply -f -
   edgeadmit snapshot build --from-cluster | edgeadmit webhook-config --url https://edgeadmit.example.com --cluster prod-eu --snapshot - | kubectl apply -f -`,
   async run(argv, io) {
-    const args = parseVerbArgs("webhook-config", argv, { url: { type: "string" }, cluster: { type: "string" }, "failure-policy": { type: "string" }, timeout: { type: "string" }, snapshot: { type: "string" } });
+    const args = parseVerbArgs("webhook-config", argv, {
+      url: { type: "string" },
+      cluster: { type: "string" },
+      "token-file": { type: "string" },
+      snapshot: { type: "string" },
+      "failure-policy": { type: "string" },
+      timeout: { type: "string" },
+    });
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
     const timeout = optionalString(args, "timeout");
-    if (timeout !== undefined && !/^\d+$/.test(timeout)) throw new CliError(`edgeadmit webhook-config: --timeout must be whole seconds, not "${timeout}"`, EXIT_USAGE);
+    if (timeout !== undefined && !/^\d+$/.test(timeout)) throw new CliError(`--timeout must be whole seconds, not "${timeout}"`, EXIT_USAGE);
     const options: WebhookOptions = {
       url: requiredString("webhook-config", args, "url"),
       cluster: requiredString("webhook-config", args, "cluster"),
-      failurePolicy: choice("webhook-config", "failure-policy", optionalString(args, "failure-policy"), FAILURE_POLICIES, "Fail"),
+      failurePolicy: choice("failure-policy", optionalString(args, "failure-policy"), FAILURE_POLICIES, "Fail"),
       timeoutSeconds: timeout === undefined ? DEFAULT_TIMEOUT_SECONDS : Number(timeout),
     };
     const error = webhookOptionsError(options);
-    if (error) throw new CliError(`edgeadmit webhook-config: ${error}`, EXIT_USAGE);
+    if (error) throw new CliError(error, EXIT_USAGE);
+    const tokenFile = optionalString(args, "token-file");
+    if (tokenFile !== undefined) {
+      const token = (await readInput(tokenFile, io, "token file")).trim();
+      if (!TOKEN_PATTERN.test(token)) throw new CliError(`--token-file ${tokenFile} does not hold a token (edgeadmit token --form url writes one)`);
+      options.token = token;
+    }
     const snapshotFile = optionalString(args, "snapshot");
     if (snapshotFile !== undefined) {
       const decoded = decodeSnapshot(await readInput(snapshotFile, io, "snapshot"));
-      if (!decoded.ok) throw new CliError(`edgeadmit webhook-config: ${snapshotFile === "-" ? "<stdin>" : snapshotFile}: ${decoded.error}`);
+      if (!decoded.ok) throw new CliError(`${snapshotFile === "-" ? "<stdin>" : snapshotFile}: ${decoded.error}`);
       options.policyRules = policySetOf(decoded.snapshot).rules;
     }
     // No YAML anchors for the repeated operations lists: plain lists read better in kubectl diffs.

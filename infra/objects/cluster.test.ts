@@ -49,9 +49,10 @@ describe("snapshot build --from-cluster", () => {
   it("builds the same snapshot as the YAML path from the same objects", async () => {
     process.env.KUBECONFIG = server.kubeconfig;
     const live = await runCli(["snapshot", "build", "--from-cluster"]);
-    const yaml = await runCli(["snapshot", "build", "-f", "-", "--settings-namespace", "edgeadmit-system"], YAML);
+    // The YAML path reads settings from edgeadmit-system only, as the live path does, and says so of the other one.
+    const yaml = await runCli(["snapshot", "build", "-f", "-"], YAML);
     expect(live.stderr).toBe("");
-    expect(yaml.stderr).toBe("");
+    expect(yaml.stderr).toBe("warning: ConfigMap tenant-acme/edgeadmit-settings: not in the settings namespace edgeadmit-system; ignored\n");
     expect(content(live.stdout)).toEqual(content(yaml.stdout));
 
     const snapshot = JSON.parse(live.stdout);
@@ -185,13 +186,15 @@ metadata: {name: team-a, labels: {team: a}}
   );
 
   const webhook = webhookConfiguration(PLACEHOLDER);
+  const NOT_BOUND = "edgeadmit snapshot build: ignored 1 object the policies do not use: ValidatingAdmissionPolicy.admissionregistration.k8s.io not-bound\n";
 
   it("lists the bound policies, their bindings, the objects of their paramKind and the Namespaces", async () => {
     const server = await startFakeApiServer([...OBJECTS, ...policyObjects, webhook]);
     process.env.KUBECONFIG = server.kubeconfig;
     try {
       const { code, stdout, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
-      expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+      // Only bound policies travel; the unbound one is named.
+      expect({ code, stderr }).toEqual({ code: 0, stderr: NOT_BOUND });
       const snapshot = JSON.parse(stdout);
       expect(Object.keys(snapshot.validatingAdmissionPolicies)).toEqual(["max-replicas"]);
       expect(Object.keys(snapshot.policyBindings)).toEqual(["max-replicas"]);
@@ -214,7 +217,8 @@ metadata: {name: team-a, labels: {team: a}}
       const { code, stdout, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
       expect(code).toBe(0);
       expect(stderr).toBe(
-        'warning: the sync job may not list replicalimits.example.io, the paramKind of max-replicas: those policies meet "paramKind not known" at the edge and their failurePolicy decides; grant it with kubectl create clusterrole edgeadmit-sync-params-replicalimits --verb=get,list --resource=replicalimits.example.io && kubectl create clusterrolebinding edgeadmit-sync-params-replicalimits --clusterrole=edgeadmit-sync-params-replicalimits --serviceaccount=edgeadmit-system:edgeadmit-sync\n',
+        'warning: the sync job may not list replicalimits.example.io, the paramKind of max-replicas: those policies meet "paramKind not known" at the edge and their failurePolicy decides; grant it with kubectl create clusterrole edgeadmit-sync-params-replicalimits --verb=get,list --resource=replicalimits.example.io && kubectl create clusterrolebinding edgeadmit-sync-params-replicalimits --clusterrole=edgeadmit-sync-params-replicalimits --serviceaccount=edgeadmit-system:edgeadmit-sync\n' +
+          NOT_BOUND,
       );
       expect(JSON.parse(stdout).policyParams).toEqual({});
     } finally {
@@ -228,7 +232,7 @@ metadata: {name: team-a, labels: {team: a}}
     try {
       const { code, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
       expect(code).toBe(0);
-      expect(stderr).toBe('warning: the API server serves no ReplicaLimit in example.io/v1, the paramKind of max-replicas: those policies meet "paramKind not known" at the edge\n');
+      expect(stderr).toBe('warning: the API server serves no ReplicaLimit in example.io/v1, the paramKind of max-replicas: those policies meet "paramKind not known" at the edge\n' + NOT_BOUND);
     } finally {
       await server.stop();
     }
@@ -289,7 +293,7 @@ describe("live path failures: one line, exit 1", () => {
       code: 1,
       stdout: "",
       stderr:
-        'RBAC forbids list tenants.apps.cozystack.io (all namespaces): tenants.apps.cozystack.io is forbidden: User "system:serviceaccount:edgeadmit-system:edgeadmit-sync" cannot list resource "tenants" in API group "apps.cozystack.io" at the cluster scope\n',
+        'edgeadmit snapshot build: RBAC forbids list tenants.apps.cozystack.io (all namespaces): tenants.apps.cozystack.io is forbidden: User "system:serviceaccount:edgeadmit-system:edgeadmit-sync" cannot list resource "tenants" in API group "apps.cozystack.io" at the cluster scope\n',
     });
   });
 
@@ -297,7 +301,7 @@ describe("live path failures: one line, exit 1", () => {
     const result = await withServer({ forbidden: ["configmaps"] }, () => runCli(["snapshot", "build", "--from-cluster"]));
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      'RBAC forbids get configmaps/edgeadmit-settings in namespace edgeadmit-system: configmaps "edgeadmit-settings" is forbidden: User "system:serviceaccount:edgeadmit-system:edgeadmit-sync" cannot get resource "configmaps" in API group "" in the namespace "edgeadmit-system"\n',
+      'edgeadmit snapshot build: RBAC forbids get configmaps/edgeadmit-settings in namespace edgeadmit-system: configmaps "edgeadmit-settings" is forbidden: User "system:serviceaccount:edgeadmit-system:edgeadmit-sync" cannot get resource "configmaps" in API group "" in the namespace "edgeadmit-system"\n',
     );
   });
 
@@ -306,26 +310,26 @@ describe("live path failures: one line, exit 1", () => {
     expect(result).toEqual({
       code: 1,
       stdout: "",
-      stderr: "the API server does not serve helmreleases.helm.toolkit.fluxcd.io/v2: is its CRD installed? (Flux's helm-controller installs it)\n",
+      stderr: "edgeadmit snapshot build: the API server does not serve helmreleases.helm.toolkit.fluxcd.io/v2: is its CRD installed? (Flux's helm-controller installs it)\n",
     });
     const affinity = await withServer({ missingGroups: ["cozystack.io"] }, () => runCli(["snapshot", "build", "--from-cluster"]));
-    expect(affinity.stderr).toBe("the API server does not serve affinityclasses.cozystack.io/v1alpha1: is its CRD installed? (kubectl apply -k infra/k8s installs it)\n");
+    expect(affinity.stderr).toBe("edgeadmit snapshot build: the API server does not serve affinityclasses.cozystack.io/v1alpha1: is its CRD installed? (kubectl apply -k infra/k8s installs it)\n");
   });
 
   it("the credentials are refused", async () => {
     const result = await withServer({}, (server) => runCli(["snapshot", "build", "--from-cluster", "--context", "wrong-token"]).then((r) => ({ ...r, url: server.url })));
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(new RegExp(`^the API server at ${result.url} rejected the kubeconfig's credentials \\(401 Unauthorized\\) for list [a-z.]+ \\(all namespaces\\)\\n$`));
+    expect(result.stderr).toMatch(new RegExp(`^edgeadmit snapshot build: the API server at ${result.url} rejected the kubeconfig's credentials \\(401 Unauthorized\\) for list [a-z.]+ \\(all namespaces\\)\\n$`));
   });
 
   it("the API server is unreachable", async () => {
     const result = await withServer({}, () => runCli(["snapshot", "build", "--from-cluster", "--context", "elsewhere"]));
-    expect(result).toEqual({ code: 1, stdout: "", stderr: "cannot reach the API server at http://127.0.0.1:9: ECONNREFUSED\n" });
+    expect(result).toEqual({ code: 1, stdout: "", stderr: "edgeadmit snapshot build: cannot reach the API server at http://127.0.0.1:9: ECONNREFUSED\n" });
   });
 
   it("the context does not exist", async () => {
     const result = await withServer({}, () => runCli(["snapshot", "build", "--from-cluster", "--context", "prod"]));
-    expect(result).toEqual({ code: 1, stdout: "", stderr: 'no context "prod" in the kubeconfig (contexts: fake, elsewhere, wrong-token)\n' });
+    expect(result).toEqual({ code: 1, stdout: "", stderr: 'edgeadmit snapshot build: no context "prod" in the kubeconfig (contexts: fake, elsewhere, wrong-token)\n' });
   });
 
   it("there is no kubeconfig at all, or KUBECONFIG names a missing file", async () => {
@@ -334,9 +338,9 @@ describe("live path failures: one line, exit 1", () => {
     expect(await runCli(["snapshot", "build", "--from-cluster"])).toEqual({
       code: 1,
       stdout: "",
-      stderr: "no kubeconfig: set KUBECONFIG, create ~/.kube/config, or run inside a cluster\n",
+      stderr: "edgeadmit snapshot build: no kubeconfig: set KUBECONFIG, create ~/.kube/config, or run inside a cluster\n",
     });
     process.env.KUBECONFIG = "/nonexistent/kubeconfig";
-    expect((await runCli(["snapshot", "build", "--from-cluster"])).stderr).toBe("no kubeconfig: KUBECONFIG names /nonexistent/kubeconfig, which does not exist\n");
+    expect((await runCli(["snapshot", "build", "--from-cluster"])).stderr).toBe("edgeadmit snapshot build: no kubeconfig: KUBECONFIG names /nonexistent/kubeconfig, which does not exist\n");
   });
 });

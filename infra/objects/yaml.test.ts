@@ -174,7 +174,7 @@ describe("snapshot build -f", () => {
   it("reads a directory and stdin together; fixture B's RWO claim is mounted by its Deployment", async () => {
     const tenants = readFileSync(join(FIXTURES, "E", "extracted__tenants.yaml"), "utf8");
     const { code, stdout, stderr } = await runCli(["snapshot", "build", "-n", "tenant-acme", "-f", join(FIXTURES, "B", "before"), "-f", "-"], tenants);
-    expect(stderr).toBe("");
+    expect(stderr).toBe("edgeadmit snapshot build: ignored 1 object the policies do not use: Service tenant-acme/backend-service\n");
     expect(code).toBe(0);
     const snapshot = JSON.parse(stdout);
     expect(snapshot.volumeClaims).toEqual({
@@ -221,10 +221,10 @@ describe("snapshot build -f", () => {
     writeFileSync(join(dir, "notes.txt"), "not a manifest: ignored");
     const { code, stdout, stderr } = await runCli(["snapshot", "build", "-f", dir]);
     expect({ code, stdout }).toEqual({ code: 1, stdout: "" });
-    expect(stderr).toBe(`${join(dir, "nested", "broken.yml")}:4:9: Nested mappings are not allowed in compact mappings\n`);
+    expect(stderr).toBe(`edgeadmit snapshot build: ${join(dir, "nested", "broken.yml")}:4:9: Nested mappings are not allowed in compact mappings\n`);
   });
 
   it("names a missing file", async () => {
-    expect(await runCli(["snapshot", "build", "-f", "/nonexistent/cluster.yaml"])).toEqual({ code: 1, stdout: "", stderr: "cannot read /nonexistent/cluster.yaml: ENOENT\n" });
+    expect(await runCli(["snapshot", "build", "-f", "/nonexistent/cluster.yaml"])).toEqual({ code: 1, stdout: "", stderr: "edgeadmit snapshot build: cannot read /nonexistent/cluster.yaml: no such file\n" });
   });
 });

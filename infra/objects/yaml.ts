@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { isMap, isNode, isSeq, LineCounter, parseAllDocuments } from "yaml";
 import * as z from "zod/mini";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
-import { CliError, firstLine } from "../cli/errors.js";
+import { CliError, fileError, firstLine } from "../cli/errors.js";
 import { readInput, type CliIo } from "../cli/io.js";
 
 const MANIFEST = /\.(ya?ml|json)$/i;
@@ -37,7 +37,7 @@ function manifestFiles(path: string): string[] {
   try {
     isDirectory = statSync(path).isDirectory();
   } catch (e) {
-    throw new CliError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    throw fileError("read", path, e);
   }
   if (!isDirectory) return [path];
   return readdirSync(path, { withFileTypes: true })
@@ -116,6 +116,26 @@ export async function readObjects(paths: readonly string[], io: CliIo, options: 
     else if (typeof object.metadata.namespace !== "string" || object.metadata.namespace === "") object.metadata.namespace = namespace;
   }
   return objects;
+}
+
+function metadataOf(object: KubeObject): { name?: unknown; namespace?: unknown } {
+  return isObject(object.metadata) ? object.metadata : {};
+}
+
+/** `ConfigMap default/x`, `Widget.example.com ns/y`: the kind (qualified by its group, as kubectl does), namespace and name. */
+export function describeObject(object: KubeObject): string {
+  const group = typeof object.apiVersion === "string" ? groupOf(object.apiVersion) : "";
+  const kind = typeof object.kind === "string" && object.kind !== "" ? object.kind : "object";
+  const { name, namespace } = metadataOf(object);
+  return `${kind}${group ? `.${group}` : ""} ${typeof namespace === "string" ? `${namespace}/` : ""}${typeof name === "string" ? name : "(no name)"}`;
+}
+
+/** What identifies an object in a cluster: group, kind, namespace and name; undefined without a name (generateName). */
+export function identityOf(object: KubeObject): string | undefined {
+  const { name, namespace } = metadataOf(object);
+  if (typeof name !== "string" || name === "") return undefined;
+  const group = typeof object.apiVersion === "string" ? groupOf(object.apiVersion) : "";
+  return JSON.stringify([group, object.kind, typeof namespace === "string" ? namespace : "", name]);
 }
 
 /** `group/Kind`, with "" for the core group: how scope is looked up. */

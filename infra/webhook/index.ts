@@ -1,6 +1,7 @@
 // The ValidatingWebhookConfiguration that points a cluster's kube-apiserver at
-// the function. `edgeadmit webhook-config` prints it; infra/k8s/webhook.yaml is
-// its output for the placeholder URL (a test keeps them equal).
+// the function. `edgeadmit webhook-config` prints it with the function's real
+// URL; infra/k8s leaves it out, since a placeholder URL under failurePolicy
+// Fail would block every pod.
 import { clusterIdError } from "../../shared/clusters/index.js";
 import type { NamedRule } from "../../shared/vap/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
@@ -10,13 +11,15 @@ export type FailurePolicy = (typeof FAILURE_POLICIES)[number];
 
 export const WEBHOOK_CONFIGURATION_NAME = "edgeadmit";
 export const DEFAULT_TIMEOUT_SECONDS = 5;
-/** What infra/k8s/webhook.yaml carries until an overlay patches in the real URL and cluster. */
+/** What infra/k8s's sync job pushes to until an overlay sets the real URL and cluster. */
 export const PLACEHOLDER = { url: "https://edgeadmit.example.com", cluster: "my-cluster" } as const;
 
 export interface WebhookOptions {
-  /** The function's base URL: https, no query, fragment or user info. */
+  /** The function's base URL: https, no query, fragment or user info, not a route of it. */
   url: string;
   cluster: string;
+  /** The token for the URL form (managed control planes, which cannot present one in a header). */
+  token?: string;
   failurePolicy?: FailurePolicy;
   timeoutSeconds?: number;
   /** The resource rules of the cluster's policies bound at the edge (a snapshot's policySetOf(...).rules). */
@@ -101,6 +104,8 @@ export function webhookOptionsError(options: WebhookOptions): string | undefined
   if (url.protocol !== "https:") return `--url must be https:// (the kube-apiserver calls webhooks over TLS only), not ${url.protocol}//`;
   if (url.search || url.hash || url.username || url.password || options.url.includes("?") || options.url.includes("#"))
     return "--url may not carry a query string, fragment or user info: the kube-apiserver refuses them in clientConfig.url";
+  const routeError = routeInBaseUrl(url);
+  if (routeError) return routeError;
   const idError = clusterIdError(options.cluster);
   if (idError) return `--cluster: ${idError}`;
   const timeout = options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
@@ -115,8 +120,21 @@ export function webhookRules(policyRules: ReadonlyArray<{ policy: string; rule: 
   return rules;
 }
 
+
+/** Why a --url that already holds the function's /v1/ route is not its base URL, with the one to pass; undefined for a base URL. */
+export function routeInBaseUrl(url: URL): string | undefined {
+  const route = url.pathname.indexOf("/v1/");
+  if (route < 0 && !url.pathname.endsWith("/v1")) return undefined;
+  const base = `${url.origin}${url.pathname.slice(0, route < 0 ? -"/v1".length : route)}`;
+  return `--url is the function's base URL, and ${url.href} already holds its /v1/ route: pass --url ${base}`;
+}
+
+/** The URL the apiserver sends reviews to: the cluster's route, with the token in the path when given (the URL form). */
+export function validateUrl(base: string, cluster: string, token?: string): string {
+  return `${base.replace(/\/+$/, "")}/v1/${cluster}${token === undefined ? "" : `/token/${token}`}/validate`;
+}
+
 export function webhookConfiguration(options: WebhookOptions) {
-  const base = options.url.replace(/\/+$/, "");
   return {
     apiVersion: "admissionregistration.k8s.io/v1",
     kind: "ValidatingWebhookConfiguration",
@@ -124,8 +142,8 @@ export function webhookConfiguration(options: WebhookOptions) {
     webhooks: [
       {
         name: "validate.edgeadmit.io",
-        // The cluster id is a path segment: the apiserver shows this URL in errors, so it holds no secret.
-        clientConfig: { url: `${base}/v1/${options.cluster}/validate` },
+        // The cluster id is a path segment the apiserver shows in errors; a token there is seen too (docs/operations.md: the URL form).
+        clientConfig: { url: validateUrl(options.url, options.cluster, options.token) },
         admissionReviewVersions: ["v1"],
         sideEffects: "None",
         failurePolicy: options.failurePolicy ?? "Fail",

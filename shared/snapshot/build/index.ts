@@ -20,7 +20,7 @@ import { AFFINITY_CLASS_LABEL, lineageOf } from "../view.js";
 import { InvalidObjectError, isWorkloadKind, workloadOf, type Workload, type WorkloadKind } from "../../k8s/workload/index.js";
 import { madeByWorkloadController, WORKLOAD_API_GROUPS } from "../../k8s/controller/index.js";
 import { sharedClaimNames } from "../../k8s/volumes/index.js";
-import { collectPolicyObjects } from "./policies.js";
+import { collectPolicyObjects, usedByPolicies } from "./policies.js";
 import { parseQuantity, QuantityError, type Quantity } from "../../k8s/quantity/index.js";
 
 export const SETTINGS_CONFIGMAP = "edgeadmit-settings";
@@ -85,12 +85,16 @@ export interface BuildOptions {
   builtAt: string;
   /** Only a ConfigMap `edgeadmit-settings` in this namespace counts; any namespace when unset. */
   settingsNamespace?: string;
+  /** The policy ids settings may name (`policy.<id>`); when given, any other id is a problem (still carried: a newer function may know it). */
+  policyIds?: readonly string[];
 }
 
 export interface BuildResult {
   snapshot: Snapshot;
   /** Objects that were skipped, each with why: `Tenant tenant-root/acme: spec.defaultAffinityClass: …`. */
   problems: string[];
+  /** Objects the snapshot does not use, in input order: kinds it does not read, ConfigMaps other than the settings, unbound policies. */
+  ignored: KubeObject[];
 }
 
 const RWO_MODES = new Set(["ReadWriteOnce", "ReadWriteOncePod"]);
@@ -108,7 +112,7 @@ function kindOf(object: KubeObject): { group: string; kind: string } {
   return { group: slash >= 0 ? apiVersion.slice(0, slash) : "", kind: typeof object.kind === "string" ? object.kind : "" };
 }
 
-function describeKubeObject(object: KubeObject): string {
+export function describeKubeObject(object: KubeObject): string {
   const meta = named.safeParse(object);
   const { kind } = kindOf(object);
   if (!meta.success) return kind || "object";
@@ -127,12 +131,14 @@ function pinsOneNode(pv: z.infer<typeof pvObject>): boolean {
   return hosts.size === 1;
 }
 
-function settingsFrom(data: Record<string, string>, problems: string[]): Settings {
+function settingsFrom(data: Record<string, string>, policyIds: readonly string[] | undefined, problems: string[]): Settings {
   const settings: Settings = { policies: {}, maxAgeSeconds: DEFAULT_MAX_AGE_SECONDS, onStale: "Warn" };
   for (const [key, value] of Object.entries(data)) {
     const where = `ConfigMap ${SETTINGS_CONFIGMAP} data.${key}`;
     if (key.startsWith("policy.")) {
-      if ((POLICY_MODES as readonly string[]).includes(value)) settings.policies[key.slice("policy.".length)] = value as Settings["policies"][string];
+      const id = key.slice("policy.".length);
+      if (policyIds && !policyIds.includes(id)) problems.push(`${where}: no policy "${id}" (known: ${policyIds.join(", ")}); carried, but no policy here reads it`);
+      if ((POLICY_MODES as readonly string[]).includes(value)) settings.policies[id] = value as Settings["policies"][string];
       else problems.push(`${where}: "${value}" is not one of ${POLICY_MODES.join(", ")}`);
     } else if (key === "maxAgeSeconds") {
       if (/^\d+$/.test(value) && Number(value) >= 60) settings.maxAgeSeconds = Number(value);
@@ -163,6 +169,8 @@ export function buildSnapshot(objects: readonly KubeObject[], options: BuildOpti
     return undefined;
   };
 
+  // Objects no branch below reads; the policies' objects are sorted out of them once those are collected.
+  const unread: KubeObject[] = [];
   for (const object of objects) {
     const { group, kind } = kindOf(object);
     if (group === "cozystack.io" && kind === "AffinityClass") {
@@ -197,14 +205,14 @@ export function buildSnapshot(objects: readonly KubeObject[], options: BuildOpti
       if (node) nodeObjects.push(node);
     } else if (isWorkloadKind(kind) && group === WORKLOAD_API_GROUPS[kind]) {
       collectVolumeUsers(kind, object, usersByClaim, problems);
-    } else if (group === "" && kind === "ConfigMap") {
-      const meta = named.safeParse(object);
-      if (meta.success && meta.data.metadata.name === SETTINGS_CONFIGMAP && (!options.settingsNamespace || meta.data.metadata.namespace === options.settingsNamespace)) {
-        const cm = decode(settingsObject, object);
-        if (cm) settings = settingsFrom(cm.data ?? {}, problems);
-      }
-    }
+    } else if (group === "" && kind === "ConfigMap" && named.safeParse(object).data?.metadata.name === SETTINGS_CONFIGMAP) {
+      const cm = decode(settingsObject, object);
+      if (!cm) continue;
+      if (!options.settingsNamespace || cm.metadata.namespace === options.settingsNamespace) settings = settingsFrom(cm.data ?? {}, options.policyIds, problems);
+      else problems.push(`${describeKubeObject(object)}: not in the settings namespace ${options.settingsNamespace}; ignored`);
+    } else unread.push(object);
   }
+  const policyObjects = collectPolicyObjects(objects, problems);
 
   const volumeClaims: Record<string, VolumeClaim> = {};
   for (const pvc of claims) {
@@ -229,10 +237,11 @@ export function buildSnapshot(objects: readonly KubeObject[], options: BuildOpti
       applications,
       volumeClaims,
       nodes: classLabelsOfNodes(nodeObjects, affinityClasses),
-      ...collectPolicyObjects(objects, problems),
+      ...policyObjects,
       ...(nodeObjects.length > 0 ? { largestAllocatable: largestAllocatable(nodeObjects, problems) } : {}),
     },
     problems,
+    ignored: unread.filter((object) => !usedByPolicies(object, policyObjects)),
   };
 }
 

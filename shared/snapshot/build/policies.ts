@@ -135,6 +135,15 @@ export function boundParamKinds(objects: readonly KubeObject[]): Map<string, Par
   return boundPolicies(policies, bindings).paramKinds;
 }
 
+/** Whether collectPolicyObjects kept `object`: a binding, a Namespace, a bound policy, an object of a bound policy's paramKind. */
+export function usedByPolicies(object: KubeObject, collected: PolicyObjects): boolean {
+  const kind = groupKind(object);
+  if (BINDING_KINDS.has(kind) || kind === "/Namespace") return true;
+  const name = nameOf(object);
+  if (kind === POLICY_KIND) return name !== undefined && Object.hasOwn(collected.validatingAdmissionPolicies, name);
+  return Object.hasOwn(collected.policyParams, `${String(object.apiVersion)}/${String(object.kind)}`);
+}
+
 function withoutManagedFields(metadata: unknown): unknown {
   if (!isRecord(metadata)) return metadata;
   const { managedFields: _managed, ...rest } = metadata;

@@ -1,0 +1,151 @@
+// snapshot build, push and sync refuse what would silently lose the cluster's
+// data: an empty snapshot, objects nobody reads, settings nobody applies,
+// snapshot fields the function would drop, a push the function would refuse.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { startFakeApiServer } from "../objects/fake-apiserver.js";
+import { runCli } from "./test-io.js";
+
+const ROOT = join(__dirname, "..", "..");
+const DEMO = join(ROOT, "examples", "demo", "cluster.yaml");
+const dir = mkdtempSync(join(tmpdir(), "edgeadmit-snapshot-"));
+const EMPTY_HINT = "pushed, it replaces everything the function knows of the cluster; pass --allow-empty if that is meant";
+
+const settings = (namespace: string, data: string) => `apiVersion: v1
+kind: ConfigMap
+metadata: { name: edgeadmit-settings, namespace: ${namespace} }
+data: ${data}
+`;
+
+describe("snapshot build: an empty snapshot is an error unless --allow-empty", () => {
+  it.each([
+    ["/dev/null", () => "/dev/null"],
+    ["a folder without manifests", () => {
+      const empty = mkdtempSync(join(dir, "empty-"));
+      writeFileSync(join(empty, "README.md"), "no YAML here\n");
+      return empty;
+    }],
+  ])("%s", async (_, path) => {
+    const input = path();
+    expect(await runCli(["snapshot", "build", "-f", input])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `edgeadmit snapshot build: the snapshot would hold no objects (from ${input}): ${EMPTY_HINT}\n`,
+    });
+    const allowed = await runCli(["snapshot", "build", "-f", input, "--allow-empty"]);
+    expect(allowed.code).toBe(0);
+    expect(JSON.parse(allowed.stdout)).toMatchObject({ affinityClasses: {}, tenants: {}, applications: {}, volumeClaims: {} });
+  });
+
+  it("input whose every object is ignored: names them, then refuses", async () => {
+    const ignored = `apiVersion: v1
+kind: ConfigMap
+metadata: { name: x }
+---
+apiVersion: example.com/v1
+kind: Foo
+metadata: { name: y, namespace: ns }
+`;
+    expect(await runCli(["snapshot", "build", "-f", "-"], ignored)).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        "edgeadmit snapshot build: ignored 2 objects the policies do not use: ConfigMap default/x, Foo.example.com ns/y\n" +
+        `edgeadmit snapshot build: the snapshot would hold no objects (from -): ${EMPTY_HINT}\n`,
+    });
+  });
+});
+
+describe("snapshot build: objects the snapshot does not use are named, never dropped silently", () => {
+  it("one line: the first five, then how many more", async () => {
+    const configMaps = Array.from({ length: 7 }, (_, i) => `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: cm-${i}, namespace: apps }\n`).join("---\n");
+    const policy = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: { name: unbound }\nspec: {}\n";
+    const { code, stderr } = await runCli(["snapshot", "build", "-f", "-", "-f", DEMO], `${policy}---\n${configMaps}`);
+    expect(code).toBe(0);
+    expect(stderr).toBe(
+      "edgeadmit snapshot build: ignored 8 objects the policies do not use: ValidatingAdmissionPolicy.admissionregistration.k8s.io unbound, ConfigMap apps/cm-0, ConfigMap apps/cm-1, ConfigMap apps/cm-2, ConfigMap apps/cm-3, … and 3 more\n",
+    );
+  });
+});
+
+describe("snapshot build: the settings ConfigMap", () => {
+  it("warns of policy ids no policy has, naming the known ones, and still carries them", async () => {
+    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-f", "-", "-f", DEMO], settings("edgeadmit-system", "{ policy.nope: Deny, policy.rwo-shared: Deny }"));
+    expect(code).toBe(0);
+    expect(stderr).toBe(
+      'warning: ConfigMap edgeadmit-settings data.policy.nope: no policy "nope" (known: affinity-class, affinity-class-references, affinity-class-definitions, rwo-rollout, rwo-shared, pod-affinity-deadlock, anti-affinity-drift, ha-spread); carried, but no policy here reads it\n',
+    );
+    expect(JSON.parse(stdout).settings.policies).toEqual({ nope: "Deny", "rwo-shared": "Deny" });
+  });
+
+  it("is read from --settings-namespace only (default edgeadmit-system); one elsewhere is named as ignored", async () => {
+    const elsewhere = settings("default", "{ onStale: Deny }");
+    const ignored = await runCli(["snapshot", "build", "-f", "-", "-f", DEMO], elsewhere);
+    expect(ignored.stderr).toBe("warning: ConfigMap default/edgeadmit-settings: not in the settings namespace edgeadmit-system; ignored\n");
+    expect(JSON.parse(ignored.stdout).settings.onStale).toBe("Warn");
+    const read = await runCli(["snapshot", "build", "-f", "-", "-f", DEMO, "--settings-namespace", "default"], elsewhere);
+    expect(read.stderr).toBe("");
+    expect(JSON.parse(read.stdout).settings.onStale).toBe("Deny");
+  });
+});
+
+describe("the settings profiles (examples/profiles)", () => {
+  it.each(["default", "recommended", "strict"])("%s is the settings ConfigMap in edgeadmit-system, every key understood", async (profile) => {
+    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-f", join(ROOT, "examples", "profiles", `${profile}.yaml`), "--allow-empty"]);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    expect(JSON.parse(stdout).settings.maxAgeSeconds).toBe(3600);
+  });
+});
+
+describe("snapshot push and sync: refused before anything is sent", () => {
+  // Nothing listens on port 1: a check that lets a push through fails with "cannot reach" instead.
+  const endpoint = "http://127.0.0.1:1";
+  let key: string;
+  let built: Record<string, unknown>;
+  beforeAll(async () => {
+    expect((await runCli(["keygen", "--out", dir, "--cluster", "c"])).code).toBe(0);
+    key = join(dir, "edgeadmit.key");
+    built = JSON.parse((await runCli(["snapshot", "build", "-f", DEMO])).stdout);
+  });
+  const push = (snapshot: unknown, ...flags: string[]) => runCli(["snapshot", "push", "--endpoint", endpoint, "--cluster", "c", "--key", key, ...flags], JSON.stringify(snapshot));
+
+  it("a snapshot file with fields a snapshot does not have: names them", async () => {
+    expect(await push({ ...built, volumes: { big: "x".repeat(1000) }, comment: "hi" })).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "edgeadmit snapshot push: <stdin>: fields a snapshot does not have: volumes, comment (edgeadmit snapshot build writes snapshots)\n",
+    });
+  });
+
+  it("a snapshot with no objects, unless --allow-empty", async () => {
+    const empty = { ...built, affinityClasses: {}, tenants: {}, applications: {}, volumeClaims: {} };
+    expect(await push(empty)).toEqual({ code: 1, stdout: "", stderr: `edgeadmit snapshot push: the snapshot holds no objects: ${EMPTY_HINT}\n` });
+    expect((await push(empty, "--allow-empty")).stderr).toMatch(/^edgeadmit snapshot push: cannot reach http:\/\/127\.0\.0\.1:1\/v1\/c\/snapshot/);
+  });
+
+  it("a snapshot larger than the function's 24 MiB", async () => {
+    const large = { ...built, namespaces: { big: { metadata: { name: "big", annotations: { padding: "x".repeat(25 * 1024 * 1024) } } } } };
+    expect(await push(large)).toEqual({ code: 1, stdout: "", stderr: "edgeadmit snapshot push: the snapshot is 25.0 MiB as sent; the function takes at most 24.0 MiB (docs/operations.md: snapshot size)\n" });
+  });
+
+  it("sync: a cluster that gives no objects is not pushed, and the function is not asked", async () => {
+    const server = await startFakeApiServer([]);
+    const kubeconfig = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = server.kubeconfig;
+    try {
+      const result = await runCli(["sync", "--endpoint", endpoint, "--cluster", "c", "--key", key]);
+      expect(result).toEqual({
+        code: 1,
+        stdout: "",
+        stderr: `warning: no ConfigMap edgeadmit-system/edgeadmit-settings: the snapshot carries the default settings\nedgeadmit sync: the snapshot holds no objects: ${EMPTY_HINT}\n`,
+      });
+    } finally {
+      if (kubeconfig === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = kubeconfig;
+      await server.stop();
+    }
+  });
+});
+
