@@ -1,25 +1,38 @@
 // edgeadmit's CEL: parser, declaration checker and closure-compiling
 // evaluator with runtime cost limits, behaving as cel-go does inside the
 // Kubernetes apiserver (its base environment: optional types, cross-type
-// numeric comparisons, ext.Strings v2, cel.bind, two-variable comprehensions).
+// numeric comparisons, ext.Strings v2, cel.bind, two-variable comprehensions,
+// homogeneous literal and regex/duration/timestamp literal validation).
 //
 //   const env = createEnv({ variables: ["object", "oldObject", "request", "params"], libraries: [listsLibrary] });
 //   const compiled = compile("object.spec.replicas <= params.maxReplicas", env);
 //   if (!compiled.ok) return compiled.error;           // cel-go's "ERROR: <input>:1:1: ..." text
-//   const budget = createBudget(RUNTIME_COST_BUDGET);   // shared by every expression of a policy
+//   const budget = createBudget(RUNTIME_COST_BUDGET);   // shared by a binding's expressions
 //   const r = compiled.program.evaluate({ object, oldObject, request, params }, budget);
 //   r.ok ? r.value : r.error                            // value, or cel-go's runtime error text
 //
-// Values are JSON as JSON.parse returns it, read lazily (see values/index.ts
-// for the representation of int, double, uint and the other CEL types).
-// A variable whose entries are computed on demand (the admission layer's
-// `variables`) is a LazyMap. Libraries: see library/index.ts.
+// Values: JSON as JSON.parse returns it, read lazily and never copied; see
+// values/index.ts for int vs double, uint and the other CEL types. A variable
+// whose entries are computed on demand (the admission layer's `variables`) is
+// a LazyMap; its lookup may throw EvalError to report an entry's error.
+// Libraries: see library/index.ts; lib/lists is a complete example.
+//
+// Limits: sources of at most MAX_CODE_POINTS code points, nesting of at most
+// MAX_RECURSION_DEPTH (cel-go's defaults), and cost: each evaluation stops at
+// its cost limit (PER_CALL_LIMIT) or when the shared Budget runs out. A Budget
+// is charged when an evaluation ends, so one nested inside another (a lazy
+// variable) sees the outer one's cost only afterwards.
+//
+// Not covered: static types beyond literals (Kubernetes checks against
+// OpenAPI schemas; here mismatches are runtime errors), containers and
+// namespaced names, protobuf messages.
 
 import { check, type Declarations } from "./checker/index.js";
 import { compileExpr, CostLimitExceeded, Frame, type Activation, type Eval } from "./eval/index.js";
 import type { FunctionDecl, Library, OverloadDecl } from "./library/index.js";
 import { optionalLibrary } from "./optional/index.js";
-import { parse } from "./parser/index.js";
+import { NO_LOCATION, parse } from "./parser/index.js";
+import type { RegexCompiler } from "./regex/index.js";
 import { standardLibrary } from "./stdlib/index.js";
 import { stringsLibrary } from "./strings/index.js";
 import { EvalError, type CelType, type Value } from "./values/index.js";
@@ -27,12 +40,13 @@ import { EvalError, type CelType, type Value } from "./values/index.js";
 export type { Activation } from "./eval/index.js";
 export type { CallContext, FunctionDecl, Impl, Library, OverloadDecl, TypeName } from "./library/index.js";
 export { chargeTraversal, costSize } from "./library/index.js";
+export { chargeMatch, compilePattern, runtimePattern, type Regex, type RegexCompiler } from "./regex/index.js";
 export * from "./values/index.js";
 export { MAX_CODE_POINTS, MAX_RECURSION_DEPTH } from "./parser/index.js";
 
 /** Kubernetes' per-expression runtime cost limit (k8s.io/apiserver/pkg/apis/cel PerCallLimit). */
 export const PER_CALL_LIMIT = 1_000_000;
-/** Kubernetes' runtime cost budget for all expressions of one policy evaluation (RuntimeCELCostBudget). */
+/** Kubernetes' runtime cost budget per policy binding evaluation, shared by its expressions (RuntimeCELCostBudget). */
 export const RUNTIME_COST_BUDGET = 10_000_000;
 
 export interface EnvOptions {
@@ -47,6 +61,8 @@ export interface EnvOptions {
    * validators do (`[1, 'a']`); default true. Off only for plain-CEL checks.
    */
   readonly homogeneousLiterals?: boolean;
+  /** The RE2 engine for matches() (compileRegex of shared/re2); without one, using a regex is an error. */
+  readonly regex?: RegexCompiler;
 }
 
 export interface Env {
@@ -80,7 +96,7 @@ export interface Program {
 export type CompileResult = { readonly ok: true; readonly program: Program } | { readonly ok: false; readonly error: string };
 
 export function createEnv(options: EnvOptions): Env {
-  const libraries = [standardLibrary, optionalLibrary, stringsLibrary(2), ...(options.libraries ?? [])];
+  const libraries = [standardLibrary(options.regex), optionalLibrary, stringsLibrary(2), ...(options.libraries ?? [])];
   const functions = new Map<string, FunctionDecl>();
   const types = new Map<string, CelType>();
   for (const lib of libraries) {
@@ -150,6 +166,7 @@ function formatErrors(source: string, errors: readonly { pos: number; message: s
   return [...errors]
     .sort((a, b) => a.pos - b.pos)
     .map(({ pos, message }) => {
+      if (pos === NO_LOCATION) return `ERROR: <input>:-1:0: ${message}`;
       const before = source.slice(0, pos);
       const line = before.split("\n").length;
       const col = Array.from(before.slice(before.lastIndexOf("\n") + 1)).length;

@@ -62,6 +62,8 @@ const base = (t: string): string => {
   return i < 0 ? t : t.slice(0, i);
 };
 
+const isBool = (t: string): boolean => t === "bool" || t === "dyn";
+
 const accepts = (param: string, arg: string): boolean => param === "dyn" || arg === "dyn" || base(param) === base(arg);
 
 class Checker {
@@ -124,10 +126,14 @@ class Checker {
         this.visit(e.index, scope, exempt);
         return "dyn";
       case "and":
-      case "or":
-        this.visit(e.left, scope, exempt);
-        this.visit(e.right, scope, exempt);
+      case "or": {
+        const left = this.visit(e.left, scope, exempt);
+        const right = this.visit(e.right, scope, exempt);
+        if (!isBool(left) || !isBool(right)) {
+          return this.error(e.pos, `found no matching overload for '${e.kind === "and" ? "_&&_" : "_||_"}' applied to '(${left}, ${right})'`);
+        }
         return "bool";
+      }
       case "cond": {
         const test = this.visit(e.test, scope, exempt);
         const a = this.visit(e.then, scope, exempt);
@@ -155,10 +161,14 @@ class Checker {
       case "struct":
         return this.undeclared(e.pos, e.typeName);
       case "comp": {
-        this.visit(e.range, scope, exempt);
+        const range = this.visit(e.range, scope, exempt);
+        if (range !== "dyn" && base(range) !== "list" && base(range) !== "map") {
+          this.error(e.range.pos, `expression of type '${range}' cannot be range of a comprehension (must be list, map, or dynamic)`);
+        }
         const inner = this.bind(e, scope, e.v1);
         if (e.v2 !== undefined) inner.set(e.v2, this.slots++);
-        for (const a of e.args) this.visit(a, inner, exempt);
+        const argTypes = e.args.map((a) => this.visit(a, inner, exempt));
+        this.predicate(e, argTypes[0] as string);
         if (e.macro === "map" || e.macro === "filter" || e.macro === "transformList") return "list(dyn)";
         return e.macro === "transformMap" || e.macro === "transformMapEntry" ? "map(dyn, dyn)" : "bool";
       }
@@ -174,6 +184,23 @@ class Checker {
       case "call":
         return this.call(e, scope, exempt);
     }
+  }
+
+  /**
+   * A macro's predicate must be a bool; cel-go reports a non-bool one as a
+   * mismatch of the operator its expansion applies to it.
+   */
+  private predicate(e: Extract<Expr, { kind: "comp" }>, type: string): void {
+    if (isBool(type) || e.args.length === 1 && (e.macro === "map" || e.macro.startsWith("transform"))) return;
+    const shown: Partial<Record<string, string>> = {
+      all: `'_&&_' applied to '(bool, ${type})'`,
+      exists: `'_||_' applied to '(bool, ${type})'`,
+      exists_one: `'_?_:_' applied to '(${type}, int, int)'`,
+      filter: `'_?_:_' applied to '(${type}, list(dyn), list(dyn))'`,
+      map: `'_?_:_' applied to '(${type}, list(dyn), list(dyn))'`,
+    };
+    const what = shown[e.macro];
+    if (what !== undefined) this.error(e.pos, `found no matching overload for ${what}`);
   }
 
   /** A scope with name in a fresh slot, recorded on the node that introduces it. */

@@ -18,6 +18,7 @@ import {
   asSmallInt,
   CelMap,
   Double,
+  equals,
   EvalError,
   isIntNumber,
   isList,
@@ -58,6 +59,18 @@ export class Frame implements CallContext {
 }
 
 export type Eval = (f: Frame) => Value;
+
+/** Closures that always return the same value: literals and what was folded from them. */
+const constants = new WeakMap<Eval, Value>();
+
+function constant(v: Value): Eval {
+  const e: Eval = () => v;
+  constants.set(e, v);
+  return e;
+}
+
+/** A frame for folding constants at compile time; folding that fails is left to run time. */
+const FOLDING: CallContext = { charge: () => undefined };
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -103,7 +116,7 @@ function lookup(v: Value, key: Value): Value | undefined {
 }
 
 /** a.b and a[k]: absent is an error; on an optional, absent is optional.none(). */
-export function qualify(v: Value, key: Value): Value {
+function qualify(v: Value, key: Value): Value {
   if (v instanceof Optional) return qualifyOptional(v, key);
   const r = lookup(v, key);
   if (r !== undefined) return r;
@@ -161,19 +174,23 @@ function dispatch(name: string, overloads: readonly OverloadDecl[]): Impl {
 }
 
 /**
- * What cel-go charges for each macro's expansion: per element when the
- * element is skipped or contributes (accumulator read 1, _+_ 1, a
- * one-element list literal 10, ...), and for reading the result at the end.
+ * What cel-go charges for each macro's expansion, checked against
+ * Kubernetes' cost stability tests: the loop condition, run before every
+ * element (and once more before stopping early): @not_strictly_false(accu)
+ * is 2, with the negation exists needs 3, a constant true 0; the step's
+ * accumulator read; an element that contributes (accu + [x] is 1 + 1 + 10,
+ * and 1 more for the element itself in filter); reading the result (exists_one
+ * compares it, 2). A conditional's plain accumulator branch is free.
  */
-const LOOP_COST: Record<MacroName, { readonly skip: number; readonly keep: number; readonly result: number }> = {
-  all: { skip: 3, keep: 3, result: 1 },
-  exists: { skip: 3, keep: 3, result: 1 },
-  exists_one: { skip: 1, keep: 2, result: 2 },
-  map: { skip: 1, keep: 12, result: 1 },
-  filter: { skip: 1, keep: 13, result: 1 },
-  transformList: { skip: 1, keep: 12, result: 1 },
-  transformMap: { skip: 1, keep: 2, result: 1 },
-  transformMapEntry: { skip: 1, keep: 2, result: 1 },
+const LOOP_COST: Record<MacroName, { readonly cond: number; readonly step: number; readonly kept: number; readonly result: number }> = {
+  all: { cond: 2, step: 1, kept: 0, result: 1 },
+  exists: { cond: 3, step: 1, kept: 0, result: 1 },
+  exists_one: { cond: 0, step: 0, kept: 2, result: 2 },
+  map: { cond: 0, step: 0, kept: 12, result: 1 },
+  filter: { cond: 0, step: 0, kept: 13, result: 1 },
+  transformList: { cond: 0, step: 0, kept: 12, result: 1 },
+  transformMap: { cond: 0, step: 0, kept: 2, result: 1 },
+  transformMapEntry: { cond: 0, step: 0, kept: 2, result: 1 },
 };
 
 export function compileExpr(root: Expr, checked: Checked): Eval {
@@ -192,18 +209,14 @@ export function compileExpr(root: Expr, checked: Checked): Eval {
         const name = r.name;
         return (f) => {
           f.charge(1);
-          const a = f.activation;
-          if (!hasOwn.call(a, name)) throw new EvalError(`no such attribute(s): ${name}`);
-          return a[name] as Value;
+          const v = hasOwn.call(f.activation, name) ? f.activation[name] : undefined;
+          if (v === undefined) throw new EvalError(`no such attribute(s): ${name}`);
+          return v;
         };
       }
-      case "type": {
-        const t = r.type;
-        return (f) => {
-          f.charge(1);
-          return t;
-        };
-      }
+      case "type":
+        // cel-go plans type names as constants: free.
+        return constant(r.type);
       case "call":
       case "binder":
         throw new Error("not an identifier resolution");
@@ -214,10 +227,8 @@ export function compileExpr(root: Expr, checked: Checked): Eval {
     const r = res.get(e);
     if (r !== undefined && r.kind !== "call" && r.kind !== "binder") return resolved(r);
     switch (e.kind) {
-      case "lit": {
-        const v = e.value;
-        return () => v;
-      }
+      case "lit":
+        return constant(e.value);
       case "ident":
         throw new Error(`unresolved identifier ${e.name}`);
       case "select": {
@@ -247,10 +258,12 @@ export function compileExpr(root: Expr, checked: Checked): Eval {
         const operand = build(e.operand);
         const index = build(e.index);
         const optional = e.optional;
+        // cel-go charges a constant index as a qualifier (1); a computed one costs only its expression.
+        const step = constants.has(index) ? 1 : 0;
         return (f) => {
           const o = operand(f);
           const k = index(f);
-          f.charge(1);
+          f.charge(step);
           return optional ? qualifyOptional(o, k) : qualify(o, k);
         };
       }
@@ -271,8 +284,8 @@ export function compileExpr(root: Expr, checked: Checked): Eval {
       }
       case "cond": {
         const test = build(e.test);
-        const then = build(e.then);
-        const otherwise = build(e.otherwise);
+        const then = uncharged(e.then, build(e.then));
+        const otherwise = uncharged(e.otherwise, build(e.otherwise));
         return (f) => (truth(test(f)) ? then(f) : otherwise(f));
       }
       case "list":
@@ -322,8 +335,30 @@ export function compileExpr(root: Expr, checked: Checked): Eval {
   return build(root);
 }
 
+/**
+ * cel-go resolves a conditional's branches that are plain attributes (a, a.b,
+ * a[0]) inside the conditional, without charging for them.
+ */
+function uncharged(e: Expr, branch: Eval): Eval {
+  if (!isAttribute(e)) return branch;
+  return (f) => {
+    const cost = f.cost;
+    const v = branch(f);
+    f.cost = cost;
+    return v;
+  };
+}
+
+function isAttribute(e: Expr): boolean {
+  if (e.kind === "ident") return true;
+  if (e.kind === "select") return !e.optional && isAttribute(e.operand);
+  return e.kind === "index" && !e.optional && e.index.kind === "lit" && isAttribute(e.operand);
+}
+
 function buildList(elems: readonly Eval[], optional: readonly boolean[]): Eval {
   const anyOptional = optional.includes(true);
+  // A literal of constants is a constant (cel-go folds it): no creation cost.
+  if (!anyOptional && elems.every((x) => constants.has(x))) return constant(elems.map((x) => constants.get(x) as Value));
   return (f) => {
     f.charge(10);
     const out: Value[] = [];
@@ -340,7 +375,7 @@ function buildList(elems: readonly Eval[], optional: readonly boolean[]): Eval {
 
 export function mapInsert(m: CelMap, k: Value, v: Value): void {
   const key = mapKey(k);
-  if (key === undefined || typeof k === "number" && !isIntNumber(k) || k instanceof Double) {
+  if (key === undefined || (typeof k === "number" && !isIntNumber(k)) || k instanceof Double) {
     throw new EvalError(`unsupported key type: ${typeOf(k).name}`);
   }
   if (m.entries.has(key)) throw new EvalError(`Failed with repeated key: ${showKey(k)}`);
@@ -348,6 +383,15 @@ export function mapInsert(m: CelMap, k: Value, v: Value): void {
 }
 
 function buildMap(entries: readonly (readonly [Eval, Eval, boolean])[]): Eval {
+  if (entries.every(([k, v, optional]) => !optional && constants.has(k) && constants.has(v))) {
+    const m = new CelMap();
+    try {
+      for (const [k, v] of entries) mapInsert(m, constants.get(k) as Value, constants.get(v) as Value);
+      return constant(m);
+    } catch (e) {
+      if (!(e instanceof EvalError)) throw e;
+    }
+  }
   return (f) => {
     f.charge(30);
     const m = new CelMap();
@@ -367,8 +411,26 @@ function buildCall(e: Extract<Expr, { kind: "call" }>, r: Resolution | undefined
   if (r === undefined || r.kind !== "call") throw new Error(`unresolved call ${e.name}`);
   const args = (r.qualified || e.target === undefined ? e.args : [e.target, ...e.args]).map(build);
   const single = r.overloads.length === 1 ? (r.overloads[0] as OverloadDecl) : undefined;
-  const impl: Impl =
-    r.specialized ?? r.fn.impl ?? (single?.impl && single.params.every((p) => p === "dyn") ? single.impl : dispatch(r.fn.name, r.overloads));
+  const overloads = r.specialized === undefined || single === undefined ? r.overloads : [{ ...single, impl: r.specialized }];
+  const unguarded = single?.params.every((p) => p === "dyn") ? overloads[0]?.impl : undefined;
+  const impl: Impl = (r.specialized === undefined ? r.fn.impl : undefined) ?? unguarded ?? dispatch(r.fn.name, overloads);
+  // cel-go folds a one-argument call on a constant (duration('1h'), double(5)); binary ones it charges.
+  if (args.length === 1 && constants.has(args[0] as Eval)) {
+    try {
+      return constant(impl([constants.get(args[0] as Eval) as Value], FOLDING));
+    } catch (err) {
+      if (!(err instanceof EvalError)) throw err;
+    }
+  }
+  // Membership in a constant list is a set lookup in cel-go: free.
+  const list = args.length === 2 && e.name === "@in" ? constants.get(args[1] as Eval) : undefined;
+  if (list !== undefined && isList(list)) {
+    const elem = args[0] as Eval;
+    return (f) => {
+      const x = elem(f);
+      return list.some((y) => equals(y, x));
+    };
+  }
   // or / orValue do not evaluate their argument when the optional has a value.
   if ((e.name === "or" || e.name === "orValue") && args.length === 2) {
     const [target, alt] = args as [Eval, Eval];
@@ -433,7 +495,8 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
   const two = e.v2 !== undefined;
   const slot2 = two ? slot1 + 1 : -1;
   const cost = LOOP_COST[e.macro];
-  const kept = cost.keep - cost.skip;
+  const perElement = cost.cond + cost.step;
+  const kept = cost.kept;
   const bindVars = (f: Frame, a: Value, b: Value): void => {
     f.locals[slot1] = a;
     if (two) f.locals[slot2] = b;
@@ -451,14 +514,16 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
         let err: EvalError | undefined;
         let result = !decisive;
         iterate(r, two, (a, b) => {
-          f.charge(cost.skip);
-          bindVars(f, a, b);
-          const p = attempt(first, f);
-          if (p === decisive) {
-            result = decisive;
+          // The element after the deciding one still runs the loop condition, which then stops.
+          if (result === decisive) {
+            f.charge(cost.cond);
             return false;
           }
-          if (p instanceof EvalError) err ??= p;
+          f.charge(perElement);
+          bindVars(f, a, b);
+          const p = attempt(first, f);
+          if (p === decisive) result = decisive;
+          else if (p instanceof EvalError) err ??= p;
           return true;
         });
         f.charge(cost.result);
@@ -472,7 +537,7 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
         const r = range(f);
         let count = 0;
         iterate(r, two, (a, b) => {
-          f.charge(cost.skip);
+          f.charge(perElement);
           bindVars(f, a, b);
           if (truth(first(f))) {
             f.charge(kept);
@@ -490,7 +555,7 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
         const r = range(f);
         const out: Value[] = [];
         iterate(r, two, (a, b) => {
-          f.charge(cost.skip);
+          f.charge(perElement);
           bindVars(f, a, b);
           if (e.macro === "filter") {
             if (truth(first(f))) {
@@ -514,7 +579,7 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
         const r = range(f);
         const out = new CelMap();
         iterate(r, true, (a, b) => {
-          f.charge(cost.skip);
+          f.charge(perElement);
           bindVars(f, a, b);
           if (filter !== undefined && !truth(filter(f))) return true;
           f.charge(kept);

@@ -81,8 +81,9 @@ export function tokenize(src: string): Token[] {
     }
     const op = OPERATORS.find((o) => src.startsWith(o, i));
     if (op === undefined) {
-      const cp = String.fromCodePoint(src.codePointAt(i) ?? 0);
-      throw new SyntaxError(i, `Syntax error: token recognition error at: '${cp}'`);
+      // A lone | or & is reported with the character after it, which ANTLR consumed looking for || or &&.
+      const text = c === "|" || c === "&" ? src.slice(i, i + 2) : String.fromCodePoint(src.codePointAt(i) ?? 0);
+      throw new SyntaxError(i, `Syntax error: token recognition error at: '${text}'`);
     }
     tokens.push({ kind: "op", text: op, pos: start });
     i += op.length;
@@ -137,8 +138,9 @@ export function uintLiteral(text: string): Value | undefined {
   return b > UINT64_MAX ? undefined : new Uint(b);
 }
 
-export function doubleLiteral(text: string, negative: boolean): Value {
+export function doubleLiteral(text: string, negative: boolean): Value | undefined {
   const d = Number(text);
+  if (!Number.isFinite(d)) return undefined;
   const v = negative ? -d : d;
   return Number.isInteger(v) ? new Double(v) : v;
 }
@@ -183,12 +185,13 @@ function readQuoted(src: string, start: number, raw: boolean, bytes: boolean): Q
       i += 2;
       continue;
     }
-    const bad = (): never => {
-      throw new SyntaxError(start, `Syntax error: token recognition error at: '${src.slice(start, i + 2)}'`);
+    /** ANTLR reports the literal up to and including the character where the escape failed. */
+    const bad = (failedAt = i + 1): never => {
+      throw new SyntaxError(start, `Syntax error: token recognition error at: '${src.slice(start, failedAt + 1)}'`);
     };
     if (e >= "0" && e <= "3") {
       const digits = src.slice(i + 1, i + 4);
-      if (!/^[0-3][0-7][0-7]$/.test(digits)) bad();
+      if (!/^[0-3][0-7][0-7]$/.test(digits)) bad(i + 1 + (/^[0-3][0-7]?/.exec(digits)?.[0].length ?? 0));
       const code = parseInt(digits, 8);
       if (bytes) out.push(code);
       else text += String.fromCharCode(code);
@@ -198,7 +201,7 @@ function readQuoted(src: string, start: number, raw: boolean, bytes: boolean): Q
     if (e === "x" || e === "X" || e === "u" || e === "U") {
       const len = e === "u" ? 4 : e === "U" ? 8 : 2;
       const digits = src.slice(i + 2, i + 2 + len);
-      if (digits.length !== len || !/^[0-9a-fA-F]+$/.test(digits)) bad();
+      if (digits.length !== len || !/^[0-9a-fA-F]+$/.test(digits)) bad(i + 2 + (/^[0-9a-fA-F]*/.exec(digits)?.[0].length ?? 0));
       const code = parseInt(digits, 16);
       if (len === 2 && bytes) out.push(code);
       else {

@@ -15,7 +15,7 @@
 // Run time: the first overload whose parameter types accept the runtime
 // values is called; none is cel-go's "no such overload: name(types)".
 
-import { isList, isMap, mapSize, type CelType, type Value } from "../values/index.js";
+import { codePointLength, isList, isMap, mapSize, type CelType, type Value } from "../values/index.js";
 
 /**
  * A parameter or result type by name: "int", "uint", "double", "bool",
@@ -78,13 +78,17 @@ export interface Library {
 /** cel-go's cost factor for traversing a string, bytes or list: 0.1 per element. */
 const TRAVERSAL_FACTOR = 0.1;
 
-/** Size in cel-go's cost model: length of strings, bytes, lists and maps; 1 for anything else. */
+/** Size in cel-go's cost model: code points of strings, length of bytes, lists and maps; 1 for anything else. */
 export function costSize(v: Value): number {
-  if (typeof v === "string" || v instanceof Uint8Array || isList(v)) return v.length;
+  if (typeof v === "string") return codePointLength(v);
+  if (v instanceof Uint8Array || isList(v)) return v.length;
   return isMap(v) ? mapSize(v) : 1;
 }
 
-/** Charges an O(size) operation at cel-go's 0.1 per element, beyond the call's own 1. */
-export function chargeTraversal(ctx: CallContext, size: number): void {
-  ctx.charge(Math.max(0, Math.ceil(size * TRAVERSAL_FACTOR) - 1));
+/**
+ * Charges an O(size) operation at cel-go's 0.1 per element (times `passes`),
+ * in place of the call's own 1.
+ */
+export function chargeTraversal(ctx: CallContext, size: number, passes = 1): void {
+  ctx.charge(Math.max(0, Math.ceil(size * passes * TRAVERSAL_FACTOR) - 1));
 }

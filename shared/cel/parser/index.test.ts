@@ -68,9 +68,10 @@ describe("syntax errors", () => {
 describe("limits", () => {
   it("rejects deep nesting without overflowing the stack", () => {
     const deep = "(".repeat(100_000) + "1" + ")".repeat(100_000);
-    expect(error(deep)).toMatch(/^ERROR: <input>:1:1: expression code point size exceeds limit: size: 200001, limit 100000/);
+    // Whole-expression errors have no location: cel-go prints line -1, column 0 and no snippet.
+    expect(error(deep)).toBe("ERROR: <input>:-1:0: expression code point size exceeds limit: size: 200001, limit 100000");
     const nested = "(".repeat(300) + "1" + ")".repeat(300);
-    expect(error(nested)).toMatch(/^ERROR: <input>:1:251: expression recursion limit exceeded: 250\n/);
+    expect(error(nested)).toBe("ERROR: <input>:-1:0: expression recursion limit exceeded: 250");
     const lists = "[".repeat(40_000) + "]".repeat(40_000);
     expect(error(lists)).toMatch(/expression recursion limit exceeded: 250/);
     const chain = Array.from({ length: 5_000 }, () => "1").join(" + ");

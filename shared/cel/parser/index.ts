@@ -14,10 +14,16 @@ export { SyntaxError } from "../lexer/index.js";
 export const MAX_RECURSION_DEPTH = 250;
 export const MAX_CODE_POINTS = 100_000;
 
+/** Position of errors about the whole expression, which cel-go prints as line -1, column 0. */
+export const NO_LOCATION = -1;
+
 const RESERVED = new Set(["as", "break", "const", "continue", "else", "for", "function", "if", "import", "let", "loop", "package", "namespace", "return", "var", "void", "while"]);
 
 const EXPECTING_OPERAND =
   "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}";
+/** What ANTLR expects right after '[' or '{' (an element, the closing bracket, ',' or '?'). */
+const EXPECTING_ELEMENT = (close: "]" | "}"): string =>
+  `{'[', ${close === "]" ? "']', '{'" : "'{', '}'"}, '(', '.', ',', '-', '!', '?', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}`;
 
 const RELATIONS: Record<string, string> = { "<": "_<_", "<=": "_<=_", ">": "_>_", ">=": "_>=_", "==": "_==_", "!=": "_!=_" };
 
@@ -25,7 +31,7 @@ const RELATIONS: Record<string, string> = { "<": "_<_", "<=": "_<=_", ">": "_>_"
 export function parse(src: string): { expr: Expr } | { errors: SyntaxError[] } {
   const size = [...src].length;
   if (size > MAX_CODE_POINTS) {
-    return { errors: [new SyntaxError(0, `expression code point size exceeds limit: size: ${size}, limit ${MAX_CODE_POINTS}`)] };
+    return { errors: [new SyntaxError(NO_LOCATION, `expression code point size exceeds limit: size: ${size}, limit ${MAX_CODE_POINTS}`)] };
   }
   try {
     return { expr: new Parser(tokenize(src)).parseAll() };
@@ -86,14 +92,14 @@ class Parser {
   private node<E extends Expr>(e: E, ...children: Expr[]): E {
     let d = 0;
     for (const c of children) d = Math.max(d, depthOf.get(c) ?? 0);
-    if (d + 1 > MAX_RECURSION_DEPTH) throw new SyntaxError(e.pos, `max recursion depth exceeded`);
+    if (d + 1 > MAX_RECURSION_DEPTH) throw new SyntaxError(NO_LOCATION, `max recursion depth exceeded`);
     depthOf.set(e, d + 1);
     return e;
   }
 
   private expr(): Expr {
     if (++this.nesting > MAX_RECURSION_DEPTH) {
-      throw new SyntaxError(this.peek().pos, `expression recursion limit exceeded: ${MAX_RECURSION_DEPTH}`);
+      throw new SyntaxError(NO_LOCATION, `expression recursion limit exceeded: ${MAX_RECURSION_DEPTH}`);
     }
     const test = this.logical("||");
     let result = test;
@@ -273,6 +279,7 @@ class Parser {
       case "[": {
         const elems: Expr[] = [];
         const optional: boolean[] = [];
+        this.expectElement("]");
         while (!this.accept("]")) {
           optional.push(this.accept("?"));
           elems.push(this.expr());
@@ -285,6 +292,7 @@ class Parser {
       }
       case "{": {
         const entries: MapEntry[] = [];
+        this.expectElement("}");
         while (!this.accept("}")) {
           const optional = this.accept("?");
           const key = this.expr();
@@ -302,12 +310,21 @@ class Parser {
     return this.fail(t, `Syntax error: mismatched input ${show(t)} expecting ${EXPECTING_OPERAND}`);
   }
 
+  private expectElement(close: "]" | "}"): void {
+    const t = this.peek();
+    if (t.kind === "eof") this.fail(t, `Syntax error: mismatched input '<EOF>' expecting ${EXPECTING_ELEMENT(close)}`);
+  }
+
   private lit(pos: number, value: Value): Expr {
     return this.node({ kind: "lit", pos, value });
   }
 
   private numberLiteral(t: Token, pos: number, negative: boolean): Expr {
-    if (t.kind === "double") return this.lit(pos, doubleLiteral(t.text, negative));
+    if (t.kind === "double") {
+      const d = doubleLiteral(t.text, negative);
+      if (d === undefined) this.fail(t, "invalid double literal");
+      return this.lit(pos, d);
+    }
     const v = intLiteral(t.text, negative);
     if (v === undefined) this.fail(t, "invalid int literal");
     return this.lit(pos, v);
@@ -317,11 +334,13 @@ class Parser {
     const name = t.text;
     if (name === "true" || name === "false") return this.lit(t.pos, name === "true");
     if (name === "null") return this.lit(t.pos, null);
-    if (RESERVED.has(name) || name === "in") this.fail(t, `reserved identifier: ${name}`);
+    if (name === "in") this.fail(t, `Syntax error: mismatched input 'in' expecting ${EXPECTING_OPERAND}`);
+    if (RESERVED.has(name)) this.fail(t, `reserved identifier: ${name}`);
     if (this.isOp("(")) {
-      this.next();
+      // cel-go places a call at its opening parenthesis.
+      const open = this.next();
       const args = this.args(")");
-      return this.call(t.pos, leadingDot ? `.${name}` : name, undefined, args);
+      return this.call(open.pos, leadingDot ? `.${name}` : name, undefined, args);
     }
     return this.node({ kind: "ident", pos: t.pos, name: leadingDot ? `.${name}` : name });
   }
@@ -355,19 +374,25 @@ class Parser {
     const shape = MACROS[`${name}/${n}`];
     if (shape === undefined) return undefined;
     const vars = args.slice(0, shape.vars);
-    for (const v of vars) if (v.kind !== "ident") throw new SyntaxError(v.pos, "argument must be a simple name");
+    const quantifier = shape.macro === "all" || shape.macro === "exists" || shape.macro === "exists_one";
+    for (const v of vars) {
+      if (v.kind !== "ident") throw new SyntaxError(v.pos, quantifier ? "argument must be a simple name" : "argument is not an identifier");
+      if (v.name === ACCUMULATOR) throw new SyntaxError(v.pos, "iteration variable overwrites accumulator variable");
+    }
     const [v1, v2] = vars.map((v) => (v.kind === "ident" ? v.name : ""));
     const rest = args.slice(shape.vars);
     return this.node({ kind: "comp", pos, macro: shape.macro, range: target, v1: v1 as string, v2, args: rest }, target, ...rest);
   }
 }
 
+/** cel-go's name for a comprehension's accumulator, which iteration variables may not take. */
+const ACCUMULATOR = "__result__";
+
 /** Receiver macros by name/argument count: how many leading args are variables. */
 const MACROS: Record<string, { macro: MacroName; vars: number }> = {
   "all/2": { macro: "all", vars: 1 },
   "exists/2": { macro: "exists", vars: 1 },
   "exists_one/2": { macro: "exists_one", vars: 1 },
-  "existsOne/2": { macro: "exists_one", vars: 1 },
   "map/2": { macro: "map", vars: 1 },
   "map/3": { macro: "map", vars: 1 },
   "filter/2": { macro: "filter", vars: 1 },

@@ -1,28 +1,44 @@
 // Regular expressions for matches() and the libraries that take patterns
 // (Kubernetes' find/findAll): RE2 syntax and linear-time matching from
-// shared/re2, never JS RegExp. A constant pattern is compiled once when the
-// expression is compiled; a computed one on each call, charged to the budget.
+// shared/re2, never JS RegExp. The engine is passed in (EnvOptions.regex,
+// shared/re2's compileRegex), so this module builds and tests on its own. A
+// constant pattern is compiled once when the expression is compiled; a
+// computed one on each call, charged to the budget.
 
-import { compileRegex, type Regex } from "../../re2/index.js";
 import type { CallContext } from "../library/index.js";
-import { EvalError } from "../values/index.js";
+import { codePointLength, EvalError } from "../values/index.js";
 
-export type { Regex };
+/** A compiled pattern, as shared/re2's compileRegex returns it. */
+export interface Regex {
+  /** Go's MatchString: true when the pattern matches anywhere in s. */
+  test(s: string): boolean;
+  find(s: string): string | undefined;
+  findAll(s: string, limit: number): string[];
+  /** Steps per input code point, for cost. */
+  readonly programSize: number;
+  readonly source: string;
+}
 
-/** cel-go's cost factors: string traversal 0.1 per character, regex 0.25 per pattern character. */
+/** shared/re2's compileRegex. */
+export type RegexCompiler = (pattern: string) => { ok: true; regex: Regex } | { ok: false; error: string };
+
+const NO_ENGINE = "regular expressions need the RE2 engine: pass EnvOptions.regex (compileRegex of shared/re2)";
+
+/** cel-go's cost factors: string traversal 0.1 per code point, regex 0.25 per pattern character. */
 const STRING_TRAVERSAL = 0.1;
 const REGEX_LENGTH = 0.25;
 
-/** Compiles a pattern, or returns Go regexp's error text. */
-export function compilePattern(pattern: string): Regex | string {
-  const r = compileRegex(pattern);
+/** Compiles a pattern, or returns the engine's error text. */
+export function compilePattern(engine: RegexCompiler | undefined, pattern: string): Regex | string {
+  if (engine === undefined) return NO_ENGINE;
+  const r = engine(pattern);
   return r.ok ? r.regex : r.error;
 }
 
-/** Compiles at run time; an invalid pattern is a runtime error as in cel-go. */
-export function runtimePattern(pattern: string, ctx: CallContext): Regex {
+/** Compiles at run time, charged by pattern length; an invalid pattern is a runtime error as in cel-go. */
+export function runtimePattern(engine: RegexCompiler | undefined, pattern: string, ctx: CallContext): Regex {
   ctx.charge(Math.ceil(pattern.length * REGEX_LENGTH));
-  const r = compilePattern(pattern);
+  const r = compilePattern(engine, pattern);
   if (typeof r === "string") throw new EvalError(r);
   return r;
 }
@@ -33,7 +49,7 @@ export function runtimePattern(pattern: string, ctx: CallContext): Regex {
  * engine's program size replaces the pattern length when it is larger.
  */
 export function chargeMatch(regex: Regex, input: string, ctx: CallContext): void {
-  const strCost = Math.ceil((1 + input.length) * STRING_TRAVERSAL);
+  const strCost = Math.ceil((1 + codePointLength(input)) * STRING_TRAVERSAL);
   const regexCost = Math.ceil(Math.max(regex.source.length, regex.programSize) * REGEX_LENGTH);
   ctx.charge(Math.max(0, strCost * regexCost - 1));
 }

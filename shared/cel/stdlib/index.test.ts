@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { error, value } from "../testing/index.js";
+import { error, literalEngine, run, value } from "../testing/index.js";
 import { Double, Types, Uint } from "../values/index.js";
 
 describe("conversions", () => {
@@ -30,7 +30,7 @@ describe("conversions", () => {
     expect(error("bool('yes')")).toBe("type conversion error from 'string' to 'bool'");
     expect(error("string(b'\\xff')")).toBe("invalid UTF-8 in bytes, cannot convert to string");
     expect(error("int(dyn([]))")).toBe("no such overload: int(list)");
-    expect(error("int(true)")).toBe("ERROR: <input>:1:1: found no matching overload for 'int' applied to '(bool)'\n | int(true)\n | ^");
+    expect(error("int(true)")).toBe("ERROR: <input>:1:4: found no matching overload for 'int' applied to '(bool)'\n | int(true)\n | ...^");
   });
 });
 
@@ -43,14 +43,19 @@ describe("strings, bytes and lists", () => {
     expect(value("[1] + [2, 3]")).toEqual([1, 2, 3]);
     expect(value("b'a' + b'b'")).toEqual(Uint8Array.from([97, 98]));
     expect(value("'a' < 'b' && b'a' < b'b' && false < true")).toBe(true);
+    expect(value("'\\uffff' < '\\U0001F600' && 'ab' < 'abc'")).toBe(true);
     expect(error("dyn('a') < 1")).toBe("no such overload");
     expect(error("dyn(1).contains('a')")).toBe("no such overload: contains(int, string)");
+    expect(error("dyn(1).matches('a')", {}, { regex: literalEngine })).toBe("no such overload: matches(int, string)");
   });
 });
 
 describe("timestamps and durations", () => {
   it("parses, computes and prints them", () => {
-    expect(value("string(timestamp('2023-01-01T10:00:00+02:00'))")).toBe("2023-01-01T08:00:00Z");
+    expect(value("string(timestamp('2023-01-01T10:00:00+02:00'))")).toBe("2023-01-01T10:00:00+02:00");
+    expect(value("string(timestamp('2023-01-01T10:00:00+00:00'))")).toBe("2023-01-01T10:00:00Z");
+    expect(value("timestamp('2023-01-01T10:00:00+02:00') == timestamp('2023-01-01T08:00:00Z')")).toBe(true);
+    expect(value("timestamp('2023-01-01T01:00:00+02:00').getHours()")).toBe(23);
     expect(value("string(timestamp('2023-01-01T00:00:00.120Z') + duration('1h30m'))")).toBe("2023-01-01T01:30:00.12Z");
     expect(value("string(duration('1h1m1.5s'))")).toBe("3661.5s");
     expect(value("string(timestamp('2023-01-02T00:00:00Z') - timestamp('2023-01-01T00:00:00Z'))")).toBe("86400s");
@@ -72,5 +77,30 @@ describe("timestamps and durations", () => {
     expect(value(`[${t}.getHours('Asia/Tokyo'), ${t}.getHours('America/New_York')]`)).toEqual([8, 18]);
     expect(error(`${t}.getHours('Mars/Olympus')`)).toBe("unknown time zone Mars/Olympus");
     expect(value("[duration('90m').getHours(), duration('90m').getMinutes(), duration('1.25s').getMilliseconds()]")).toEqual([1, 90, 250]);
+  });
+});
+
+describe("matches", () => {
+  const regex = literalEngine;
+
+  it("compiles a constant pattern with the expression, a computed one when called", () => {
+    expect(value("'kube-system'.matches('system') && matches('abc', 'b')", {}, { regex })).toBe(true);
+    expect(value("'abc'.matches(p)", { p: "bc" }, { regex })).toBe(true);
+    expect(error("'abc'.matches('(')", {}, { regex })).toBe("ERROR: <input>:1:15: invalid matches argument\n | 'abc'.matches('(')\n | ..............^");
+    expect(error("'abc'.matches(p)", { p: "(" }, { regex })).toBe("error parsing regexp: missing closing ): `(`");
+  });
+
+  it("charges input length times pattern size, as cel-go does", () => {
+    const s = "x".repeat(99);
+    // (1 + 99) * 0.1 = 10 for the input, ceil(max(1, 3) * 0.25) = 1 for the pattern, and 1 for the variable
+    expect(run("s.matches('y')", { s }, { regex })).toEqual({ value: false });
+    expect(run("s.matches('y')", { s }, { regex, costLimit: 10 })).toEqual({ error: "operation cancelled: actual cost limit exceeded" });
+    expect(run("s.matches('y')", { s }, { regex, costLimit: 11 })).toEqual({ value: false });
+  });
+
+  it("needs the RE2 engine: never falls back to JS RegExp", () => {
+    expect(error("'a'.matches('a')")).toBe(
+      "ERROR: <input>:1:13: regular expressions need the RE2 engine: pass EnvOptions.regex (compileRegex of shared/re2)\n | 'a'.matches('a')\n | ............^",
+    );
   });
 });

@@ -6,7 +6,7 @@
 // string predicates, accessors) raise "no such overload: f(types)".
 
 import { chargeTraversal, costSize, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl, type TypeName } from "../library/index.js";
-import { chargeMatch, compilePattern, runtimePattern } from "../regex/index.js";
+import { chargeMatch, compilePattern, runtimePattern, type RegexCompiler } from "../regex/index.js";
 import { civil, durationOf, formatDuration, formatTimestamp, parseDuration, parseTimestamp, timestampOf, type CivilTime } from "../time/index.js";
 import {
   asBigInt,
@@ -56,13 +56,13 @@ export function add(a: Value, b: Value, ctx: CallContext): Value {
   }
   if (typeof a === "string") {
     if (typeof b !== "string") throw noSuchOverload();
-    chargeTraversal(ctx, a.length + b.length);
+    chargeTraversal(ctx, costSize(a) + costSize(b));
     return a + b;
   }
   const ta = typeOf(a).name;
   const tb = typeOf(b).name;
-  if (ta === TS && tb === DUR) return timestampOf((a as Timestamp).ns + (b as Duration).ns);
-  if (ta === DUR && tb === TS) return timestampOf((a as Duration).ns + (b as Timestamp).ns);
+  if (ta === TS && tb === DUR) return timestampOf((a as Timestamp).ns + (b as Duration).ns, (a as Timestamp).offsetSeconds);
+  if (ta === DUR && tb === TS) return timestampOf((a as Duration).ns + (b as Timestamp).ns, (b as Timestamp).offsetSeconds);
   if (ta !== tb) throw noSuchOverload();
   switch (ta) {
     case "int":
@@ -102,7 +102,7 @@ function subtract(a: Value, b: Value): Value {
   }
   const ta = typeOf(a).name;
   const tb = typeOf(b).name;
-  if (ta === TS && tb === DUR) return timestampOf((a as Timestamp).ns - (b as Duration).ns);
+  if (ta === TS && tb === DUR) return timestampOf((a as Timestamp).ns - (b as Duration).ns, (a as Timestamp).offsetSeconds);
   if (ta === TS && tb === TS) return durationOf((a as Timestamp).ns - (b as Timestamp).ns);
   if (ta !== tb) throw noSuchOverload();
   switch (ta) {
@@ -158,7 +158,8 @@ function negate(a: Value): Value {
 
 function contains(container: Value, elem: Value, ctx: CallContext): boolean {
   if (isList(container)) {
-    ctx.charge(container.length);
+    // cel-go charges list membership by the list's size, in place of the call's 1.
+    ctx.charge(Math.max(0, container.length - 1));
     for (const x of container) if (equals(x, elem)) return true;
     return false;
   }
@@ -183,7 +184,7 @@ function operator(name: string, params: TypeName[][], result: TypeName, impl: Im
 function comparison(name: string, test: (c: number) => boolean): FunctionDecl {
   const params = [...numericPairs, ...pairs(["string", "bool", "bytes", TS, DUR])];
   return operator(name, params, "bool", ([a, b], ctx) => {
-    if (typeof a === "string" && typeof b === "string") chargeTraversal(ctx, Math.min(a.length, b.length));
+    if (typeof a === "string" && typeof b === "string") chargeTraversal(ctx, Math.min(costSize(a), costSize(b)));
     return test(compare(a as Value, b as Value));
   });
 }
@@ -316,8 +317,6 @@ function toDuration(v: Value): Value {
     if (d === undefined) throw conversionError("string", DUR);
     return d;
   }
-  const i = asBigInt(v);
-  if (i !== undefined) return durationOf(i * 1_000_000_000n);
   return v;
 }
 
@@ -375,27 +374,38 @@ function stringPredicate(name: string, test: (s: string, t: string) => boolean, 
   };
 }
 
-const traversal = (n: number): number => Math.ceil(n * STRING_TRAVERSAL);
+/** cel-go's string traversal cost: 0.1 per code point. */
+const traversal = (s: string): number => Math.ceil(costSize(s) * STRING_TRAVERSAL);
 
-const matches: OverloadDecl["specialize"] = ([, pattern]) => {
-  if (typeof pattern !== "string") return undefined;
-  const regex = compilePattern(pattern);
-  if (typeof regex === "string") return "invalid matches argument";
-  return ([s], ctx) => {
+/** matches(): RE2 partial match; a constant pattern is compiled with the expression (cel-go's regex validator). */
+function matchesFunction(engine: RegexCompiler | undefined): FunctionDecl {
+  const specialize: OverloadDecl["specialize"] = ([, pattern]) => {
+    if (typeof pattern !== "string") return undefined;
+    const regex = compilePattern(engine, pattern);
+    if (typeof regex === "string") return engine === undefined ? regex : "invalid matches argument";
+    return ([s], ctx) => {
+      chargeMatch(regex, s as string, ctx);
+      return regex.test(s as string);
+    };
+  };
+  const impl: Impl = ([s, p], ctx) => {
+    const regex = runtimePattern(engine, p as string, ctx);
     chargeMatch(regex, s as string, ctx);
     return regex.test(s as string);
   };
-};
-
-const matchAtRuntime: Impl = ([s, p], ctx) => {
-  const regex = runtimePattern(p as string, ctx);
-  chargeMatch(regex, s as string, ctx);
-  return regex.test(s as string);
-};
+  return {
+    name: "matches",
+    overloads: [
+      { receiver: true, params: ["string", "string"], result: "bool", impl, specialize },
+      { params: ["string", "string"], result: "bool", impl, specialize },
+    ],
+  };
+}
 
 const typeName = (v: Value): Value => typeOf(v);
 
-export const standardLibrary: Library = {
+/** The standard library; regular expressions use the given RE2 engine. */
+export const standardLibrary = (regex: RegexCompiler | undefined): Library => ({
   name: "cel.lib.std",
   types: Object.values(Types),
   functions: [
@@ -424,16 +434,10 @@ export const standardLibrary: Library = {
       overloads: ["string", "bytes", "list", "map"].flatMap((t) => [global([t], "int"), member([t], "int")]),
       impl: ([v]) => size(v as Value),
     },
-    stringPredicate("contains", (s, t) => s.includes(t), (s, t) => traversal(s.length) * traversal(t.length)),
-    stringPredicate("startsWith", (s, t) => s.startsWith(t), (s) => traversal(s.length)),
-    stringPredicate("endsWith", (s, t) => s.endsWith(t), (s) => traversal(s.length)),
-    {
-      name: "matches",
-      overloads: [
-        { receiver: true, params: ["string", "string"], result: "bool", impl: matchAtRuntime, specialize: matches },
-        { params: ["string", "string"], result: "bool", impl: matchAtRuntime, specialize: matches },
-      ],
-    },
+    stringPredicate("contains", (s, t) => s.includes(t), (s, t) => traversal(s) * traversal(t)),
+    stringPredicate("startsWith", (s, t) => s.startsWith(t), (s) => traversal(s)),
+    stringPredicate("endsWith", (s, t) => s.endsWith(t), (s) => traversal(s)),
+    matchesFunction(regex),
     conversion("int", "int", ["int", "uint", "double", "string", TS], toInt),
     conversion("uint", "uint", ["uint", "int", "double", "string"], toUint),
     conversion("double", "double", ["double", "int", "uint", "string"], toDouble),
@@ -456,4 +460,4 @@ export const standardLibrary: Library = {
     // A duration's milliseconds are its millisecond component, unlike its hours, minutes and seconds.
     accessor("getMilliseconds", (c) => c.millisecond, (ns) => (ns / 1_000_000n) % 1000n),
   ],
-};
+});

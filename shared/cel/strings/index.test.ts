@@ -14,6 +14,15 @@ describe("ext.Strings (Kubernetes' version 2)", () => {
     expect(error("'tacocat'.substring(4, 3)")).toBe("invalid substring range. start: 4, end: 3");
   });
 
+  it("indexes a large input string without rescanning it per call", () => {
+    const s = "😀" + "a".repeat(1_000_000) + "é";
+    const indexes = Array.from({ length: 20_000 }, (_, i) => i * 50);
+    const chars = value("l.map(i, s.charAt(i))", { s, l: indexes }) as string[];
+    expect(chars[0]).toBe("😀");
+    expect(chars.slice(1).every((c) => c === "a")).toBe(true);
+    expect(value("[s.size(), s.indexOf('é'), s.lastIndexOf('a'), s.substring(1000000, 1000002).size()]", { s })).toEqual([1_000_002, 1_000_001, 1_000_000, 2]);
+  });
+
   it("transforms like Go's strings package", () => {
     expect(value("'TacoCÆt'.lowerAscii() + 'TacoCÆt'.upperAscii()")).toBe("tacocÆtTACOCÆT");
     expect(value("'hello hello'.replace('he', 'we', 1)")).toBe("wello hello");

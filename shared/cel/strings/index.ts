@@ -1,10 +1,11 @@
 // cel-go's ext.Strings at a given version; Kubernetes (1.29+) uses version 2:
 // charAt indexOf lastIndexOf lowerAscii upperAscii replace split substring
 // trim (v0), format and strings.quote (v1), join (v2). reverse is version 3.
-// Indexes count code points, as Go's []rune does.
+// Indexes count code points, as Go's []rune does; a string's code point
+// positions are computed once (values' codePoints), not per call.
 
-import { chargeTraversal, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl } from "../library/index.js";
-import { asSmallInt, EvalError, isList, typeOf, type Value } from "../values/index.js";
+import { chargeTraversal, costSize, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl } from "../library/index.js";
+import { asSmallInt, codePointLength, codePoints, EvalError, isList, typeOf, type Value } from "../values/index.js";
 import { format } from "./format.js";
 
 const runes = (s: string): string[] => Array.from(s);
@@ -18,30 +19,30 @@ function int(v: Value): number {
 }
 
 function charAt(s: string, i: number): string {
-  const r = runes(s);
-  if (i < 0 || i > r.length) throw outOfRange(i);
-  return r[i] ?? "";
+  const cp = codePoints(s);
+  if (i < 0 || i > cp.length) throw outOfRange(i);
+  return i === cp.length ? "" : s.slice(cp.offset(i), cp.offset(i + 1));
 }
 
 function indexOf(s: string, sub: string, offset: number): number {
   if (sub === "") return offset;
-  const r = runes(s);
-  const t = runes(sub);
-  if (offset < 0 || offset >= r.length) throw outOfRange(offset);
-  for (let i = offset; i <= r.length - t.length; i++) if (t.every((c, j) => r[i + j] === c)) return i;
-  return -1;
+  const cp = codePoints(s);
+  if (offset < 0 || offset >= cp.length) throw outOfRange(offset);
+  const at = s.indexOf(sub, cp.offset(offset));
+  return at < 0 ? -1 : cp.index(at);
 }
 
 function lastIndexOf(s: string, sub: string, offset: number | undefined): number {
-  const r = runes(s);
-  if (sub === "") return offset ?? r.length;
-  const t = runes(sub);
-  if (offset === undefined && t.length > r.length) return -1;
-  let off = offset ?? r.length - 1;
-  if (off < 0 || off >= r.length) throw outOfRange(off);
-  off = Math.min(off, r.length - t.length);
-  for (let i = off; i >= 0; i--) if (t.every((c, j) => r[i + j] === c)) return i;
-  return -1;
+  const cp = codePoints(s);
+  if (sub === "") return offset ?? cp.length;
+  const subLength = codePointLength(sub);
+  if (offset === undefined && subLength > cp.length) return -1;
+  const off = offset ?? cp.length - 1;
+  if (off < 0 || off >= cp.length) throw outOfRange(off);
+  const last = Math.min(off, cp.length - subLength);
+  if (last < 0) return -1;
+  const at = s.lastIndexOf(sub, cp.offset(last));
+  return at < 0 ? -1 : cp.index(at);
 }
 
 const mapAscii = (s: string, upper: boolean): string => s.replace(upper ? /[a-z]+/g : /[A-Z]+/g, (m) => (upper ? m.toUpperCase() : m.toLowerCase()));
@@ -52,7 +53,8 @@ function replace(s: string, old: string, repl: string, n: number, ctx: CallConte
   const parts = old === "" ? ["", ...runes(s), ""] : s.split(old);
   let count = parts.length - 1;
   if (n > 0) count = Math.min(count, n);
-  chargeTraversal(ctx, s.length + count * repl.length);
+  // Beyond Kubernetes' two passes over the input, an output larger than that is charged before it is built.
+  ctx.charge(Math.max(0, Math.ceil((count * (repl.length - old.length) - s.length) * 0.1)));
   if (old === "") {
     const r = runes(s);
     let out = "";
@@ -71,12 +73,12 @@ function split(s: string, sep: string, n: number): string[] {
 }
 
 function substring(s: string, start: number, end: number | undefined): string {
-  const r = runes(s);
-  const e = end ?? r.length;
+  const cp = codePoints(s);
+  const e = end ?? cp.length;
   if (start > e) throw new EvalError(`invalid substring range. start: ${start}, end: ${e}`);
-  if (start < 0 || start > r.length) throw outOfRange(start);
-  if (e < 0 || e > r.length) throw outOfRange(e);
-  return r.slice(start, e).join("");
+  if (start < 0 || start > cp.length) throw outOfRange(start);
+  if (e < 0 || e > cp.length) throw outOfRange(e);
+  return s.slice(cp.offset(start), cp.offset(e));
 }
 
 // Go's unicode.IsSpace set, which TrimSpace uses (JS trim differs: it strips U+FEFF, keeps U+0085).
@@ -102,10 +104,15 @@ function join(list: Value, sep: string, ctx: CallContext): string {
   return (l as readonly string[]).join(sep);
 }
 
-/** A receiver overload on strings whose cost grows with the receiver's length. */
-function method(params: string[], result: string, impl: (args: readonly Value[], ctx: CallContext) => Value): OverloadDecl {
+/**
+ * A receiver overload on strings charged as Kubernetes' cost estimator does:
+ * `passes` traversals of the receiver at 0.1 per code point (0 for the
+ * index lookups, which it treats as constant).
+ */
+function method(params: string[], result: string, passes: number, impl: (args: readonly Value[], ctx: CallContext) => Value): OverloadDecl {
+  if (passes === 0) return { receiver: true, params, result, impl };
   const charged: Impl = (args, ctx) => {
-    chargeTraversal(ctx, (args[0] as string).length);
+    chargeTraversal(ctx, costSize(args[0] as string), passes);
     return impl(args, ctx);
   };
   return { receiver: true, params, result, impl: charged };
@@ -115,45 +122,45 @@ const str = (v: Value | undefined): string => v as string;
 
 export function stringsLibrary(version = 2): Library {
   const functions: FunctionDecl[] = [
-    { name: "charAt", overloads: [method(["string", "int"], "string", ([s, i]) => charAt(str(s), int(i as Value)))] },
+    { name: "charAt", overloads: [method(["string", "int"], "string", 0, ([s, i]) => charAt(str(s), int(i as Value)))] },
     {
       name: "indexOf",
       overloads: [
-        method(["string", "string"], "int", ([s, t]) => indexOf(str(s), str(t), 0)),
-        method(["string", "string", "int"], "int", ([s, t, i]) => indexOf(str(s), str(t), int(i as Value))),
+        method(["string", "string"], "int", 0, ([s, t]) => indexOf(str(s), str(t), 0)),
+        method(["string", "string", "int"], "int", 0, ([s, t, i]) => indexOf(str(s), str(t), int(i as Value))),
       ],
     },
     {
       name: "lastIndexOf",
       overloads: [
-        method(["string", "string"], "int", ([s, t]) => lastIndexOf(str(s), str(t), undefined)),
-        method(["string", "string", "int"], "int", ([s, t, i]) => lastIndexOf(str(s), str(t), int(i as Value))),
+        method(["string", "string"], "int", 0, ([s, t]) => lastIndexOf(str(s), str(t), undefined)),
+        method(["string", "string", "int"], "int", 0, ([s, t, i]) => lastIndexOf(str(s), str(t), int(i as Value))),
       ],
     },
-    { name: "lowerAscii", overloads: [method(["string"], "string", ([s]) => mapAscii(str(s), false))] },
-    { name: "upperAscii", overloads: [method(["string"], "string", ([s]) => mapAscii(str(s), true))] },
+    { name: "lowerAscii", overloads: [method(["string"], "string", 1, ([s]) => mapAscii(str(s), false))] },
+    { name: "upperAscii", overloads: [method(["string"], "string", 1, ([s]) => mapAscii(str(s), true))] },
     {
       name: "replace",
       overloads: [
-        method(["string", "string", "string"], "string", ([s, o, r], ctx) => replace(str(s), str(o), str(r), -1, ctx)),
-        method(["string", "string", "string", "int"], "string", ([s, o, r, n], ctx) => replace(str(s), str(o), str(r), int(n as Value), ctx)),
+        method(["string", "string", "string"], "string", 2, ([s, o, r], ctx) => replace(str(s), str(o), str(r), -1, ctx)),
+        method(["string", "string", "string", "int"], "string", 2, ([s, o, r, n], ctx) => replace(str(s), str(o), str(r), int(n as Value), ctx)),
       ],
     },
     {
       name: "split",
       overloads: [
-        method(["string", "string"], "list", ([s, sep]) => split(str(s), str(sep), -1)),
-        method(["string", "string", "int"], "list", ([s, sep, n]) => split(str(s), str(sep), int(n as Value))),
+        method(["string", "string"], "list", 2, ([s, sep]) => split(str(s), str(sep), -1)),
+        method(["string", "string", "int"], "list", 2, ([s, sep, n]) => split(str(s), str(sep), int(n as Value))),
       ],
     },
     {
       name: "substring",
       overloads: [
-        method(["string", "int"], "string", ([s, i]) => substring(str(s), int(i as Value), undefined)),
-        method(["string", "int", "int"], "string", ([s, i, j]) => substring(str(s), int(i as Value), int(j as Value))),
+        method(["string", "int"], "string", 1, ([s, i]) => substring(str(s), int(i as Value), undefined)),
+        method(["string", "int", "int"], "string", 1, ([s, i, j]) => substring(str(s), int(i as Value), int(j as Value))),
       ],
     },
-    { name: "trim", overloads: [method(["string"], "string", ([s]) => str(s).replace(TRIM, ""))] },
+    { name: "trim", overloads: [method(["string"], "string", 1, ([s]) => str(s).replace(TRIM, ""))] },
     {
       name: "join",
       overloads: [
@@ -167,7 +174,7 @@ export function stringsLibrary(version = 2): Library {
       {
         name: "format",
         overloads: [
-          method(["string", "list"], "string", ([s, args], ctx) => {
+          method(["string", "list"], "string", 0, ([s, args], ctx) => {
             if (!isList(args as Value)) throw new EvalError("no such overload");
             return format(str(s), args as readonly Value[], (n) => chargeTraversal(ctx, n));
           }),
@@ -177,7 +184,7 @@ export function stringsLibrary(version = 2): Library {
     );
   }
   if (version >= 3) {
-    functions.push({ name: "reverse", overloads: [method(["string"], "string", ([s]) => runes(str(s)).reverse().join(""))] });
+    functions.push({ name: "reverse", overloads: [method(["string"], "string", 1, ([s]) => runes(str(s)).reverse().join(""))] });
   }
   return { name: "cel.lib.ext.strings", functions };
 }

@@ -2,6 +2,7 @@
 // exact error text, so tests assert on what a policy author would see.
 
 import { compile, createBudget, createEnv, type Budget, type EnvOptions } from "../index.js";
+import type { RegexCompiler } from "../regex/index.js";
 import type { Value } from "../values/index.js";
 
 export type Outcome = { value: Value } | { error: string };
@@ -26,3 +27,27 @@ export function error(source: string, activation: Record<string, Value> = {}, op
   if ("value" in r) throw new Error(`expected an error, got ${String(r.value)}`);
   return r.error;
 }
+
+/**
+ * A stand-in for shared/re2 in tests of the wiring (compile-time patterns,
+ * errors, costs): it matches its pattern as a literal substring and rejects
+ * unbalanced parentheses. Regex semantics are shared/re2's to test.
+ */
+export const literalEngine: RegexCompiler = (pattern) => {
+  let depth = 0;
+  for (const c of pattern) {
+    depth += c === "(" ? 1 : c === ")" ? -1 : 0;
+    if (depth < 0) break;
+  }
+  if (depth !== 0) return { ok: false, error: `error parsing regexp: missing closing ): \`${pattern}\`` };
+  return {
+    ok: true,
+    regex: {
+      source: pattern,
+      programSize: pattern.length + 2,
+      test: (s) => s.includes(pattern),
+      find: (s) => (s.includes(pattern) ? pattern : undefined),
+      findAll: (s, limit) => Array.from({ length: Math.min(s.split(pattern).length - 1, limit < 0 ? Infinity : limit) }, () => pattern),
+    },
+  };
+};

@@ -13,10 +13,10 @@ const MAX_SECONDS = 253402300799n;
 const INT64_MAX = (1n << 63n) - 1n;
 const INT64_MIN = -(1n << 63n);
 
-export function timestampOf(ns: bigint): Timestamp {
+export function timestampOf(ns: bigint, offsetSeconds = 0): Timestamp {
   const s = floorDiv(ns, NS_PER_SEC);
   if (s < MIN_SECONDS || s > MAX_SECONDS) throw new EvalError("timestamp overflow");
-  return new Timestamp(ns);
+  return new Timestamp(ns, offsetSeconds);
 }
 
 export function durationOf(ns: bigint): Duration {
@@ -47,7 +47,7 @@ export function parseTimestamp(s: string): Timestamp | undefined {
   const days = daysFromCivil(year, month, day);
   const secs = BigInt(days) * 86400n + BigInt(hour * 3600 + minute * 60 + second - offset);
   const frac = BigInt((m[7] ?? "").padEnd(9, "0"));
-  return timestampOf(secs * NS_PER_SEC + frac);
+  return timestampOf(secs * NS_PER_SEC + frac, offset);
 }
 
 function isLeap(y: number): boolean {
@@ -82,15 +82,18 @@ function civilFromDays(z: number): { year: number; month: number; day: number } 
 
 const pad = (n: number, w = 2): string => String(n).padStart(w, "0");
 
-/** Go's RFC3339Nano in UTC: fractional seconds without trailing zeros. */
+/** Go's RFC3339Nano in the timestamp's own offset: fraction without trailing zeros, Z for zero offset. */
 export function formatTimestamp(t: Timestamp): string {
-  const secs = floorDiv(t.ns, NS_PER_SEC);
-  const nanos = Number(t.ns - secs * NS_PER_SEC);
+  const utcSecs = floorDiv(t.ns, NS_PER_SEC);
+  const nanos = Number(t.ns - utcSecs * NS_PER_SEC);
+  const secs = utcSecs + BigInt(t.offsetSeconds);
   const days = Number(floorDiv(secs, 86400n));
   const rem = Number(secs - BigInt(days) * 86400n);
   const { year, month, day } = civilFromDays(days);
   const frac = nanos === 0 ? "" : "." + pad(nanos, 9).replace(/0+$/, "");
-  return `${pad(year, 4)}-${pad(month)}-${pad(day)}T${pad(Math.floor(rem / 3600))}:${pad(Math.floor(rem / 60) % 60)}:${pad(rem % 60)}${frac}Z`;
+  const off = Math.abs(t.offsetSeconds);
+  const zone = t.offsetSeconds === 0 ? "Z" : `${t.offsetSeconds < 0 ? "-" : "+"}${pad(Math.floor(off / 3600))}:${pad(Math.floor(off / 60) % 60)}`;
+  return `${pad(year, 4)}-${pad(month)}-${pad(day)}T${pad(Math.floor(rem / 3600))}:${pad(Math.floor(rem / 60) % 60)}:${pad(rem % 60)}${frac}${zone}`;
 }
 
 const UNITS: Record<string, bigint> = { ns: 1n, us: 1000n, "µs": 1000n, "μs": 1000n, ms: NS_PER_MS, s: NS_PER_SEC, m: 60n * NS_PER_SEC, h: 3600n * NS_PER_SEC };

@@ -64,9 +64,16 @@ export class Uint extends Boxed {
   }
 }
 
-/** Nanoseconds since the Unix epoch; CEL's range is years 0001..9999. */
+/**
+ * Nanoseconds since the Unix epoch; CEL's range is years 0001..9999. The UTC
+ * offset it was written with is kept only for printing, as Go's time.Time
+ * keeps its location (string(timestamp('...+02:00')) ends in +02:00).
+ */
 export class Timestamp extends Boxed {
-  constructor(readonly ns: bigint) {
+  constructor(
+    readonly ns: bigint,
+    readonly offsetSeconds = 0,
+  ) {
     super();
   }
   type(): CelType {
@@ -326,19 +333,75 @@ export function isNumeric(v: Value): boolean {
 const encoder = new TextEncoder();
 export const utf8 = (s: string): Uint8Array => encoder.encode(s);
 
-/** Number of code points (CEL string size), without allocating. */
-export function codePointLength(s: string): number {
-  let n = s.length;
+/**
+ * Code point positions of a string, for CEL's code-point indexes. Built once
+ * per string and kept for the last one, so a loop indexing into the same
+ * large input string (charAt, substring, size) does not rescan it each time.
+ */
+export interface CodePoints {
+  readonly length: number;
+  /** UTF-16 offset of code point i (0..length). */
+  offset(i: number): number;
+  /** Code point index of a UTF-16 offset that starts a code point. */
+  index(offset: number): number;
+}
+
+let lastString: string | undefined;
+let lastPoints: CodePoints | undefined;
+
+export function codePoints(s: string): CodePoints {
+  if (s === lastString && lastPoints !== undefined) return lastPoints;
+  let pairs = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
       const d = s.charCodeAt(i + 1);
       if (d >= 0xdc00 && d <= 0xdfff) {
-        n--;
+        pairs++;
         i++;
       }
     }
   }
+  let points: CodePoints;
+  if (pairs === 0) {
+    points = { length: s.length, offset: (i) => i, index: (o) => o };
+  } else {
+    const offsets = new Int32Array(s.length - pairs + 1);
+    let n = 0;
+    for (let i = 0; i < s.length; i++) {
+      offsets[n++] = i;
+      const c = s.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+        const d = s.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) i++;
+      }
+    }
+    offsets[n] = s.length;
+    points = {
+      length: n,
+      offset: (i) => offsets[i] as number,
+      index: (o) => {
+        let lo = 0;
+        let hi = n;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if ((offsets[mid] as number) < o) lo = mid + 1;
+          else hi = mid;
+        }
+        return lo;
+      },
+    };
+  }
+  lastString = s;
+  lastPoints = points;
+  return points;
+}
+
+/** Number of code points (CEL string size). */
+export function codePointLength(s: string): number {
+  if (s.length >= 64) return codePoints(s).length;
+  let n = 0;
+  for (const _ of s) n++;
   return n;
 }
 
@@ -397,11 +460,28 @@ function shallowEquals(a: Value, b: Value, pending: Value[]): boolean {
   return false;
 }
 
+/** Code point order (Go compares UTF-8 bytes, which orders the same); JS < orders UTF-16 units. */
+function compareStrings(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+/** Moves surrogates above U+E000..U+FFFF so units compare as their code points do. */
+function codePointRank(unit: number): number {
+  if (unit >= 0xe000) return unit - 0x800;
+  return unit >= 0xd800 ? unit + 0x2000 : unit;
+}
+
 /** Ordering for <, <=, >, >=: negative, zero, positive, NaN (unordered); throws when not comparable. */
 export function compare(a: Value, b: Value): number {
   const n = compareNumeric(a, b);
   if (n !== undefined) return n;
-  if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
+  if (typeof a === "string" && typeof b === "string") return compareStrings(a, b);
   if (typeof a === "boolean" && typeof b === "boolean") return Number(a) - Number(b);
   if (a instanceof Uint8Array && b instanceof Uint8Array) {
     const len = Math.min(a.length, b.length);
