@@ -65,7 +65,9 @@ describe("Kubernetes quantity library", () => {
     expect(v('quantity("1.5").add(quantity("0.5")).isInteger()')).toBe(false);
     expect(v('quantity("500m").add(quantity("500m")) == quantity("1")')).toBe(true);
     expect(v('quantity("8E").add(quantity("2E")).isInteger()')).toBe(false);
-    expect(v('quantity("8E").add(quantity("2E")).sub(quantity("9E")).isInteger()')).toBe(false);
+    expect(v('quantity("8E").add(quantity("2E")).sub(quantity("9E")).asInteger()')).toBe(1000000000000000000n);
+    expect(v('quantity("10E").add(quantity("1")).sub(quantity("10E")) == quantity("1")')).toBe(true);
+    expect(v('quantity("10E").add(quantity("1")).sub(quantity("10E")).isInteger()')).toBe(false);
     expect(v('quantity("4E").add(quantity("4E")).asInteger()')).toBe(8000000000000000000n);
   });
 
