@@ -34,6 +34,7 @@ describe("kubernetesLibraries", () => {
       "object.spec.containers[0].image.find('app') == 'app'",
       "[3, 1].indexOf(1) == 1 && 'abc'.indexOf('c') == 2",
       "[1, 2].sum() == 3",
+      "sets.contains(['a', 'b'], ['b'])",
     ].join(" && ");
     expect(run(source, { object })).toMatchObject({ ok: true, value: true });
   });
