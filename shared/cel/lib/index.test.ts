@@ -35,6 +35,7 @@ describe("kubernetesLibraries", () => {
       "[3, 1].indexOf(1) == 1 && 'abc'.indexOf('c') == 2",
       "[1, 2].sum() == 3",
       "sets.contains(['a', 'b'], ['b'])",
+      "!format.dns1123Label().validate(object.spec.containers[0].image).hasValue() == false",
     ].join(" && ");
     expect(run(source, { object })).toMatchObject({ ok: true, value: true });
   });

@@ -384,6 +384,17 @@ export function parseUrl(s: string): UrlValue {
   }
 }
 
+/** url.ParseRequestURI's error text for s (`parse "s": ...`), or undefined when it parses. */
+export function requestURIError(s: string): string | undefined {
+  try {
+    parseRequestURI(s);
+    return undefined;
+  } catch (e) {
+    if (e instanceof UrlError) return e.message;
+    throw e;
+  }
+}
+
 export function isURL(s: string): boolean {
   try {
     parseRequestURI(s);
