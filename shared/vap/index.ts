@@ -21,7 +21,7 @@ import {
   type Program,
   type Value,
 } from "../cel/index.js";
-import { KUBERNETES_LIBRARIES } from "../cel/lib/index.js";
+import { kubernetesLibraries } from "../cel/lib/index.js";
 import { selectorMatches, type Labels } from "../k8s/labels/index.js";
 import { compileRegex } from "../re2/index.js";
 import { describeZodError } from "../zod/index.js";
@@ -69,7 +69,7 @@ export interface PolicySetOutcome {
 /** The variables a policy's expressions may use; `authorizer` is not available at the edge, so naming it does not compile. */
 export const VARIABLES = ["object", "oldObject", "request", "params", "namespaceObject", "variables"] as const;
 
-const env = createEnv({ variables: VARIABLES, libraries: KUBERNETES_LIBRARIES, regex: compileRegex });
+const env = createEnv({ variables: VARIABLES, libraries: kubernetesLibraries(compileRegex), regex: compileRegex });
 
 /** apiserver's MaxEvaluatedMessageExpressionSizeBytes. */
 const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
