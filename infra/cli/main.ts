@@ -3,6 +3,7 @@
 import { FunctionError } from "../client/index.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine } from "./errors.js";
 import { processIo, type CliIo } from "./io.js";
+import { audit } from "./audit.js";
 import { check } from "./check.js";
 import { clustersCheck } from "./clusters.js";
 import { keygen } from "./keygen.js";
@@ -14,7 +15,7 @@ import { token } from "./token.js";
 import type { Verb } from "./verb.js";
 import { webhookConfig } from "./webhook-config.js";
 
-export const VERBS: readonly Verb[] = [keygen, token, clustersCheck, ...snapshotVerbs, sync, review, check, suite, webhookConfig];
+export const VERBS: readonly Verb[] = [keygen, token, clustersCheck, ...snapshotVerbs, sync, audit, review, check, suite, webhookConfig];
 
 function help(): string {
   const width = Math.max(...VERBS.map((v) => v.name.length));
