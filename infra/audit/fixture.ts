@@ -29,6 +29,18 @@ kind: Tenant
 metadata: { name: acme, namespace: tenant-root, uid: uid-acme }
 spec: { allowedAffinityClasses: [dc1], defaultAffinityClass: dc1, affinityClassEnforcement: Deny }
 ---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata:
+  name: main-db
+  namespace: tenant-acme
+  labels:
+    apps.cozystack.io/application.group: apps.cozystack.io
+    apps.cozystack.io/application.kind: Postgres
+    apps.cozystack.io/application.name: main-db
+    apps.cozystack.io/affinity-class: dc1
+spec: { chart: { spec: { chart: postgres } } }
+---
 apiVersion: v1
 kind: Namespace
 metadata: { name: tenant-acme, labels: { tenant: acme } }
@@ -39,23 +51,24 @@ metadata: { name: team-b }
 ---
 apiVersion: apps/v1
 kind: Deployment
-metadata: { name: web, namespace: tenant-acme, uid: uid-web, labels: { apps.cozystack.io/affinity-class: dc1 } }
+metadata: { name: web, namespace: tenant-acme, uid: uid-web, labels: { helm.toolkit.fluxcd.io/name: main-db } }
 spec:
   replicas: 2
   selector: { matchLabels: { app: web } }
   template:
-    metadata: { labels: { app: web, apps.cozystack.io/affinity-class: dc1 } }
+    metadata: { labels: { app: web } }
     spec:
+      nodeSelector: { topology.kubernetes.io/zone: dc1 }
       containers: [{ name: web, image: nginx }]
 ---
 apiVersion: apps/v1
 kind: Deployment
-metadata: { name: pinned, namespace: tenant-acme, uid: uid-pinned, labels: { apps.cozystack.io/affinity-class: dc1 } }
+metadata: { name: pinned, namespace: tenant-acme, uid: uid-pinned, labels: { helm.toolkit.fluxcd.io/name: main-db } }
 spec:
   replicas: 1
   selector: { matchLabels: { app: pinned } }
   template:
-    metadata: { labels: { app: pinned, apps.cozystack.io/affinity-class: dc1 } }
+    metadata: { labels: { app: pinned } }
     spec:
       nodeSelector: { topology.kubernetes.io/zone: dc2 }
       containers: [{ name: pinned, image: nginx }]
