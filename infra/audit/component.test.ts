@@ -72,7 +72,7 @@ function checkComponent(docs: Doc[], bundleConfigMaps: string[]) {
   expect(job.template.spec.volumes.find((v) => v.name === "bundle")?.projected?.sources.map((s) => s.configMap.name)).toEqual(bundleConfigMaps);
   expect(job.template.spec.volumes.map((v) => v.name)).toEqual(["bundle", "run"]);
 
-  const crds = docs.filter((d) => d.kind === "CustomResourceDefinition");
+  const crds = ["policyreports.wgpolicyk8s.io", "clusterpolicyreports.wgpolicyk8s.io"].map((name) => docs.find((d) => d.kind === "CustomResourceDefinition" && d.metadata.name === name)!);
   expect(crds.map((d) => [d.metadata.name, (d["spec"] as { scope: string }).scope])).toEqual([
     ["policyreports.wgpolicyk8s.io", "Namespaced"],
     ["clusterpolicyreports.wgpolicyk8s.io", "Cluster"],
