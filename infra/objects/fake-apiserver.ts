@@ -42,7 +42,7 @@ export interface FakeApiServer {
   kubeconfig: string;
   /** `GET /path?query`, query parameters in name order. */
   requests: string[];
-  /** What the server holds, changed by writes; tests may add and remove objects between requests. */
+  /** What the server holds (the array it was given), changed by writes; tests may add and remove objects between requests. */
   objects: KubeObject[];
   stop(): Promise<void>;
 }
@@ -81,9 +81,9 @@ function status(code: number, reason: string, message: string) {
   return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason, code };
 }
 
-export async function startFakeApiServer(initial: readonly KubeObject[], options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
+/** Serves `objects` itself, not a copy: changes the test makes to it show in the next answers, and writes land in it. */
+export async function startFakeApiServer(objects: KubeObject[], options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
   const requests: string[] = [];
-  const objects = [...initial];
   const pageSize = options.pageSize ?? 2;
   let expireNextContinue = options.expireFirstContinue ?? false;
   const conflicts = new Set(options.conflictOnce ?? []);
