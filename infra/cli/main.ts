@@ -4,6 +4,7 @@
 import { version } from "../../package.json";
 import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine, uncaughtFsError } from "./errors.js";
 import { processIo, type CliIo } from "./io.js";
+import { audit } from "./audit.js";
 import { check } from "./check.js";
 import { clustersCheck } from "./clusters.js";
 import { keygen, keyPublic } from "./keygen.js";
@@ -15,7 +16,7 @@ import { token } from "./token.js";
 import type { Verb } from "./verb.js";
 import { webhookConfig } from "./webhook-config.js";
 
-export const VERBS: readonly Verb[] = [keygen, keyPublic, token, clustersCheck, ...snapshotVerbs, sync, review, check, suite, webhookConfig];
+export const VERBS: readonly Verb[] = [keygen, keyPublic, token, clustersCheck, ...snapshotVerbs, sync, audit, review, check, suite, webhookConfig];
 
 function help(): string {
   const width = Math.max(...VERBS.map((v) => v.name.length));

@@ -6,6 +6,7 @@ import { decodeSnapshot, MAX_SNAPSHOT_BYTES, snapshotSchema, type Snapshot } fro
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { POLICIES } from "../../policies/index.js";
 import { pushSnapshot, type StoredSnapshot } from "../client/index.js";
+import type { ClusterObjects } from "../objects/cluster.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 import { describeObject, readObjects } from "../objects/yaml.js";
 import { optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
@@ -53,14 +54,21 @@ export function snapshotOf(verb: string, objects: readonly KubeObject[], io: Cli
 
 export const CLUSTER_FLAGS = { context: { type: "string" }, "settings-namespace": { type: "string" } } as const;
 
+/** The snapshot of what the cluster lists: a paramKind that could not be listed stays unknown, never empty (its policies' failurePolicy decides). */
+export function snapshotOfListed(verb: string, listed: ClusterObjects, io: CliIo, settingsNamespace: string): Snapshot {
+  const snapshot = snapshotOf(verb, listed.objects, io, settingsNamespace);
+  for (const key of listed.unlistedParamKinds) delete snapshot.policyParams[key];
+  return snapshot;
+}
+
 export async function snapshotFromCluster(verb: string, args: ParsedArgs, io: CliIo): Promise<Snapshot> {
   const settingsNamespace = optionalString(args, "settings-namespace") ?? JOB_NAMESPACE;
   const context = optionalString(args, "context");
   const { listClusterObjects } = await import("../objects/cluster.js");
-  const { objects, warnings, unlistedParamKinds, webhookRules } = await listClusterObjects({ settingsNamespace, ...(context !== undefined ? { context } : {}) });
-  for (const warning of warnings) io.err(`warning: ${warning}\n`);
-  const snapshot = snapshotOf(verb, objects, io, settingsNamespace);
-  for (const key of unlistedParamKinds) delete snapshot.policyParams[key];
+  const listed = await listClusterObjects({ settingsNamespace, readWebhook: true, ...(context !== undefined ? { context } : {}) });
+  for (const warning of listed.warnings) io.err(`warning: ${warning}\n`);
+  const snapshot = snapshotOfListed(verb, listed, io, settingsNamespace);
+  const { webhookRules } = listed;
   // A policy whose requests the apiserver never sends is a policy that is not enforced: say so on every run.
   for (const hole of webhookRules ? uncoveredPolicyRules(webhookRules, policySetOf(snapshot).rules) : [])
     io.err(`warning: ${hole}, which ValidatingWebhookConfiguration ${WEBHOOK_CONFIGURATION_NAME} does not send the function: not enforced there; regenerate it with edgeadmit webhook-config --snapshot\n`);

@@ -259,7 +259,7 @@ spec:
       ],
       [bound, "warning: no ValidatingWebhookConfiguration edgeadmit: the apiserver sends the function nothing, so no policy bound at the edge is enforced (edgeadmit webhook-config --snapshot)\n"],
     ] as const) {
-      const server = await startFakeApiServer(objects);
+      const server = await startFakeApiServer([...objects]);
       process.env.KUBECONFIG = server.kubeconfig;
       try {
         const { code, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);

@@ -112,6 +112,10 @@ export interface ClusterOptions {
   context?: string;
   /** Where the settings ConfigMap lives: the job's namespace. */
   settingsNamespace?: string;
+  /** Read the function's ValidatingWebhookConfiguration too (sync, snapshot build), to check it sends what bound policies match. */
+  readWebhook?: boolean;
+  /** The ServiceAccount that lists (in the job's namespace): the one a missing paramKind grant names. */
+  serviceAccount?: string;
   pageSize?: number;
 }
 
@@ -219,17 +223,21 @@ async function readWebhookRules(apis: Apis, server: string, warnings: string[]):
 }
 
 /** One line saying what RBAC the sync job lacks for a paramKind, and the commands that grant it. */
-export function paramKindGrant(resource: string, group: string, policies: readonly string[]): string {
+export function paramKindGrant(resource: string, group: string, policies: readonly string[], serviceAccount: string): string {
   const qualifiedName = group ? `${resource}.${group}` : resource;
   return (
     `the sync job may not list ${qualifiedName}, the paramKind of ${policies.join(", ")}: those policies meet "paramKind not known" at the edge and their failurePolicy decides; grant it with ` +
-    `kubectl create clusterrole edgeadmit-sync-params-${resource} --verb=get,list --resource=${qualifiedName} && ` +
-    `kubectl create clusterrolebinding edgeadmit-sync-params-${resource} --clusterrole=edgeadmit-sync-params-${resource} --serviceaccount=${JOB_NAMESPACE}:edgeadmit-sync`
+    `kubectl create clusterrole ${serviceAccount}-params-${resource} --verb=get,list --resource=${qualifiedName} && ` +
+    `kubectl create clusterrolebinding ${serviceAccount}-params-${resource} --clusterrole=${serviceAccount}-params-${resource} --serviceaccount=${JOB_NAMESPACE}:${serviceAccount}`
   );
 }
 
 /** The objects of a bound policy's paramKind, or why they cannot be listed (undefined objects). */
-async function listParams(apis: Apis, paramKind: { apiVersion: string; kind: string; policies: string[] }, pageSize: number, server: string): Promise<{ objects?: KubeObject[]; warning?: string }> {
+async function listParams(
+  apis: Apis,
+  paramKind: { apiVersion: string; kind: string; policies: string[] },
+  { pageSize, server, serviceAccount }: { pageSize: number; server: string; serviceAccount: string },
+): Promise<{ objects?: KubeObject[]; warning?: string }> {
   const { apiVersion, kind } = paramKind;
   const slash = apiVersion.indexOf("/");
   const [group, version] = slash >= 0 ? [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)] : ["", apiVersion];
@@ -251,7 +259,7 @@ async function listParams(apis: Apis, paramKind: { apiVersion: string; kind: str
   try {
     return { objects: await listAll(apis, resource, pageSize, server) };
   } catch (e) {
-    if (e instanceof CliError && e.message.startsWith("RBAC forbids")) return { warning: paramKindGrant(served.name, group, paramKind.policies) };
+    if (e instanceof CliError && e.message.startsWith("RBAC forbids")) return { warning: paramKindGrant(served.name, group, paramKind.policies, serviceAccount) };
     throw e;
   }
 }
@@ -319,13 +327,13 @@ export async function listClusterObjects(options: ClusterOptions = {}): Promise<
   // Then what the bound policies name: the objects of their paramKinds, whatever kind that is.
   const unlistedParamKinds: string[] = [];
   for (const [key, paramKind] of boundParamKinds(objects)) {
-    const listed = await listParams(apis, paramKind, pageSize, server);
+    const listed = await listParams(apis, paramKind, { pageSize, server, serviceAccount: options.serviceAccount ?? "edgeadmit-sync" });
     if (listed.objects) objects.push(...listed.objects);
     else {
       unlistedParamKinds.push(key);
       warnings.push(listed.warning!);
     }
   }
-  const webhookRules = objects.some((o) => o.kind === "EdgeAdmissionPolicyBinding") ? await readWebhookRules(apis, server, warnings) : undefined;
+  const webhookRules = options.readWebhook && objects.some((o) => o.kind === "EdgeAdmissionPolicyBinding") ? await readWebhookRules(apis, server, warnings) : undefined;
   return { objects, warnings, unlistedParamKinds, ...(webhookRules ? { webhookRules } : {}) };
 }

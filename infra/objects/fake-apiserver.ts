@@ -2,6 +2,9 @@
 // live path makes, with real-shaped JSON (typed lists whose items carry no
 // apiVersion/kind, `limit`/`continue` paging, Status bodies for 403, the
 // plain-text 404 of an API group nobody serves), and a kubeconfig for it.
+// Resources given in `resources` are also served by name and written to
+// (POST, PUT with resourceVersion checks, DELETE), as the audit writes its
+// PolicyReports; the objects live in `objects`, which tests may change between runs.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,6 +24,18 @@ export interface FakeApiServerOptions {
   missingGroups?: string[];
   /** Answer the first request carrying a continue token with 410 Gone, as after etcd compacted its revision. */
   expireFirstContinue?: boolean;
+  /** Served besides LISTED_RESOURCES: listed, and read, created, replaced and deleted by name. */
+  resources?: readonly ServedResource[];
+  /** `namespace/name` (or `name` when cluster-scoped) whose first PUT answers 409 Conflict, as when another writer got there first. */
+  conflictOnce?: string[];
+}
+
+export interface ServedResource {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  namespaced: boolean;
 }
 
 export interface FakeApiServer {
@@ -29,6 +44,8 @@ export interface FakeApiServer {
   kubeconfig: string;
   /** `GET /path?query`, query parameters in name order. */
   requests: string[];
+  /** What the server holds (the array it was given), changed by writes; tests may add and remove objects between requests. */
+  objects: KubeObject[];
   stop(): Promise<void>;
 }
 
@@ -36,8 +53,24 @@ function apiVersionOf(object: KubeObject): string {
   return typeof object.apiVersion === "string" ? object.apiVersion : "";
 }
 
-function metadataOf(object: KubeObject): { name?: string; namespace?: string } {
-  return (object.metadata ?? {}) as { name?: string; namespace?: string };
+function metadataOf(object: KubeObject): { name?: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string> } {
+  return (object.metadata ?? {}) as { name?: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string> };
+}
+
+/** Equality requirements only (`a=b,c=d`): all the audit asks for. */
+function selectedBy(labelSelector: string | null, object: KubeObject): boolean {
+  if (!labelSelector) return true;
+  const labels = metadataOf(object).labels ?? {};
+  return labelSelector.split(",").every((requirement) => {
+    const [key, value] = requirement.split("=");
+    return key !== undefined && labels[key] === value;
+  });
+}
+
+async function bodyOf(request: IncomingMessage): Promise<KubeObject> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString("utf8")) as KubeObject;
 }
 
 function send(response: ServerResponse, status: number, body: unknown): void {
@@ -50,10 +83,14 @@ function status(code: number, reason: string, message: string) {
   return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", message, reason, code };
 }
 
-export async function startFakeApiServer(objects: readonly KubeObject[], options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
+/** Serves `objects` itself, not a copy: changes the test makes to it show in the next answers, and writes land in it. */
+export async function startFakeApiServer(objects: KubeObject[], options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
   const requests: string[] = [];
   const pageSize = options.pageSize ?? 2;
   let expireNextContinue = options.expireFirstContinue ?? false;
+  const conflicts = new Set(options.conflictOnce ?? []);
+  const served = options.resources ?? [];
+  let revision = 1000;
 
   /** What the server serves: the listed kinds, and any other kind among `objects` (a paramKind) as `<kind>s`. */
   const servedResources = (): Array<{ group: string; version: string; resource: string; kind: string; namespaced: boolean }> => {
@@ -68,7 +105,45 @@ export async function startFakeApiServer(objects: readonly KubeObject[], options
     return served;
   };
 
-  const handle = (request: IncomingMessage, response: ServerResponse) => {
+  /** GET, POST, PUT and DELETE of one object of a `resources` entry. */
+  const write = async (request: IncomingMessage, response: ServerResponse, resource: ServedResource, namespace: string | undefined, name: string | undefined) => {
+    const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
+    const key = namespace ? `${namespace}/${name ?? ""}` : (name ?? "");
+    const index = objects.findIndex((o) => apiVersionOf(o) === apiVersion && o.kind === resource.kind && metadataOf(o).namespace === namespace && metadataOf(o).name === name);
+    const notFound = () => send(response, 404, status(404, "NotFound", `${resource.resource}.${resource.group} "${name}" not found`));
+    if (request.method === "GET") return index >= 0 ? send(response, 200, objects[index]) : notFound();
+    if (request.method === "DELETE") {
+      if (index < 0) return notFound();
+      objects.splice(index, 1);
+      return send(response, 200, { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success" });
+    }
+    const body = await bodyOf(request);
+    const metadata = metadataOf(body);
+    if (request.method === "POST") {
+      const created = objects.some((o) => apiVersionOf(o) === apiVersion && o.kind === resource.kind && metadataOf(o).namespace === namespace && metadataOf(o).name === metadata.name);
+      if (created) return send(response, 409, status(409, "AlreadyExists", `${resource.resource}.${resource.group} "${metadata.name}" already exists`));
+      const stored = { ...body, metadata: { ...metadata, ...(namespace ? { namespace } : {}), resourceVersion: String(++revision), uid: `uid-${revision}` } };
+      objects.push(stored);
+      return send(response, 201, stored);
+    }
+    if (request.method === "PUT") {
+      if (index < 0) return notFound();
+      const current = objects[index]!;
+      if (conflicts.delete(key)) current.metadata = { ...metadataOf(current), resourceVersion: String(++revision) };
+      if (metadata.resourceVersion !== metadataOf(current).resourceVersion)
+        return send(
+          response,
+          409,
+          status(409, "Conflict", `Operation cannot be fulfilled on ${resource.resource}.${resource.group} "${name}": the object has been modified; please apply your changes to the latest version and try again`),
+        );
+      const stored = { ...body, metadata: { ...metadataOf(current), ...metadata, resourceVersion: String(++revision) } };
+      objects[index] = stored;
+      return send(response, 200, stored);
+    }
+    return send(response, 405, status(405, "MethodNotAllowed", `${request.method} is not allowed`));
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? "/", "http://fake");
     url.searchParams.sort();
     requests.push(`${request.method} ${url.pathname}${url.search}`);
@@ -107,11 +182,15 @@ export async function startFakeApiServer(objects: readonly KubeObject[], options
       });
     }
 
-    const list = /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))\/([^/]+)$/.exec(url.pathname);
-    const group = list?.[2] ?? "";
-    const version = list?.[1] ?? list?.[3];
-    const resource = servedResources().find((r) => list && r.group === group && r.version === version && r.resource === list[4]);
-    if (!resource) return send(response, 404, "404 page not found\n");
+    const path = /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))\/(?:namespaces\/([^/]+)\/)?([^/]+)(?:\/([^/]+))?$/.exec(url.pathname);
+    const group = path?.[2] ?? "";
+    const version = path?.[1] ?? path?.[3];
+    const servedResource = served.find((r) => path && r.group === group && r.version === version && r.resource === path[5]);
+    if (servedResource && !options.missingGroups?.includes(group) && (request.method !== "GET" || path?.[6] !== undefined))
+      return write(request, response, servedResource, path?.[4], path?.[6]);
+    const list = path && path[4] === undefined && path[6] === undefined && request.method === "GET" ? path : undefined;
+    const resource = servedResource ?? servedResources().find((r) => list && r.group === group && r.version === version && r.resource === list[5]);
+    if (!resource || !list) return send(response, 404, "404 page not found\n");
     if (options.missingGroups?.includes(group)) return send(response, 404, "404 page not found\n");
     const qualified = group ? `${resource.resource}.${group}` : resource.resource;
     if (options.forbidden?.includes(qualified))
@@ -130,7 +209,7 @@ export async function startFakeApiServer(objects: readonly KubeObject[], options
       );
     }
     const apiVersion = group ? `${group}/${version}` : version!;
-    const all = objects.filter((o) => apiVersionOf(o) === apiVersion && o.kind === resource.kind);
+    const all = objects.filter((o) => apiVersionOf(o) === apiVersion && o.kind === resource.kind && selectedBy(url.searchParams.get("labelSelector"), o));
     const offset = Number(url.searchParams.get("continue") ?? "0");
     const page = all.slice(offset, offset + pageSize);
     const next = offset + pageSize < all.length ? String(offset + pageSize) : undefined;
@@ -142,7 +221,7 @@ export async function startFakeApiServer(objects: readonly KubeObject[], options
     });
   };
 
-  const server = createServer(handle);
+  const server = createServer((request, response) => void handle(request, response));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const dir = mkdtempSync(join(tmpdir(), "edgeadmit-kube-"));
@@ -171,5 +250,5 @@ contexts:
 current-context: fake
 `,
   );
-  return { url, kubeconfig, requests, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { url, kubeconfig, requests, objects, stop: () => new Promise((resolve) => server.close(() => resolve())) };
 }

@@ -1,0 +1,79 @@
+// The audit (`edgeadmit audit`, a CronJob of its own): what the webhook would
+// say today about every object the cluster already holds. Builds the cluster
+// facts as the sync job does, judges each kind a policy looks at page by
+// page with judgeObjects, and writes the verdicts as PolicyReports. Never
+// pushes, never writes anything but its own reports.
+import { POLICIES } from "../../policies/index.js";
+import type { CliIo } from "../cli/io.js";
+import { snapshotOfListed } from "../cli/snapshot.js";
+import { listClusterObjects, loadKubeConfig } from "../objects/cluster.js";
+import { ObjectAuditor, ReportSet, summaryOf, type Summary } from "./reports.js";
+import { apiVersionOf, auditScope, clusterApis, forEachPage, qualified } from "./resources.js";
+import { writeReports } from "./write.js";
+
+/** The audit CronJob's ServiceAccount (infra/k8s/components/audit): who needs a grant for a paramKind. */
+const AUDIT_SERVICE_ACCOUNT = "edgeadmit-audit";
+
+export interface AuditOptions {
+  context?: string;
+  settingsNamespace: string;
+  pageSize: number;
+  maxResultsPerReport: number;
+  dryRun: boolean;
+}
+
+export interface AuditOutcome {
+  /** How many objects were judged, and of which kinds (`deployments.apps`). */
+  objects: number;
+  kinds: string[];
+  /** Over every report written. */
+  summary: Summary;
+  reports: number;
+  /** What was written or deleted, one line each. */
+  actions: string[];
+}
+
+export async function runAudit(options: AuditOptions, io: CliIo): Promise<AuditOutcome> {
+  const config = loadKubeConfig(options.context);
+  const apis = clusterApis(config);
+  const server = config.getCurrentCluster()!.server;
+  const { pageSize } = options;
+
+  const facts = await listClusterObjects({
+    settingsNamespace: options.settingsNamespace,
+    pageSize,
+    serviceAccount: AUDIT_SERVICE_ACCOUNT,
+    ...(options.context !== undefined ? { context: options.context } : {}),
+  });
+  for (const warning of facts.warnings) io.err(`warning: ${warning}\n`);
+  const snapshot = snapshotOfListed("audit", facts, io, options.settingsNamespace);
+  // The listed objects are not needed past the snapshot: each kind is listed again, page by page.
+  facts.objects.length = 0;
+
+  const scope = auditScope(snapshot, POLICIES);
+  for (const kind of scope.unlisted) io.err(`warning: a bound ValidatingAdmissionPolicy selects ${kind}, which the audit does not list: judged at admission only\n`);
+  const now = Date.now();
+  const auditor = new ObjectAuditor(snapshot, POLICIES, { seconds: Math.floor(now / 1000), nanos: (now % 1000) * 1_000_000 });
+  const results = new ReportSet();
+  let judged = 0;
+  const kinds: string[] = [];
+  for (const resource of scope.resources) {
+    let listed = 0;
+    const onRestart = () => {
+      results.forget(apiVersionOf(resource), resource.kind);
+      judged -= listed;
+      listed = 0;
+    };
+    const served = await forEachPage(apis, resource, { pageSize, server, onRestart }, (page) => {
+      for (const { namespace, results: found } of auditor.audit(page)) results.add(namespace, found);
+      listed += page.length;
+      judged += page.length;
+    });
+    if (served) kinds.push(qualified(resource));
+    else io.err(`warning: the API server does not serve ${qualified(resource)}/${resource.version}: none judged\n`);
+  }
+
+  const reports = results.reports(options.maxResultsPerReport);
+  const { actions } = await writeReports(apis, reports, { pageSize, server, dryRun: options.dryRun });
+  return { objects: judged, kinds, summary: summaryOf(reports.flatMap((r) => r.results)), reports: reports.length, actions };
+}
