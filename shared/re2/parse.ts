@@ -1,489 +1,573 @@
-// RE2 syntax (Go's regexp/syntax, Perl flags) parsed into a small tree.
-// Errors read as Go's regexp.Compile writes them. Nothing here backtracks:
-// the parser is one pass over the pattern's code points.
+// The parser: Go's regexp/syntax grammar with the Perl flags regexp.Compile
+// uses (ClassNL | OneLine | PerlX | UnicodeGroups), to a small syntax tree.
+// Errors carry Go's texts; the quoted part of the pattern is capped, because
+// patterns come from callers we do not trust.
 
-/** Inclusive code point ranges, sorted. */
-export type Ranges = ReadonlyArray<readonly [number, number]>;
+import { type CharClass, type ClassItem, maxCodePoint, rangesItem } from "./charclass.js";
+import { unicodeProperty } from "./unicode.js";
 
-export type Node =
-  | { op: "empty" }
-  | { op: "char"; ranges: Ranges; negated: boolean; fold: boolean }
-  | { op: "assert"; kind: AssertKind }
-  | { op: "concat"; parts: Node[] }
-  | { op: "alternate"; choices: Node[] }
-  | { op: "repeat"; node: Node; min: number; max: number; greedy: boolean };
+export type Assertion = "beginText" | "endText" | "beginLine" | "endLine" | "wordBoundary" | "noWordBoundary";
 
-export type AssertKind = "beginText" | "endText" | "beginLine" | "endLine" | "wordBoundary" | "notWordBoundary";
-
-/** Go's limit on a repetition count. */
-const MAX_REPEAT = 1000;
-/** Go's limit on nesting (maxHeight). */
-const MAX_DEPTH = 1000;
-/** How much of a caller's pattern an error quotes. */
-const QUOTE_LIMIT = 64;
+/** Every node knows its height (Go bounds it at 1000) and whether it can match the empty string. */
+export type Node = { readonly height: number; readonly nullable: boolean } & (
+  | { readonly kind: "empty" }
+  | { readonly kind: "literal"; readonly codePoint: number; readonly fold: boolean }
+  | { readonly kind: "class"; readonly cls: CharClass }
+  | { readonly kind: "assert"; readonly assertion: Assertion }
+  | { readonly kind: "concat"; readonly items: readonly Node[] }
+  | { readonly kind: "alternate"; readonly items: readonly Node[] }
+  | { readonly kind: "capture"; readonly sub: Node }
+  | {
+      readonly kind: "repeat";
+      readonly sub: Node;
+      readonly min: number;
+      /** -1: unbounded. */
+      readonly max: number;
+      readonly greedy: boolean;
+      /** Written {n,m} (counts toward Go's limit of 1000 nested copies), not * + ?. */
+      readonly counted: boolean;
+    }
+);
 
 export class RegexSyntaxError extends Error {}
 
-function fail(code: string, text: string): never {
-  const quoted = [...text].length > QUOTE_LIMIT ? `${[...text].slice(0, QUOTE_LIMIT).join("")}…` : text;
-  throw new RegexSyntaxError(`error parsing regexp: ${code}: \`${quoted}\``);
+const maxHeight = 1000;
+const maxRepeat = 1000;
+const maxQuotedLength = 64;
+
+/** Go's message, with the quoted expression capped. */
+export function syntaxError(code: string, expr: string): RegexSyntaxError {
+  const codePoints = Array.from(expr);
+  const quoted = codePoints.length > maxQuotedLength ? codePoints.slice(0, maxQuotedLength).join("") + "…" : expr;
+  return new RegexSyntaxError(`error parsing regexp: ${code}: \`${quoted}\``);
 }
 
 interface Flags {
-  fold: boolean;
+  foldCase: boolean;
+  /** (?m): ^ and $ match at line boundaries, not only at text boundaries. */
   multiLine: boolean;
-  dotAll: boolean;
-  ungreedy: boolean;
+  /** (?s): . matches \n. */
+  dotNL: boolean;
+  /** (?U): repetitions are lazy unless followed by ?. */
+  nonGreedy: boolean;
 }
 
-const ANY: Ranges = [[0, 0x10ffff]];
-const ANY_BUT_NEWLINE: Ranges = [
-  [0, 9],
-  [11, 0x10ffff],
-];
-const DIGIT: Ranges = [[0x30, 0x39]];
-const SPACE: Ranges = [
-  [9, 10],
-  [12, 13],
-  [32, 32],
-];
-const WORD: Ranges = [
-  [0x30, 0x39],
-  [0x41, 0x5a],
-  [0x5f, 0x5f],
-  [0x61, 0x7a],
-];
-const POSIX: Record<string, Ranges> = {
-  alnum: [
-    [0x30, 0x39],
-    [0x41, 0x5a],
-    [0x61, 0x7a],
-  ],
-  alpha: [
-    [0x41, 0x5a],
-    [0x61, 0x7a],
-  ],
-  ascii: [[0, 0x7f]],
-  blank: [
-    [9, 9],
-    [32, 32],
-  ],
-  cntrl: [
-    [0, 0x1f],
-    [0x7f, 0x7f],
-  ],
-  digit: DIGIT,
-  graph: [[0x21, 0x7e]],
-  lower: [[0x61, 0x7a]],
-  print: [[0x20, 0x7e]],
-  punct: [
-    [0x21, 0x2f],
-    [0x3a, 0x40],
-    [0x5b, 0x60],
-    [0x7b, 0x7e],
-  ],
-  space: [
-    [9, 13],
-    [32, 32],
-  ],
-  upper: [[0x41, 0x5a]],
-  word: WORD,
-  xdigit: [
-    [0x30, 0x39],
-    [0x41, 0x46],
-    [0x61, 0x66],
-  ],
+const digitRanges = [0x30, 0x39];
+const wordRanges = [0x30, 0x39, 0x41, 0x5a, 0x5f, 0x5f, 0x61, 0x7a];
+const perlClasses: Partial<Record<string, readonly number[]>> = {
+  d: digitRanges,
+  s: [0x09, 0x0a, 0x0c, 0x0d, 0x20, 0x20],
+  w: wordRanges,
 };
 
-/** Sorted, merged ranges. */
-export function normalize(ranges: Iterable<readonly [number, number]>): Array<[number, number]> {
-  const sorted = [...ranges].map(([a, b]): [number, number] => [a, b]).sort((x, y) => x[0] - y[0]);
-  const out: Array<[number, number]> = [];
-  for (const r of sorted) {
-    const last = out[out.length - 1];
-    if (last && r[0] <= last[1] + 1) last[1] = Math.max(last[1], r[1]);
-    else out.push(r);
-  }
-  return out;
+const posixClasses: Record<string, readonly number[]> = {
+  alnum: [0x30, 0x39, 0x41, 0x5a, 0x61, 0x7a],
+  alpha: [0x41, 0x5a, 0x61, 0x7a],
+  ascii: [0x00, 0x7f],
+  blank: [0x09, 0x09, 0x20, 0x20],
+  cntrl: [0x00, 0x1f, 0x7f, 0x7f],
+  digit: digitRanges,
+  graph: [0x21, 0x7e],
+  lower: [0x61, 0x7a],
+  print: [0x20, 0x7e],
+  punct: [0x21, 0x2f, 0x3a, 0x40, 0x5b, 0x60, 0x7b, 0x7e],
+  space: [0x09, 0x0d, 0x20, 0x20],
+  upper: [0x41, 0x5a],
+  word: wordRanges,
+  xdigit: [0x30, 0x39, 0x41, 0x46, 0x61, 0x66],
+};
+
+function isAsciiAlnum(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 }
 
-export function negate(ranges: Ranges): Array<[number, number]> {
-  const out: Array<[number, number]> = [];
-  let next = 0;
-  for (const [a, b] of normalize(ranges)) {
-    if (a > next) out.push([next, a - 1]);
-    next = b + 1;
-  }
-  if (next <= 0x10ffff) out.push([next, 0x10ffff]);
-  return out;
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x61 && c <= 0x66) return c - 0x61 + 10;
+  if (c >= 0x41 && c <= 0x46) return c - 0x41 + 10;
+  return -1;
 }
 
-/** A Unicode class (\pL, \p{Greek}) as a membership test: JS's property escapes, only ever run on one code point. */
-const unicodeClasses = new Map<string, RegExp>();
-function unicodeClass(name: string, text: string): RegExp {
-  const known = unicodeClasses.get(name);
-  if (known) return known;
-  if (!/^[A-Za-z_]{1,40}$/.test(name)) fail("invalid character class range", text);
-  const source = name === "Any" ? "[\\u{0}-\\u{10FFFF}]" : /^[A-Z][a-z&]?$/.test(name) ? `\\p{General_Category=${name}}` : `\\p{Script=${name}}`;
-  let regex: RegExp;
+function isOctalDigit(c: number | undefined): boolean {
+  return c !== undefined && c >= 0x30 && c <= 0x37;
+}
+
+/** The height of a node built over others, refused past Go's limit. */
+function checkedHeight(height: number): number {
+  if (height > maxHeight) throw new NestsTooDeeply();
+  return height;
+}
+
+/** Thrown deep in the parse; reported with the whole pattern, as Go does. */
+class NestsTooDeeply extends Error {}
+
+const emptyNode: Node = { kind: "empty", height: 1, nullable: true };
+
+/** 1 + the tallest item (a loop: a concatenation may have more items than a call takes arguments). */
+function heightAbove(items: readonly Node[]): number {
+  let tallest = 0;
+  for (const item of items) tallest = Math.max(tallest, item.height);
+  return tallest + 1;
+}
+
+function concatOf(items: Node[]): Node {
+  if (items.length === 0) return emptyNode;
+  if (items.length === 1) return items[0]!;
+  return { kind: "concat", items, height: checkedHeight(heightAbove(items)), nullable: items.every((n) => n.nullable) };
+}
+
+function alternateOf(items: Node[]): Node {
+  if (items.length === 1) return items[0]!;
+  return { kind: "alternate", items, height: checkedHeight(heightAbove(items)), nullable: items.some((n) => n.nullable) };
+}
+
+/** Go's repeatIsValid: nested counted repetitions may not multiply past maxRepeat copies. */
+function repeatIsValid(n: Node, budget: number): boolean {
+  let remaining = budget;
+  if (n.kind === "repeat" && n.counted) {
+    let m = n.max;
+    if (m === 0) return true;
+    if (m < 0) m = n.min;
+    if (m > remaining) return false;
+    if (m > 0) remaining = Math.floor(remaining / m);
+  }
+  switch (n.kind) {
+    case "concat":
+    case "alternate":
+      return n.items.every((item) => repeatIsValid(item, remaining));
+    case "capture":
+    case "repeat":
+      return repeatIsValid(n.sub, remaining);
+    default:
+      return true;
+  }
+}
+
+export function parse(pattern: string): Node {
   try {
-    regex = new RegExp(`^${source}$`, "u");
-  } catch {
-    fail("invalid character class range", text);
+    return new Parser(pattern).parseWhole();
+  } catch (error) {
+    if (error instanceof NestsTooDeeply) throw syntaxError("expression nests too deeply", pattern);
+    throw error;
   }
-  unicodeClasses.set(name, regex);
-  return regex;
 }
 
-/** A class item: ranges, or a Unicode property test (negated or not). */
-interface ClassPart {
-  ranges: Array<[number, number]>;
-  properties: Array<{ regex: RegExp; negated: boolean }>;
-}
+class Parser {
+  private pos = 0;
+  private depth = 0;
+  private flags: Flags = { foldCase: false, multiLine: false, dotNL: false, nonGreedy: false };
 
-export class Parser {
-  readonly #cps: number[];
-  #pos = 0;
-  #depth = 0;
-  readonly #pattern: string;
-  /** Unicode property tests the tree's char nodes refer to, by index (ranges above 0x10ffff). */
-  readonly properties: Array<{ regex: RegExp; negated: boolean }> = [];
+  constructor(private readonly pattern: string) {}
 
-  constructor(pattern: string) {
-    this.#pattern = pattern;
-    this.#cps = Array.from(pattern, (c) => c.codePointAt(0)!);
+  parseWhole(): Node {
+    const result = this.parseAlternation();
+    if (this.pos < this.pattern.length) throw syntaxError("unexpected )", this.pattern);
+    return result;
   }
 
-  parse(): Node {
-    const flags: Flags = { fold: false, multiLine: false, dotAll: false, ungreedy: false };
-    const node = this.#alternation(flags);
-    if (this.#pos < this.#cps.length) fail("unexpected )", this.#pattern);
-    return node;
+  /** The code point at i (a lone surrogate reads as U+FFFD) and the index after it. */
+  private codePointAt(i: number): [number, number] {
+    const c = this.pattern.codePointAt(i)!;
+    if (c > 0xffff) return [c, i + 2];
+    return [c >= 0xd800 && c <= 0xdfff ? 0xfffd : c, i + 1];
   }
 
-  #peek(offset = 0): number | undefined {
-    return this.#cps[this.#pos + offset];
+  private charAt(i: number): string | undefined {
+    return i < this.pattern.length ? this.pattern[i] : undefined;
   }
 
-  #text(from: number, to = this.#pos): string {
-    return String.fromCodePoint(...this.#cps.slice(from, to));
-  }
-
-  #alternation(flags: Flags): Node {
-    if (++this.#depth > MAX_DEPTH) fail("expression nests too deeply", this.#pattern);
-    const choices = [this.#concat(flags)];
-    while (this.#peek() === 0x7c /* | */) {
-      this.#pos++;
-      choices.push(this.#concat(flags));
+  private parseAlternation(): Node {
+    const items = [this.parseConcat()];
+    while (this.charAt(this.pos) === "|") {
+      this.pos++;
+      items.push(this.parseConcat());
     }
-    this.#depth--;
-    return choices.length === 1 ? choices[0]! : { op: "alternate", choices };
+    return alternateOf(items);
   }
 
-  #concat(flags: Flags): Node {
-    const parts: Node[] = [];
-    for (;;) {
-      const c = this.#peek();
-      if (c === undefined || c === 0x7c || c === 0x29 /* ) */) break;
-      if (c === 0x5c && this.#peek(1) === 0x51 /* \Q */) {
-        // Literal text up to \E: a repetition after it applies to its last character, as in Go.
-        const literals = this.#quoted(flags);
-        const last = literals.pop();
-        parts.push(...literals);
-        if (last) parts.push(this.#repetitions(last, flags));
-        continue;
+  private parseConcat(): Node {
+    const items: Node[] = [];
+    // Where the previous token began, when it was a repetition operator: a** is an error in Perl syntax.
+    let lastRepeatStart = -1;
+    while (this.pos < this.pattern.length) {
+      const start = this.pos;
+      const ch = this.pattern[start]!;
+      if (ch === "|" || ch === ")") break;
+      let repeated = false;
+      switch (ch) {
+        case "(":
+          this.parseGroup(items);
+          break;
+        case "^":
+          this.pos++;
+          items.push(this.assertion(this.flags.multiLine ? "beginLine" : "beginText"));
+          break;
+        case "$":
+          this.pos++;
+          items.push(this.assertion(this.flags.multiLine ? "endLine" : "endText"));
+          break;
+        case ".":
+          this.pos++;
+          items.push(this.classOf([rangesItem(this.flags.dotNL ? [0, maxCodePoint] : [0, 0x09, 0x0b, maxCodePoint])], false, false));
+          break;
+        case "[":
+          items.push(this.parseClass());
+          break;
+        case "*":
+        case "+":
+        case "?": {
+          this.pos++;
+          const [min, max] = ch === "*" ? [0, -1] : ch === "+" ? [1, -1] : [0, 1];
+          this.applyRepeat(items, start, min, max, false, lastRepeatStart);
+          repeated = true;
+          break;
+        }
+        case "{": {
+          const counts = this.parseRepeatCounts(start);
+          if (counts === undefined) {
+            this.pos++;
+            items.push(this.literal(0x7b));
+            break;
+          }
+          const [min, max, end] = counts;
+          if (min < 0 || min > maxRepeat || max > maxRepeat || (max >= 0 && min > max)) {
+            throw syntaxError("invalid repeat count", this.pattern.slice(start, end));
+          }
+          this.pos = end;
+          this.applyRepeat(items, start, min, max, true, lastRepeatStart);
+          repeated = true;
+          break;
+        }
+        case "\\":
+          this.parseBackslash(items);
+          break;
+        default: {
+          const [c, next] = this.codePointAt(start);
+          this.pos = next;
+          items.push(this.literal(c));
+        }
       }
-      const atom = this.#atom(flags);
-      if (atom === undefined) continue; // a flag group like (?i) changes flags and matches nothing
-      parts.push(this.#repetitions(atom, flags));
+      lastRepeatStart = repeated ? start : -1;
     }
-    return parts.length === 1 ? parts[0]! : parts.length === 0 ? { op: "empty" } : { op: "concat", parts };
+    return concatOf(items);
   }
 
-  /** The repetition operators after an atom; a second operator on the same atom is Go's "invalid nested repetition operator". */
-  #repetitions(atom: Node, flags: Flags): Node {
-    let node = atom;
-    let lastOp: number | undefined;
-    for (;;) {
-      const opStart = this.#pos;
-      const c = this.#peek();
-      let min: number;
-      let max: number;
-      if (c === 0x2a /* * */) [min, max] = [0, -1];
-      else if (c === 0x2b /* + */) [min, max] = [1, -1];
-      else if (c === 0x3f /* ? */) [min, max] = [0, 1];
-      else if (c === 0x7b /* { */) {
-        const counted = this.#repeatCount();
-        if (!counted) return node;
-        [min, max] = counted;
-      } else return node;
-      if (c !== 0x7b) this.#pos++;
-      let greedy = !flags.ungreedy;
-      if (this.#peek() === 0x3f) {
-        this.#pos++;
-        greedy = !greedy;
+  private assertion(assertion: Assertion): Node {
+    return { kind: "assert", assertion, height: 1, nullable: true };
+  }
+
+  private literal(codePoint: number): Node {
+    return { kind: "literal", codePoint, fold: this.flags.foldCase, height: 1, nullable: false };
+  }
+
+  private classOf(items: ClassItem[], negated: boolean, fold: boolean): Node {
+    return { kind: "class", cls: { items, negated, fold }, height: 1, nullable: false };
+  }
+
+  /** Applies * + ? {n,m} (optionally followed by ? for the other greediness) to the last item. */
+  private applyRepeat(items: Node[], opStart: number, min: number, max: number, counted: boolean, lastRepeatStart: number): void {
+    let greedy = !this.flags.nonGreedy;
+    if (this.charAt(this.pos) === "?") {
+      this.pos++;
+      greedy = !greedy;
+    }
+    if (lastRepeatStart >= 0) {
+      throw syntaxError("invalid nested repetition operator", this.pattern.slice(lastRepeatStart, this.pos));
+    }
+    const sub = items.pop();
+    if (sub === undefined) throw syntaxError("missing argument to repetition operator", this.pattern.slice(opStart, this.pos));
+    const repeat: Node = {
+      kind: "repeat",
+      sub,
+      min,
+      max,
+      greedy,
+      counted,
+      height: checkedHeight(sub.height + 1),
+      nullable: min === 0 || sub.nullable,
+    };
+    if (counted && (min >= 2 || max >= 2) && !repeatIsValid(repeat, maxRepeat)) {
+      throw syntaxError("invalid repeat count", this.pattern.slice(opStart, this.pos));
+    }
+    items.push(repeat);
+  }
+
+  /** {n}, {n,} or {n,m} at start: [min, max (-1 unbounded), end], min -1 when a number is too big; undefined when not a repeat. */
+  private parseRepeatCounts(start: number): [number, number, number] | undefined {
+    let i = start + 1;
+    const first = this.parseInt(i);
+    if (first === undefined) return undefined;
+    let [min, max] = [first[0], first[0]];
+    i = first[1];
+    if (this.charAt(i) === ",") {
+      i++;
+      if (this.charAt(i) === "}") max = -1;
+      else {
+        const second = this.parseInt(i);
+        if (second === undefined) return undefined;
+        max = second[0];
+        i = second[1];
+        if (max < 0) min = -1;
       }
-      if (lastOp !== undefined) fail("invalid nested repetition operator", this.#text(lastOp));
-      if ((max !== -1 && min > max) || min > MAX_REPEAT || max > MAX_REPEAT) fail("invalid repeat count", this.#text(opStart));
-      node = { op: "repeat", node, min, max, greedy };
-      lastOp = opStart;
     }
+    if (this.charAt(i) !== "}") return undefined;
+    return [min, max, i + 1];
   }
 
-  /** `{n}`, `{n,}`, `{n,m}` at the cursor, consumed; undefined (nothing consumed) when the brace is a literal. */
-  #repeatCount(): [number, number] | undefined {
-    const rest = this.#text(this.#pos, Math.min(this.#cps.length, this.#pos + 24));
-    const m = /^\{(\d+)(,(\d*))?\}/.exec(rest);
-    if (!m) return undefined;
-    this.#pos += m[0].length;
-    const min = m[1]!.length > 4 ? MAX_REPEAT + 1 : Number(m[1]);
-    const max = m[2] === undefined ? min : m[3] === "" ? -1 : m[3]!.length > 4 ? MAX_REPEAT + 1 : Number(m[3]);
-    return [min, max];
+  /** Decimal digits without a leading zero: [value (-1 when too long to matter), end]. */
+  private parseInt(start: number): [number, number] | undefined {
+    let end = start;
+    while (end < this.pattern.length && this.pattern[end]! >= "0" && this.pattern[end]! <= "9") end++;
+    if (end === start || (end - start >= 2 && this.pattern[start] === "0")) return undefined;
+    return [end - start > 8 ? -1 : Number(this.pattern.slice(start, end)), end];
   }
 
-  #atom(flags: Flags): Node | undefined {
-    const start = this.#pos;
-    const c = this.#cps[this.#pos++]!;
-    switch (c) {
-      case 0x28 /* ( */:
-        return this.#group(flags, start);
-      case 0x5b /* [ */:
-        return this.#class(flags, start);
-      case 0x2e /* . */:
-        return { op: "char", ranges: flags.dotAll ? ANY : ANY_BUT_NEWLINE, negated: false, fold: false };
-      case 0x5e /* ^ */:
-        return { op: "assert", kind: flags.multiLine ? "beginLine" : "beginText" };
-      case 0x24 /* $ */:
-        return { op: "assert", kind: flags.multiLine ? "endLine" : "endText" };
-      case 0x5c /* \ */:
-        return this.#escapeAtom(flags, start);
-      case 0x2a:
-      case 0x2b:
-      case 0x3f:
-        fail("missing argument to repetition operator", this.#text(start, start + 1));
-      // falls through (fail never returns)
-      case 0x7b /* { */: {
-        this.#pos = start;
-        if (this.#repeatCount()) fail("missing argument to repetition operator", this.#text(start));
-        this.#pos = start + 1;
-        return literal(c, flags);
-      }
-      default:
-        return literal(c, flags);
-    }
-  }
-
-  #group(flags: Flags, start: number): Node | undefined {
-    if (this.#peek() === 0x3f /* ? */) {
-      const rest = this.#text(this.#pos, Math.min(this.#cps.length, this.#pos + 300));
-      const named = /^\?P?<([A-Za-z0-9_]*)>/.exec(rest);
+  private parseGroup(items: Node[]): void {
+    const start = this.pos;
+    // Flags set inside a group, (?i:…) included, end with it.
+    const saved = { ...this.flags };
+    let capture = true;
+    if (this.charAt(start + 1) === "?") {
+      const rest = this.pattern.length - start;
+      const named = (rest > 4 && this.pattern.startsWith("(?P<", start)) || (rest > 3 && this.pattern.startsWith("(?<", start));
       if (named) {
-        if (named[1] === "") fail("invalid named capture", this.#text(start, this.#pos + named[0].length));
-        this.#pos += named[0].length;
-        return this.#groupBody({ ...flags });
+        this.parseCaptureName(start);
+      } else {
+        const opensGroup = this.parseFlags(start);
+        if (!opensGroup) return;
+        capture = false;
       }
-      const flagGroup = /^\?([imsU-]*)([:)])/.exec(rest);
-      if (!flagGroup || /-.*-/.test(flagGroup[1]!) || flagGroup[1]!.endsWith("-") || (flagGroup[1] === "" && flagGroup[2] === ")")) {
-        const end = rest.startsWith("?P") ? 3 : 2;
-        fail(rest.startsWith("?P<") || rest.startsWith("?<") ? "invalid named capture" : "invalid or unsupported Perl syntax", this.#text(start, Math.min(this.#cps.length, this.#pos + end)));
-      }
-      this.#pos += flagGroup[0].length;
-      const next = { ...flags };
-      let on = true;
-      for (const f of flagGroup[1]!) {
-        if (f === "-") on = false;
-        else if (f === "i") next.fold = on;
-        else if (f === "m") next.multiLine = on;
-        else if (f === "s") next.dotAll = on;
-        else next.ungreedy = on;
-      }
-      if (flagGroup[2] === ")") {
-        Object.assign(flags, next); // (?i) applies to the rest of the enclosing group
-        return undefined;
-      }
-      return this.#groupBody(next);
+    } else {
+      this.pos++;
     }
-    return this.#groupBody({ ...flags });
+    if (++this.depth > maxHeight) throw new NestsTooDeeply();
+    const sub = this.parseAlternation();
+    if (this.pos >= this.pattern.length) throw syntaxError("missing closing )", this.pattern);
+    this.pos++;
+    this.flags = saved;
+    this.depth--;
+    items.push(capture ? { kind: "capture", sub, height: checkedHeight(sub.height + 1), nullable: sub.nullable } : sub);
   }
 
-  #groupBody(flags: Flags): Node {
-    const node = this.#alternation(flags);
-    if (this.#peek() !== 0x29) fail("missing closing )", this.#pattern);
-    this.#pos++;
-    return node;
+  /** (?P<name> or (?<name>: checks the name and moves past it. */
+  private parseCaptureName(start: number): void {
+    const end = this.pattern.indexOf(">", start);
+    if (end < 0) throw syntaxError("invalid named capture", this.pattern.slice(start));
+    const nameStart = this.pattern[start + 2] === "P" ? start + 4 : start + 3;
+    if (!/^[A-Za-z0-9_]+$/.test(this.pattern.slice(nameStart, end))) {
+      throw syntaxError("invalid named capture", this.pattern.slice(start, end + 1));
+    }
+    this.pos = end + 1;
   }
 
-  /** The characters of `\Q…\E` (or to the end of the pattern) as literals. */
-  #quoted(flags: Flags): Node[] {
-    this.#pos += 2;
-    let end = this.#cps.indexOf(0x5c, this.#pos);
-    while (end >= 0 && this.#cps[end + 1] !== 0x45) end = this.#cps.indexOf(0x5c, end + 1);
-    const stop = end < 0 ? this.#cps.length : end;
-    const literals = this.#cps.slice(this.#pos, stop).map((cp) => literal(cp, flags));
-    this.#pos = end < 0 ? stop : stop + 2;
-    return literals;
-  }
-
-  #escapeAtom(flags: Flags, start: number): Node {
-    const c = this.#peek();
-    if (c === undefined) fail("trailing backslash at end of expression", "");
-    switch (c) {
-      case 0x41 /* A */:
-        this.#pos++;
-        return { op: "assert", kind: "beginText" };
-      case 0x7a /* z */:
-        this.#pos++;
-        return { op: "assert", kind: "endText" };
-      case 0x62 /* b */:
-        this.#pos++;
-        return { op: "assert", kind: "wordBoundary" };
-      case 0x42 /* B */:
-        this.#pos++;
-        return { op: "assert", kind: "notWordBoundary" };
-    }
-    const part = this.#classEscape(start);
-    return this.#charNode(part, false, flags);
-  }
-
-  /** An escape that stands for characters (inside or outside a class): the ranges and properties it adds. */
-  #classEscape(start: number): ClassPart {
-    const c = this.#cps[this.#pos++]!;
-    const one = (cp: number): ClassPart => ({ ranges: [[cp, cp]], properties: [] });
-    switch (c) {
-      case 0x64:
-        return { ranges: [...DIGIT] as Array<[number, number]>, properties: [] };
-      case 0x44:
-        return { ranges: negate(DIGIT), properties: [] };
-      case 0x73:
-        return { ranges: [...SPACE] as Array<[number, number]>, properties: [] };
-      case 0x53:
-        return { ranges: negate(SPACE), properties: [] };
-      case 0x77:
-        return { ranges: [...WORD] as Array<[number, number]>, properties: [] };
-      case 0x57:
-        return { ranges: negate(WORD), properties: [] };
-      case 0x70 /* p */:
-      case 0x50 /* P */: {
-        let name: string;
-        if (this.#peek() === 0x7b) {
-          const close = this.#cps.indexOf(0x7d, this.#pos);
-          if (close < 0) fail("invalid character class range", this.#text(start));
-          name = this.#text(this.#pos + 1, close);
-          this.#pos = close + 1;
-        } else {
-          if (this.#peek() === undefined) fail("invalid character class range", this.#text(start));
-          name = String.fromCodePoint(this.#cps[this.#pos++]!);
-        }
-        let negated = c === 0x50;
-        if (name.startsWith("^")) {
-          negated = !negated;
-          name = name.slice(1);
-        }
-        return { ranges: [], properties: [{ regex: unicodeClass(name, this.#text(start)), negated }] };
-      }
-      case 0x61:
-        return one(7);
-      case 0x66:
-        return one(12);
-      case 0x74:
-        return one(9);
-      case 0x6e:
-        return one(10);
-      case 0x72:
-        return one(13);
-      case 0x76:
-        return one(11);
-      case 0x78 /* x */: {
-        if (this.#peek() === 0x7b) {
-          const close = this.#cps.indexOf(0x7d, this.#pos);
-          const hex = close < 0 ? "" : this.#text(this.#pos + 1, close);
-          if (!/^[0-9A-Fa-f]{1,8}$/.test(hex) || parseInt(hex, 16) > 0x10ffff) fail("invalid escape sequence", this.#text(start, close < 0 ? this.#cps.length : close + 1));
-          this.#pos = close + 1;
-          return one(parseInt(hex, 16));
-        }
-        const hex = this.#text(this.#pos, this.#pos + 2);
-        if (!/^[0-9A-Fa-f]{2}$/.test(hex)) fail("invalid escape sequence", this.#text(start, Math.min(this.#cps.length, this.#pos + 2)));
-        this.#pos += 2;
-        return one(parseInt(hex, 16));
-      }
-    }
-    if (c >= 0x31 && c <= 0x37 && !(this.#peek() !== undefined && this.#peek()! >= 0x30 && this.#peek()! <= 0x37)) fail("invalid escape sequence", this.#text(start, this.#pos));
-    if (c >= 0x30 && c <= 0x37) {
-      // Octal: up to three digits in all.
-      let value = c - 0x30;
-      for (let i = 0; i < 2 && this.#peek() !== undefined && this.#peek()! >= 0x30 && this.#peek()! <= 0x37; i++) value = value * 8 + (this.#cps[this.#pos++]! - 0x30);
-      return one(value);
-    }
-    // Escaped punctuation stands for itself; letters and digits have no meaning left.
-    if (c < 0x80 && !/[0-9A-Za-z_]/.test(String.fromCharCode(c))) return one(c);
-    fail("invalid escape sequence", this.#text(start, this.#pos));
-  }
-
-  #class(flags: Flags, start: number): Node {
-    let negated = false;
-    if (this.#peek() === 0x5e) {
-      this.#pos++;
-      negated = true;
-    }
-    const part: ClassPart = { ranges: [], properties: [] };
-    let first = true;
-    for (;;) {
-      const c = this.#peek();
-      if (c === undefined) fail("missing closing ]", this.#text(start, this.#cps.length));
-      if (c === 0x5d && !first) {
-        this.#pos++;
+  /** (?flags) or (?flags: — sets the flags; true when a non-capturing group opens. */
+  private parseFlags(start: number): boolean {
+    const flags = { ...this.flags };
+    let i = start + 2;
+    let negate = false;
+    let sawFlag = false;
+    while (i < this.pattern.length) {
+      const [c, next] = this.codePointAt(i);
+      i = next;
+      const ch = String.fromCodePoint(c);
+      if (ch === "i" || ch === "m" || ch === "s" || ch === "U") {
+        const value = !negate;
+        if (ch === "i") flags.foldCase = value;
+        else if (ch === "m") flags.multiLine = value;
+        else if (ch === "s") flags.dotNL = value;
+        else flags.nonGreedy = value;
+        sawFlag = true;
+      } else if (ch === "-" && !negate) {
+        negate = true;
+        sawFlag = false;
+      } else if ((ch === ":" || ch === ")") && !(negate && !sawFlag)) {
+        this.pos = i;
+        this.flags = flags;
+        return ch === ":";
+      } else {
         break;
       }
+    }
+    throw syntaxError("invalid or unsupported Perl syntax", this.pattern.slice(start, i));
+  }
+
+  private parseBackslash(items: Node[]): void {
+    const start = this.pos;
+    const next = this.charAt(start + 1);
+    const simple: Partial<Record<string, Assertion>> = { A: "beginText", b: "wordBoundary", B: "noWordBoundary", z: "endText" };
+    const assertion = next === undefined ? undefined : simple[next];
+    if (assertion !== undefined) {
+      this.pos += 2;
+      items.push(this.assertion(assertion));
+      return;
+    }
+    if (next === "C") throw syntaxError("invalid escape sequence", "\\C");
+    if (next === "Q") {
+      // \Q…\E: everything up to \E (or the end) is literal.
+      const end = this.pattern.indexOf("\\E", start + 2);
+      const stop = end < 0 ? this.pattern.length : end;
+      for (let i = start + 2; i < stop; ) {
+        const [c, after] = this.codePointAt(i);
+        items.push(this.literal(c));
+        i = after;
+      }
+      this.pos = end < 0 ? stop : end + 2;
+      return;
+    }
+    const unicode = this.parseUnicodeClass(start);
+    if (unicode !== undefined) {
+      items.push(this.classOf([unicode], false, this.flags.foldCase));
+      return;
+    }
+    const perl = this.parsePerlClass(start);
+    if (perl !== undefined) {
+      items.push(this.classOf([perl], false, this.flags.foldCase));
+      return;
+    }
+    const [c, after] = this.parseEscape(start);
+    this.pos = after;
+    items.push(this.literal(c));
+  }
+
+  /** \d \D \s \S \w \W at start, moving past it. */
+  private parsePerlClass(start: number): ClassItem | undefined {
+    const letter = this.charAt(start + 1);
+    if (letter === undefined) return undefined;
+    if (!"dswDSW".includes(letter)) return undefined;
+    this.pos = start + 2;
+    const lower = letter.toLowerCase();
+    return rangesItem(perlClasses[lower]!, letter !== lower);
+  }
+
+  /** \pL, \p{Greek}, \PL, \p{^L} at start, moving past it; undefined when not \p or \P. */
+  private parseUnicodeClass(start: number): ClassItem | undefined {
+    const letter = this.charAt(start + 1);
+    if (letter !== "p" && letter !== "P") return undefined;
+    let negated = letter === "P";
+    let name: string;
+    let end: number;
+    if (start + 2 >= this.pattern.length) {
+      name = "";
+      end = start + 2;
+    } else if (this.pattern[start + 2] !== "{") {
+      end = this.codePointAt(start + 2)[1];
+      name = this.pattern.slice(start + 2, end);
+    } else {
+      const close = this.pattern.indexOf("}", start);
+      if (close < 0) throw syntaxError("invalid character class range", this.pattern.slice(start));
+      name = this.pattern.slice(start + 3, close);
+      end = close + 1;
+    }
+    const sequence = this.pattern.slice(start, end);
+    if (name.startsWith("^")) {
+      negated = !negated;
+      name = name.slice(1);
+    }
+    const property = unicodeProperty(name);
+    if (property === undefined) throw syntaxError("invalid character class range", sequence);
+    this.pos = end;
+    return { kind: "property", property, negated: negated !== property.negated };
+  }
+
+  /** A single-character escape at start: [code point, index after]. */
+  private parseEscape(start: number): [number, number] {
+    if (start + 1 >= this.pattern.length) throw syntaxError("trailing backslash at end of expression", "");
+    const [c, afterC] = this.codePointAt(start + 1);
+    let i = afterC;
+    const invalid = (): RegexSyntaxError => syntaxError("invalid escape sequence", this.pattern.slice(start, i));
+    if (c < 0x80 && !isAsciiAlnum(c)) return [c, i];
+    const named: Partial<Record<number, number>> = { 0x61: 7, 0x66: 12, 0x6e: 10, 0x72: 13, 0x74: 9, 0x76: 11 };
+    const control = named[c];
+    if (control !== undefined) return [control, i];
+    if (c >= 0x31 && c <= 0x37 && !isOctalDigit(this.pattern.charCodeAt(i))) throw invalid(); // \1: a backreference
+    if (c >= 0x30 && c <= 0x37) {
+      let value = c - 0x30;
+      for (let n = 1; n < 3 && isOctalDigit(this.pattern.charCodeAt(i)); n++) value = value * 8 + this.pattern.charCodeAt(i++) - 0x30;
+      return [value, i];
+    }
+    if (c !== 0x78) throw invalid();
+    // \x41 or \x{10FFFF}
+    if (i >= this.pattern.length) throw invalid();
+    const [first, afterFirst] = this.codePointAt(i);
+    i = afterFirst;
+    if (first === 0x7b) {
+      let value = 0;
+      let digits = 0;
+      for (;;) {
+        if (i >= this.pattern.length) throw invalid();
+        const [d, afterD] = this.codePointAt(i);
+        i = afterD;
+        if (d === 0x7d) break;
+        const v = hexValue(d);
+        if (v < 0) throw invalid();
+        value = value * 16 + v;
+        if (value > 0x10ffff) throw invalid();
+        digits++;
+      }
+      if (digits === 0) throw invalid();
+      return [value, i];
+    }
+    if (i >= this.pattern.length) throw invalid();
+    const [second, afterSecond] = this.codePointAt(i);
+    i = afterSecond;
+    const [x, y] = [hexValue(first), hexValue(second)];
+    if (x < 0 || y < 0) throw invalid();
+    return [x * 16 + y, i];
+  }
+
+  /** A bracketed class [...] at this.pos. */
+  private parseClass(): Node {
+    const classStart = this.pos;
+    let i = classStart + 1;
+    let negated = false;
+    if (this.charAt(i) === "^") {
+      negated = true;
+      i++;
+    }
+    const items: ClassItem[] = [];
+    const singles: number[] = [];
+    let first = true; // ] is a literal as the first character
+    while (i >= this.pattern.length || this.pattern[i] !== "]" || first) {
       first = false;
-      const itemStart = this.#pos;
-      if (c === 0x5b && this.#peek(1) === 0x3a /* [: */) {
-        const rest = this.#text(this.#pos, Math.min(this.#cps.length, this.#pos + 12));
-        const m = /^\[:(\^?)([a-z]+):\]/.exec(rest);
-        if (m) {
-          const ranges = POSIX[m[2]!];
-          if (!ranges) fail("invalid character class range", m[0]);
-          part.ranges.push(...(m[1] ? negate(ranges) : ranges.map(([a, b]): [number, number] => [a, b])));
-          this.#pos += m[0].length;
+      if (this.pattern.startsWith("[:", i) && i + 2 < this.pattern.length) {
+        const close = this.pattern.indexOf(":]", i + 2);
+        if (close >= 0) {
+          const name = this.pattern.slice(i, close + 2);
+          const inner = name.slice(2, -2);
+          const negatedPosix = inner.startsWith("^");
+          const posixName = negatedPosix ? inner.slice(1) : inner;
+          const ranges = Object.hasOwn(posixClasses, posixName) ? posixClasses[posixName] : undefined;
+          if (ranges === undefined) throw syntaxError("invalid character class range", name);
+          items.push(rangesItem(ranges, negatedPosix));
+          i = close + 2;
           continue;
         }
       }
-      const low = this.#classChar(part, start);
-      if (low === undefined) continue;
-      if (this.#peek() === 0x2d && this.#peek(1) !== 0x5d && this.#peek(1) !== undefined) {
-        this.#pos++;
-        const high = this.#classChar(part, start);
-        if (high === undefined || high < low) fail("invalid character class range", this.#text(itemStart, this.#pos));
-        part.ranges.push([low, high]);
-      } else part.ranges.push([low, low]);
+      this.pos = i;
+      const special = this.parseUnicodeClass(i) ?? this.parsePerlClass(i);
+      if (special !== undefined) {
+        items.push(special);
+        i = this.pos;
+        continue;
+      }
+      const rangeStart = i;
+      let lo: number;
+      [lo, i] = this.parseClassChar(i, classStart);
+      let hi = lo;
+      if (i + 1 < this.pattern.length && this.pattern[i] === "-" && this.pattern[i + 1] !== "]") {
+        [hi, i] = this.parseClassChar(i + 1, classStart);
+        if (hi < lo) throw syntaxError("invalid character class range", this.pattern.slice(rangeStart, i));
+      }
+      singles.push(lo, hi);
     }
-    return this.#charNode(part, negated, flags);
+    this.pos = i + 1;
+    if (singles.length > 0) items.push(rangesItem(singles));
+    return this.classOf(items, negated, this.flags.foldCase);
   }
 
-  /** One class character, or undefined when an escape added a whole class (\d, \pL) to `part`. */
-  #classChar(part: ClassPart, classStart: number): number | undefined {
-    const c = this.#cps[this.#pos++]!;
-    if (c !== 0x5c) return c;
-    if (this.#peek() === undefined) fail("missing closing ]", this.#text(classStart, this.#cps.length));
-    const escapeStart = this.#pos - 1;
-    const escaped = this.#classEscape(escapeStart);
-    const single = escaped.properties.length === 0 && escaped.ranges.length === 1 && escaped.ranges[0]![0] === escaped.ranges[0]![1] && !/[dDsSwW]/.test(String.fromCodePoint(this.#cps[escapeStart + 1]!));
-    if (single) return escaped.ranges[0]![0];
-    part.ranges.push(...escaped.ranges);
-    part.properties.push(...escaped.properties);
-    return undefined;
+  private parseClassChar(i: number, classStart: number): [number, number] {
+    if (i >= this.pattern.length) throw syntaxError("missing closing ]", this.pattern.slice(classStart));
+    if (this.pattern[i] === "\\") return this.parseEscape(i);
+    return this.codePointAt(i);
   }
-
-  /** A char node; Unicode properties are referenced as pseudo-ranges above 0x10ffff (index into `properties`). */
-  #charNode(part: ClassPart, negated: boolean, flags: Flags): Node {
-    const ranges = normalize(part.ranges);
-    for (const property of part.properties) {
-      const index = this.properties.push(property) - 1;
-      ranges.push([0x110000 + index, 0x110000 + index]);
-    }
-    return { op: "char", ranges, negated, fold: flags.fold };
-  }
-}
-
-function literal(cp: number, flags: Flags): Node {
-  return { op: "char", ranges: [[cp, cp]], negated: false, fold: flags.fold };
 }
