@@ -8,7 +8,8 @@ import type { CliIo } from "../cli/io.js";
 import { runCli } from "../cli/test-io.js";
 import { isClusterScoped, objectsFromText, readObjects, sourceOf } from "./yaml.js";
 
-const FIXTURES = join(__dirname, "..", "..", "..", "shared", "fixtures", "real-world");
+/** The project's own reproduction of incident B: an RWO claim and a Deployment, neither naming a namespace. */
+const INCIDENT_B = join(__dirname, "..", "..", "test", "fixtures", "hygiene", "b-before.yaml");
 const DEMO = join(__dirname, "..", "..", "examples", "demo", "cluster.yaml");
 const K8S = join(__dirname, "..", "k8s");
 const IO: CliIo = { out: () => undefined, err: () => undefined, readStdin: async () => "" };
@@ -171,29 +172,31 @@ describe("snapshot build -f", () => {
     expect(Number.isSafeInteger(snapshot.generation) && snapshot.generation > 1_700_000_000_000).toBe(true);
   });
 
-  it("reads a directory and stdin together; fixture B's RWO claim is mounted by its Deployment", async () => {
-    const tenants = readFileSync(join(FIXTURES, "E", "extracted__tenants.yaml"), "utf8");
-    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-n", "tenant-acme", "-f", join(FIXTURES, "B", "before"), "-f", "-"], tenants);
-    expect(stderr).toBe("edgeadmit snapshot build: ignored 1 object the policies do not use: Service tenant-acme/backend-service\n");
+  it("reads a directory and stdin together; incident B's RWO claim is mounted by its Deployment", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "edgeadmit-dir-"));
+    writeFileSync(join(dir, "b-before.yaml"), readFileSync(INCIDENT_B, "utf8"));
+    writeFileSync(join(dir, "service.yaml"), "apiVersion: v1\nkind: Service\nmetadata: {name: gateway}\nspec: {ports: [{port: 80}]}\n");
+    const tenants = "apiVersion: apps.cozystack.io/v1alpha1\nkind: Tenant\nmetadata: {name: acme, namespace: tenant-root}\nspec: {}\n";
+    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-n", "tenant-acme", "-f", dir, "-f", "-"], tenants);
+    expect(stderr).toBe("edgeadmit snapshot build: ignored 1 object the policies do not use: Service tenant-acme/gateway\n");
     expect(code).toBe(0);
     const snapshot = JSON.parse(stdout);
     expect(snapshot.volumeClaims).toEqual({
-      "tenant-acme/backend-state-pvc": {
+      "tenant-acme/session-store": {
         accessModes: ["ReadWriteOnce"],
         pinnedToNode: false,
-        mountedBy: [{ kind: "Deployment", name: "backend-api", podLabels: { app: "backend-api", role: "backend" } }],
+        mountedBy: [{ kind: "Deployment", name: "gateway", podLabels: { "app.kubernetes.io/name": "gateway" } }],
       },
     });
-    expect(Object.keys(snapshot.tenants).sort()).toEqual(["tenant-colocate", "tenant-node2", "tenant-onepernode", "tenant-spread"]);
+    expect(Object.keys(snapshot.tenants)).toEqual(["tenant-acme"]);
   });
 
   it("puts a claim that names no namespace into \"default\", or -n's namespace", async () => {
-    const claim = join(FIXTURES, "B", "before", "workspace-pvc.yaml");
-    const inDefault = await runCli(["snapshot", "build", "-f", claim]);
+    const inDefault = await runCli(["snapshot", "build", "-f", INCIDENT_B]);
     expect(inDefault.stderr).toBe("");
-    expect(Object.keys(JSON.parse(inDefault.stdout).volumeClaims)).toEqual(["default/backend-state-pvc"]);
-    const inTenant = await runCli(["snapshot", "build", "-f", claim, "-n", "tenant-acme"]);
-    expect(Object.keys(JSON.parse(inTenant.stdout).volumeClaims)).toEqual(["tenant-acme/backend-state-pvc"]);
+    expect(Object.keys(JSON.parse(inDefault.stdout).volumeClaims)).toEqual(["default/session-store"]);
+    const inTenant = await runCli(["snapshot", "build", "-f", INCIDENT_B, "-n", "tenant-acme"]);
+    expect(Object.keys(JSON.parse(inTenant.stdout).volumeClaims)).toEqual(["tenant-acme/session-store"]);
   });
 
   it("warns on stderr about objects it skips, and still builds from the rest", async () => {
