@@ -12,6 +12,8 @@ import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.j
 import { storedSnapshot, type StoredSnapshot } from "../client/index.js";
 import { startFakeApiServer, type FakeApiServer } from "../objects/fake-apiserver.js";
 import { objectsFromText } from "../objects/yaml.js";
+import { wrapReview } from "../../shared/admission/wrap.js";
+import { webhookConfiguration } from "../webhook/index.js";
 import { pushReason } from "./sync.js";
 import { runCli } from "./test-io.js";
 
@@ -34,7 +36,7 @@ async function closedPort(): Promise<number> {
 
 beforeAll(async () => {
   const clusters: Record<string, Registration> = {};
-  for (const cluster of ["pushed", "synced", "stranger"]) {
+  for (const cluster of ["pushed", "synced", "policies", "stranger"]) {
     const pair = await generateKeyPair();
     writeFileSync(keyFile(cluster), pair.privateKeyPem, { mode: 0o600 });
     if (cluster !== "stranger") clusters[cluster] = { publicKey: pair.publicKey, anonymous: true };
@@ -157,6 +159,90 @@ describe("sync", () => {
   it("a cluster-side failure stops before anything is sent", async () => {
     const result = await runCli([...syncArgs(), "--context", "elsewhere"]);
     expect(result).toEqual({ code: 1, stdout: "", stderr: "edgeadmit sync: cannot reach the API server at http://127.0.0.1:9: ECONNREFUSED\n" });
+  });
+});
+
+describe("a cluster's own ValidatingAdmissionPolicy, from the cluster to the verdict", () => {
+  // Unchanged policy YAML, bound at the edge with a param of the cluster's own kind; a second binding of the same policy only warns.
+  const policyObjects = objectsFromText(
+    `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: replica-limit}
+spec:
+  failurePolicy: Fail
+  paramKind: {apiVersion: example.io/v1, kind: ReplicaLimit}
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}]
+  validations:
+    - expression: "object.spec.replicas <= params.maxReplicas"
+      messageExpression: "'at most ' + string(params.maxReplicas) + ' replicas, not ' + string(object.spec.replicas)"
+---
+apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionPolicyBinding
+metadata: {name: replica-limit}
+spec:
+  policyName: replica-limit
+  paramRef: {name: limit, parameterNotFoundAction: Deny}
+  validationActions: [Deny]
+  matchResources: {namespaceSelector: {matchLabels: {limits: strict}}}
+---
+apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionPolicyBinding
+metadata: {name: replica-limit-advice}
+spec:
+  policyName: replica-limit
+  paramRef: {name: limit, parameterNotFoundAction: Deny}
+  validationActions: [Warn]
+  matchResources: {namespaceSelector: {matchLabels: {limits: advice}}}
+---
+apiVersion: example.io/v1
+kind: ReplicaLimit
+metadata: {name: limit, namespace: shop}
+maxReplicas: 5
+---
+apiVersion: example.io/v1
+kind: ReplicaLimit
+metadata: {name: limit, namespace: lab}
+maxReplicas: 5
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: shop, labels: {limits: strict}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: lab, labels: {limits: advice}}
+`,
+    "policies.yaml",
+  );
+
+  async function review(namespace: string, replicas: number) {
+    const object = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web", namespace }, spec: { replicas, selector: {}, template: {} } };
+    const response = await fetch(`${worker.url}/v1/policies/validate`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(wrapReview(object, { namespace })) });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { response: { allowed: boolean; status?: { code: number; reason: string; message: string }; warnings?: string[] } }).response;
+  }
+
+  it("sync carries the policy, its bindings, params and namespaces; the function denies and warns with the apiserver's words", async () => {
+    const server = await startFakeApiServer([...clusterObjects, ...policyObjects, webhookConfiguration({ url: "https://edgeadmit.example.com", cluster: "policies" })]);
+    process.env.KUBECONFIG = server.kubeconfig;
+    try {
+      const { code, stdout, stderr } = await runCli(["sync", "--endpoint", worker.url, "--cluster", "policies", "--key", keyFile("policies")]);
+      expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+      expect(stdout).toMatch(/^pushed generation \d+ \(\d+ bytes\): the function holds no snapshot yet\n1 ValidatingAdmissionPolicy bound at the edge\n$/);
+    } finally {
+      await server.stop();
+      process.env.KUBECONFIG = apiServer.kubeconfig;
+    }
+    expect(await review("shop", 12)).toMatchObject({
+      allowed: false,
+      status: { code: 422, reason: "Invalid", message: "ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit' denied request: at most 5 replicas, not 12" },
+    });
+    expect((await review("shop", 3)).allowed).toBe(true);
+    expect(await review("lab", 12)).toMatchObject({
+      allowed: true,
+      warnings: ["Validation failed for ValidatingAdmissionPolicy 'replica-limit' with binding 'replica-limit-advice': at most 5 replicas, not 12"],
+    });
   });
 });
 

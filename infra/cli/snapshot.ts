@@ -98,7 +98,7 @@ export async function pushTarget(verb: string, args: ParsedArgs, io: CliIo): Pro
 
 /** The function's word on the cluster's own policies: how many are bound at the edge, and each that cannot be used. */
 export function reportPolicies(stored: StoredSnapshot, io: CliIo): void {
-  if (stored.boundPolicies > 0 || stored.policyProblems.length > 0) io.out(`${stored.boundPolicies} ValidatingAdmissionPolicies bound at the edge\n`);
+  if (stored.boundPolicies > 0 || stored.policyProblems.length > 0) io.out(`${stored.boundPolicies} ValidatingAdmissionPolic${stored.boundPolicies === 1 ? "y" : "ies"} bound at the edge\n`);
   for (const problem of stored.policyProblems) io.err(`warning: ${problem}\n`);
 }
 
