@@ -1,7 +1,6 @@
 // `edgeadmit test`: declarative suites (as `kyverno test` and `gator verify`)
 // that pin what check says about given manifests in given clusters, so a
 // policy change that moves a verdict fails CI with the difference spelled out.
-import { readdirSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import * as z from "zod/mini";
 import { describeResult } from "../../shared/dispatcher/index.js";
@@ -9,10 +8,10 @@ import { POLICY_MODES } from "../../shared/policy/index.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { describeZodError } from "../../shared/zod/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
-import { objectsFromText, readObjects, sourceOf, where } from "../objects/yaml.js";
+import { filesUnder, objectsFromText, readObjects, sourceOf, where } from "../objects/yaml.js";
 import { parseVerbArgs } from "./args.js";
 import { cannotRun, checkObjects } from "./check.js";
-import { CliError, EXIT_FAILURE, EXIT_USAGE, fileError } from "./errors.js";
+import { CliError, EXIT_FAILURE, EXIT_USAGE } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
 import type { CheckedObject, CheckReport } from "./output/index.js";
 import { snapshotOf } from "./snapshot.js";
@@ -58,18 +57,7 @@ interface SuiteFile {
 }
 
 /** Suite files under each path: a file as given, a directory's edgeadmit-test.yaml files, recursively, in name order. */
-function suiteFiles(path: string): string[] {
-  let isDirectory: boolean;
-  try {
-    isDirectory = statSync(path).isDirectory();
-  } catch (e) {
-    throw fileError("read", path, e);
-  }
-  if (!isDirectory) return [path];
-  return readdirSync(path, { withFileTypes: true })
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .flatMap((entry) => (entry.isDirectory() ? suiteFiles(join(path, entry.name)) : entry.name === SUITE_FILE ? [join(path, entry.name)] : []));
-}
+const suiteFiles = (path: string): string[] => filesUnder(path, (name) => name === SUITE_FILE);
 
 /** Every suite in `file` (one per YAML document); a bad one is named by file:line and field. */
 async function readSuites(file: string, io: CliIo): Promise<SuiteFile[]> {

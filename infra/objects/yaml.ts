@@ -30,9 +30,11 @@ export function sourceOf(object: object): Source | undefined {
   return sources.get(object);
 }
 
-/** Files to read for each path given: a directory contributes its manifests, recursively, in name order. */
-function manifestFiles(path: string): string[] {
-  if (path === "-") return [path];
+/**
+ * The files under `path` whose names `wanted` accepts, recursively, in name
+ * order; a file given as `path` is itself, whatever its name.
+ */
+export function filesUnder(path: string, wanted: (name: string) => boolean): string[] {
   let isDirectory: boolean;
   try {
     isDirectory = statSync(path).isDirectory();
@@ -42,7 +44,12 @@ function manifestFiles(path: string): string[] {
   if (!isDirectory) return [path];
   return readdirSync(path, { withFileTypes: true })
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .flatMap((entry) => (entry.isDirectory() ? manifestFiles(join(path, entry.name)) : MANIFEST.test(entry.name) ? [join(path, entry.name)] : []));
+    .flatMap((entry) => (entry.isDirectory() ? filesUnder(join(path, entry.name), wanted) : wanted(entry.name) ? [join(path, entry.name)] : []));
+}
+
+/** Files to read for each path given: a directory contributes its manifests. */
+function manifestFiles(path: string): string[] {
+  return path === "-" ? [path] : filesUnder(path, (name) => MANIFEST.test(name));
 }
 
 /** A list's items, each with its own apiVersion/kind (a typed `<Kind>List` leaves them out) and its own line. */

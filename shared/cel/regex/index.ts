@@ -5,22 +5,15 @@
 // constant pattern is compiled once when the expression is compiled; a
 // computed one on each call, charged to the budget.
 
+import type { CompileResult, Regex } from "../../re2/index.js";
 import type { CallContext } from "../library/index.js";
 import { codePointLength, EvalError } from "../values/index.js";
 
-/** A compiled pattern, as shared/re2's compileRegex returns it. */
-export interface Regex {
-  /** Go's MatchString: true when the pattern matches anywhere in s. */
-  test(s: string): boolean;
-  find(s: string): string | undefined;
-  findAll(s: string, limit: number): string[];
-  /** Steps per input code point, for cost. */
-  readonly programSize: number;
-  readonly source: string;
-}
+/** A compiled pattern: shared/re2's (type-only, so CEL builds and tests with any engine). */
+export type { Regex } from "../../re2/index.js";
 
 /** shared/re2's compileRegex. */
-export type RegexCompiler = (pattern: string) => { ok: true; regex: Regex } | { ok: false; error: string };
+export type RegexCompiler = (pattern: string) => CompileResult;
 
 const NO_ENGINE = "regular expressions need the RE2 engine: pass EnvOptions.regex (compileRegex of shared/re2)";
 
