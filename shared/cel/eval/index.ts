@@ -56,6 +56,14 @@ export class Frame implements CallContext {
     this.cost += units;
     if (this.cost > this.limit) throw COST_LIMIT_EXCEEDED;
   }
+  #made: Map<string, unknown> | undefined;
+  once<T>(key: string, make: () => T): T {
+    this.#made ??= new Map();
+    if (this.#made.has(key)) return this.#made.get(key) as T;
+    const made = make();
+    this.#made.set(key, made);
+    return made;
+  }
 }
 
 export type Eval = (f: Frame) => Value;

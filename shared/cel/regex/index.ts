@@ -31,7 +31,8 @@ export function compilePattern(engine: RegexCompiler | undefined, pattern: strin
 /** Compiles at run time, charged by pattern length; an invalid pattern is a runtime error as in cel-go. */
 export function runtimePattern(engine: RegexCompiler | undefined, pattern: string, ctx: CallContext): Regex {
   ctx.charge(Math.ceil(pattern.length * REGEX_LENGTH));
-  const r = compilePattern(engine, pattern);
+  const compile = () => compilePattern(engine, pattern);
+  const r = ctx.once ? ctx.once(`regex:${pattern}`, compile) : compile();
   if (typeof r === "string") throw new EvalError(r);
   return r;
 }
