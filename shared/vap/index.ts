@@ -17,6 +17,7 @@ import {
   LazyMap,
   RUNTIME_COST_BUDGET,
   typeOf,
+  type Activation,
   type Budget,
   type Program,
   type Value,
@@ -415,11 +416,16 @@ type Evaluated = { ok: true; value: Value } | { ok: false; error: string; outOfB
  * are computed on first use and kept for the rest of the invocation; a
  * variable sees only those declared before it, as in the apiserver.
  */
-function run(expression: Expression, invocation: Invocation, variables: LazyMap, budget: Budget): Evaluated {
+function run(expression: Expression, activation: Activation, budget: Budget): Evaluated {
   if (!expression.program) return { ok: false, error: evaluationError(expression, "") };
-  const result = expression.program.evaluate({ ...invocation.activation, variables }, budget);
+  const result = expression.program.evaluate(activation, budget);
   if (result.ok) return { ok: true, value: result.value };
   return { ok: false, error: evaluationError(expression, result.error), ...(result.exhausted === "budget" ? { outOfBudget: true } : {}) };
+}
+
+/** The variables of one phase of an invocation (matchConditions, validations, annotations), `variables` computed on first use against `budget`. */
+function activationOf(invocation: Invocation, budget: Budget): Activation {
+  return { ...invocation.activation, variables: variablesOf(invocation, budget) };
 }
 
 /** The lazily computed `variables` of one invocation: entry i sees entries before i only. */
@@ -454,10 +460,10 @@ function validate(invocation: Invocation): { decisions: Decision[]; annotations:
 
   if (policy.matchConditions.length > 0) {
     const budget = createBudget(RUNTIME_COST_BUDGET);
-    const variables = variablesOf(invocation, budget);
+    const activation = activationOf(invocation, budget);
     const errors: string[] = [];
     for (const condition of policy.matchConditions) {
-      const result = run(condition, invocation, variables, budget);
+      const result = run(condition, activation, budget);
       if (!result.ok) errors.push(result.error);
       else if (result.value === false) return { decisions: [], annotations: [] };
     }
@@ -465,10 +471,10 @@ function validate(invocation: Invocation): { decisions: Decision[]; annotations:
   }
 
   const budget = createBudget(RUNTIME_COST_BUDGET);
-  const variables = variablesOf(invocation, budget);
+  const activation = activationOf(invocation, budget);
   const decisions: Decision[] = [];
   for (const [index, validation] of policy.validations.entries()) {
-    const result = run(validation, invocation, variables, budget);
+    const result = run(validation, activation, budget);
     if (!result.ok) {
       if (result.outOfBudget) return failed("validation failed due to running out of cost budget, no further validation rules will be run");
       decisions.push(failureAction(policy) === "Deny" ? { action: "Deny", message: result.error, reason: "Invalid", expressionIndex: index } : { action: "Admit" });
@@ -478,13 +484,14 @@ function validate(invocation: Invocation): { decisions: Decision[]; annotations:
       decisions.push({ action: "Admit" });
       continue;
     }
-    decisions.push({ action: "Deny", message: failureMessage(validation, invocation, variables, budget), reason: validation.reason, expressionIndex: index });
+    decisions.push({ action: "Deny", message: failureMessage(validation, activation, budget), reason: validation.reason, expressionIndex: index });
   }
 
+  if (policy.auditAnnotations.length === 0) return { decisions, annotations: [] };
   const annotationBudget = createBudget(RUNTIME_COST_BUDGET);
-  const annotationVariables = variablesOf(invocation, annotationBudget);
+  const annotationActivation = activationOf(invocation, annotationBudget);
   const annotations = policy.auditAnnotations.map((annotation): AnnotationResult => {
-    const result = run(annotation, invocation, annotationVariables, annotationBudget);
+    const result = run(annotation, annotationActivation, annotationBudget);
     const error = (message: string): AnnotationResult => (policy.failurePolicy === "Ignore" ? { action: "Exclude" } : { action: "Error", message });
     if (!result.ok) return error(result.error);
     if (result.value === null) return { action: "Exclude" };
@@ -497,9 +504,9 @@ function validate(invocation: Invocation): { decisions: Decision[]; annotations:
 }
 
 /** The message of a failed validation: its messageExpression's string, else its message, else the expression. */
-function failureMessage(validation: CompiledPolicy["validations"][number], invocation: Invocation, variables: LazyMap, budget: Budget): string {
+function failureMessage(validation: CompiledPolicy["validations"][number], activation: Activation, budget: Budget): string {
   if (validation.messageExpression) {
-    const result = run(validation.messageExpression, invocation, variables, budget);
+    const result = run(validation.messageExpression, activation, budget);
     if (result.ok && typeof result.value === "string") {
       const message = result.value.trim();
       if (message !== "" && new TextEncoder().encode(message).length <= MAX_MESSAGE_EXPRESSION_BYTES && !message.includes("\n")) return message;
