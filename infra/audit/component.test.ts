@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import { BUNDLE_PARTS } from "../bundle/build.js";
 import { LISTED_RESOURCES } from "../objects/cluster.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
-import { AUDITABLE_RESOURCES, SNAPSHOT_RESOURCES } from "./resources.js";
+import { AUDITABLE_RESOURCES } from "./resources.js";
 
 const K8S = join(__dirname, "..", "k8s");
 const COMPONENT = join(K8S, "components", "audit");
@@ -51,7 +51,7 @@ function checkComponent(docs: Doc[], bundleConfigMaps: string[]) {
   const reads = rulesOf(docs, "ClusterRole", "edgeadmit-audit").filter((rule) => !rule.apiGroups.includes("wgpolicyk8s.io"));
   for (const rule of reads) expect(rule.verbs).toEqual(["get", "list"]);
   const granted = reads.flatMap((rule) => rule.resources.flatMap((resource) => rule.apiGroups.map((group) => `${resource}.${group}`)));
-  const used = new Set([...LISTED_RESOURCES, ...AUDITABLE_RESOURCES, ...SNAPSHOT_RESOURCES].map((r) => `${r.resource}.${r.group}`));
+  const used = new Set([...LISTED_RESOURCES, ...AUDITABLE_RESOURCES].map((r) => `${r.resource}.${r.group}`));
   expect(granted.sort()).toEqual([...used].sort());
   expect(rulesOf(docs, "ClusterRole", "edgeadmit-audit").filter((rule) => rule.apiGroups.includes("wgpolicyk8s.io"))).toEqual([
     { apiGroups: ["wgpolicyk8s.io"], resources: ["policyreports", "clusterpolicyreports"], verbs: ["get", "list", "create", "update", "delete"] },

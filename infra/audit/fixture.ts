@@ -4,7 +4,7 @@
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import type { ServedResource } from "../objects/fake-apiserver.js";
 import { objectsFromText } from "../objects/yaml.js";
-import { AUDITABLE_RESOURCES, SNAPSHOT_RESOURCES } from "./resources.js";
+import { AUDITABLE_RESOURCES } from "./resources.js";
 
 export const AUDIT_CLUSTER_YAML = `
 apiVersion: cozystack.io/v1alpha1
@@ -118,7 +118,6 @@ export function auditClusterObjects(): KubeObject[] {
 /** What the fake API server serves beyond the sync job's lists: the audit's kinds, and the reports, writable. */
 export const AUDIT_SERVED: readonly ServedResource[] = [
   ...AUDITABLE_RESOURCES,
-  ...SNAPSHOT_RESOURCES,
   { group: "wgpolicyk8s.io", version: "v1alpha2", resource: "policyreports", kind: "PolicyReport", namespaced: true },
   { group: "wgpolicyk8s.io", version: "v1alpha2", resource: "clusterpolicyreports", kind: "ClusterPolicyReport", namespaced: false },
 ];

@@ -1,12 +1,10 @@
 // What the audit reads from the cluster: the objects it judges (every kind a
 // built-in policy or a bound ValidatingAdmissionPolicy looks at, out of the
-// kinds the audit may list), and what the snapshot needs beyond the sync job's
-// lists (the cluster's policies, their bindings, the namespaces). Listed page
+// kinds the audit may list); the snapshot's facts come from the sync job's
+// lists (infra/objects/cluster.ts). Listed page
 // by page through @kubernetes/client-node; each page is handed on and dropped,
 // so memory holds one page at a time.
-import { ApiException, CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
-import * as z from "zod/mini";
-import "../../shared/zod/index.js";
+import { CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { admissionRequestSchema, type AdmissionRequest } from "../../shared/admission/index.js";
 import { wrapReview } from "../../shared/admission/wrap.js";
 import { matchPolicies } from "../../shared/dispatcher/index.js";
@@ -15,7 +13,7 @@ import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import type { Snapshot } from "../../shared/snapshot/schema.js";
 import { SnapshotView } from "../../shared/snapshot/view.js";
 import { policyObjectSchema, policySetOf } from "../../shared/vap/index.js";
-import { CliError, firstLine } from "../cli/errors.js";
+import { forEachPage as forEachListedPage, type PageOptions, type PageRequest } from "../objects/cluster.js";
 
 export interface ClusterApis {
   core: CoreV1Api;
@@ -37,7 +35,7 @@ export interface AuditableResource {
 
 /**
  * Every kind the audit may judge, and so may list (infra/k8s/components/audit
- * grants get/list on exactly these and SNAPSHOT_RESOURCES; a test holds them
+ * grants get/list on exactly these and the sync job's LISTED_RESOURCES; a test holds them
  * together). A bound ValidatingAdmissionPolicy that selects a kind not here is
  * named in a warning: its objects are judged at admission only.
  */
@@ -57,13 +55,6 @@ export const AUDITABLE_RESOURCES: readonly AuditableResource[] = [
   { group: "cozystack.io", version: "v1alpha1", resource: "affinityclasses", kind: "AffinityClass", namespaced: false },
   { group: "apps.cozystack.io", version: "v1alpha1", resource: "tenants", kind: "Tenant", namespaced: true },
   { group: "helm.toolkit.fluxcd.io", version: "v2", resource: "helmreleases", kind: "HelmRelease", namespaced: true },
-];
-
-/** What the snapshot needs for the cluster's own policies, which the sync job's lists (LISTED_RESOURCES) leave out. */
-export const SNAPSHOT_RESOURCES: readonly AuditableResource[] = [
-  { group: "admissionregistration.k8s.io", version: "v1", resource: "validatingadmissionpolicies", kind: "ValidatingAdmissionPolicy", namespaced: false },
-  { group: "edgeadmit.io", version: "v1alpha1", resource: "edgeadmissionpolicybindings", kind: "EdgeAdmissionPolicyBinding", namespaced: false },
-  AUDITABLE_RESOURCES.find((r) => r.resource === "namespaces")!,
 ];
 
 export const apiVersionOf = (resource: AuditableResource) => (resource.group ? `${resource.group}/${resource.version}` : resource.version);
@@ -109,18 +100,6 @@ export function auditScope(snapshot: Snapshot, policies: readonly Policy[]): Aud
   return { resources, unlisted: [...unlisted].sort() };
 }
 
-/** One page in wire shape: items and the token for the next page (a typed list spells it `_continue`). */
-const pageSchema = z.looseObject({
-  items: z.nullable(z.array(z.looseObject({}))),
-  metadata: z.optional(z.nullable(z.looseObject({ continue: z.optional(z.string()), _continue: z.optional(z.string()) }))),
-});
-
-interface PageRequest {
-  limit: number;
-  _continue?: string;
-  labelSelector?: string;
-}
-
 /** Core kinds through their typed calls (CustomObjectsApi only reaches /apis/<group>); every other group through CustomObjectsApi. */
 function listPage(apis: ClusterApis, resource: AuditableResource, page: PageRequest): Promise<unknown> {
   if (resource.group === "") {
@@ -143,66 +122,12 @@ function listPage(apis: ClusterApis, resource: AuditableResource, page: PageRequ
   return resource.namespaced ? apis.custom.listCustomObjectForAllNamespaces(target) : apis.custom.listClusterCustomObject(target);
 }
 
-/** The Kubernetes Status message of a failed request, if its body carries one. */
-export function statusMessage(e: ApiException<unknown>): string | undefined {
-  try {
-    const body: unknown = typeof e.body === "string" ? JSON.parse(e.body) : e.body;
-    const message = z.looseObject({ message: z.string() }).safeParse(body);
-    return message.success ? firstLine(message.data.message) : undefined;
-  } catch {
-    return typeof e.body === "string" ? firstLine(e.body) || undefined : undefined;
-  }
-}
-
-/** One line for a failed request: RBAC, credentials, a status, or an unreachable server. */
-export function requestFailure(e: unknown, what: string, server: string): CliError {
-  if (e instanceof ApiException) {
-    const detail = statusMessage(e);
-    if (e.code === 401) return new CliError(`the API server at ${server} rejected the kubeconfig's credentials (401 Unauthorized) for ${what}`);
-    if (e.code === 403) return new CliError(`RBAC forbids ${what}${detail ? `: ${detail}` : ""}`);
-    return new CliError(`${what} failed with HTTP ${e.code}${detail ? `: ${detail}` : ""}`);
-  }
-  const error = e as { code?: unknown; message?: unknown };
-  return new CliError(`cannot reach the API server at ${server}: ${typeof error.code === "string" ? error.code : firstLine(String(error.message ?? e))}`);
-}
-
-export interface ListOptions {
-  pageSize: number;
-  labelSelector?: string;
-  server: string;
-  /** A 410 Gone restarted the list: the pages handed on so far are to be forgotten. */
-  onRestart?: () => void;
-}
-
 /**
- * Every object of `resource`, handed to `onPage` one page at a time, each
- * item with its apiVersion and kind back. Returns false when the API server
+ * Every object of `resource`, handed to `onPage` one page at a time (the sync
+ * job's paging: 410 restarts, wire shape). Returns false when the API server
  * does not serve the resource (404: a CRD not installed).
  */
-export async function forEachPage(apis: ClusterApis, resource: AuditableResource, options: ListOptions, onPage: (objects: KubeObject[]) => void): Promise<boolean> {
-  const apiVersion = apiVersionOf(resource);
-  let token: string | undefined;
-  let restarted = false;
-  for (;;) {
-    let response: unknown;
-    try {
-      response = await listPage(apis, resource, { limit: options.pageSize, ...(token ? { _continue: token } : {}), ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}) });
-    } catch (e) {
-      if (e instanceof ApiException && e.code === 404) return false;
-      // 410 Gone: the continue token outlived etcd's compaction; start over once, for one consistent list.
-      if (e instanceof ApiException && e.code === 410 && token && !restarted) {
-        restarted = true;
-        token = undefined;
-        options.onRestart?.();
-        continue;
-      }
-      throw requestFailure(e, `list ${qualified(resource)} (all namespaces)`, options.server);
-    }
-    // Back to the wire shape: the typed client turns timestamps into Dates and drops apiVersion/kind from items.
-    const page = pageSchema.safeParse(JSON.parse(JSON.stringify(response)));
-    if (!page.success) throw new CliError(`list ${qualified(resource)}: the API server's answer is not a list`);
-    onPage((page.data.items ?? []).map((item) => ({ apiVersion, kind: resource.kind, ...item })));
-    token = page.data.metadata?.continue || page.data.metadata?._continue || undefined;
-    if (!token) return true;
-  }
+export function forEachPage(apis: ClusterApis, resource: AuditableResource, options: Omit<PageOptions, "skipNotServed" | "crd">, onPage: (objects: KubeObject[]) => void): Promise<boolean> {
+  const list = { apiVersion: apiVersionOf(resource), kind: resource.kind, name: qualified(resource), page: (request: PageRequest) => listPage(apis, resource, request) };
+  return forEachListedPage(list, { ...options, skipNotServed: true }, onPage);
 }

@@ -8,7 +8,8 @@ import { ApiException } from "@kubernetes/client-node";
 import * as z from "zod/mini";
 import "../../shared/zod/index.js";
 import { CliError } from "../cli/errors.js";
-import { forEachPage, requestFailure, type ClusterApis } from "./resources.js";
+import { requestFailure } from "../objects/cluster.js";
+import { forEachPage, type ClusterApis } from "./resources.js";
 import { MANAGED_BY_SELECTOR, REPORT_GROUP, REPORT_VERSION, type PolicyReport } from "./reports.js";
 
 const REPORT_RESOURCES = {
@@ -108,7 +109,7 @@ export async function writeReports(apis: ClusterApis, reports: readonly PolicyRe
     try {
       actions.push(`${await put(apis, report, stored)} ${key} (${counts(report)})`);
     } catch (e) {
-      throw requestFailure(e, `write ${key}`, options.server);
+      throw requestFailure(e, "write", key, options.server);
     }
   }
   for (const [key, stale] of existing) {
@@ -122,7 +123,7 @@ export async function writeReports(apis: ClusterApis, reports: readonly PolicyRe
       else await apis.custom.deleteClusterCustomObject(where);
     } catch (e) {
       // Gone already: what deleting it was for.
-      if (!(e instanceof ApiException && e.code === 404)) throw requestFailure(e, `delete ${key}`, options.server);
+      if (!(e instanceof ApiException && e.code === 404)) throw requestFailure(e, "delete", key, options.server);
     }
     actions.push(`deleted ${key}`);
   }

@@ -36,9 +36,10 @@ interface Apis {
   params: ParamKindApi;
 }
 
-interface PageRequest {
+export interface PageRequest {
   limit: number;
   _continue?: string;
+  labelSelector?: string;
 }
 
 /** One page in wire shape: items and the token for the next page (a typed list spells it `_continue`). */
@@ -176,7 +177,7 @@ function statusMessage(body: unknown): string | undefined {
 }
 
 /** One line for a failed request: unreachable server, credentials, RBAC, a missing CRD, anything else. */
-function requestFailure(e: unknown, verb: string, what: string, server: string, crd?: { name: string; from: string }): CliError {
+export function requestFailure(e: unknown, verb: string, what: string, server: string, crd?: { name: string; from: string }): CliError {
   if (e instanceof ApiException) {
     const code = e.code;
     const detail = statusMessage(e.body);
@@ -264,34 +265,71 @@ async function listParams(
   }
 }
 
-async function listAll(apis: Apis, resource: ListedResource, pageSize: number, server: string): Promise<KubeObject[]> {
-  const apiVersion = resource.group ? `${resource.group}/${resource.version}` : resource.version;
-  const crd = resource.crdFrom ? { name: `${qualified(resource)}/${resource.version}`, from: resource.crdFrom } : undefined;
-  let objects: KubeObject[] = [];
+/** One resource to list page by page: what its items are, how messages name it, and the request for one page. */
+export interface PagedList {
+  apiVersion: string;
+  kind: string;
+  /** As RBAC names it: `deployments.apps`. */
+  name: string;
+  page(request: PageRequest): Promise<unknown>;
+}
+
+export interface PageOptions {
+  pageSize: number;
+  server: string;
+  labelSelector?: string;
+  /** A 410 Gone restarted the list: the pages handed on so far are to be forgotten. */
+  onRestart?: () => void;
+  /** A 404 (no CRD installed) ends the list as not served instead of failing. */
+  skipNotServed?: boolean;
+  /** Who installs the CRD, for the message when the API server does not serve it. */
+  crd?: { name: string; from: string };
+}
+
+/**
+ * Every object of `list`, handed to `onPage` one page at a time, each item
+ * with its apiVersion and kind back, as `kubectl get -o yaml` shows them.
+ * False when the resource is not served and `skipNotServed` says so.
+ */
+export async function forEachPage(list: PagedList, options: PageOptions, onPage: (objects: KubeObject[]) => void): Promise<boolean> {
   let token: string | undefined;
   let restarted = false;
   for (;;) {
     let response: unknown;
     try {
-      response = await resource.list(apis, { limit: pageSize, ...(token ? { _continue: token } : {}) });
+      response = await list.page({ limit: options.pageSize, ...(token ? { _continue: token } : {}), ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}) });
     } catch (e) {
+      if (options.skipNotServed && e instanceof ApiException && e.code === 404) return false;
       // 410 Gone: the continue token outlived etcd's compaction (about 5 minutes). The pages
       // read so far are from an older revision, so start over once for one consistent list.
       if (e instanceof ApiException && e.code === 410 && token && !restarted) {
         restarted = true;
-        objects = [];
         token = undefined;
+        options.onRestart?.();
         continue;
       }
-      throw requestFailure(e, "list", `${qualified(resource)} (all namespaces)`, server, crd);
+      throw requestFailure(e, "list", `${list.name} (all namespaces)`, options.server, options.crd);
     }
     // Back to the wire shape: the typed client turns timestamps into Dates and drops apiVersion/kind from items.
     const page = pageSchema.safeParse(JSON.parse(JSON.stringify(response)));
-    if (!page.success) throw new CliError(`list ${qualified(resource)}: the API server's answer is not a list`);
-    for (const item of page.data.items ?? []) objects.push({ apiVersion, kind: resource.kind, ...item });
+    if (!page.success) throw new CliError(`list ${list.name}: the API server's answer is not a list`);
+    onPage((page.data.items ?? []).map((item) => ({ apiVersion: list.apiVersion, kind: list.kind, ...item })));
     token = page.data.metadata?.continue || page.data.metadata?._continue || undefined;
-    if (!token) return objects;
+    if (!token) return true;
   }
+}
+
+async function listAll(apis: Apis, resource: ListedResource, pageSize: number, server: string): Promise<KubeObject[]> {
+  const list: PagedList = {
+    apiVersion: resource.group ? `${resource.group}/${resource.version}` : resource.version,
+    kind: resource.kind,
+    name: qualified(resource),
+    page: (request) => resource.list(apis, request),
+  };
+  const crd = resource.crdFrom ? { name: `${qualified(resource)}/${resource.version}`, from: resource.crdFrom } : undefined;
+  let objects: KubeObject[] = [];
+  await forEachPage(list, { pageSize, server, onRestart: () => (objects = []), ...(crd ? { crd } : {}) }, (page) => objects.push(...page));
+  return objects;
 }
 
 /** Every object a snapshot is built from, listed from the cluster the kubeconfig points at. */
