@@ -6,9 +6,9 @@
 import { POLICIES } from "../../policies/index.js";
 import type { CliIo } from "../cli/io.js";
 import { snapshotOfListed } from "../cli/snapshot.js";
-import { listClusterObjects, loadKubeConfig } from "../objects/cluster.js";
+import { listClusterObjects, loadKubeConfig, qualified } from "../objects/cluster.js";
 import { ObjectAuditor, ReportSet, summaryOf, type Summary } from "./reports.js";
-import { apiVersionOf, auditScope, clusterApis, forEachPage, qualified } from "./resources.js";
+import { apiVersionOf, auditScope, clusterApis, forEachPage } from "./resources.js";
 import { writeReports } from "./write.js";
 
 /** The audit CronJob's ServiceAccount (infra/k8s/components/audit): who needs a grant for a paramKind. */

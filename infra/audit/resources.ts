@@ -13,7 +13,7 @@ import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import type { Snapshot } from "../../shared/snapshot/schema.js";
 import { SnapshotView } from "../../shared/snapshot/view.js";
 import { policyObjectSchema, policySetOf } from "../../shared/vap/index.js";
-import { forEachPage as forEachListedPage, type PageOptions, type PageRequest } from "../objects/cluster.js";
+import { forEachPage as forEachListedPage, qualified, type PageOptions, type PageRequest } from "../objects/cluster.js";
 
 export interface ClusterApis {
   core: CoreV1Api;
@@ -58,7 +58,6 @@ export const AUDITABLE_RESOURCES: readonly AuditableResource[] = [
 ];
 
 export const apiVersionOf = (resource: AuditableResource) => (resource.group ? `${resource.group}/${resource.version}` : resource.version);
-export const qualified = (resource: { group: string; resource: string }) => (resource.group ? `${resource.resource}.${resource.group}` : resource.resource);
 
 /** The AdmissionRequest creating an object of `resource`: what `matches` and resourceRules look at. */
 function probeRequest(resource: AuditableResource): AdmissionRequest {

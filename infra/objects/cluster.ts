@@ -134,7 +134,8 @@ export interface ClusterObjects {
   webhookRules?: WebhookRule[];
 }
 
-function qualified(resource: { group: string; resource: string }): string {
+/** A resource as RBAC and messages name it: `deployments.apps`, `pods`. */
+export function qualified(resource: { group: string; resource: string }): string {
   return resource.group ? `${resource.resource}.${resource.group}` : resource.resource;
 }
 

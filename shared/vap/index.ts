@@ -261,6 +261,8 @@ class PolicySet implements CompiledPolicySet {
     // The policies and their bindings are never judged themselves (as in the apiserver), so a bad policy cannot lock itself in.
     if (isPolicyResource(request)) return { outcomes, auditAnnotations: annotations };
 
+    // The `request` variable is the same for every policy, binding and param: made once.
+    let requestValue: Value | undefined;
     for (const policy of this.#candidates(request)) {
       const configError = (message: string, binding?: string) => {
         if (policy.failurePolicy === "Ignore") return;
@@ -297,7 +299,7 @@ class PolicySet implements CompiledPolicySet {
             activation: {
               object: (request.object ?? null) as Value,
               oldObject: (request.oldObject ?? null) as Value,
-              request: requestVariable(request),
+              request: (requestValue ??= requestVariable(request)),
               params: param as Value,
               namespaceObject,
             },
