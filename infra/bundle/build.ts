@@ -1,10 +1,9 @@
 // `npm run bundle:infra`: the CLI as one ESM file with every dependency
 // inside (client-node included), gzipped and cut into BUNDLE_PARTS files in
 // infra/k8s/bundle/, which kustomize's configMapGenerator ships as that many
-// ConfigMaps to the CronJob on a stock node:20 image. Deterministic: the same
-// sources give the same bytes, so a test can tell when the committed bundle
-// is out of date.
-import { writeFileSync } from "node:fs";
+// ConfigMaps to the CronJob on a stock node:20 image. Built, never committed
+// (git-ignored): run it before `kubectl apply -k infra/k8s`.
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
@@ -58,6 +57,7 @@ if (process.argv[1]?.endsWith("build.ts")) {
     console.error(`bundle:infra: ${gzip.length} bytes gzipped does not fit ${BUNDLE_PARTS} parts of ${MAX_PART_BYTES} bytes; raise BUNDLE_PARTS in infra/bundle/build.ts and infra/k8s`);
     process.exit(1);
   }
+  mkdirSync(BUNDLE_DIR, { recursive: true });
   parts.forEach((part, i) => writeFileSync(partFile(i), part));
   console.log(`infra/k8s/bundle: ${js.length} bytes of JavaScript, ${gzip.length} gzipped, in ${BUNDLE_PARTS} parts of ≤ ${parts[0]!.length} bytes`);
 }

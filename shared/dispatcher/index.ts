@@ -170,7 +170,7 @@ export function review(request: AdmissionRequest, context: ReviewContext): Revie
     if (onStale === "Deny") return { decision: deny(`${message}; the cluster denies on stale data, check the sync job`), results: [] };
     warnings.push(message);
   }
-  const edge = policySet?.evaluate(request);
+  const edge = policySet?.evaluate(request, snapshot.view);
   const results = [...evaluate(request, matched, snapshot.view), ...vapResults(edge?.outcomes ?? [])];
   return { decision: decide(results, warnings, edge?.auditAnnotations), results };
 }

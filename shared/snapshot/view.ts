@@ -6,6 +6,7 @@
 // index holds only what the snapshot holds: a review naming a namespace the
 // snapshot does not know leaves nothing behind.
 import { parseQuantity, type Quantity } from "../k8s/quantity/index.js";
+import type { PolicyFacts } from "../vap/index.js";
 import type { AffinityClass, Application, Settings, Snapshot, Tenant, VolumeClaim } from "./schema.js";
 
 export const LINEAGE_LABELS = {
@@ -60,7 +61,7 @@ function lowerBound(keys: readonly string[], prefix: string): number {
   return low;
 }
 
-export class SnapshotView {
+export class SnapshotView implements PolicyFacts {
   /** `namespace/helmRelease` keys in sorted order, so one namespace's applications are one contiguous run. */
   #sortedKeys: string[] | undefined;
   /** Per namespace with applications, built on its first lookup: lineage → `namespace/helmRelease`. */
@@ -157,6 +158,24 @@ export class SnapshotView {
   volumeClaim(namespace: string, name: string): VolumeClaim | undefined {
     return own(this.snapshot.volumeClaims, `${namespace}/${name}`);
   }
+
+  namespace(name: string): unknown {
+    return own(this.snapshot.namespaces, name);
+  }
+
+  paramKindNamespaced(kind: string): boolean | undefined {
+    return own(this.snapshot.policyParams, kind)?.namespaced;
+  }
+
+  paramObjects(kind: string, namespace: string | undefined): readonly unknown[] {
+    const objects = own(this.snapshot.policyParams, kind)?.objects ?? [];
+    return namespace === undefined ? objects : objects.filter((object) => namespaceOf(object) === namespace);
+  }
+}
+
+function namespaceOf(object: unknown): unknown {
+  const metadata = typeof object === "object" && object !== null ? (object as Record<string, unknown>)["metadata"] : undefined;
+  return typeof metadata === "object" && metadata !== null ? (metadata as Record<string, unknown>)["namespace"] : undefined;
 }
 
 /** The snapshot's largest allocatable per resource, parsed once per view (the builder wrote canonical quantities). */

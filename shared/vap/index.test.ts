@@ -144,7 +144,7 @@ describe("failurePolicy", () => {
 
   it("reports the compile error once, when the policy set is compiled", () => {
     const { snapshot } = snapshotOf(withAuthorizer("Fail"));
-    const set = compilePolicySet({ policies: snapshot.validatingAdmissionPolicies, bindings: snapshot.policyBindings, params: snapshot.policyParams, namespaces: snapshot.namespaces });
+    const set = compilePolicySet({ policies: snapshot.validatingAdmissionPolicies, bindings: snapshot.policyBindings });
     expect(set.problems).toEqual([expect.stringMatching(/^ValidatingAdmissionPolicy 'p': validations\[0\]\.expression: compilation error: ERROR: <input>:1:1: undeclared reference to 'authorizer'/)]);
   });
 });

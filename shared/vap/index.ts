@@ -39,16 +39,26 @@ import {
 
 export * from "./schema/index.js";
 
-/** What a snapshot holds for the edge's policies (shared/snapshot/schema.ts). */
-export interface AdmissionPolicySet {
+/** What a policy set is compiled from: the cluster's policies and bindings (cluster-wide, in the snapshot). */
+export interface AdmissionPolicySources {
   /** ValidatingAdmissionPolicy objects by name. */
   policies: Readonly<Record<string, unknown>>;
   /** EdgeAdmissionPolicyBinding (and, offline, ValidatingAdmissionPolicyBinding) objects by name. */
   bindings: Readonly<Record<string, unknown>>;
-  /** Param objects by paramKind (`<apiVersion>/<kind>`), and whether that kind is namespaced. */
-  params: Readonly<Record<string, { namespaced: boolean; objects: readonly unknown[] }>>;
-  /** Namespace objects by name: labels for namespaceSelector, the object for namespaceObject. */
-  namespaces: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * What evaluating needs to know of the cluster beyond the policies, looked up
+ * per review: a snapshot view answers it, whether it holds the whole snapshot
+ * or only the parts a review loaded.
+ */
+export interface PolicyFacts {
+  /** The Namespace object named `name` as the snapshot holds it (labels for namespaceSelector, the object for namespaceObject), or undefined. */
+  namespace(name: string): unknown;
+  /** Whether objects of a paramKind (`<apiVersion>/<kind>`) are namespaced; undefined when the snapshot does not know the kind (not listed). */
+  paramKindNamespaced(kind: string): boolean | undefined;
+  /** The param objects of a known kind: those in `namespace` for a namespaced kind, all of them (namespace undefined) for a cluster-scoped one. */
+  paramObjects(kind: string, namespace: string | undefined): readonly unknown[];
 }
 
 /** One evaluation's outcome: per-policy results, as for built-in policies, and the audit annotations the apiserver would add. */
@@ -115,27 +125,25 @@ export interface CompiledPolicySet {
   readonly rules: ReadonlyArray<{ policy: string; rule: NamedRule }>;
   /** Whether some bound policy's rules name the request's resource: a cheap test before any matching. */
   mayMatch(request: AdmissionRequest): boolean;
-  evaluate(request: AdmissionRequest): PolicySetOutcome;
+  evaluate(request: AdmissionRequest, facts: PolicyFacts): PolicySetOutcome;
 }
 
 const compiledSets = new WeakMap<object, CompiledPolicySet>();
 
-/** The snapshot's policy set, compiled on first use and kept as long as the snapshot is. */
+/** The snapshot's policy set, compiled on first use and kept as long as the snapshot (or its cluster-wide part) is. */
 export function policySetOf(snapshot: AdmissionPolicySnapshot): CompiledPolicySet {
   let set = compiledSets.get(snapshot);
   if (!set) {
-    set = compilePolicySet({ policies: snapshot.validatingAdmissionPolicies, bindings: snapshot.policyBindings, params: snapshot.policyParams, namespaces: snapshot.namespaces });
+    set = compilePolicySet({ policies: snapshot.validatingAdmissionPolicies, bindings: snapshot.policyBindings });
     compiledSets.set(snapshot, set);
   }
   return set;
 }
 
-/** The snapshot fields a policy set is made from. */
+/** The snapshot fields a policy set is compiled from. */
 export interface AdmissionPolicySnapshot {
   validatingAdmissionPolicies: Readonly<Record<string, unknown>>;
   policyBindings: Readonly<Record<string, unknown>>;
-  policyParams: Readonly<Record<string, { namespaced: boolean; objects: readonly unknown[] }>>;
-  namespaces: Readonly<Record<string, unknown>>;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -170,7 +178,7 @@ function compilePolicy(name: string, spec: PolicySpec, problems: string[]): Comp
 }
 
 /** Compiles the policies that have at least one binding; reports every problem found on the way. */
-export function compilePolicySet(set: AdmissionPolicySet): CompiledPolicySet {
+export function compilePolicySet(set: AdmissionPolicySources): CompiledPolicySet {
   const problems: string[] = [];
   const policies = new Map<string, CompiledPolicy>();
   const bindingsByPolicy = new Map<string, Array<{ name: string; spec: BindingSpec }>>();
@@ -199,7 +207,7 @@ export function compilePolicySet(set: AdmissionPolicySet): CompiledPolicySet {
     policy.bindings = bindings;
     policies.set(policyName, policy);
   }
-  return new PolicySet([...policies.values()].sort((a, b) => (a.name < b.name ? -1 : 1)), set, problems);
+  return new PolicySet([...policies.values()].sort((a, b) => (a.name < b.name ? -1 : 1)), problems);
 }
 
 /** A decision of one validation, as the apiserver's validator makes it. */
@@ -217,11 +225,9 @@ class PolicySet implements CompiledPolicySet {
   /** Policies by the `group/resource` their rules name; those with wildcard rules are tried for every request. */
   readonly #byResource = new Map<string, CompiledPolicy[]>();
   readonly #anyResource: CompiledPolicy[] = [];
-  readonly #namespaceLabels: NamespaceLabels;
 
   constructor(
     policies: readonly CompiledPolicy[],
-    private readonly set: AdmissionPolicySet,
     readonly problems: string[],
   ) {
     this.bound = policies.length;
@@ -231,16 +237,6 @@ class PolicySet implements CompiledPolicySet {
       if (keys === undefined) this.#anyResource.push(policy);
       else for (const key of new Set(keys)) this.#byResource.set(key, [...(this.#byResource.get(key) ?? []), policy]);
     }
-    this.#namespaceLabels = (name) => {
-      const metadata = this.#namespace(name)?.["metadata"];
-      if (!isRecord(metadata)) return undefined;
-      return (isRecord(metadata["labels"]) ? metadata["labels"] : {}) as Labels;
-    };
-  }
-
-  #namespace(name: string): Record<string, unknown> | undefined {
-    const namespace = Object.hasOwn(this.set.namespaces, name) ? this.set.namespaces[name] : undefined;
-    return isRecord(namespace) ? namespace : undefined;
   }
 
   mayMatch(request: AdmissionRequest): boolean {
@@ -254,13 +250,22 @@ class PolicySet implements CompiledPolicySet {
     return [...found].sort((a, b) => (a.name < b.name ? -1 : 1));
   }
 
-  evaluate(request: AdmissionRequest): PolicySetOutcome {
+  evaluate(request: AdmissionRequest, facts: PolicyFacts): PolicySetOutcome {
     const outcomes: PolicyOutcome[] = [];
     const failures: Array<{ message: string; policy: string; binding: string; expressionIndex: number; validationActions: ValidationAction[] }> = [];
     const annotations: Record<string, string> = {};
     // The policies and their bindings are never judged themselves (as in the apiserver), so a bad policy cannot lock itself in.
     if (isPolicyResource(request)) return { outcomes, auditAnnotations: annotations };
 
+    const namespaceOf = (name: string) => {
+      const namespace = facts.namespace(name);
+      return isRecord(namespace) ? namespace : undefined;
+    };
+    const namespaceLabels: NamespaceLabels = (name) => {
+      const metadata = namespaceOf(name)?.["metadata"];
+      if (!isRecord(metadata)) return undefined;
+      return (isRecord(metadata["labels"]) ? metadata["labels"] : {}) as Labels;
+    };
     // The `request` variable is the same for every policy, binding and param: made once.
     let requestValue: Value | undefined;
     for (const policy of this.#candidates(request)) {
@@ -268,7 +273,7 @@ class PolicySet implements CompiledPolicySet {
         if (policy.failurePolicy === "Ignore") return;
         outcomes.push({ policy: policy.name, ...(binding ? { binding } : {}), action: "Deny", message, status: { code: 422, reason: "Invalid" } });
       };
-      const matched = matchResources(policy.spec.matchConstraints, request, this.#namespaceLabels);
+      const matched = matchResources(policy.spec.matchConstraints, request, namespaceLabels);
       if (matched.error !== undefined) {
         configError(`failed to configure policy: ${matched.error}`);
         continue;
@@ -277,18 +282,18 @@ class PolicySet implements CompiledPolicySet {
 
       const collected = new Map<string, string[]>();
       for (const binding of policy.bindings) {
-        const bindingMatched = binding.spec.matchResources ? matchResources(binding.spec.matchResources, request, this.#namespaceLabels) : { matches: true };
+        const bindingMatched = binding.spec.matchResources ? matchResources(binding.spec.matchResources, request, namespaceLabels) : { matches: true };
         if (bindingMatched.error !== undefined) {
           configError(`failed to configure binding: ${bindingMatched.error}`, binding.name);
           continue;
         }
         if (!bindingMatched.matches) continue;
-        const params = this.#params(policy, binding.spec, request.namespace ?? "");
+        const params = collectParams(policy, binding.spec, request.namespace ?? "", facts);
         if (typeof params === "string") {
           configError(`failed to configure binding: ${params}`, binding.name);
           continue;
         }
-        const namespaceObject = this.#namespaceObject(policy, request);
+        const namespaceObject = namespaceObjectOf(policy, request, namespaceOf);
         if (typeof namespaceObject === "string") {
           configError(`failed to configure binding: ${namespaceObject}`, binding.name);
           continue;
@@ -329,51 +334,48 @@ class PolicySet implements CompiledPolicySet {
     if (failures.length > 0) annotations[VALIDATION_FAILURE_KEY] = JSON.stringify(failures);
     return { outcomes, auditAnnotations: annotations };
   }
+}
 
-  /** CollectParams: the params a binding evaluates its policy with ([null] without paramKind or paramRef), or why none can be had. */
-  #params(policy: CompiledPolicy, binding: BindingSpec, requestNamespace: string): unknown[] | string {
-    const paramKind = policy.spec.paramKind;
-    const ref = binding.paramRef;
-    if (!paramKind || !ref) return [null];
-    const key = `${paramKind.apiVersion}/${paramKind.kind}`;
-    const kind = Object.hasOwn(this.set.params, key) ? this.set.params[key] : undefined;
-    if (!kind) return `paramKind kind \`${paramKind.apiVersion}, Kind=${paramKind.kind}\` not known`;
-    let namespace: string | undefined;
-    if (kind.namespaced) {
-      namespace = ref.namespace || requestNamespace;
-      if (!namespace) return "cannot use namespaced paramRef in policy binding that matches cluster-scoped resources";
-    } else if (ref.namespace) return "paramRef.namespace must not be provided for a cluster-scoped `paramKind`";
-    const inScope = kind.objects.filter((object) => {
-      const metadata = isRecord(object) && isRecord(object["metadata"]) ? object["metadata"] : {};
-      return namespace === undefined || metadata["namespace"] === namespace;
+/** CollectParams: the params a binding evaluates its policy with ([null] without paramKind or paramRef), or why none can be had. */
+function collectParams(policy: CompiledPolicy, binding: BindingSpec, requestNamespace: string, facts: PolicyFacts): unknown[] | string {
+  const paramKind = policy.spec.paramKind;
+  const ref = binding.paramRef;
+  if (!paramKind || !ref) return [null];
+  const kind = `${paramKind.apiVersion}/${paramKind.kind}`;
+  const namespaced = facts.paramKindNamespaced(kind);
+  if (namespaced === undefined) return `paramKind kind \`${paramKind.apiVersion}, Kind=${paramKind.kind}\` not known`;
+  let namespace: string | undefined;
+  if (namespaced) {
+    namespace = ref.namespace || requestNamespace;
+    if (!namespace) return "cannot use namespaced paramRef in policy binding that matches cluster-scoped resources";
+  } else if (ref.namespace) return "paramRef.namespace must not be provided for a cluster-scoped `paramKind`";
+  const inScope = facts.paramObjects(kind, namespace);
+  let params: unknown[];
+  if (ref.name) {
+    if (ref.selector) return "paramRef.name and paramRef.selector are mutually exclusive";
+    params = inScope.filter((object) => isRecord(object) && isRecord(object["metadata"]) && object["metadata"]["name"] === ref.name).slice(0, 1);
+  } else if (ref.selector) {
+    const selector = ref.selector;
+    params = inScope.filter((object) => {
+      const labels = isRecord(object) && isRecord(object["metadata"]) && isRecord(object["metadata"]["labels"]) ? (object["metadata"]["labels"] as Labels) : {};
+      return selectorMatches(selector, labels);
     });
-    let params: unknown[];
-    if (ref.name) {
-      if (ref.selector) return "paramRef.name and paramRef.selector are mutually exclusive";
-      params = inScope.filter((object) => isRecord(object) && isRecord(object["metadata"]) && object["metadata"]["name"] === ref.name).slice(0, 1);
-    } else if (ref.selector) {
-      const selector = ref.selector;
-      params = inScope.filter((object) => {
-        const labels = isRecord(object) && isRecord(object["metadata"]) && isRecord(object["metadata"]["labels"]) ? (object["metadata"]["labels"] as Labels) : {};
-        return selectorMatches(selector, labels);
-      });
-    } else return "one of name or selector must be provided";
-    if (params.length === 0 && ref.parameterNotFoundAction === "Deny") return "no params found for policy binding with `Deny` parameterNotFoundAction";
-    return params;
-  }
+  } else return "one of name or selector must be provided";
+  if (params.length === 0 && ref.parameterNotFoundAction === "Deny") return "no params found for policy binding with `Deny` parameterNotFoundAction";
+  return params;
+}
 
-  /**
-   * namespaceObject: null for cluster-scoped objects and for Namespaces;
-   * else the namespace as the snapshot holds it. A namespace the snapshot
-   * does not know (yet) is a configuration error, but only for a policy that reads it.
-   */
-  #namespaceObject(policy: CompiledPolicy, request: AdmissionRequest): Value | string {
-    const name = request.kind.group === "" && request.kind.version === "v1" && request.kind.kind === "Namespace" ? "" : (request.namespace ?? "");
-    if (name === "") return null;
-    const namespace = this.#namespace(name);
-    if (namespace) return namespace as Value;
-    return policy.readsNamespace ? `namespaces "${name.slice(0, 253)}" not found in the snapshot (created after the sync job last ran?)` : null;
-  }
+/**
+ * namespaceObject: null for cluster-scoped objects and for Namespaces;
+ * else the namespace as the snapshot holds it. A namespace the snapshot
+ * does not know (yet) is a configuration error, but only for a policy that reads it.
+ */
+function namespaceObjectOf(policy: CompiledPolicy, request: AdmissionRequest, namespaceOf: (name: string) => Record<string, unknown> | undefined): Value | string {
+  const name = request.kind.group === "" && request.kind.version === "v1" && request.kind.kind === "Namespace" ? "" : (request.namespace ?? "");
+  if (name === "") return null;
+  const namespace = namespaceOf(name);
+  if (namespace) return namespace as Value;
+  return policy.readsNamespace ? `namespaces "${name.slice(0, 253)}" not found in the snapshot (created after the sync job last ran?)` : null;
 }
 
 /** The audit annotation key of `validation_failure` results, as the apiserver's, less its prefix (a webhook's keys carry none). */
