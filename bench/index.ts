@@ -1,6 +1,8 @@
 // `npm run bench`: every section in one run, then the table on the console,
 // bench/results.json and docs/benchmarks.md. A report, not a test: it fails
 // only when a measurement cannot be made, never because a goal is missed.
+// `npm run bench -- --only <word>` runs the sections whose title has the word
+// and prints their table, writing neither file (a partial report is no report).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../scripts/local-worker.js";
@@ -20,10 +22,21 @@ import { scratchDir } from "./workdir.js";
 const COMMAND = "npm run bench";
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
+/** `--only <word>`: run just the sections whose title contains it. */
+function onlyFilter(argv: readonly string[]): string | undefined {
+  const index = argv.indexOf("--only");
+  if (index < 0) return undefined;
+  const word = argv[index + 1];
+  if (!word) throw new Error("--only needs a word of a section's title, e.g. --only ValidatingAdmissionPolicies");
+  return word.toLowerCase();
+}
+
 async function main(): Promise<void> {
+  const only = onlyFilter(process.argv.slice(2));
   const started = nowMs();
   const results: Results = { command: COMMAND, startedAt: new Date().toISOString(), durationSeconds: 0, machine: describeMachine(), sections: [] };
   const step = async (title: string, measure: () => Promise<Section> | Section) => {
+    if (only !== undefined && !title.toLowerCase().includes(only)) return undefined;
     process.stderr.write(`bench: ${title} (${((nowMs() - started) / 1000).toFixed(0)} s)\n`);
     gc(); // each section starts on a collected heap, not the previous one's garbage
     const section = await measure();
@@ -33,10 +46,12 @@ async function main(): Promise<void> {
 
   // The per-review and end-to-end sections judge pods of an application in a 1,000-application cluster.
   const cluster = buildClusterSnapshot(1_000);
-  const review = await step("1/8 per review, in process", () => perReview(viewOf(cluster.stored), cluster.shape));
   const smallReview = reviewCases(cluster.shape)[0]!;
+  // The end-to-end and check sections compare with the in-process review, so they need its figure.
+  const needsReview = only === undefined || ["per review", "end to end", "check"].some((title) => title.includes(only));
+  const review = needsReview ? await step("1/8 per review, in process", () => perReview(viewOf(cluster.stored), cluster.shape)) ?? (await perReview(viewOf(cluster.stored), cluster.shape)) : undefined;
   await step("2/8 snapshot scale", () => snapshotScale(scratchDir("snapshots")));
-  const inProcessUs = review.figures.find((f) => f.name === `${smallReview.name}: median`)!.value.median;
+  const inProcessUs = review?.figures.find((f) => f.name === `${smallReview.name}: median`)!.value.median ?? 0;
   await step("3/8 end to end through workerd", () => endToEnd(cluster, smallReview.text, smallReview.name, inProcessUs, scratchDir("e2e")));
   await step("4/8 bundle and start-up", () => bundleAndStartup(scratchDir("bundle")));
   await step("5/8 CLI snapshot build", () => cliSnapshotBuild(scratchDir("cli")));
@@ -46,6 +61,11 @@ async function main(): Promise<void> {
 
   results.durationSeconds = (nowMs() - started) / 1000;
   endLoad(results.machine);
+  if (only !== undefined) {
+    console.log(consoleTable(results));
+    console.log(`\n--only ${only}: ${results.sections.length} section(s) in ${results.durationSeconds.toFixed(0)} s; bench/results.json and docs/benchmarks.md left as they were.`);
+    return;
+  }
   mkdirSync(join(PROJECT_ROOT, "docs"), { recursive: true });
   writeFileSync(join(PROJECT_ROOT, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(PROJECT_ROOT, "docs", "benchmarks.md"), markdown(results));
