@@ -1,7 +1,8 @@
-// CLUSTERS: which clusters may talk to the function and how each proves it.
-// One schema serves the function (functions/config) and `edgeadmit clusters
-// check`, so a value that passes the check loads in the function. A broken
-// entry disables that cluster only; the others keep working.
+// Registrations: which clusters may talk to the function and how each proves
+// it. One schema serves CLUSTERS (functions/config), the cluster registry
+// (functions/registry) and `edgeadmit clusters check|add|import`, so a value
+// that passes the check loads in the function. A broken entry disables that
+// cluster only; the others keep working.
 import * as z from "zod/mini";
 import { describeZodError } from "../zod/index.js";
 import { fromHex } from "../digest/index.js";
@@ -21,17 +22,49 @@ export function clusterIdError(id: string): string | undefined {
 export const WITHOUT_SNAPSHOT = ["FailOpen", "FailClosed"] as const;
 export type WithoutSnapshot = (typeof WITHOUT_SNAPSHOT)[number];
 
-const registrationSchema = z.strictObject({
+/**
+ * Keys and token hashes one registration may list: two while one rotates,
+ * room to spare, and a bound on what an isolate holds per cluster.
+ */
+export const MAX_CREDENTIALS = 8;
+
+export const tokenHashSchema = z.string().check(z.regex(TOKEN_HASH_PATTERN, `must be "${TOKEN_HASH_PREFIX}" and 64 lowercase hex digits (edgeadmit token prints it)`));
+
+export const registrationSchema = z.strictObject({
   /** Verifies the sync job's signed pushes and reads; a list while a key is rotated. */
-  publicKey: z.union([z.string(), z.array(z.string()).check(z.minLength(1))]),
+  publicKey: z.union([z.string(), z.array(z.string()).check(z.minLength(1), z.maxLength(MAX_CREDENTIALS))]),
   /** SHA-256 of each bearer token the cluster's apiserver may present; a list so tokens rotate without a window. */
-  tokenHashes: z.optional(z.array(z.string().check(z.regex(TOKEN_HASH_PATTERN, `must be "${TOKEN_HASH_PREFIX}" and 64 lowercase hex digits (edgeadmit token prints it)`)))),
+  tokenHashes: z.optional(z.array(tokenHashSchema).check(z.maxLength(MAX_CREDENTIALS))),
   /** Admit reviews without a token: only for a function nobody else can reach (the local demo). */
   anonymous: z.optional(z.boolean()),
   withoutSnapshot: z._default(z.enum(WITHOUT_SNAPSHOT), "FailOpen"),
 });
-/** One cluster's entry in CLUSTERS, as written (defaults not yet applied). */
+/** One cluster's entry in CLUSTERS or the registry, as written (defaults not yet applied). */
 export type Registration = z.input<typeof registrationSchema>;
+
+/** A registration in one form: every list a list, every default applied; what the registry stores and lists. */
+export interface NormalRegistration {
+  publicKey: string[];
+  tokenHashes: string[];
+  anonymous?: true;
+  withoutSnapshot: WithoutSnapshot;
+}
+
+export function normalRegistration(entry: z.output<typeof registrationSchema>): NormalRegistration {
+  return {
+    publicKey: typeof entry.publicKey === "string" ? [entry.publicKey] : [...entry.publicKey],
+    tokenHashes: [...(entry.tokenHashes ?? [])],
+    ...(entry.anonymous === true ? { anonymous: true as const } : {}),
+    withoutSnapshot: entry.withoutSnapshot,
+  };
+}
+
+/** Why a registration that fits the schema still cannot admit anyone, or undefined. */
+export function credentialProblem(entry: { tokenHashes?: readonly string[] | undefined; anonymous?: boolean | undefined }): string | undefined {
+  if ((entry.tokenHashes ?? []).length === 0 && entry.anonymous !== true)
+    return "no credential: set tokenHashes (edgeadmit token makes one), or anonymous: true for a function nobody else can reach";
+  return undefined;
+}
 
 export interface Cluster {
   id: string;
@@ -52,17 +85,20 @@ export interface ClusterProblem {
 export interface LoadedClusters {
   clusters: Map<string, Cluster>;
   problems: ClusterProblem[];
+  /** Every id the value names, usable or not: CLUSTERS owns these ids, the registry never serves them. */
+  named: Set<string>;
 }
 
-async function loadOne(id: string, value: unknown): Promise<Cluster | string> {
+/** One registration → the cluster the function serves, or why it cannot serve it. */
+export async function loadRegistration(id: string, value: unknown): Promise<Cluster | string> {
   const idError = clusterIdError(id);
   if (idError) return idError;
   const parsed = registrationSchema.safeParse(value);
   if (!parsed.success) return describeZodError(parsed.error);
   const entry = parsed.data;
+  const noCredential = credentialProblem(entry);
+  if (noCredential) return noCredential;
   const tokenDigests = (entry.tokenHashes ?? []).map((hash) => fromHex(hash.slice(TOKEN_HASH_PREFIX.length))!);
-  if (tokenDigests.length === 0 && entry.anonymous !== true)
-    return "no credential: set tokenHashes (edgeadmit token makes one), or anonymous: true for a function nobody else can reach";
   const publicKeys: CryptoKey[] = [];
   for (const [index, text] of (typeof entry.publicKey === "string" ? [entry.publicKey] : entry.publicKey).entries()) {
     const publicKey = await importPublicKey(text);
@@ -78,16 +114,16 @@ export async function loadClusters(source: string): Promise<LoadedClusters> {
   try {
     json = JSON.parse(source);
   } catch (e) {
-    return { clusters: new Map(), problems: [{ reason: `CLUSTERS is not JSON: ${(e as Error).message}` }] };
+    return { clusters: new Map(), problems: [{ reason: `CLUSTERS is not JSON: ${(e as Error).message}` }], named: new Set() };
   }
   if (typeof json !== "object" || json === null || Array.isArray(json))
-    return { clusters: new Map(), problems: [{ reason: 'CLUSTERS must be a JSON object: {"<cluster>": {"publicKey": …, "tokenHashes": […]}}' }] };
+    return { clusters: new Map(), problems: [{ reason: 'CLUSTERS must be a JSON object: {"<cluster>": {"publicKey": …, "tokenHashes": […]}}' }], named: new Set() };
   const clusters = new Map<string, Cluster>();
   const problems: ClusterProblem[] = [];
   for (const [id, value] of Object.entries(json)) {
-    const loaded = await loadOne(id, value);
+    const loaded = await loadRegistration(id, value);
     if (typeof loaded === "string") problems.push({ cluster: id.slice(0, 80), reason: loaded });
     else clusters.set(id, loaded);
   }
-  return { clusters, problems };
+  return { clusters, problems, named: new Set(Object.keys(json)) };
 }
