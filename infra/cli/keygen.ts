@@ -13,7 +13,7 @@ export const PRIVATE_KEY_FILE = "edgeadmit.key";
 export const PUBLIC_KEY_FILE = "edgeadmit.pub";
 
 /** Writes `text` to `file`; without `force`, a file already there is an error, not overwritten. */
-function writeNew(file: string, text: string, force: boolean, mode?: number): void {
+export function writeNew(file: string, text: string, force: boolean, mode?: number): void {
   try {
     writeFileSync(file, text, { flag: force ? "w" : "wx", ...(mode !== undefined ? { mode } : {}) });
   } catch (e) {
@@ -21,13 +21,13 @@ function writeNew(file: string, text: string, force: boolean, mode?: number): vo
   }
 }
 
-/** The PEM text of --key FILE, checked to be an Ed25519 private key. */
-export async function readPrivateKey(keyFile: string, io: CliIo): Promise<string> {
+/** The PEM text of --key FILE (or another `flag`), checked to be an Ed25519 private key. */
+export async function readPrivateKey(keyFile: string, io: CliIo, flag = "--key"): Promise<string> {
   const pem = await readInput(keyFile, io, "key");
   try {
     await importPrivateKey(pem);
   } catch (e) {
-    throw new CliError(`--key ${keyFile}: ${(e as Error).message}`);
+    throw new CliError(`${flag} ${keyFile}: ${(e as Error).message}`);
   }
   return pem;
 }

@@ -36,7 +36,7 @@ function endpointUrl(endpoint: string, cluster: string): string {
   return `${endpoint.replace(/\/+$/, "")}/v1/${encodeURIComponent(cluster)}/snapshot`;
 }
 
-async function send(url: string, init: RequestInit): Promise<Response> {
+export async function send(url: string, init: RequestInit): Promise<Response> {
   try {
     return await fetch(url, init);
   } catch (e) {
@@ -58,7 +58,7 @@ async function storedFrom(url: string, response: Response): Promise<StoredSnapsh
   return parsed.data;
 }
 
-async function errorText(response: Response): Promise<string> {
+export async function errorText(response: Response): Promise<string> {
   const text = await response.text();
   try {
     const body = JSON.parse(text) as { error?: unknown };
