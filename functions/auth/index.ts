@@ -13,11 +13,13 @@ import {
   MAX_CLOCK_SKEW_SECONDS,
   SIGNATURE_HEADER,
   TIMESTAMP_HEADER,
+  importRawPublicKey,
   signedMessage,
   verifyRequest,
   type OperatorMethod,
   type SignedMethod,
 } from "../../shared/signing/index.js";
+import { publicKeysOf, tokenDigestsOf } from "../../shared/clusters/index.js";
 import { TOKEN_PATTERN } from "../../shared/tokens/index.js";
 import { clusterOf, operatorKeysOf, type Cluster, type Env } from "../config/index.js";
 import { log } from "../log/index.js";
@@ -50,7 +52,8 @@ const NO_DIGEST = new Uint8Array(32);
 const tokenHashVerifier: BearerVerifier = async (token, cluster) => {
   const digest = await sha256(token);
   let matched = false;
-  for (const accepted of cluster?.tokenDigests.length ? cluster.tokenDigests : [NO_DIGEST]) matched = timingSafeEqual(digest, accepted) || matched;
+  const accepted = cluster ? tokenDigestsOf(cluster) : [];
+  for (const expected of accepted.length > 0 ? accepted : [NO_DIGEST]) matched = timingSafeEqual(digest, expected) || matched;
   return matched && cluster !== undefined;
 };
 
@@ -141,7 +144,8 @@ export function signer(method: SignedMethod): MiddlewareHandler<AuthEnv> {
     const id = c.req.param("cluster") ?? "";
     const cluster = await lookup(c, id);
     if (cluster instanceof Response) return cluster;
-    const check = await verifyRequest(cluster?.publicKeys ?? [await decoy()], method, id, signatureHeaders(c), Math.floor(Date.now() / 1000));
+    const keys = cluster ? await Promise.all(publicKeysOf(cluster).map(importRawPublicKey)) : [await decoy()];
+    const check = await verifyRequest(keys, method, id, signatureHeaders(c), Math.floor(Date.now() / 1000));
     if (!cluster) return refuse(c, id, "unknown cluster");
     if (!check.ok) {
       if (check.refusal !== "clock-skew") return refuse(c, id, `${check.refusal}: ${check.detail}`);

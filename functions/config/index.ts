@@ -8,7 +8,7 @@ import { clusterIdError, loadClusters, type Cluster, type LoadedClusters } from 
 import { importPublicKey } from "../../shared/signing/index.js";
 import { log } from "../log/index.js";
 import { DEFAULT_CACHE_ENTRIES, RegistryCache, type Defer, type RegistryReader } from "../registry/cache.js";
-import { REGISTRY_NAME, type ClusterRegistry } from "../registry/index.js";
+import type { ClusterRegistry } from "../registry/index.js";
 import type { SnapshotStore } from "../store/index.js";
 
 export type { Cluster };
@@ -74,7 +74,7 @@ export function operatorKeysOf(env: Env): Promise<OperatorKeys> {
 
 // One cache per registry binding: Cloudflare hands every request of an isolate
 // the same env (so the isolate has one), and the benchmarks bind several.
-const registryCaches = new WeakMap<object, RegistryCache>();
+const registries = new WeakMap<object, Registry>();
 
 function cacheCapacity(env: Env): number {
   const text = env.REGISTRY_CACHE_ENTRIES;
@@ -85,22 +85,30 @@ function cacheCapacity(env: Env): number {
   return DEFAULT_CACHE_ENTRIES;
 }
 
-type RegistryBinding = DurableObjectNamespace<ClusterRegistry>;
+/** The registry's one instance. */
+export const REGISTRY_NAME = "registry";
 
-/** This isolate's cache of the registry `env` binds, and a way to reach the registry; undefined without the binding. */
-export function registryOf(env: Env): { cache: RegistryCache; stub: () => DurableObjectStub<ClusterRegistry> } | undefined {
-  const binding: RegistryBinding | undefined = env.REGISTRY;
-  if (binding === undefined) return undefined;
-  let cache = registryCaches.get(binding);
-  if (cache === undefined) {
-    cache = new RegistryCache(cacheCapacity(env));
-    registryCaches.set(binding, cache);
-  }
-  return { cache, stub: () => binding.get(binding.idFromName(REGISTRY_NAME)) };
+/** What this isolate keeps of the registry `env` binds, and the way to its one instance. */
+export interface Registry {
+  cache: RegistryCache;
+  stub: () => DurableObjectStub<ClusterRegistry>;
+  /** The stub, as the cache reads it. */
+  reader: () => RegistryReader;
 }
 
-// The stub's methods answer what the Durable Object's return, through RPC.
-const reader = (stub: () => DurableObjectStub<ClusterRegistry>) => stub as unknown as () => RegistryReader;
+/** The registry `env` binds, or undefined without the binding. */
+export function registryOf(env: Env): Registry | undefined {
+  const binding = env.REGISTRY;
+  if (binding === undefined) return undefined;
+  let registry = registries.get(binding);
+  if (registry === undefined) {
+    const stub = () => binding.get(binding.idFromName(REGISTRY_NAME));
+    // The stub's methods answer what the Durable Object's return, through RPC.
+    registry = { cache: new RegistryCache(cacheCapacity(env)), stub, reader: stub as unknown as () => RegistryReader };
+    registries.set(binding, registry);
+  }
+  return registry;
+}
 
 /**
  * The cluster `id` names, or undefined when neither source registers it (or
@@ -112,11 +120,11 @@ export async function clusterOf(env: Env, id: string, defer?: Defer): Promise<Cl
   if (statics.named.has(id)) return statics.clusters.get(id);
   const registry = registryOf(env);
   if (registry === undefined || clusterIdError(id) !== undefined) return undefined;
-  return registry.cache.lookup(reader(registry.stub), id, Date.now(), defer);
+  return registry.cache.lookup(registry.reader, id, Date.now(), defer);
 }
 
 /** Whether the registry answers and how many clusters it holds; undefined without the binding. */
 export async function registryStatus(env: Env) {
   const registry = registryOf(env);
-  return registry && registry.cache.status(reader(registry.stub), Date.now());
+  return registry && registry.cache.status(registry.reader, Date.now());
 }

@@ -4,9 +4,9 @@
 //   refreshed with one `changesSince` call at most every REFRESH_MS (whatever
 //   the number of clusters), so an unknown id is refused from memory and a
 //   flood of random ids never reaches the registry;
-// - the registrations themselves (keys imported, token digests decoded),
-//   fetched on first use and kept in an LRU of `capacity` entries, each good
-//   while its revision is the directory's.
+// - the registrations themselves (key and token digest bytes), fetched on
+//   first use and kept, `capacity` at most, each good while its revision is
+//   the directory's.
 // A change reaches every isolate within REFRESH_MS plus one round trip: past
 // REFRESH_MS the next request refreshes in the background (it is still served
 // from the directory it has); past MAX_STALE_MS (an idle isolate) it waits.
@@ -40,10 +40,18 @@ export class RegistryUnavailable extends Error {
 /** Keeps background work alive after the response (ExecutionContext.waitUntil). */
 export type Defer = (work: Promise<unknown>) => void;
 
-interface Entry {
+/** One registered id: the revision the directory lists, and its registration while this isolate holds it. */
+interface Known {
   revision: number;
-  /** Undefined when the stored registration cannot be used by this version of the function (logged). */
+  /** Whether `cluster` is loaded (undefined then means: stored, but unusable by this version; logged). */
+  held: boolean;
   cluster: Cluster | undefined;
+  /** The revision `cluster` was loaded at: stale once below `revision`. */
+  heldRevision: number;
+  /** Read since the clock hand last passed it: kept when a registration must make room. */
+  used: boolean;
+  /** Its place in the ring while held, else -1. */
+  slot: number;
 }
 
 export interface RegistryStatus {
@@ -52,8 +60,13 @@ export interface RegistryStatus {
   clusters: number;
 }
 
+/**
+ * Registrations are evicted by CLOCK (second chance), an approximation of
+ * least-recently-used: a hit only sets a flag, so the hot path is one Map
+ * lookup and writes no shared structure, whatever the number of clusters.
+ */
 export class RegistryCache {
-  private directory = new Map<string, number>();
+  private directory = new Map<string, Known>();
   /** The registry revision the directory reflects. */
   private revision = 0;
   /** When the directory was last confirmed; undefined until it first was. */
@@ -61,10 +74,13 @@ export class RegistryCache {
   private failedAt = -Infinity;
   private failing = false;
   private refreshing: Promise<void> | undefined;
-  /** Least recently used first. */
-  private readonly entries = new Map<string, Entry>();
+  /** The held registrations, at most `capacity`. */
+  private readonly ring: Known[] = [];
+  /** Slots of registrations removed from the registry, taken before the clock evicts anything. */
+  private readonly free: number[] = [];
+  private hand = 0;
   /** Keyed by registered ids only: a fetch starts after the directory said the id exists. */
-  private readonly fetching = new Map<string, Promise<Entry | undefined>>();
+  private readonly fetching = new Map<string, Promise<Known | undefined>>();
   /** What the tests and the benchmarks observe. */
   readonly stats = { refreshes: 0, fetches: 0 };
 
@@ -74,13 +90,11 @@ export class RegistryCache {
   async lookup(registry: () => RegistryReader, id: string, now: number, defer?: Defer): Promise<Cluster | undefined> {
     const waiting = this.current(registry, now, defer);
     if (waiting) await waiting;
-    const revision = this.directory.get(id);
-    if (revision === undefined) return undefined;
-    const entry = this.entries.get(id);
-    if (entry !== undefined && entry.revision >= revision) {
-      this.entries.delete(id);
-      this.entries.set(id, entry);
-      return entry.cluster;
+    const known = this.directory.get(id);
+    if (known === undefined) return undefined;
+    if (known.held && known.heldRevision >= known.revision) {
+      known.used = true;
+      return known.cluster;
     }
     return (await this.fetch(registry, id))?.cluster;
   }
@@ -98,16 +112,14 @@ export class RegistryCache {
   /** A change this isolate just applied: visible here at once, not after the next refresh. */
   noteApplied(applied: readonly AppliedChange[]): void {
     for (const change of applied) {
-      if (change.op === "remove") {
-        this.directory.delete(change.cluster);
-        this.entries.delete(change.cluster);
-      } else if ((this.directory.get(change.cluster) ?? 0) < change.revision) this.directory.set(change.cluster, change.revision);
+      if (change.op === "remove") this.forget(change.cluster);
+      else this.list(change.cluster, change.revision);
     }
   }
 
-  /** Ids in the directory and registrations held: what the benchmarks weigh. */
+  /** Ids in the directory and registrations held: what the tests and the benchmarks weigh. */
   size(): { ids: number; registrations: number } {
-    return { ids: this.directory.size, registrations: this.entries.size };
+    return { ids: this.directory.size, registrations: this.ring.length - this.free.length };
   }
 
   /** Undefined when the directory may be used as it is; otherwise the refresh to wait for. */
@@ -141,23 +153,38 @@ export class RegistryCache {
     return this.refreshing;
   }
 
+  /** `id` is registered at `revision` (or later). */
+  private list(id: string, revision: number): Known {
+    let known = this.directory.get(id);
+    if (known === undefined) {
+      known = { revision, held: false, cluster: undefined, heldRevision: 0, used: false, slot: -1 };
+      this.directory.set(id, known);
+    } else if (known.revision < revision) known.revision = revision;
+    return known;
+  }
+
+  /** `id` is no longer registered: its registration's slot becomes free. */
+  private forget(id: string): void {
+    const known = this.directory.get(id);
+    if (known === undefined) return;
+    if (known.held) this.free.push(known.slot);
+    known.held = false;
+    known.cluster = undefined;
+    known.slot = -1;
+    this.directory.delete(id);
+  }
+
   private take(delta: DirectoryDelta): void {
     if (delta.full) {
-      const directory = new Map<string, number>();
-      delta.ids.forEach((id, i) => directory.set(id, delta.revisions[i]!));
-      for (const id of this.entries.keys()) if (!directory.has(id)) this.entries.delete(id);
-      this.directory = directory;
-    } else {
-      delta.ids.forEach((id, i) => this.directory.set(id, delta.revisions[i]!));
-      for (const id of delta.removed) {
-        this.directory.delete(id);
-        this.entries.delete(id);
-      }
+      const listed = new Set(delta.ids);
+      for (const id of [...this.directory.keys()]) if (!listed.has(id)) this.forget(id);
     }
+    for (const id of delta.removed) this.forget(id);
+    delta.ids.forEach((id, i) => this.list(id, delta.revisions[i]!));
     this.revision = delta.revision;
   }
 
-  private fetch(registry: () => RegistryReader, id: string): Promise<Entry | undefined> {
+  private fetch(registry: () => RegistryReader, id: string): Promise<Known | undefined> {
     let pending = this.fetching.get(id);
     if (pending === undefined) {
       pending = this.load(registry, id).finally(() => this.fetching.delete(id));
@@ -166,7 +193,7 @@ export class RegistryCache {
     return pending;
   }
 
-  private async load(registry: () => RegistryReader, id: string): Promise<Entry | undefined> {
+  private async load(registry: () => RegistryReader, id: string): Promise<Known | undefined> {
     this.stats.fetches++;
     let stored: StoredRegistration | null;
     try {
@@ -177,20 +204,41 @@ export class RegistryCache {
     }
     if (stored === null) {
       // Removed since the directory was read; the next refresh says so too.
-      this.directory.delete(id);
-      this.entries.delete(id);
+      this.forget(id);
       return undefined;
     }
     const loaded = await loadRegistration(id, stored.registration);
     if (typeof loaded === "string") log({ event: "config", cluster: id, reason: `registration disabled: ${loaded}` });
     // A refresh while this was loading may have removed the id: never bring it back from here.
-    const listed = this.directory.get(id);
-    if (listed === undefined) return undefined;
-    if (listed < stored.revision) this.directory.set(id, stored.revision);
-    const entry: Entry = { revision: stored.revision, cluster: typeof loaded === "string" ? undefined : loaded };
-    this.entries.delete(id);
-    this.entries.set(id, entry);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
-    return entry;
+    const known = this.directory.get(id);
+    if (known === undefined) return undefined;
+    if (known.revision < stored.revision) known.revision = stored.revision;
+    if (!known.held) this.makeRoom(known);
+    known.held = true;
+    known.cluster = typeof loaded === "string" ? undefined : loaded;
+    known.heldRevision = stored.revision;
+    // A second chance is earned by a read after this one.
+    known.used = false;
+    return known;
+  }
+
+  /** A slot for `known`: a free one, or the one of the first registration the clock hand finds not read since it last passed. */
+  private makeRoom(known: Known): void {
+    const free = this.free.pop();
+    if (free !== undefined) known.slot = free;
+    else if (this.ring.length < this.capacity) known.slot = this.ring.length;
+    else {
+      while (this.ring[this.hand]!.used) {
+        this.ring[this.hand]!.used = false;
+        this.hand = (this.hand + 1) % this.capacity;
+      }
+      const victim = this.ring[this.hand]!;
+      victim.held = false;
+      victim.cluster = undefined;
+      victim.slot = -1;
+      known.slot = this.hand;
+      this.hand = (this.hand + 1) % this.capacity;
+    }
+    this.ring[known.slot] = known;
   }
 }

@@ -1,5 +1,5 @@
 // The cluster registry: every cluster registered at run time, in one Durable
-// Object (one instance, REGISTRY_NAME) with SQLite storage. Chosen over D1
+// Object (one instance, functions/config REGISTRY_NAME) with SQLite storage. Chosen over D1
 // because a change is checked and written in one synchronous transaction by a
 // single writer (no lost update between two operators, no replay slipping
 // between the check and the write), a read after a change sees it from every
@@ -13,9 +13,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { MAX_REGISTERED_CLUSTERS, changeLabel, rotated, type Change } from "../../shared/clusters/changes.js";
 import { normalRegistration, registrationSchema, type NormalRegistration } from "../../shared/clusters/index.js";
-
-/** The one instance's name. */
-export const REGISTRY_NAME = "registry";
 
 export interface StoredRegistration {
   cluster: string;

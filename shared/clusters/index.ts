@@ -6,7 +6,7 @@
 import * as z from "zod/mini";
 import { describeZodError } from "../zod/index.js";
 import { fromHex } from "../digest/index.js";
-import { importPublicKey } from "../signing/index.js";
+import { importRawPublicKey, publicKeyBytes } from "../signing/index.js";
 import { TOKEN_HASH_PATTERN, TOKEN_HASH_PREFIX } from "../tokens/index.js";
 
 /** A path segment, printed by the apiserver in errors: an identifier, never a secret. */
@@ -66,14 +66,38 @@ export function credentialProblem(entry: { tokenHashes?: readonly string[] | und
   return undefined;
 }
 
+/** The size of an Ed25519 public key and of a SHA-256 digest. */
+const CREDENTIAL_BYTES = 32;
+
 export interface Cluster {
   id: string;
-  /** Keys that verify the sync job's signatures. */
-  publicKeys: CryptoKey[];
-  /** SHA-256 digests of the accepted bearer tokens. */
-  tokenDigests: Uint8Array[];
+  /**
+   * The raw Ed25519 keys that verify the sync job's signatures, then the
+   * SHA-256 digests of the accepted bearer tokens, 32 bytes each, in one
+   * array: an isolate holds thousands of clusters, and each typed array costs
+   * about 300 bytes of its own, each imported CryptoKey about 400. Keys are
+   * imported when a signed request comes (once a minute per cluster).
+   */
+  credentials: Uint8Array;
+  keyCount: number;
   anonymous: boolean;
   withoutSnapshot: WithoutSnapshot;
+}
+
+function slices(bytes: Uint8Array, from: number, to: number): Uint8Array[] {
+  const result: Uint8Array[] = [];
+  for (let index = from; index < to; index++) result.push(bytes.subarray(index * CREDENTIAL_BYTES, (index + 1) * CREDENTIAL_BYTES));
+  return result;
+}
+
+/** The cluster's Ed25519 public keys, 32 raw bytes each. */
+export function publicKeysOf(cluster: Cluster): Uint8Array[] {
+  return slices(cluster.credentials, 0, cluster.keyCount);
+}
+
+/** SHA-256 digests of the bearer tokens the cluster's apiserver may present. */
+export function tokenDigestsOf(cluster: Cluster): Uint8Array[] {
+  return slices(cluster.credentials, cluster.keyCount, cluster.credentials.length / CREDENTIAL_BYTES);
 }
 
 /** One reason a registration is unusable; `cluster` is absent when the whole value is. */
@@ -98,14 +122,18 @@ export async function loadRegistration(id: string, value: unknown): Promise<Clus
   const entry = parsed.data;
   const noCredential = credentialProblem(entry);
   if (noCredential) return noCredential;
-  const tokenDigests = (entry.tokenHashes ?? []).map((hash) => fromHex(hash.slice(TOKEN_HASH_PREFIX.length))!);
-  const publicKeys: CryptoKey[] = [];
-  for (const [index, text] of (typeof entry.publicKey === "string" ? [entry.publicKey] : entry.publicKey).entries()) {
-    const publicKey = await importPublicKey(text);
-    if (typeof publicKey === "string") return `publicKey${typeof entry.publicKey === "string" ? "" : `[${index}]`}: ${publicKey}`;
-    publicKeys.push(publicKey);
+  const keys = typeof entry.publicKey === "string" ? [entry.publicKey] : entry.publicKey;
+  const hashes = entry.tokenHashes ?? [];
+  const credentials = new Uint8Array((keys.length + hashes.length) * CREDENTIAL_BYTES);
+  for (const [index, text] of keys.entries()) {
+    const raw = publicKeyBytes(text);
+    if (typeof raw === "string") return `publicKey${typeof entry.publicKey === "string" ? "" : `[${index}]`}: ${raw}`;
+    // Imported once here so a key WebCrypto refuses disables the registration now, not at the first push.
+    await importRawPublicKey(raw);
+    credentials.set(raw, index * CREDENTIAL_BYTES);
   }
-  return { id, publicKeys, tokenDigests, anonymous: entry.anonymous === true, withoutSnapshot: entry.withoutSnapshot };
+  for (const [index, hash] of hashes.entries()) credentials.set(fromHex(hash.slice(TOKEN_HASH_PREFIX.length))!, (keys.length + index) * CREDENTIAL_BYTES);
+  return { id, credentials, keyCount: keys.length, anonymous: entry.anonymous === true, withoutSnapshot: entry.withoutSnapshot };
 }
 
 /** Parses a CLUSTERS value: every usable registration, and why each other one is not. */

@@ -73,11 +73,22 @@ export async function importPrivateKey(pem: string): Promise<CryptoKey> {
   }
 }
 
-/** `ed25519:<base64 of the 32-byte key>` → a verifying key, or a message saying why not. */
-export async function importPublicKey(text: string): Promise<CryptoKey | string> {
+/** `ed25519:<base64 of the 32-byte key>` → the key's 32 bytes, or a message saying why not. */
+export function publicKeyBytes(text: string): Uint8Array | string {
   const raw = text.startsWith(PUBLIC_KEY_PREFIX) ? fromBase64(text.slice(PUBLIC_KEY_PREFIX.length)) : undefined;
   if (!raw || raw.length !== 32) return `public key must be "${PUBLIC_KEY_PREFIX}" followed by the base64 of 32 bytes`;
+  return raw;
+}
+
+/** A verifying key from its 32 bytes. */
+export function importRawPublicKey(raw: Uint8Array): Promise<CryptoKey> {
   return crypto.subtle.importKey("raw", raw, ED25519, false, ["verify"]);
+}
+
+/** `ed25519:<base64 of the 32-byte key>` → a verifying key, or a message saying why not. */
+export async function importPublicKey(text: string): Promise<CryptoKey | string> {
+  const raw = publicKeyBytes(text);
+  return typeof raw === "string" ? raw : importRawPublicKey(raw);
 }
 
 export async function publicKeyOf(pem: string): Promise<string> {
