@@ -126,11 +126,19 @@ function signatureHeaders(c: Context) {
   return { signature: c.req.header(SIGNATURE_HEADER), timestamp: c.req.header(TIMESTAMP_HEADER), contentSha256: c.req.header(CONTENT_SHA256_HEADER) };
 }
 
-// Verified against when the cluster is unknown, so that case costs what a wrong signature costs.
+// Verified against when the cluster or the operator key is unknown, so that case costs what a wrong signature costs.
 let decoyKey: Promise<CryptoKey> | undefined;
 function decoy(): Promise<CryptoKey> {
-  decoyKey ??= crypto.subtle.generateKey({ name: "Ed25519" }, false, ["sign", "verify"]).then((pair) => (pair as CryptoKeyPair).publicKey);
+  decoyKey ??= crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"]).then((pair) => (pair as CryptoKeyPair).publicKey);
   return decoyKey;
+}
+
+// A cluster's keys are imported per signed request (an isolate keeps their bytes, not CryptoKeys):
+// the decoy for an unknown cluster is imported the same way, so that step costs alike too.
+let decoyBytes: Promise<Uint8Array> | undefined;
+async function importedDecoy(): Promise<CryptoKey> {
+  decoyBytes ??= decoy().then(async (key) => new Uint8Array((await crypto.subtle.exportKey("raw", key)) as ArrayBuffer));
+  return importRawPublicKey(await decoyBytes);
 }
 
 /**
@@ -144,7 +152,7 @@ export function signer(method: SignedMethod): MiddlewareHandler<AuthEnv> {
     const id = c.req.param("cluster") ?? "";
     const cluster = await lookup(c, id);
     if (cluster instanceof Response) return cluster;
-    const keys = cluster ? await Promise.all(publicKeysOf(cluster).map(importRawPublicKey)) : [await decoy()];
+    const keys = cluster ? await Promise.all(publicKeysOf(cluster).map(importRawPublicKey)) : [await importedDecoy()];
     const check = await verifyRequest(keys, method, id, signatureHeaders(c), Math.floor(Date.now() / 1000));
     if (!cluster) return refuse(c, id, "unknown cluster");
     if (!check.ok) {

@@ -125,8 +125,9 @@ export class RegistryCache {
   /** Undefined when the directory may be used as it is; otherwise the refresh to wait for. */
   private current(registry: () => RegistryReader, now: number, defer?: Defer): Promise<void> | undefined {
     const checkedAt = this.checkedAt;
-    if (checkedAt === undefined) return this.refresh(registry, now);
-    if (now - checkedAt < REFRESH_MS || now - this.failedAt < RETRY_MS) return undefined;
+    const failedJustNow = now - this.failedAt < RETRY_MS;
+    if (checkedAt === undefined) return failedJustNow ? Promise.reject(new RegistryUnavailable("the last attempt, less than a second ago, failed")) : this.refresh(registry, now);
+    if (now - checkedAt < REFRESH_MS || failedJustNow) return undefined;
     const refresh = this.refresh(registry, now);
     if (defer === undefined || now - checkedAt >= MAX_STALE_MS) return refresh;
     defer(refresh);

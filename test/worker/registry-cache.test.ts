@@ -154,8 +154,16 @@ describe("a registry that does not answer", () => {
     };
     const cold = new RegistryCache();
     down = true;
-    await expect(cold.lookup(() => reader, "cache-down", Date.now())).rejects.toBeInstanceOf(RegistryUnavailable);
+    let asked = 0;
+    const counting = () => (asked++, reader);
+    const start = Date.now();
+    await expect(cold.lookup(counting, "cache-down", start)).rejects.toBeInstanceOf(RegistryUnavailable);
+    // Asked again only after RETRY_MS, however many requests come meanwhile.
+    for (let i = 0; i < 10; i++) await expect(cold.lookup(counting, `cache-down-${i}`, start + RETRY_MS - 1)).rejects.toBeInstanceOf(RegistryUnavailable);
+    expect(asked).toBe(1);
     down = false;
+    expect(await cold.lookup(counting, "cache-down", start + RETRY_MS)).toBeUndefined();
+    expect(asked).toBe(2);
     await add("cache-down");
     const cache = new RegistryCache();
     const t0 = Date.now();
