@@ -2,17 +2,15 @@
 // registry, changed with requests signed by the operator's key (the function
 // refuses any other). A change takes effect in every isolate within seconds;
 // no deploy. `edgeadmit operator keygen` makes the operator's key pair.
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { emptyRotation, MAX_CHANGES, type Change, type RotateChange } from "../../shared/clusters/changes.js";
 import { clusterIdError, loadClusters, normalRegistration, registrationSchema, WITHOUT_SNAPSHOT, type NormalRegistration } from "../../shared/clusters/index.js";
-import { generateKeyPair, importPublicKey, PUBLIC_KEY_PREFIX } from "../../shared/signing/index.js";
+import { importPublicKey, PUBLIC_KEY_PREFIX } from "../../shared/signing/index.js";
 import { TOKEN_HASH_PATTERN } from "../../shared/tokens/index.js";
 import { changeRegistry, listRegistry, type ChangeAnswer, type ListedCluster } from "../client/registry.js";
 import { choice, optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
-import { CliError, EXIT_USAGE, fileError } from "./errors.js";
+import { CliError, EXIT_USAGE } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
-import { readPrivateKey, writeNew } from "./keygen.js";
+import { readPrivateKey, writeKeyPair } from "./keygen.js";
 import type { Verb } from "./verb.js";
 
 export const OPERATOR_PRIVATE_KEY_FILE = "operator.key";
@@ -360,20 +358,9 @@ Example:
       return 0;
     }
     const dir = requiredString(this.name, args, "out");
-    const force = args.values.force === true;
-    const privateFile = join(dir, OPERATOR_PRIVATE_KEY_FILE);
-    const pair = await generateKeyPair();
-    try {
-      mkdirSync(dir, { recursive: true });
-    } catch (e) {
-      throw fileError("write", dir, e);
-    }
-    writeNew(privateFile, pair.privateKeyPem, force, 0o600);
-    writeNew(join(dir, OPERATOR_PUBLIC_KEY_FILE), `${pair.publicKey}\n`, true);
-    io.out(`${pair.publicKey}\n`);
-    io.err(
-      `wrote ${privateFile} (mode 0600) and ${join(dir, OPERATOR_PUBLIC_KEY_FILE)}; add the public key above to the function's OPERATOR_KEYS and deploy (docs/operations.md, Running a fleet)\n`,
-    );
+    const { publicKey, privateFile, publicFile } = await writeKeyPair(dir, OPERATOR_PRIVATE_KEY_FILE, OPERATOR_PUBLIC_KEY_FILE, args.values.force === true);
+    io.out(`${publicKey}\n`);
+    io.err(`wrote ${privateFile} (mode 0600) and ${publicFile}; add the public key above to the function's OPERATOR_KEYS and deploy (docs/operations.md, Running a fleet)\n`);
     return 0;
   },
 };

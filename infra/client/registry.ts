@@ -5,8 +5,7 @@ import * as z from "zod/mini";
 import { newRequestId, type Change } from "../../shared/clusters/changes.js";
 import { WITHOUT_SNAPSHOT } from "../../shared/clusters/index.js";
 import { importPrivateKey, signRequest, type OperatorMethod } from "../../shared/signing/index.js";
-import { describeZodError } from "../../shared/zod/index.js";
-import { errorText, FunctionError, send } from "./index.js";
+import { answerOf, errorText, FunctionError, send } from "./index.js";
 
 export const REGISTRY_PATH = "/v1/registry/clusters";
 
@@ -55,18 +54,6 @@ async function signed(endpoint: string, privateKeyPem: string, method: OperatorM
   const headers = await signRequest(await importPrivateKey(privateKeyPem), method, subject, body, Math.floor(Date.now() / 1000), "operator");
   const init: RequestInit = method === "POST" ? { method, body, headers: { ...headers, "content-type": "application/json" } } : { method, headers };
   return { url, response: await send(url, init) };
-}
-
-async function answerOf<T>(url: string, response: Response, schema: z.ZodMiniType<T>): Promise<T> {
-  let json: unknown;
-  try {
-    json = await response.json();
-  } catch {
-    throw new FunctionError(`${url} answered ${response.status} without JSON: is the endpoint an edgeadmit function?`, response.status);
-  }
-  const parsed = schema.safeParse(json);
-  if (!parsed.success) throw new FunctionError(`${url} answered ${response.status} with unexpected JSON: ${describeZodError(parsed.error)}`, response.status);
-  return parsed.data;
 }
 
 /** Signs `changes` with the operator's key and sends them; all are applied, or none (a FunctionError says why). */
