@@ -40,17 +40,17 @@ export class RegistryUnavailable extends Error {
 /** Keeps background work alive after the response (ExecutionContext.waitUntil). */
 export type Defer = (work: Promise<unknown>) => void;
 
-/** One registered id: the revision the directory lists, and its registration while this isolate holds it. */
-interface Known {
+/** A registration this isolate holds, in the directory in place of its bare revision. */
+interface Held {
+  id: string;
+  /** The revision the directory lists: the registration is stale once `heldRevision` is below it. */
   revision: number;
-  /** Whether `cluster` is loaded (undefined then means: stored, but unusable by this version; logged). */
-  held: boolean;
+  /** Undefined when the stored registration cannot be used by this version of the function (logged). */
   cluster: Cluster | undefined;
-  /** The revision `cluster` was loaded at: stale once below `revision`. */
   heldRevision: number;
   /** Read since the clock hand last passed it: kept when a registration must make room. */
   used: boolean;
-  /** Its place in the ring while held, else -1. */
+  /** Its place in the ring. */
   slot: number;
 }
 
@@ -66,7 +66,8 @@ export interface RegistryStatus {
  * lookup and writes no shared structure, whatever the number of clusters.
  */
 export class RegistryCache {
-  private directory = new Map<string, Known>();
+  /** Every registered id: its revision, or its registration while this isolate holds it. */
+  private directory = new Map<string, number | Held>();
   /** The registry revision the directory reflects. */
   private revision = 0;
   /** When the directory was last confirmed; undefined until it first was. */
@@ -74,13 +75,13 @@ export class RegistryCache {
   private failedAt = -Infinity;
   private failing = false;
   private refreshing: Promise<void> | undefined;
-  /** The held registrations, at most `capacity`. */
-  private readonly ring: Known[] = [];
+  /** The held registrations, at most `capacity`; undefined in a free slot. */
+  private readonly ring: Array<Held | undefined> = [];
   /** Slots of registrations removed from the registry, taken before the clock evicts anything. */
   private readonly free: number[] = [];
   private hand = 0;
   /** Keyed by registered ids only: a fetch starts after the directory said the id exists. */
-  private readonly fetching = new Map<string, Promise<Known | undefined>>();
+  private readonly fetching = new Map<string, Promise<Held | undefined>>();
   /** What the tests and the benchmarks observe. */
   readonly stats = { refreshes: 0, fetches: 0 };
 
@@ -90,11 +91,11 @@ export class RegistryCache {
   async lookup(registry: () => RegistryReader, id: string, now: number, defer?: Defer): Promise<Cluster | undefined> {
     const waiting = this.current(registry, now, defer);
     if (waiting) await waiting;
-    const known = this.directory.get(id);
-    if (known === undefined) return undefined;
-    if (known.held && known.heldRevision >= known.revision) {
-      known.used = true;
-      return known.cluster;
+    const entry = this.directory.get(id);
+    if (entry === undefined) return undefined;
+    if (typeof entry !== "number" && entry.heldRevision >= entry.revision) {
+      entry.used = true;
+      return entry.cluster;
     }
     return (await this.fetch(registry, id))?.cluster;
   }
@@ -155,23 +156,20 @@ export class RegistryCache {
   }
 
   /** `id` is registered at `revision` (or later). */
-  private list(id: string, revision: number): Known {
-    let known = this.directory.get(id);
-    if (known === undefined) {
-      known = { revision, held: false, cluster: undefined, heldRevision: 0, used: false, slot: -1 };
-      this.directory.set(id, known);
-    } else if (known.revision < revision) known.revision = revision;
-    return known;
+  private list(id: string, revision: number): void {
+    const entry = this.directory.get(id);
+    if (entry === undefined || (typeof entry === "number" && entry < revision)) this.directory.set(id, revision);
+    else if (typeof entry !== "number" && entry.revision < revision) entry.revision = revision;
   }
 
   /** `id` is no longer registered: its registration's slot becomes free. */
   private forget(id: string): void {
-    const known = this.directory.get(id);
-    if (known === undefined) return;
-    if (known.held) this.free.push(known.slot);
-    known.held = false;
-    known.cluster = undefined;
-    known.slot = -1;
+    const entry = this.directory.get(id);
+    if (entry === undefined) return;
+    if (typeof entry !== "number") {
+      this.ring[entry.slot] = undefined;
+      this.free.push(entry.slot);
+    }
     this.directory.delete(id);
   }
 
@@ -185,7 +183,7 @@ export class RegistryCache {
     this.revision = delta.revision;
   }
 
-  private fetch(registry: () => RegistryReader, id: string): Promise<Known | undefined> {
+  private fetch(registry: () => RegistryReader, id: string): Promise<Held | undefined> {
     let pending = this.fetching.get(id);
     if (pending === undefined) {
       pending = this.load(registry, id).finally(() => this.fetching.delete(id));
@@ -194,7 +192,7 @@ export class RegistryCache {
     return pending;
   }
 
-  private async load(registry: () => RegistryReader, id: string): Promise<Known | undefined> {
+  private async load(registry: () => RegistryReader, id: string): Promise<Held | undefined> {
     this.stats.fetches++;
     let stored: StoredRegistration | null;
     try {
@@ -210,36 +208,33 @@ export class RegistryCache {
     }
     const loaded = await loadRegistration(id, stored.registration);
     if (typeof loaded === "string") log({ event: "config", cluster: id, reason: `registration disabled: ${loaded}` });
+    const cluster = typeof loaded === "string" ? undefined : loaded;
     // A refresh while this was loading may have removed the id: never bring it back from here.
-    const known = this.directory.get(id);
-    if (known === undefined) return undefined;
-    if (known.revision < stored.revision) known.revision = stored.revision;
-    if (!known.held) this.makeRoom(known);
-    known.held = true;
-    known.cluster = typeof loaded === "string" ? undefined : loaded;
-    known.heldRevision = stored.revision;
+    const entry = this.directory.get(id);
+    if (entry === undefined) return undefined;
+    const revision = Math.max(typeof entry === "number" ? entry : entry.revision, stored.revision);
     // A second chance is earned by a read after this one.
-    known.used = false;
-    return known;
+    if (typeof entry !== "number") return Object.assign(entry, { revision, cluster, heldRevision: stored.revision, used: false });
+    const held: Held = { id, revision, cluster, heldRevision: stored.revision, used: false, slot: this.makeRoom() };
+    this.ring[held.slot] = held;
+    this.directory.set(id, held);
+    return held;
   }
 
-  /** A slot for `known`: a free one, or the one of the first registration the clock hand finds not read since it last passed. */
-  private makeRoom(known: Known): void {
+  /** A slot: a free one, or the one of the first registration the clock hand finds not read since it last passed, which goes back to its bare revision. */
+  private makeRoom(): number {
     const free = this.free.pop();
-    if (free !== undefined) known.slot = free;
-    else if (this.ring.length < this.capacity) known.slot = this.ring.length;
-    else {
-      while (this.ring[this.hand]!.used) {
-        this.ring[this.hand]!.used = false;
-        this.hand = (this.hand + 1) % this.capacity;
-      }
+    if (free !== undefined) return free;
+    if (this.ring.length < this.capacity) return this.ring.length;
+    for (;;) {
       const victim = this.ring[this.hand]!;
-      victim.held = false;
-      victim.cluster = undefined;
-      victim.slot = -1;
-      known.slot = this.hand;
+      const slot = this.hand;
       this.hand = (this.hand + 1) % this.capacity;
+      if (victim.used) victim.used = false;
+      else {
+        this.directory.set(victim.id, victim.revision);
+        return slot;
+      }
     }
-    this.ring[known.slot] = known;
   }
 }
