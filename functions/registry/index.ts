@@ -71,6 +71,12 @@ class Refusal extends Error {
 }
 
 export class ClusterRegistry extends DurableObject<unknown> {
+  /**
+   * The whole directory at one revision, kept between calls: after a deploy
+   * every isolate asks for it at once, and it is read from SQLite once.
+   */
+  private directory: { revision: number; ids: string[]; revisions: number[] } | undefined;
+
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
     ctx.storage.sql.exec(
@@ -96,18 +102,16 @@ export class ClusterRegistry extends DurableObject<unknown> {
   /** The directory since `since` (0, or a revision this registry never reached: all of it). */
   changesSince(since: number): DirectoryDelta {
     const revision = this.revision();
-    const full = since <= 0 || since > revision;
-    const ids: string[] = [];
-    const revisions: number[] = [];
-    const sql = this.ctx.storage.sql;
-    const changed = full ? sql.exec<{ cluster: string; revision: number }>("SELECT cluster, revision FROM registration") : sql.exec<{ cluster: string; revision: number }>("SELECT cluster, revision FROM registration WHERE revision > ?", since);
-    for (const row of changed) {
-      ids.push(row.cluster);
-      revisions.push(row.revision);
+    if (since > 0 && since <= revision) {
+      const sql = this.ctx.storage.sql;
+      const changed = columns(sql.exec<{ cluster: string; revision: number }>("SELECT cluster, revision FROM registration WHERE revision > ?", since));
+      const removed = sql.exec<{ cluster: string }>("SELECT cluster FROM removal WHERE revision > ?", since).toArray().map((row) => row.cluster);
+      return { revision, full: false, ...changed, removed };
     }
-    const removed = full ? [] : sql.exec<{ cluster: string }>("SELECT cluster FROM removal WHERE revision > ?", since).toArray().map((row) => row.cluster);
-    return { revision, full, ids, revisions, removed };
+    if (this.directory?.revision !== revision) this.directory = { revision, ...columns(this.ctx.storage.sql.exec<{ cluster: string; revision: number }>("SELECT cluster, revision FROM registration")) };
+    return { revision, full: true, ids: this.directory.ids, revisions: this.directory.revisions, removed: [] };
   }
+
 
   get(cluster: string): StoredRegistration | null {
     return this.row(cluster);
@@ -175,6 +179,17 @@ export class ClusterRegistry extends DurableObject<unknown> {
     sql.exec("INSERT OR REPLACE INTO registration (cluster, revision, body, updated_at) VALUES (?, ?, ?, ?)", cluster, revision, JSON.stringify(registration), now);
     sql.exec("DELETE FROM removal WHERE cluster = ?", cluster);
   }
+}
+
+/** Rows of (cluster, revision) as two arrays: the directory's wire form, cheaper to copy than an object per row. */
+function columns(rows: Iterable<{ cluster: string; revision: number }>): { ids: string[]; revisions: number[] } {
+  const ids: string[] = [];
+  const revisions: number[] = [];
+  for (const row of rows) {
+    ids.push(row.cluster);
+    revisions.push(row.revision);
+  }
+  return { ids, revisions };
 }
 
 function stored(row: RegistrationRow): StoredRegistration {
