@@ -14,6 +14,7 @@ import { cliSnapshotBuild } from "./cli.js";
 import { endToEnd } from "./e2e.js";
 import type { Section } from "./figures.js";
 import { consoleTable, describeMachine, endLoad, markdown, type Results } from "./report.js";
+import { registryScale } from "./registry.js";
 import { perReview, reviewCases } from "./review.js";
 import { buildClusterSnapshot, snapshotScale, viewOf } from "./snapshot.js";
 import { nowMs } from "./stats.js";
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
   await step("6/8 adversarial reviews", adversarial);
   await step("7/8 ValidatingAdmissionPolicies", validatingAdmissionPolicies);
   await step("8/8 CLI check, in process", () => checkScale(scratchDir("check"), inProcessUs));
+  await step("9/9 cluster registry at fleet size", registryScale);
 
   results.durationSeconds = (nowMs() - started) / 1000;
   endLoad(results.machine);

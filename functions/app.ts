@@ -1,7 +1,8 @@
 // The HTTP surface: Hono on Web-standard Request/Response.
 import { Hono } from "hono";
 import { truncateUtf8 } from "../shared/admission/index.js";
-import { clustersOf, type Env } from "./config/index.js";
+import { clustersOf, operatorKeysOf, registryStatus, type Env } from "./config/index.js";
+import { registry } from "./routes/registry.js";
 import { snapshot } from "./routes/snapshot.js";
 import { validate } from "./routes/validate.js";
 
@@ -10,15 +11,26 @@ export const app = new Hono<{ Bindings: Env }>();
 /** Liveness: the function answers. */
 app.get("/healthz", (c) => c.json({ ok: true }));
 
-/** Readiness: every registration in CLUSTERS is usable. Which are not, and why, is in the log, not here. */
+/**
+ * Readiness: every registration in CLUSTERS and every OPERATOR_KEYS entry is
+ * usable, the cluster registry answers, and some cluster is registered. Which
+ * entries are not usable, and why, is in the log, not here. The registry is
+ * asked at most once per isolate per few seconds, however often this is called.
+ */
 app.get("/readyz", async (c) => {
   const { clusters, problems } = await clustersOf(c.env);
   if (problems.length > 0)
     return c.json({ ok: false, error: "CLUSTERS holds unusable registrations, disabled until fixed: see the function's log (wrangler tail) or run edgeadmit clusters check" }, 503);
-  if (clusters.size === 0) return c.json({ ok: false, error: "no cluster is registered: set CLUSTERS (docs/operations.md)" }, 503);
+  if ((await operatorKeysOf(c.env)).problems.length > 0)
+    return c.json({ ok: false, error: "OPERATOR_KEYS holds an entry that is not an ed25519: public key, ignored until fixed: see the function's log (wrangler tail)" }, 503);
+  const registry = await registryStatus(c.env);
+  if (registry && !registry.answering) return c.json({ ok: false, error: "the cluster registry does not answer: see the function's log (wrangler tail)" }, 503);
+  if (clusters.size === 0 && !registry?.clusters)
+    return c.json({ ok: false, error: "no cluster is registered: add one with edgeadmit clusters add, or set CLUSTERS (docs/operations.md)" }, 503);
   return c.json({ ok: true });
 });
 
+app.route("/v1", registry);
 app.route("/v1", validate);
 app.route("/v1", snapshot);
 

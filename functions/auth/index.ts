@@ -1,19 +1,36 @@
 // Who may call: every route but /healthz and /readyz serves one cluster's
-// kube-apiserver or its sync job. The apiserver presents a bearer token, in
-// the Authorization header or, on managed control planes that cannot set one,
-// in the URL path; the sync job signs with the cluster's key. An unknown
-// cluster and a wrong credential get the same 401 in the same time, so the
-// answer tells an outsider nothing, not even which cluster ids exist.
+// kube-apiserver or its sync job, or the fleet's operator. The apiserver
+// presents a bearer token, in the Authorization header or, on managed control
+// planes that cannot set one, in the URL path; the sync job signs with the
+// cluster's key; the operator signs registry changes with a key in
+// OPERATOR_KEYS. An unknown cluster, an unknown operator key and a wrong
+// credential get the same 401, after the same work, so the answer tells an
+// outsider nothing, not even which cluster ids exist.
 import type { Context, MiddlewareHandler } from "hono";
-import { sha256, timingSafeEqual } from "../../shared/digest/index.js";
-import { CONTENT_SHA256_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyRequest, type SignedMethod } from "../../shared/signing/index.js";
+import { sha256, sha256Hex, timingSafeEqual } from "../../shared/digest/index.js";
+import {
+  CONTENT_SHA256_HEADER,
+  MAX_CLOCK_SKEW_SECONDS,
+  SIGNATURE_HEADER,
+  TIMESTAMP_HEADER,
+  importRawPublicKey,
+  signedMessage,
+  verifyRequest,
+  type OperatorMethod,
+  type SignedMethod,
+} from "../../shared/signing/index.js";
+import { publicKeysOf, tokenDigestsOf } from "../../shared/clusters/index.js";
 import { TOKEN_PATTERN } from "../../shared/tokens/index.js";
-import { clusterOf, type Cluster, type Env } from "../config/index.js";
+import { clusterOf, operatorKeysOf, type Cluster, type Env } from "../config/index.js";
 import { log } from "../log/index.js";
+import { RegistryUnavailable, type Defer } from "../registry/cache.js";
 
 export const UNAUTHENTICATED = "not authenticated: this route needs the cluster's credential (docs/operations.md, Register a cluster)";
 
 export type AuthEnv = { Bindings: Env; Variables: { cluster: Cluster; contentSha256: string } };
+
+/** An operator's signed request: the body's signed SHA-256, and the request's identity for replay detection. */
+export type OperatorEnv = { Bindings: Env; Variables: { contentSha256: string; changeId: string; signedAt: number } };
 
 /** The only answer an unauthenticated caller gets, whatever was wrong. */
 export function unauthenticated(c: Context) {
@@ -35,7 +52,8 @@ const NO_DIGEST = new Uint8Array(32);
 const tokenHashVerifier: BearerVerifier = async (token, cluster) => {
   const digest = await sha256(token);
   let matched = false;
-  for (const accepted of cluster?.tokenDigests.length ? cluster.tokenDigests : [NO_DIGEST]) matched = timingSafeEqual(digest, accepted) || matched;
+  const accepted = cluster ? tokenDigestsOf(cluster) : [];
+  for (const expected of accepted.length > 0 ? accepted : [NO_DIGEST]) matched = timingSafeEqual(digest, expected) || matched;
   return matched && cluster !== undefined;
 };
 
@@ -59,6 +77,29 @@ function refuse(c: Context, cluster: string, reason: string) {
   return unauthenticated(c);
 }
 
+/** The request's waitUntil, where there is one (not when the app is called without an ExecutionContext). */
+function deferOf(c: Context): Defer | undefined {
+  try {
+    const context = c.executionCtx;
+    return (work) => context.waitUntil(work);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The registered cluster `id`, undefined for none, or the 503 answer when the
+ * registry would have to say and cannot: the same for every such id.
+ */
+async function lookup(c: Context<AuthEnv>, id: string): Promise<Cluster | undefined | Response> {
+  try {
+    return await clusterOf(c.env, id, deferOf(c));
+  } catch (e) {
+    if (!(e instanceof RegistryUnavailable)) throw e;
+    return c.json({ error: "the cluster registry does not answer: try again shortly" }, 503);
+  }
+}
+
 /**
  * The apiserver's credential for POST …/validate: the bearer token in the
  * header, or in the path (`/v1/<cluster>/token/<token>/validate`). A cluster
@@ -66,7 +107,8 @@ function refuse(c: Context, cluster: string, reason: string) {
  */
 export const reviewer: MiddlewareHandler<AuthEnv> = async (c, next) => {
   const id = c.req.param("cluster") ?? "";
-  const cluster = await clusterOf(c.env, id);
+  const cluster = await lookup(c, id);
+  if (cluster instanceof Response) return cluster;
   const token = c.req.param("token") ?? bearerOf(c);
   if (token === undefined) {
     if (cluster?.anonymous) {
@@ -84,11 +126,19 @@ function signatureHeaders(c: Context) {
   return { signature: c.req.header(SIGNATURE_HEADER), timestamp: c.req.header(TIMESTAMP_HEADER), contentSha256: c.req.header(CONTENT_SHA256_HEADER) };
 }
 
-// Verified against when the cluster is unknown, so that case costs what a wrong signature costs.
+// Verified against when the cluster or the operator key is unknown, so that case costs what a wrong signature costs.
 let decoyKey: Promise<CryptoKey> | undefined;
 function decoy(): Promise<CryptoKey> {
-  decoyKey ??= crypto.subtle.generateKey({ name: "Ed25519" }, false, ["sign", "verify"]).then((pair) => (pair as CryptoKeyPair).publicKey);
+  decoyKey ??= crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"]).then((pair) => (pair as CryptoKeyPair).publicKey);
   return decoyKey;
+}
+
+// A cluster's keys are imported per signed request (an isolate keeps their bytes, not CryptoKeys):
+// the decoy for an unknown cluster is imported the same way, so that step costs alike too.
+let decoyBytes: Promise<Uint8Array> | undefined;
+async function importedDecoy(): Promise<CryptoKey> {
+  decoyBytes ??= decoy().then(async (key) => new Uint8Array((await crypto.subtle.exportKey("raw", key)) as ArrayBuffer));
+  return importRawPublicKey(await decoyBytes);
 }
 
 /**
@@ -100,8 +150,10 @@ function decoy(): Promise<CryptoKey> {
 export function signer(method: SignedMethod): MiddlewareHandler<AuthEnv> {
   return async (c, next) => {
     const id = c.req.param("cluster") ?? "";
-    const cluster = await clusterOf(c.env, id);
-    const check = await verifyRequest(cluster?.publicKeys ?? [await decoy()], method, id, signatureHeaders(c), Math.floor(Date.now() / 1000));
+    const cluster = await lookup(c, id);
+    if (cluster instanceof Response) return cluster;
+    const keys = cluster ? await Promise.all(publicKeysOf(cluster).map(importRawPublicKey)) : [await importedDecoy()];
+    const check = await verifyRequest(keys, method, id, signatureHeaders(c), Math.floor(Date.now() / 1000));
     if (!cluster) return refuse(c, id, "unknown cluster");
     if (!check.ok) {
       if (check.refusal !== "clock-skew") return refuse(c, id, `${check.refusal}: ${check.detail}`);
@@ -119,3 +171,45 @@ export const reader: MiddlewareHandler<AuthEnv> = async (c, next) => {
   const signed = Object.values(signatureHeaders(c)).some((value) => value !== undefined);
   return signed ? signer("GET")(c, next) : reviewer(c, next);
 };
+
+/** The subject an operator signs: the path and query, so a signature for one request serves no other. */
+export function operatorSubject(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.pathname}${parsed.search}`;
+}
+
+/**
+ * The operator's credential: the request signed with a key in OPERATOR_KEYS
+ * (domain `operator`, so no cluster's signature passes), checked before any
+ * body byte is read. No key configured, an unknown key and a forged signature
+ * get the generic 401; a signing time too far from the clock is said plainly,
+ * with 403, once the signature verified.
+ */
+export function operator(method: OperatorMethod): MiddlewareHandler<OperatorEnv> {
+  return async (c, next) => {
+    const { keys } = await operatorKeysOf(c.env);
+    const headers = signatureHeaders(c);
+    const subject = operatorSubject(c.req.url);
+    const check = await verifyRequest(keys.length > 0 ? keys : [await decoy()], method, subject, headers, Math.floor(Date.now() / 1000), "operator");
+    const refused = (reason: string) => {
+      log({ event: "auth-refused", cluster: "(operator)", route: `${c.req.method} ${c.req.routePath}`, reason });
+      return unauthenticated(c);
+    };
+    if (keys.length === 0) return refused("no OPERATOR_KEYS configured");
+    if (!check.ok) {
+      if (check.refusal !== "clock-skew") return refused(`${check.refusal}: ${check.detail}`);
+      log({ event: "auth-refused", cluster: "(operator)", route: `${c.req.method} ${c.req.routePath}`, reason: check.detail });
+      return c.json({ error: check.detail }, 403);
+    }
+    const signedAt = Number(headers.timestamp);
+    c.set("contentSha256", check.contentSha256);
+    c.set("signedAt", signedAt);
+    c.set("changeId", await sha256Hex(signedMessage(method, subject, signedAt, check.contentSha256, "operator")));
+    return next();
+  };
+}
+
+/** Until when (ms) a request signed at `signedAt` (s) could still pass the clock check, so must be remembered to refuse its replay. */
+export function replayableUntil(signedAt: number): number {
+  return (signedAt + MAX_CLOCK_SKEW_SECONDS + 1) * 1000;
+}

@@ -1,8 +1,14 @@
-// The function's configuration: the clusters in CLUSTERS (shared/clusters: one
-// schema for the function and `edgeadmit clusters check`). A broken entry
-// disables that cluster only, logged once per isolate; /readyz reports it.
-import { loadClusters, type Cluster, type LoadedClusters } from "../../shared/clusters/index.js";
+// The function's configuration: which clusters it serves, from two sources.
+// CLUSTERS (shared/clusters: one schema for the function and `edgeadmit
+// clusters check`) is read once per isolate; it suits a few clusters and
+// takes precedence for every id it names, usable or not. The cluster registry
+// (functions/registry) holds the fleet, changed at run time by the operator.
+// A broken entry disables that cluster only, logged; /readyz reports it.
+import { clusterIdError, loadClusters, type Cluster, type LoadedClusters } from "../../shared/clusters/index.js";
+import { importPublicKey } from "../../shared/signing/index.js";
 import { log } from "../log/index.js";
+import { DEFAULT_CACHE_ENTRIES, RegistryCache, type Defer, type RegistryReader } from "../registry/cache.js";
+import type { ClusterRegistry } from "../registry/index.js";
 import type { SnapshotStore } from "../store/index.js";
 
 export type { Cluster };
@@ -14,25 +20,111 @@ export interface Env {
    */
   CLUSTERS?: string;
   SNAPSHOTS: DurableObjectNamespace<SnapshotStore>;
+  /** The cluster registry; without the binding, only CLUSTERS registers clusters. */
+  REGISTRY?: DurableObjectNamespace<ClusterRegistry>;
+  /** The operator's public keys, `ed25519:…`, separated by spaces or commas (two while one rotates): who may change the registry. */
+  OPERATOR_KEYS?: string;
+  /** Registrations each isolate keeps (default DEFAULT_CACHE_ENTRIES). */
+  REGISTRY_CACHE_ENTRIES?: string;
   /** "all": log every review, not only denied, warned and failed ones (npm start sets it). */
   LOG_REVIEWS?: string;
 }
 
-// Parsed once per isolate per CLUSTERS value; a new deploy brings a new isolate.
-let loaded: { source: string; clusters: Promise<LoadedClusters> } | undefined;
-
-export function clustersOf(env: Env): Promise<LoadedClusters> {
-  const source = env.CLUSTERS ?? "{}";
-  if (loaded?.source !== source) {
-    const clusters = loadClusters(source).then((result) => {
-      for (const problem of result.problems) log({ event: "config", ...(problem.cluster ? { cluster: problem.cluster } : {}), reason: `registration disabled: ${problem.reason}` });
-      return result;
-    });
-    loaded = { source, clusters };
-  }
-  return loaded.clusters;
+/** Parsed once per isolate per value of its variable; a new deploy brings a new isolate. */
+function perValue<T>(parse: (source: string) => Promise<T>): (source: string) => Promise<T> {
+  let loaded: { source: string; value: Promise<T> } | undefined;
+  return (source) => {
+    if (loaded?.source !== source) loaded = { source, value: parse(source) };
+    return loaded.value;
+  };
 }
 
-export async function clusterOf(env: Env, id: string): Promise<Cluster | undefined> {
-  return (await clustersOf(env)).clusters.get(id);
+const parsedClusters = perValue((source) =>
+  loadClusters(source).then((result) => {
+    for (const problem of result.problems) log({ event: "config", ...(problem.cluster ? { cluster: problem.cluster } : {}), reason: `registration disabled: ${problem.reason}` });
+    return result;
+  }),
+);
+
+export function clustersOf(env: Env): Promise<LoadedClusters> {
+  return parsedClusters(env.CLUSTERS ?? "{}");
+}
+
+export interface OperatorKeys {
+  keys: CryptoKey[];
+  /** One line per entry that is not a key; that entry is ignored. */
+  problems: string[];
+}
+
+const parsedOperatorKeys = perValue(async (source): Promise<OperatorKeys> => {
+  const keys: CryptoKey[] = [];
+  const problems: string[] = [];
+  for (const [index, text] of source.split(/[\s,]+/).filter((entry) => entry !== "").entries()) {
+    const key = await importPublicKey(text);
+    if (typeof key === "string") problems.push(`OPERATOR_KEYS entry ${index + 1}: ${key}`);
+    else keys.push(key);
+  }
+  for (const problem of problems) log({ event: "config", reason: `operator key ignored: ${problem}` });
+  return { keys, problems };
+});
+
+export function operatorKeysOf(env: Env): Promise<OperatorKeys> {
+  return parsedOperatorKeys(env.OPERATOR_KEYS ?? "");
+}
+
+// One cache per registry binding: Cloudflare hands every request of an isolate
+// the same env (so the isolate has one), and the benchmarks bind several.
+const registries = new WeakMap<object, Registry>();
+
+function cacheCapacity(env: Env): number {
+  const text = env.REGISTRY_CACHE_ENTRIES;
+  if (text === undefined || text === "") return DEFAULT_CACHE_ENTRIES;
+  const value = /^\d{1,9}$/.test(text) ? Number(text) : 0;
+  if (value >= 1) return value;
+  log({ event: "config", reason: `REGISTRY_CACHE_ENTRIES must be a whole number of registrations, at least 1, not ${JSON.stringify(text.slice(0, 20))}: using ${DEFAULT_CACHE_ENTRIES}` });
+  return DEFAULT_CACHE_ENTRIES;
+}
+
+/** The registry's one instance. */
+export const REGISTRY_NAME = "registry";
+
+/** What this isolate keeps of the registry `env` binds, and the way to its one instance. */
+export interface Registry {
+  cache: RegistryCache;
+  stub: () => DurableObjectStub<ClusterRegistry>;
+  /** The stub, as the cache reads it. */
+  reader: () => RegistryReader;
+}
+
+/** The registry `env` binds, or undefined without the binding. */
+export function registryOf(env: Env): Registry | undefined {
+  const binding = env.REGISTRY;
+  if (binding === undefined) return undefined;
+  let registry = registries.get(binding);
+  if (registry === undefined) {
+    const stub = () => binding.get(binding.idFromName(REGISTRY_NAME));
+    // The stub's methods answer what the Durable Object's return, through RPC.
+    registry = { cache: new RegistryCache(cacheCapacity(env)), stub, reader: stub as unknown as () => RegistryReader };
+    registries.set(binding, registry);
+  }
+  return registry;
+}
+
+/**
+ * The cluster `id` names, or undefined when neither source registers it (or
+ * its registration is unusable). Throws RegistryUnavailable when only the
+ * registry could say and it cannot be read.
+ */
+export async function clusterOf(env: Env, id: string, defer?: Defer): Promise<Cluster | undefined> {
+  const statics = await clustersOf(env);
+  if (statics.named.has(id)) return statics.clusters.get(id);
+  const registry = registryOf(env);
+  if (registry === undefined || clusterIdError(id) !== undefined) return undefined;
+  return registry.cache.lookup(registry.reader, id, Date.now(), defer);
+}
+
+/** Whether the registry answers and how many clusters it holds; undefined without the binding. */
+export async function registryStatus(env: Env) {
+  const registry = registryOf(env);
+  return registry && registry.cache.status(registry.reader, Date.now());
 }

@@ -11,7 +11,9 @@ export type LogEvent =
   | { event: "push"; cluster: string; status: number; generation?: number; bytes?: number; reason?: string; durationMs: number }
   | { event: "auth-refused"; cluster: string; route: string; reason: string }
   | { event: "config"; cluster?: string; reason: string }
-  | { event: "integrity"; cluster: string; generation: number; reason: string };
+  | { event: "integrity"; cluster: string; generation: number; reason: string }
+  | { event: "registry-change"; status: number; changes: string[]; revision?: number; reason?: string; durationMs: number }
+  | { event: "registry-unavailable"; reason: string };
 
 const MAX_FIELD_BYTES = 200;
 
@@ -25,8 +27,8 @@ function capped(event: LogEvent): Record<string, unknown> {
   );
 }
 
-/** A review's verdict and an accepted push are news; a refusal, a failure or a broken configuration is a warning. */
-const isWarning = (event: LogEvent) => event.event !== "review" && !(event.event === "push" && event.status === 200);
+/** A review's verdict, an accepted push or registry change are news; a refusal, a failure or a broken configuration is a warning. */
+const isWarning = (event: LogEvent) => event.event !== "review" && !((event.event === "push" || event.event === "registry-change") && event.status === 200);
 
 export function log(event: LogEvent): void {
   const warning = isWarning(event);

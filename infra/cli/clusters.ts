@@ -1,6 +1,6 @@
 // `edgeadmit clusters check`: a CLUSTERS value checked with the function's own
 // loader (shared/clusters), so what passes here loads there.
-import { loadClusters } from "../../shared/clusters/index.js";
+import { loadClusters, tokenDigestsOf } from "../../shared/clusters/index.js";
 import { parseVerbArgs } from "./args.js";
 import { readInput } from "./io.js";
 import type { Verb } from "./verb.js";
@@ -30,8 +30,8 @@ Examples:
     const { clusters, problems } = await loadClusters(await readInput(file, io, "CLUSTERS file"));
     for (const cluster of clusters.values()) {
       const credentials = [
-        `${cluster.publicKeys.length} signing key${cluster.publicKeys.length === 1 ? "" : "s"}`,
-        cluster.tokenDigests.length > 0 ? `${cluster.tokenDigests.length} token hash${cluster.tokenDigests.length === 1 ? "" : "es"}` : undefined,
+        `${cluster.keyCount} signing key${cluster.keyCount === 1 ? "" : "s"}`,
+        tokenDigestsOf(cluster).length > 0 ? `${tokenDigestsOf(cluster).length} token hash${tokenDigestsOf(cluster).length === 1 ? "" : "es"}` : undefined,
         cluster.anonymous ? "anonymous reviews allowed (never on the internet)" : undefined,
         `withoutSnapshot ${cluster.withoutSnapshot}`,
       ].filter((part) => part !== undefined);

@@ -21,13 +21,31 @@ function writeNew(file: string, text: string, force: boolean, mode?: number): vo
   }
 }
 
-/** The PEM text of --key FILE, checked to be an Ed25519 private key. */
-export async function readPrivateKey(keyFile: string, io: CliIo): Promise<string> {
+/**
+ * A new Ed25519 key pair into `dir`: the private key as PKCS#8 PEM (mode 0600;
+ * an existing one is kept unless `force`), the public key as `ed25519:…`.
+ */
+export async function writeKeyPair(dir: string, privateName: string, publicName: string, force: boolean): Promise<{ publicKey: string; privateFile: string; publicFile: string }> {
+  const privateFile = join(dir, privateName);
+  const publicFile = join(dir, publicName);
+  const pair = await generateKeyPair();
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (e) {
+    throw fileError("write", dir, e);
+  }
+  writeNew(privateFile, pair.privateKeyPem, force, 0o600);
+  writeNew(publicFile, `${pair.publicKey}\n`, true);
+  return { publicKey: pair.publicKey, privateFile, publicFile };
+}
+
+/** The PEM text of --key FILE (or another `flag`), checked to be an Ed25519 private key. */
+export async function readPrivateKey(keyFile: string, io: CliIo, flag = "--key"): Promise<string> {
   const pem = await readInput(keyFile, io, "key");
   try {
     await importPrivateKey(pem);
   } catch (e) {
-    throw new CliError(`--key ${keyFile}: ${(e as Error).message}`);
+    throw new CliError(`${flag} ${keyFile}: ${(e as Error).message}`);
   }
   return pem;
 }
@@ -55,18 +73,8 @@ Example:
     const cluster = optionalString(args, "cluster") ?? "my-cluster";
     const idError = clusterIdError(cluster);
     if (idError) throw new CliError(`--cluster: ${idError}`, EXIT_USAGE);
-    const force = args.values.force === true;
-    const privateFile = join(dir, PRIVATE_KEY_FILE);
-    const publicFile = join(dir, PUBLIC_KEY_FILE);
-    const pair = await generateKeyPair();
-    try {
-      mkdirSync(dir, { recursive: true });
-    } catch (e) {
-      throw fileError("write", dir, e);
-    }
-    writeNew(privateFile, pair.privateKeyPem, force, 0o600);
-    writeNew(publicFile, `${pair.publicKey}\n`, true);
-    io.out(`${pair.publicKey}\n${JSON.stringify({ [cluster]: { publicKey: pair.publicKey, withoutSnapshot: "FailOpen" } })}\n`);
+    const { publicKey, privateFile, publicFile } = await writeKeyPair(dir, PRIVATE_KEY_FILE, PUBLIC_KEY_FILE, args.values.force === true);
+    io.out(`${publicKey}\n${JSON.stringify({ [cluster]: { publicKey, withoutSnapshot: "FailOpen" } })}\n`);
     io.err(
       `wrote ${privateFile} (mode 0600) and ${publicFile}; add the entry above to the function's CLUSTERS with the apiserver's credential: ` +
         `edgeadmit token --cluster ${cluster} --url https://<function> --out ${dir} prints the "tokenHashes" to add (edgeadmit clusters check names what an entry lacks)\n`,

@@ -8,6 +8,7 @@ import { audit } from "./audit.js";
 import { check } from "./check.js";
 import { clustersCheck } from "./clusters.js";
 import { keygen, keyPublic } from "./keygen.js";
+import { registryVerbs } from "./registry.js";
 import { review } from "./review.js";
 import { snapshotVerbs } from "./snapshot.js";
 import { suite } from "./suite.js";
@@ -16,7 +17,7 @@ import { token } from "./token.js";
 import type { Verb } from "./verb.js";
 import { webhookConfig } from "./webhook-config.js";
 
-export const VERBS: readonly Verb[] = [keygen, keyPublic, token, clustersCheck, ...snapshotVerbs, sync, audit, review, check, suite, webhookConfig];
+export const VERBS: readonly Verb[] = [keygen, keyPublic, token, clustersCheck, ...registryVerbs, ...snapshotVerbs, sync, audit, review, check, suite, webhookConfig];
 
 function help(): string {
   const width = Math.max(...VERBS.map((v) => v.name.length));

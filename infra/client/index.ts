@@ -36,7 +36,7 @@ function endpointUrl(endpoint: string, cluster: string): string {
   return `${endpoint.replace(/\/+$/, "")}/v1/${encodeURIComponent(cluster)}/snapshot`;
 }
 
-async function send(url: string, init: RequestInit): Promise<Response> {
+export async function send(url: string, init: RequestInit): Promise<Response> {
   try {
     return await fetch(url, init);
   } catch (e) {
@@ -45,20 +45,22 @@ async function send(url: string, init: RequestInit): Promise<Response> {
   }
 }
 
-/** The answer as StoredSnapshot, or a FunctionError saying the endpoint is not an edgeadmit function (or not this version). */
-async function storedFrom(url: string, response: Response): Promise<StoredSnapshot> {
+/** The answer as `schema` says, or a FunctionError saying the endpoint is not an edgeadmit function (or not this version). */
+export async function answerOf<T>(url: string, response: Response, schema: z.ZodMiniType<T>): Promise<T> {
   let json: unknown;
   try {
     json = await response.json();
   } catch {
     throw new FunctionError(`${url} answered ${response.status} without JSON: is the endpoint an edgeadmit function?`, response.status);
   }
-  const parsed = storedSnapshotSchema.safeParse(json);
+  const parsed = schema.safeParse(json);
   if (!parsed.success) throw new FunctionError(`${url} answered ${response.status} with unexpected JSON: ${describeZodError(parsed.error)}`, response.status);
   return parsed.data;
 }
 
-async function errorText(response: Response): Promise<string> {
+const storedFrom = (url: string, response: Response) => answerOf(url, response, storedSnapshotSchema);
+
+export async function errorText(response: Response): Promise<string> {
   const text = await response.text();
   try {
     const body = JSON.parse(text) as { error?: unknown };

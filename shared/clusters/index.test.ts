@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { generateKeyPair } from "../signing/index.js";
+import { fromHex } from "../digest/index.js";
+import { generateKeyPair, publicKeyBytes } from "../signing/index.js";
 import { tokenHash } from "../tokens/index.js";
-import { clusterIdError, loadClusters } from "./index.js";
+import { clusterIdError, loadClusters, publicKeysOf, tokenDigestsOf } from "./index.js";
 
 const { publicKey } = await generateKeyPair();
 const hash = await tokenHash("edgeadmit_abcdefghijklmnopqrstuvwxyz");
@@ -11,8 +12,17 @@ describe("loadClusters", () => {
     const { clusters, problems } = await loadClusters(JSON.stringify({ "prod-eu": { publicKey, tokenHashes: [hash] } }));
     expect(problems).toEqual([]);
     expect(clusters.get("prod-eu")).toMatchObject({ id: "prod-eu", anonymous: false, withoutSnapshot: "FailOpen" });
-    expect(clusters.get("prod-eu")!.tokenDigests).toHaveLength(1);
-    expect(clusters.get("prod-eu")!.publicKeys).toHaveLength(1);
+    expect(tokenDigestsOf(clusters.get("prod-eu")!)).toEqual([fromHex(hash.slice("sha256:".length))]);
+    expect(publicKeysOf(clusters.get("prod-eu")!)).toEqual([publicKeyBytes(publicKey)]);
+  });
+
+  it("keeps every key and every token digest of a registration mid-rotation, each apart", async () => {
+    const next = await generateKeyPair();
+    const nextHash = await tokenHash("edgeadmit_zyxwvutsrqponmlkjihgfedcba");
+    const { clusters } = await loadClusters(JSON.stringify({ rotating: { publicKey: [publicKey, next.publicKey], tokenHashes: [hash, nextHash] } }));
+    const cluster = clusters.get("rotating")!;
+    expect(publicKeysOf(cluster)).toEqual([publicKeyBytes(publicKey), publicKeyBytes(next.publicKey)]);
+    expect(tokenDigestsOf(cluster)).toEqual([fromHex(hash.slice("sha256:".length)), fromHex(nextHash.slice("sha256:".length))]);
   });
 
   it("disables a broken entry only, saying why, and keeps the others", async () => {
@@ -39,7 +49,8 @@ describe("loadClusters", () => {
   it("admits a cluster without tokens only when it says anonymous: true", async () => {
     const { clusters, problems } = await loadClusters(JSON.stringify({ demo: { publicKey, anonymous: true } }));
     expect(problems).toEqual([]);
-    expect(clusters.get("demo")).toMatchObject({ anonymous: true, tokenDigests: [] });
+    expect(clusters.get("demo")).toMatchObject({ anonymous: true, keyCount: 1 });
+    expect(tokenDigestsOf(clusters.get("demo")!)).toEqual([]);
   });
 
   it("names a value that is not a JSON object", async () => {

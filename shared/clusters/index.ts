@@ -1,11 +1,12 @@
-// CLUSTERS: which clusters may talk to the function and how each proves it.
-// One schema serves the function (functions/config) and `edgeadmit clusters
-// check`, so a value that passes the check loads in the function. A broken
-// entry disables that cluster only; the others keep working.
+// Registrations: which clusters may talk to the function and how each proves
+// it. One schema serves CLUSTERS (functions/config), the cluster registry
+// (functions/registry) and `edgeadmit clusters check|add|import`, so a value
+// that passes the check loads in the function. A broken entry disables that
+// cluster only; the others keep working.
 import * as z from "zod/mini";
 import { describeZodError } from "../zod/index.js";
 import { fromHex } from "../digest/index.js";
-import { importPublicKey } from "../signing/index.js";
+import { importRawPublicKey, publicKeyBytes } from "../signing/index.js";
 import { TOKEN_HASH_PATTERN, TOKEN_HASH_PREFIX } from "../tokens/index.js";
 
 /** A path segment, printed by the apiserver in errors: an identifier, never a secret. */
@@ -21,26 +22,82 @@ export function clusterIdError(id: string): string | undefined {
 export const WITHOUT_SNAPSHOT = ["FailOpen", "FailClosed"] as const;
 export type WithoutSnapshot = (typeof WITHOUT_SNAPSHOT)[number];
 
-const registrationSchema = z.strictObject({
+/**
+ * Keys and token hashes one registration may list: two while one rotates,
+ * room to spare, and a bound on what an isolate holds per cluster.
+ */
+export const MAX_CREDENTIALS = 8;
+
+export const tokenHashSchema = z.string().check(z.regex(TOKEN_HASH_PATTERN, `must be "${TOKEN_HASH_PREFIX}" and 64 lowercase hex digits (edgeadmit token prints it)`));
+
+export const registrationSchema = z.strictObject({
   /** Verifies the sync job's signed pushes and reads; a list while a key is rotated. */
-  publicKey: z.union([z.string(), z.array(z.string()).check(z.minLength(1))]),
+  publicKey: z.union([z.string(), z.array(z.string()).check(z.minLength(1), z.maxLength(MAX_CREDENTIALS))]),
   /** SHA-256 of each bearer token the cluster's apiserver may present; a list so tokens rotate without a window. */
-  tokenHashes: z.optional(z.array(z.string().check(z.regex(TOKEN_HASH_PATTERN, `must be "${TOKEN_HASH_PREFIX}" and 64 lowercase hex digits (edgeadmit token prints it)`)))),
+  tokenHashes: z.optional(z.array(tokenHashSchema).check(z.maxLength(MAX_CREDENTIALS))),
   /** Admit reviews without a token: only for a function nobody else can reach (the local demo). */
   anonymous: z.optional(z.boolean()),
   withoutSnapshot: z._default(z.enum(WITHOUT_SNAPSHOT), "FailOpen"),
 });
-/** One cluster's entry in CLUSTERS, as written (defaults not yet applied). */
+/** One cluster's entry in CLUSTERS or the registry, as written (defaults not yet applied). */
 export type Registration = z.input<typeof registrationSchema>;
+
+/** A registration in one form: every list a list, every default applied; what the registry stores and lists. */
+export interface NormalRegistration {
+  publicKey: string[];
+  tokenHashes: string[];
+  anonymous?: true;
+  withoutSnapshot: WithoutSnapshot;
+}
+
+export function normalRegistration(entry: z.output<typeof registrationSchema>): NormalRegistration {
+  return {
+    publicKey: typeof entry.publicKey === "string" ? [entry.publicKey] : [...entry.publicKey],
+    tokenHashes: [...(entry.tokenHashes ?? [])],
+    ...(entry.anonymous === true ? { anonymous: true as const } : {}),
+    withoutSnapshot: entry.withoutSnapshot,
+  };
+}
+
+/** Why a registration that fits the schema still cannot admit anyone, or undefined. */
+export function credentialProblem(entry: { tokenHashes?: readonly string[] | undefined; anonymous?: boolean | undefined }): string | undefined {
+  if ((entry.tokenHashes ?? []).length === 0 && entry.anonymous !== true)
+    return "no credential: set tokenHashes (edgeadmit token makes one), or anonymous: true for a function nobody else can reach";
+  return undefined;
+}
+
+/** The size of an Ed25519 public key and of a SHA-256 digest. */
+const CREDENTIAL_BYTES = 32;
 
 export interface Cluster {
   id: string;
-  /** Keys that verify the sync job's signatures. */
-  publicKeys: CryptoKey[];
-  /** SHA-256 digests of the accepted bearer tokens. */
-  tokenDigests: Uint8Array[];
+  /**
+   * The raw Ed25519 keys that verify the sync job's signatures, then the
+   * SHA-256 digests of the accepted bearer tokens, 32 bytes each, in one
+   * array: an isolate holds thousands of clusters, and each typed array costs
+   * about 300 bytes of its own, each imported CryptoKey about 400. Keys are
+   * imported when a signed request comes (once a minute per cluster).
+   */
+  credentials: Uint8Array;
+  keyCount: number;
   anonymous: boolean;
   withoutSnapshot: WithoutSnapshot;
+}
+
+function slices(bytes: Uint8Array, from: number, to: number): Uint8Array[] {
+  const result: Uint8Array[] = [];
+  for (let index = from; index < to; index++) result.push(bytes.subarray(index * CREDENTIAL_BYTES, (index + 1) * CREDENTIAL_BYTES));
+  return result;
+}
+
+/** The cluster's Ed25519 public keys, 32 raw bytes each. */
+export function publicKeysOf(cluster: Cluster): Uint8Array[] {
+  return slices(cluster.credentials, 0, cluster.keyCount);
+}
+
+/** SHA-256 digests of the bearer tokens the cluster's apiserver may present. */
+export function tokenDigestsOf(cluster: Cluster): Uint8Array[] {
+  return slices(cluster.credentials, cluster.keyCount, cluster.credentials.length / CREDENTIAL_BYTES);
 }
 
 /** One reason a registration is unusable; `cluster` is absent when the whole value is. */
@@ -52,24 +109,31 @@ export interface ClusterProblem {
 export interface LoadedClusters {
   clusters: Map<string, Cluster>;
   problems: ClusterProblem[];
+  /** Every id the value names, usable or not: CLUSTERS owns these ids, the registry never serves them. */
+  named: Set<string>;
 }
 
-async function loadOne(id: string, value: unknown): Promise<Cluster | string> {
+/** One registration → the cluster the function serves, or why it cannot serve it. */
+export async function loadRegistration(id: string, value: unknown): Promise<Cluster | string> {
   const idError = clusterIdError(id);
   if (idError) return idError;
   const parsed = registrationSchema.safeParse(value);
   if (!parsed.success) return describeZodError(parsed.error);
   const entry = parsed.data;
-  const tokenDigests = (entry.tokenHashes ?? []).map((hash) => fromHex(hash.slice(TOKEN_HASH_PREFIX.length))!);
-  if (tokenDigests.length === 0 && entry.anonymous !== true)
-    return "no credential: set tokenHashes (edgeadmit token makes one), or anonymous: true for a function nobody else can reach";
-  const publicKeys: CryptoKey[] = [];
-  for (const [index, text] of (typeof entry.publicKey === "string" ? [entry.publicKey] : entry.publicKey).entries()) {
-    const publicKey = await importPublicKey(text);
-    if (typeof publicKey === "string") return `publicKey${typeof entry.publicKey === "string" ? "" : `[${index}]`}: ${publicKey}`;
-    publicKeys.push(publicKey);
+  const noCredential = credentialProblem(entry);
+  if (noCredential) return noCredential;
+  const keys = typeof entry.publicKey === "string" ? [entry.publicKey] : entry.publicKey;
+  const hashes = entry.tokenHashes ?? [];
+  const credentials = new Uint8Array((keys.length + hashes.length) * CREDENTIAL_BYTES);
+  for (const [index, text] of keys.entries()) {
+    const raw = publicKeyBytes(text);
+    if (typeof raw === "string") return `publicKey${typeof entry.publicKey === "string" ? "" : `[${index}]`}: ${raw}`;
+    // Imported once here so a key WebCrypto refuses disables the registration now, not at the first push.
+    await importRawPublicKey(raw);
+    credentials.set(raw, index * CREDENTIAL_BYTES);
   }
-  return { id, publicKeys, tokenDigests, anonymous: entry.anonymous === true, withoutSnapshot: entry.withoutSnapshot };
+  for (const [index, hash] of hashes.entries()) credentials.set(fromHex(hash.slice(TOKEN_HASH_PREFIX.length))!, (keys.length + index) * CREDENTIAL_BYTES);
+  return { id, credentials, keyCount: keys.length, anonymous: entry.anonymous === true, withoutSnapshot: entry.withoutSnapshot };
 }
 
 /** Parses a CLUSTERS value: every usable registration, and why each other one is not. */
@@ -78,16 +142,16 @@ export async function loadClusters(source: string): Promise<LoadedClusters> {
   try {
     json = JSON.parse(source);
   } catch (e) {
-    return { clusters: new Map(), problems: [{ reason: `CLUSTERS is not JSON: ${(e as Error).message}` }] };
+    return { clusters: new Map(), problems: [{ reason: `CLUSTERS is not JSON: ${(e as Error).message}` }], named: new Set() };
   }
   if (typeof json !== "object" || json === null || Array.isArray(json))
-    return { clusters: new Map(), problems: [{ reason: 'CLUSTERS must be a JSON object: {"<cluster>": {"publicKey": …, "tokenHashes": […]}}' }] };
+    return { clusters: new Map(), problems: [{ reason: 'CLUSTERS must be a JSON object: {"<cluster>": {"publicKey": …, "tokenHashes": […]}}' }], named: new Set() };
   const clusters = new Map<string, Cluster>();
   const problems: ClusterProblem[] = [];
   for (const [id, value] of Object.entries(json)) {
-    const loaded = await loadOne(id, value);
+    const loaded = await loadRegistration(id, value);
     if (typeof loaded === "string") problems.push({ cluster: id.slice(0, 80), reason: loaded });
     else clusters.set(id, loaded);
   }
-  return { clusters, problems };
+  return { clusters, problems, named: new Set(Object.keys(json)) };
 }

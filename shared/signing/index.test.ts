@@ -64,6 +64,22 @@ describe("request signatures", () => {
     expect(await verifyRequest(registered, "PUT", "prod", await headersFor(stranger.privateKeyPem), now)).toMatchObject({ ok: false, refusal: "bad-signature" });
   });
 
+  it("of a cluster never verify as the operator's, nor the other way round, even for the same key and subject", async () => {
+    const keys = await generateKeyPair();
+    const publicKey = [(await importPublicKey(keys.publicKey)) as CryptoKey];
+    const key = await importPrivateKey(keys.privateKeyPem);
+    const headersOf = (signed: Record<string, string>) => ({ signature: signed["x-edgeadmit-signature"], timestamp: signed["x-edgeadmit-timestamp"], contentSha256: signed["x-edgeadmit-content-sha256"] });
+    const asCluster = headersOf(await signRequest(key, "GET", "/v1/registry/clusters", body, now));
+    const asOperator = headersOf(await signRequest(key, "GET", "/v1/registry/clusters", body, now, "operator"));
+    expect(await verifyRequest(publicKey, "GET", "/v1/registry/clusters", asOperator, now, "operator")).toEqual(await accepted());
+    expect(await verifyRequest(publicKey, "GET", "/v1/registry/clusters", asCluster, now, "operator")).toEqual({
+      ok: false,
+      refusal: "bad-signature",
+      detail: "the signature does not verify with any key in OPERATOR_KEYS",
+    });
+    expect(await verifyRequest(publicKey, "GET", "/v1/registry/clusters", asOperator, now)).toMatchObject({ ok: false, refusal: "bad-signature" });
+  });
+
   it("derive the registered public key from the private key", async () => {
     const keys = await generateKeyPair();
     expect(await publicKeyOf(keys.privateKeyPem)).toBe(keys.publicKey);

@@ -25,15 +25,32 @@ export function fromBase64(text: string): Uint8Array | undefined {
 
 /** The methods a cluster's key signs: PUT pushes a snapshot, GET reads what is stored. */
 export type SignedMethod = "GET" | "PUT";
+/** The methods the operator's key signs: POST changes the cluster registry, GET lists it. */
+export type OperatorMethod = "GET" | "POST";
+
+/**
+ * Who signs, and what the subject of the signed bytes is: a cluster's sync job
+ * (the cluster id) or the fleet's operator changing the cluster registry (the
+ * request's path and query). Each has its own domain tag, so a cluster's
+ * signature never verifies as the operator's, nor the other way round.
+ */
+export const SIGNING_DOMAINS = { cluster: "edgeadmit-request-v2", operator: "edgeadmit-operator-v1" } as const;
+export type SigningDomain = keyof typeof SIGNING_DOMAINS;
 
 /**
  * The signed bytes: a domain tag; the method, so a read's signature cannot
- * push; the cluster, so a request for one cluster cannot be replayed to
+ * push; the subject, so a request for one cluster cannot be replayed to
  * another sharing its key; the signing time; and the body's SHA-256, so the
  * function checks the signature before it reads a byte of the body.
  */
-export function signedMessage(method: SignedMethod, cluster: string, timestamp: number, contentSha256: string): Uint8Array {
-  return new TextEncoder().encode(`edgeadmit-request-v2\n${method}\n${cluster}\n${timestamp}\n${contentSha256}\n`);
+export function signedMessage(
+  method: SignedMethod | OperatorMethod,
+  subject: string,
+  timestamp: number,
+  contentSha256: string,
+  domain: SigningDomain = "cluster",
+): Uint8Array {
+  return new TextEncoder().encode(`${SIGNING_DOMAINS[domain]}\n${method}\n${subject}\n${timestamp}\n${contentSha256}\n`);
 }
 
 export async function generateKeyPair(): Promise<{ privateKeyPem: string; publicKey: string }> {
@@ -56,11 +73,22 @@ export async function importPrivateKey(pem: string): Promise<CryptoKey> {
   }
 }
 
-/** `ed25519:<base64 of the 32-byte key>` → a verifying key, or a message saying why not. */
-export async function importPublicKey(text: string): Promise<CryptoKey | string> {
+/** `ed25519:<base64 of the 32-byte key>` → the key's 32 bytes, or a message saying why not. */
+export function publicKeyBytes(text: string): Uint8Array | string {
   const raw = text.startsWith(PUBLIC_KEY_PREFIX) ? fromBase64(text.slice(PUBLIC_KEY_PREFIX.length)) : undefined;
   if (!raw || raw.length !== 32) return `public key must be "${PUBLIC_KEY_PREFIX}" followed by the base64 of 32 bytes`;
+  return raw;
+}
+
+/** A verifying key from its 32 bytes. */
+export function importRawPublicKey(raw: Uint8Array): Promise<CryptoKey> {
   return crypto.subtle.importKey("raw", raw, ED25519, false, ["verify"]);
+}
+
+/** `ed25519:<base64 of the 32-byte key>` → a verifying key, or a message saying why not. */
+export async function importPublicKey(text: string): Promise<CryptoKey | string> {
+  const raw = publicKeyBytes(text);
+  return typeof raw === "string" ? raw : importRawPublicKey(raw);
 }
 
 export async function publicKeyOf(pem: string): Promise<string> {
@@ -74,16 +102,17 @@ export async function publicKeyOf(pem: string): Promise<string> {
   return `${PUBLIC_KEY_PREFIX}${toBase64(raw!)}`;
 }
 
-/** The headers that sign a request with `body` to `cluster` at `timestamp` (seconds since the epoch). */
+/** The headers that sign a request with `body` about `subject` (a cluster, or the operator's path) at `timestamp` (seconds since the epoch). */
 export async function signRequest(
   privateKey: CryptoKey,
-  method: SignedMethod,
-  cluster: string,
+  method: SignedMethod | OperatorMethod,
+  subject: string,
   body: Uint8Array,
   timestamp: number,
+  domain: SigningDomain = "cluster",
 ): Promise<Record<string, string>> {
   const contentSha256 = await sha256Hex(body);
-  const signature = new Uint8Array(await crypto.subtle.sign(ED25519, privateKey, signedMessage(method, cluster, timestamp, contentSha256)));
+  const signature = new Uint8Array(await crypto.subtle.sign(ED25519, privateKey, signedMessage(method, subject, timestamp, contentSha256, domain)));
   return { [SIGNATURE_HEADER]: toBase64(signature), [TIMESTAMP_HEADER]: String(timestamp), [CONTENT_SHA256_HEADER]: contentSha256 };
 }
 
@@ -107,16 +136,17 @@ export type SignatureCheck =
 const CONTENT_SHA256 = /^[0-9a-f]{64}$/;
 
 /**
- * Checks a request's signature headers against the cluster's public keys (more
+ * Checks a request's signature headers against the signer's public keys (more
  * than one while a key is rotated), then the clock. Reads no body: the caller
  * compares the body it then reads with `contentSha256`.
  */
 export async function verifyRequest(
   publicKeys: readonly CryptoKey[],
-  method: SignedMethod,
-  cluster: string,
+  method: SignedMethod | OperatorMethod,
+  subject: string,
   headers: SignatureHeaders,
   nowSeconds: number,
+  domain: SigningDomain = "cluster",
 ): Promise<SignatureCheck> {
   if (!headers.signature && !headers.timestamp && !headers.contentSha256)
     return { ok: false, refusal: "unsigned", detail: "no signature headers" };
@@ -127,10 +157,10 @@ export async function verifyRequest(
   const signature = headers.signature.length <= 100 ? fromBase64(headers.signature) : undefined;
   if (!signature || signature.length !== 64) return { ok: false, refusal: "malformed", detail: `${SIGNATURE_HEADER} is not the base64 of a 64-byte Ed25519 signature` };
   const timestamp = Number(headers.timestamp);
-  const message = signedMessage(method, cluster, timestamp, headers.contentSha256);
+  const message = signedMessage(method, subject, timestamp, headers.contentSha256, domain);
   let verified = false;
   for (const publicKey of publicKeys) verified = (await crypto.subtle.verify(ED25519, publicKey, signature, message)) || verified;
-  if (!verified) return { ok: false, refusal: "bad-signature", detail: "the signature does not verify with the cluster's public key" };
+  if (!verified) return { ok: false, refusal: "bad-signature", detail: `the signature does not verify with ${domain === "cluster" ? "the cluster's public key" : "any key in OPERATOR_KEYS"}` };
   if (Math.abs(nowSeconds - timestamp) > MAX_CLOCK_SKEW_SECONDS)
     return {
       ok: false,

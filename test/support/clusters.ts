@@ -1,7 +1,9 @@
 // Test clusters: generated key pairs and bearer tokens, registered with the
 // worker under test through its CLUSTERS binding (token hashes only, as in
 // production). The private keys and the tokens reach the tests as bindings
-// too (TEST_KEYS, TEST_TOKENS), never the function's code.
+// too (TEST_KEYS, TEST_TOKENS), never the function's code. Two operator keys
+// (one current, one being rotated in) are listed in OPERATOR_KEYS; their
+// private halves reach the tests as TEST_OPERATOR_KEYS.
 import { generateKeyPair } from "../../shared/signing/index.js";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
 
@@ -31,9 +33,12 @@ export async function testClusters() {
     My_Cluster: { publicKey: demo.publicKey, tokenHashes: [await tokenHash(tokens.demo)] },
     bare: { publicKey: demo.publicKey },
   };
+  const operators = [await generateKeyPair(), await generateKeyPair()];
   return {
     bindings: {
       CLUSTERS: JSON.stringify(clusters),
+      OPERATOR_KEYS: operators.map((pair) => pair.publicKey).join(" "),
+      TEST_OPERATOR_KEYS: JSON.stringify(operators.map((pair) => pair.privateKeyPem)),
       TEST_KEYS: JSON.stringify({ demo: demo.privateKeyPem, strict: strict.privateKeyPem, other: other.privateKeyPem }),
       TEST_TOKENS: JSON.stringify(tokens),
     },

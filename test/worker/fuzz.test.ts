@@ -6,6 +6,7 @@ import demoYaml from "../../examples/demo/cluster.yaml?raw";
 import { wrapReview } from "../../shared/admission/wrap.js";
 import { POLICIES } from "../../policies/index.js";
 import { bearer, dispatch, objectsFromYaml, push, snapshotOf, tokenOf } from "../support/worker.js";
+import { credentials, operatorHeaders, REGISTRY_PATH } from "../support/registry.js";
 import { MAIN_DB_LINEAGE, pod } from "../support/reviews.js";
 
 const deployment = {
@@ -145,7 +146,7 @@ describe("no input produces a 5xx", () => {
   });
 
   it("holds for any method, path, headers and body from a caller without the credential: 401 or 404, nothing else", async () => {
-    const segment = fc.oneof(fc.constantFrom("v1", "demo", "nope", "validate", "snapshot", "token", tokenOf("demo"), "affinity-class", "", ".."), fc.string({ maxLength: 12 }));
+    const segment = fc.oneof(fc.constantFrom("v1", "demo", "nope", "validate", "snapshot", "token", tokenOf("demo"), "affinity-class", "registry", "clusters", "", ".."), fc.string({ maxLength: 12 }));
     const path = fc.array(segment, { minLength: 1, maxLength: 6 }).map((parts) => `/${parts.map(encodeURIComponent).join("/")}`);
     const headers = fc.dictionary(
       fc.constantFrom("authorization", "x-edgeadmit-signature", "x-edgeadmit-timestamp", "x-edgeadmit-content-sha256", "content-type"),
@@ -171,6 +172,46 @@ describe("no input produces a 5xx", () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("holds for registry changes of any body signed by the operator: 200, 400, 404 or 409, and the listing stays readable", async () => {
+    const [c, d] = [await credentials(), await credentials()];
+    const fleet = fc.constantFrom("fuzz-a", "fuzz-b", "fuzz-c");
+    const stance = fc.constantFrom("FailOpen", "FailClosed");
+    // Mostly changes that may apply, so that adds, rotations, removals and their conflicts all happen.
+    const plausible = fc.oneof(
+      fc.record({ op: fc.constant("add"), cluster: fleet, registration: fc.record({ publicKey: fc.constantFrom(c.publicKey, [c.publicKey, d.publicKey]), tokenHashes: fc.subarray([c.tokenHash, d.tokenHash]), withoutSnapshot: stance }) }),
+      fc.record(
+        { op: fc.constant("rotate"), cluster: fleet, addPublicKeys: fc.constant([d.publicKey]), removePublicKeys: fc.constant([c.publicKey]), addTokenHashes: fc.constant([d.tokenHash]), removeTokenHashes: fc.constant([c.tokenHash]), withoutSnapshot: stance, ifRevision: fc.integer({ min: 1, max: 50 }) },
+        { requiredKeys: ["op", "cluster"] },
+      ),
+      fc.record({ op: fc.constant("remove"), cluster: fleet, ifRevision: fc.integer({ min: 1, max: 50 }) }, { requiredKeys: ["op", "cluster"] }),
+    );
+    const hostile = fc.oneof(
+      fc.record({ op: fc.constantFrom("add", "rotate", "remove", "drop"), cluster: fc.constantFrom("demo", "Fuzz_C", "", "x".repeat(70)), registration: fc.jsonValue({ maxDepth: 2 }) }, { requiredKeys: ["op"] }),
+      fc.record({ op: fc.constant("rotate"), cluster: fleet, addPublicKeys: fc.constantFrom([], ["ed25519:AAAA"], ["not a key"]), addTokenHashes: fc.constantFrom([], ["sha256:00"]), ifRevision: fc.integer({ min: -1, max: 0 }) }, { requiredKeys: ["op", "cluster"] }),
+      fc.jsonValue({ maxDepth: 2 }),
+    );
+    const body = fc.oneof(
+      { weight: 6, arbitrary: fc.array(fc.oneof({ weight: 6, arbitrary: plausible }, { weight: 1, arbitrary: hostile }), { minLength: 1, maxLength: 3 }).map((changes) => JSON.stringify({ requestId: crypto.randomUUID(), changes })) },
+      { weight: 1, arbitrary: fc.string({ maxLength: 200 }) },
+      { weight: 1, arbitrary: fc.json({ maxDepth: 3 }) },
+    );
+    const seen = new Set<number>();
+    await fc.assert(
+      fc.asyncProperty(body, async (payload) => {
+        const bytes = new TextEncoder().encode(payload);
+        const response = await dispatch(REGISTRY_PATH, { method: "POST", body: bytes, headers: await operatorHeaders("POST", REGISTRY_PATH, bytes) });
+        expect([200, 400, 404, 409]).toContain(response.status);
+        seen.add(response.status);
+        const answer = (await response.json()) as { error?: unknown; revision?: unknown };
+        expect(response.status === 200 ? typeof answer.revision : typeof answer.error).toBe(response.status === 200 ? "number" : "string");
+      }),
+      { numRuns: 300 },
+    );
+    expect([...seen].sort()).toEqual([200, 400, 404, 409]);
+    const listing = await dispatch(REGISTRY_PATH, { headers: await operatorHeaders("GET", REGISTRY_PATH, new Uint8Array()) });
+    expect(listing.status).toBe(200);
   });
 
   it("answers every unmutated review with a verdict", async () => {

@@ -1,0 +1,197 @@
+// The cluster registry: every cluster registered at run time, in one Durable
+// Object (one instance, functions/config REGISTRY_NAME) with SQLite storage. Chosen over D1
+// because a change is checked and written in one synchronous transaction by a
+// single writer (no lost update between two operators, no replay slipping
+// between the check and the write), a read after a change sees it from every
+// location (D1's read replicas may lag), and the project already runs Durable
+// Objects with the same tooling locally and in tests (docs/operations.md).
+//
+// Isolates do not read the registry per request: they keep a directory of
+// registered ids and their revisions, refreshed with `changesSince` at most
+// every few seconds, and fetch a registration with `get` only when it is not
+// cached (functions/registry/cache.ts).
+import { DurableObject } from "cloudflare:workers";
+import { MAX_REGISTERED_CLUSTERS, changeLabel, rotated, type Change } from "../../shared/clusters/changes.js";
+import { normalRegistration, registrationSchema, type NormalRegistration } from "../../shared/clusters/index.js";
+
+export interface StoredRegistration {
+  cluster: string;
+  /** The registry revision that last changed it. */
+  revision: number;
+  registration: NormalRegistration;
+  /** Milliseconds since the epoch. */
+  updatedAt: number;
+}
+
+/**
+ * What changed since a revision: ids (with the revision of their
+ * registration) added or changed, and ids removed. `full` when it is the whole
+ * directory instead: the caller drops what it had.
+ */
+export interface DirectoryDelta {
+  revision: number;
+  full: boolean;
+  ids: string[];
+  revisions: number[];
+  removed: string[];
+}
+
+export interface AppliedChange {
+  op: Change["op"];
+  cluster: string;
+  revision: number;
+}
+
+export type ApplyResult =
+  | { ok: true; revision: number; applied: AppliedChange[] }
+  | { ok: false; status: 404 | 409; error: string };
+
+export interface RegistryPage {
+  revision: number;
+  clusters: StoredRegistration[];
+  /** The last id of this page when more follow: the next page starts after it. */
+  next?: string;
+}
+
+interface RegistrationRow extends Record<string, SqlStorageValue> {
+  cluster: string;
+  revision: number;
+  body: string;
+  updated_at: number;
+}
+
+/** A refusal inside the transaction: thrown to roll it back, caught to answer. */
+class Refusal extends Error {
+  constructor(
+    readonly status: 404 | 409,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class ClusterRegistry extends DurableObject<unknown> {
+  /**
+   * The whole directory at one revision, kept between calls: after a deploy
+   * every isolate asks for it at once, and it is read from SQLite once.
+   */
+  private directory: { revision: number; ids: string[]; revisions: number[] } | undefined;
+
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env);
+    ctx.storage.sql.exec(
+      `CREATE TABLE IF NOT EXISTS registry_state (id INTEGER PRIMARY KEY CHECK (id = 1), revision INTEGER NOT NULL);
+       INSERT OR IGNORE INTO registry_state (id, revision) VALUES (1, 0);
+       CREATE TABLE IF NOT EXISTS registration (cluster TEXT PRIMARY KEY, revision INTEGER NOT NULL, body TEXT NOT NULL, updated_at INTEGER NOT NULL);
+       CREATE INDEX IF NOT EXISTS registration_by_revision ON registration (revision);
+       CREATE TABLE IF NOT EXISTS removal (cluster TEXT PRIMARY KEY, revision INTEGER NOT NULL);
+       CREATE INDEX IF NOT EXISTS removal_by_revision ON removal (revision);
+       CREATE TABLE IF NOT EXISTS applied_change (change_id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);`,
+    );
+  }
+
+  private revision(): number {
+    return this.ctx.storage.sql.exec<{ revision: number }>("SELECT revision FROM registry_state WHERE id = 1").one().revision;
+  }
+
+  private row(cluster: string): StoredRegistration | null {
+    const row = this.ctx.storage.sql.exec<RegistrationRow>("SELECT * FROM registration WHERE cluster = ?", cluster).toArray()[0];
+    return row ? stored(row) : null;
+  }
+
+  /** The directory since `since` (0, or a revision this registry never reached: all of it). */
+  changesSince(since: number): DirectoryDelta {
+    const revision = this.revision();
+    if (since > 0 && since <= revision) {
+      const sql = this.ctx.storage.sql;
+      const changed = columns(sql.exec<{ cluster: string; revision: number }>("SELECT cluster, revision FROM registration WHERE revision > ?", since));
+      const removed = sql.exec<{ cluster: string }>("SELECT cluster FROM removal WHERE revision > ?", since).toArray().map((row) => row.cluster);
+      return { revision, full: false, ...changed, removed };
+    }
+    if (this.directory?.revision !== revision) this.directory = { revision, ...columns(this.ctx.storage.sql.exec<{ cluster: string; revision: number }>("SELECT cluster, revision FROM registration")) };
+    return { revision, full: true, ids: this.directory.ids, revisions: this.directory.revisions, removed: [] };
+  }
+
+
+  get(cluster: string): StoredRegistration | null {
+    return this.row(cluster);
+  }
+
+  /** Registrations in id order, `limit` at most, after the id `after`. */
+  list(after: string, limit: number): RegistryPage {
+    const rows = this.ctx.storage.sql.exec<RegistrationRow>("SELECT * FROM registration WHERE cluster > ? ORDER BY cluster LIMIT ?", after, limit + 1).toArray();
+    const clusters = rows.slice(0, limit).map(stored);
+    return { revision: this.revision(), clusters, ...(rows.length > limit ? { next: clusters.at(-1)!.cluster } : {}) };
+  }
+
+  /**
+   * Applies `changes` in order, all or none, as one new revision. `changeId`
+   * names the signed request (the SHA-256 of its signed bytes): kept until
+   * `rememberUntil` (ms), past which the request's signing time is refused
+   * anyway, so the same request sent again is refused as a replay.
+   */
+  apply(changes: Change[], changeId: string, now: number, rememberUntil: number): ApplyResult {
+    try {
+      return this.ctx.storage.transactionSync(() => {
+        const sql = this.ctx.storage.sql;
+        sql.exec("DELETE FROM applied_change WHERE expires_at < ?", now);
+        if (sql.exec("SELECT 1 FROM applied_change WHERE change_id = ?", changeId).toArray().length > 0)
+          throw new Refusal(409, "this signed change was already applied (the same request, sent again)");
+        sql.exec("INSERT INTO applied_change (change_id, expires_at) VALUES (?, ?)", changeId, rememberUntil);
+        const revision = this.revision() + 1;
+        let registered = sql.exec<{ count: number }>("SELECT COUNT(*) AS count FROM registration").one().count;
+        const applied: AppliedChange[] = [];
+        changes.forEach((change, index) => {
+          const label = changeLabel(change, index, changes.length);
+          const current = this.row(change.cluster);
+          if (change.op === "add") {
+            if (current) throw new Refusal(409, `${label}cluster ${change.cluster} is already registered (revision ${current.revision}): rotate or remove it`);
+            if (registered >= MAX_REGISTERED_CLUSTERS) throw new Refusal(409, `${label}the registry holds ${MAX_REGISTERED_CLUSTERS} clusters, its limit: remove some first`);
+            registered++;
+            this.write(change.cluster, normalRegistration(registrationSchema.parse(change.registration)), revision, now);
+          } else {
+            if (!current) throw new Refusal(404, `${label}cluster ${change.cluster} is not in the registry`);
+            if (change.ifRevision !== undefined && change.ifRevision !== current.revision)
+              throw new Refusal(409, `${label}cluster ${change.cluster} is at revision ${current.revision}, not ${change.ifRevision}: it changed since; list it again`);
+            if (change.op === "remove") {
+              registered--;
+              sql.exec("DELETE FROM registration WHERE cluster = ?", change.cluster);
+              sql.exec("INSERT OR REPLACE INTO removal (cluster, revision) VALUES (?, ?)", change.cluster, revision);
+            } else {
+              const next = rotated(current.registration, change);
+              if (typeof next === "string") throw new Refusal(409, `${label}${next}`);
+              this.write(change.cluster, next, revision, now);
+            }
+          }
+          applied.push({ op: change.op, cluster: change.cluster, revision });
+        });
+        sql.exec("UPDATE registry_state SET revision = ? WHERE id = 1", revision);
+        return { ok: true as const, revision, applied };
+      });
+    } catch (e) {
+      if (e instanceof Refusal) return { ok: false, status: e.status, error: e.message };
+      throw e;
+    }
+  }
+
+  private write(cluster: string, registration: NormalRegistration, revision: number, now: number): void {
+    const sql = this.ctx.storage.sql;
+    sql.exec("INSERT OR REPLACE INTO registration (cluster, revision, body, updated_at) VALUES (?, ?, ?, ?)", cluster, revision, JSON.stringify(registration), now);
+    sql.exec("DELETE FROM removal WHERE cluster = ?", cluster);
+  }
+}
+
+/** Rows of (cluster, revision) as two arrays: the directory's wire form, cheaper to copy than an object per row. */
+function columns(rows: Iterable<{ cluster: string; revision: number }>): { ids: string[]; revisions: number[] } {
+  const ids: string[] = [];
+  const revisions: number[] = [];
+  for (const row of rows) {
+    ids.push(row.cluster);
+    revisions.push(row.revision);
+  }
+  return { ids, revisions };
+}
+
+function stored(row: RegistrationRow): StoredRegistration {
+  return { cluster: row.cluster, revision: row.revision, registration: JSON.parse(row.body) as NormalRegistration, updatedAt: row.updated_at };
+}

@@ -1,0 +1,106 @@
+// POST /v1/registry/clusters — changes to the cluster registry, signed with the operator's key.
+// GET /v1/registry/clusters[?after=<id>&limit=<n>] — what it holds, a page at a time, for the operator.
+import { Hono, type Context } from "hono";
+import { changeLabel, changeRequestSchema, emptyRotation, MAX_CHANGE_BYTES, type Change } from "../../shared/clusters/changes.js";
+import { CLUSTER_ID, loadRegistration } from "../../shared/clusters/index.js";
+import { sha256Hex } from "../../shared/digest/index.js";
+import { CONTENT_SHA256_HEADER, importPublicKey } from "../../shared/signing/index.js";
+import { decodeJson } from "../../shared/zod/index.js";
+import { operator, replayableUntil, type OperatorEnv } from "../auth/index.js";
+import { readBody } from "../body/index.js";
+import { clustersOf, registryOf } from "../config/index.js";
+import { log } from "../log/index.js";
+import type { StoredRegistration } from "../registry/index.js";
+
+/** Registrations per page of GET …/clusters, at most and by default. */
+export const MAX_PAGE = 1_000;
+
+export const registry = new Hono<OperatorEnv>();
+
+const NO_REGISTRY = "this deployment has no cluster registry: wrangler.toml lacks the REGISTRY Durable Object binding (README, Deploy)";
+
+/** What a registry change can be refused with before it reaches the registry: keys that do not import, a rotate that does nothing. */
+async function problemOf(change: Change, label: string): Promise<string | undefined> {
+  if (change.op === "add") {
+    const loaded = await loadRegistration(change.cluster, change.registration);
+    return typeof loaded === "string" ? `${label}${loaded}` : undefined;
+  }
+  if (change.op === "rotate") {
+    const empty = emptyRotation(change);
+    if (empty) return `${label}${empty}`;
+    for (const key of change.addPublicKeys ?? []) {
+      const imported = await importPublicKey(key);
+      if (typeof imported === "string") return `${label}addPublicKeys: ${imported}`;
+    }
+  }
+  return undefined;
+}
+
+/** What the operator should know of CLUSTERS beside a change: it wins for the ids it names. */
+function shadowNotes(changes: readonly Change[], named: ReadonlySet<string>): string[] {
+  return changes
+    .filter((change) => named.has(change.cluster))
+    .map((change) =>
+      change.op === "remove"
+        ? `cluster ${change.cluster} is still in CLUSTERS, which keeps serving it until it is dropped from there and deployed`
+        : `cluster ${change.cluster} is also in CLUSTERS, which takes precedence: the registry's entry serves it once it is dropped from CLUSTERS and deployed`,
+    );
+}
+
+registry.post("/registry/clusters", operator("POST"), async (c) => {
+  const started = Date.now();
+  let described: string[] = [];
+  const answer = (status: 200 | 400 | 403 | 404 | 409 | 413 | 503, body: Record<string, unknown>, revision?: number) => {
+    const reason = typeof body.error === "string" ? body.error : undefined;
+    log({ event: "registry-change", status, changes: described, ...(revision !== undefined ? { revision } : {}), ...(reason ? { reason } : {}), durationMs: Date.now() - started });
+    return c.json(body, status);
+  };
+  const body = await readBody(c, MAX_CHANGE_BYTES, "registry change");
+  if (!body.ok) return answer(body.status, { error: body.error });
+  if ((await sha256Hex(body.bytes)) !== c.get("contentSha256"))
+    return answer(403, { error: `the body is not the one signed: its SHA-256 differs from ${CONTENT_SHA256_HEADER}; nothing changed` });
+  const decoded = decodeJson(new TextDecoder().decode(body.bytes), changeRequestSchema, "registry change", "does not fit", 20);
+  if (!decoded.ok) return answer(400, { error: `${decoded.error}; nothing changed` });
+  const { changes } = decoded.value;
+  described = changes.map((change) => `${change.op} ${change.cluster}`);
+  for (const [index, change] of changes.entries()) {
+    const problem = await problemOf(change, changeLabel(change, index, changes.length));
+    if (problem) return answer(400, { error: `${problem}; nothing changed` });
+  }
+  const target = registryOf(c.env);
+  if (!target) return answer(503, { error: NO_REGISTRY });
+  const result = await target.stub().apply(changes, c.get("changeId"), Date.now(), replayableUntil(c.get("signedAt")));
+  if (!result.ok) return answer(result.status, { error: `${result.error}; nothing changed` });
+  target.cache.noteApplied(result.applied);
+  const notes = shadowNotes(changes, (await clustersOf(c.env)).named);
+  return answer(200, { revision: result.revision, applied: result.applied, ...(notes.length > 0 ? { notes } : {}) }, result.revision);
+});
+
+function listed(entry: StoredRegistration, named: ReadonlySet<string>) {
+  return { cluster: entry.cluster, revision: entry.revision, updatedAt: new Date(entry.updatedAt).toISOString(), ...entry.registration, ...(named.has(entry.cluster) ? { shadowedByClusters: true } : {}) };
+}
+
+function pageQuery(c: Context<OperatorEnv>): { after: string; limit: number } | string {
+  const after = c.req.query("after") ?? "";
+  if (after !== "" && (after.length > 63 || !CLUSTER_ID.test(after))) return "after must be a cluster id (the next of the previous page)";
+  const limitText = c.req.query("limit");
+  const limit = limitText === undefined ? MAX_PAGE : /^\d{1,4}$/.test(limitText) ? Number(limitText) : 0;
+  if (limit < 1 || limit > MAX_PAGE) return `limit must be a whole number from 1 to ${MAX_PAGE}`;
+  return { after, limit };
+}
+
+registry.get("/registry/clusters", operator("GET"), async (c) => {
+  const query = pageQuery(c);
+  if (typeof query === "string") return c.json({ error: query }, 400);
+  const target = registryOf(c.env);
+  if (!target) return c.json({ error: NO_REGISTRY }, 503);
+  const page = await target.stub().list(query.after, query.limit);
+  const { named } = await clustersOf(c.env);
+  return c.json({
+    revision: page.revision,
+    clusters: page.clusters.map((entry) => listed(entry, named)),
+    ...(page.next !== undefined ? { next: page.next } : {}),
+    // Once, with the first page: the ids CLUSTERS registers, which the registry cannot change.
+    ...(query.after === "" ? { clustersVariable: [...named].sort().map((id) => id.slice(0, 80)) } : {}),
+  });
+});

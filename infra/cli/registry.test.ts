@@ -1,0 +1,175 @@
+// `edgeadmit operator keygen` and `edgeadmit clusters add|rotate|remove|list|
+// import` end to end: the CLI against the real function in workerd
+// (startLocalWorker), its OPERATOR_KEYS the key the CLI made.
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateKeyPair } from "../../shared/signing/index.js";
+import { generateToken, tokenHash } from "../../shared/tokens/index.js";
+import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import { storedSnapshot } from "../client/index.js";
+import { runCli } from "./test-io.js";
+
+const dir = mkdtempSync(join(tmpdir(), "edgeadmit-registry-"));
+const operatorKey = join(dir, "operator.key");
+let worker: LocalWorker;
+const target = () => ["--endpoint", worker.url, "--operator-key", operatorKey];
+const EFFECT = "every isolate of the function uses it within seconds (docs/operations.md, Running a fleet)\n";
+
+/** A cluster's credentials as edgeadmit keygen and token make them: the public key in a file, a token and its hash. */
+async function cluster(name: string) {
+  const keys = await generateKeyPair();
+  const publicKeyFile = join(dir, `${name}.pub`);
+  writeFileSync(publicKeyFile, `${keys.publicKey}\n`);
+  const token = generateToken();
+  return { ...keys, publicKeyFile, token, hash: await tokenHash(token) };
+}
+
+async function reviewStatus(id: string, token: string): Promise<number> {
+  const review = readFileSync(join(__dirname, "..", "..", "examples", "reviews", "pod-main-db-allowed.json"), "utf8");
+  const response = await fetch(`${worker.url}/v1/${id}/validate`, { method: "POST", body: review, headers: { "content-type": "application/json", authorization: `Bearer ${token}` } });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+beforeAll(async () => {
+  const made = await runCli(["operator", "keygen", "--out", dir]);
+  expect(made.code).toBe(0);
+  const publicKey = made.stdout.trim();
+  expect(publicKey).toMatch(/^ed25519:[A-Za-z0-9+/]{43}=$/);
+  expect(readFileSync(join(dir, "operator.pub"), "utf8")).toBe(`${publicKey}\n`);
+  expect(statSync(operatorKey).mode & 0o777).toBe(0o600);
+  expect(made.stderr).toBe(`wrote ${operatorKey} (mode 0600) and ${join(dir, "operator.pub")}; add the public key above to the function's OPERATOR_KEYS and deploy (docs/operations.md, Running a fleet)\n`);
+  const legacy = await generateKeyPair();
+  worker = await startLocalWorker({ clusters: { legacy: { publicKey: legacy.publicKey, anonymous: true } }, vars: { OPERATOR_KEYS: publicKey } });
+}, 60_000);
+
+afterAll(async () => {
+  await worker?.stop();
+});
+
+describe("operator keygen", () => {
+  it("keeps an existing key unless --force", async () => {
+    expect(await runCli(["operator", "keygen", "--out", dir])).toEqual({ code: 1, stdout: "", stderr: `edgeadmit operator keygen: cannot write ${operatorKey}: it already exists (pass --force to overwrite)\n` });
+  });
+});
+
+describe("a cluster's life in the registry, no deploy", () => {
+  it("add: the apiserver's token and the sync job's key work at once", async () => {
+    const prod = await cluster("prod-eu");
+    expect(await reviewStatus("prod-eu", prod.token)).toBe(401);
+    const added = await runCli(["clusters", "add", "prod-eu", ...target(), "--public-key", prod.publicKeyFile, "--token-hash", prod.hash, "--without-snapshot", "FailClosed"]);
+    expect(added).toEqual({ code: 0, stdout: expect.stringMatching(/^registered prod-eu \(revision \d+\): 1 signing key, 1 token hash, withoutSnapshot FailClosed\n$/), stderr: EFFECT });
+    expect(await reviewStatus("prod-eu", prod.token)).toBe(200);
+    expect(await storedSnapshot(worker.url, "prod-eu", prod.privateKeyPem)).toBeUndefined();
+    const built = await runCli(["snapshot", "build", "-f", join(__dirname, "..", "..", "examples", "demo", "cluster.yaml")]);
+    writeFileSync(join(dir, "prod-eu.key"), prod.privateKeyPem);
+    expect((await runCli(["snapshot", "push", "--endpoint", worker.url, "--cluster", "prod-eu", "--key", join(dir, "prod-eu.key")], built.stdout)).code).toBe(0);
+
+    // rotate: both tokens while the apiserver moves over, then only the new one
+    const next = generateToken();
+    const rotated = await runCli(["clusters", "rotate", "prod-eu", ...target(), "--add-token-hash", await tokenHash(next)]);
+    expect(rotated).toEqual({ code: 0, stdout: expect.stringMatching(/^rotated prod-eu \(revision \d+\): added 1 token hash\n$/), stderr: EFFECT });
+    expect([await reviewStatus("prod-eu", prod.token), await reviewStatus("prod-eu", next)]).toEqual([200, 200]);
+    expect((await runCli(["clusters", "rotate", "prod-eu", ...target(), "--remove-token-hash", prod.hash])).code).toBe(0);
+    expect([await reviewStatus("prod-eu", prod.token), await reviewStatus("prod-eu", next)]).toEqual([401, 200]);
+
+    // list: one line per registration, then the ids CLUSTERS holds
+    const listed = await runCli(["clusters", "list", ...target()]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^prod-eu revision \d+: 1 signing key, 1 token hash, withoutSnapshot FailClosed, updated \d{4}-\d\d-\d\dT[^\n]*Z\nin CLUSTERS: legacy\n$/);
+    expect(listed.stderr).toMatch(/^1 cluster in the registry at revision \d+, 1 in CLUSTERS\n$/);
+    const json = JSON.parse((await runCli(["clusters", "list", ...target(), "-o", "json"])).stdout) as { clusters: Array<Record<string, unknown>> };
+    expect(json.clusters[0]).toMatchObject({ cluster: "prod-eu", publicKey: [prod.publicKey], tokenHashes: [await tokenHash(next)], withoutSnapshot: "FailClosed" });
+
+    // remove: refused like any unknown cluster
+    const revision = /revision (\d+)/.exec(listed.stdout)![1]!;
+    expect((await runCli(["clusters", "remove", "prod-eu", ...target(), "--if-revision", String(Number(revision) - 1)])).stderr).toBe(
+      `edgeadmit clusters remove: the function refused the change (409): cluster prod-eu is at revision ${revision}, not ${Number(revision) - 1}: it changed since; list it again; nothing changed\n`,
+    );
+    expect((await runCli(["clusters", "remove", "prod-eu", ...target(), "--if-revision", revision])).stdout).toMatch(/^removed prod-eu \(revision \d+\)\n$/);
+    expect(await reviewStatus("prod-eu", next)).toBe(401);
+  });
+
+  it("import: copies a CLUSTERS value in batches, skips what the registry holds alike, stops before anything when it holds one otherwise", async () => {
+    const value: Record<string, unknown> = {};
+    for (let i = 0; i < 120; i++) {
+      const c = await cluster(`imported-${i}`);
+      value[`imported-${i}`] = { publicKey: c.publicKey, tokenHashes: [c.hash], ...(i === 7 ? { withoutSnapshot: "FailClosed" } : {}) };
+    }
+    const file = join(dir, "clusters.json");
+    writeFileSync(file, JSON.stringify(value));
+    const first = await runCli(["clusters", "import", file, ...target()]);
+    expect(first.code).toBe(0);
+    expect(first.stdout.split("\n").filter((line) => line.startsWith("imported "))).toHaveLength(120);
+    expect(first.stderr).toBe("imported 120, unchanged 0; CLUSTERS takes precedence for the ids it names: drop them from it and deploy, and the registry serves them\n");
+    const again = await runCli(["clusters", "import", ...target()], JSON.stringify(value));
+    expect(again.stdout.split("\n").filter((line) => line.startsWith("unchanged "))).toHaveLength(120);
+    expect(again.stderr).toBe("imported 0, unchanged 120; CLUSTERS takes precedence for the ids it names: drop them from it and deploy, and the registry serves them\n");
+    const other = await cluster("other");
+    const conflicting = { ...value, "imported-3": { publicKey: other.publicKey, tokenHashes: [other.hash] }, "imported-new": { publicKey: other.publicKey, tokenHashes: [other.hash] } };
+    expect(await runCli(["clusters", "import", ...target()], JSON.stringify(conflicting))).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "edgeadmit clusters import: the registry already holds imported-3 with other credentials: rotate or remove it first; nothing imported\n",
+    });
+    expect((await runCli(["clusters", "list", ...target(), "-o", "json"])).stdout).not.toContain("imported-new");
+    expect(await runCli(["clusters", "import", ...target()], JSON.stringify({ broken: { publicKey: other.publicKey } }))).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "edgeadmit clusters import: 1 registration cannot be used (edgeadmit clusters check says why): broken: no credential: set tokenHashes (edgeadmit token makes one), or anonymous: true for a function nobody else can reach; nothing imported\n",
+    });
+  });
+
+  it("a CLUSTERS id may be added too: the answer says CLUSTERS keeps serving it", async () => {
+    const c = await cluster("legacy");
+    expect(await runCli(["clusters", "add", "legacy", ...target(), "--public-key", c.publicKey, "--token-hash", c.hash])).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/^registered legacy/),
+      stderr: `note: cluster legacy is also in CLUSTERS, which takes precedence: the registry's entry serves it once it is dropped from CLUSTERS and deployed\n${EFFECT}`,
+    });
+  });
+});
+
+describe("refusals, one line each", () => {
+  it("an operator key the function does not list: exit 1, the registry unchanged", async () => {
+    const stranger = join(dir, "stranger.key");
+    writeFileSync(stranger, (await generateKeyPair()).privateKeyPem);
+    const c = await cluster("by-stranger");
+    expect(await runCli(["clusters", "add", "by-stranger", "--endpoint", worker.url, "--operator-key", stranger, "--public-key", c.publicKey, "--token-hash", c.hash])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        "edgeadmit clusters add: the function refused the change (401): the function does not accept this operator key: is its public key (edgeadmit key public --key FILE) in the function's OPERATOR_KEYS, and is the endpoint the function's?\n",
+    });
+    expect((await runCli(["clusters", "list", "--endpoint", worker.url, "--operator-key", stranger])).stderr).toMatch(/^edgeadmit clusters list: GET .* was refused \(401\): the function does not accept this operator key/);
+    expect(await reviewStatus("by-stranger", c.token)).toBe(401);
+  });
+
+  it("the function's own refusals: a cluster registered twice, a rotation leaving no credential", async () => {
+    const c = await cluster("twice");
+    expect((await runCli(["clusters", "add", "twice", ...target(), "--public-key", c.publicKey, "--token-hash", c.hash])).code).toBe(0);
+    expect((await runCli(["clusters", "add", "twice", ...target(), "--public-key", c.publicKey, "--token-hash", c.hash])).stderr).toMatch(
+      /^edgeadmit clusters add: the function refused the change \(409\): cluster twice is already registered \(revision \d+\): rotate or remove it; nothing changed\n$/,
+    );
+    expect((await runCli(["clusters", "rotate", "twice", ...target(), "--remove-token-hash", c.hash])).stderr).toBe(
+      "edgeadmit clusters rotate: the function refused the change (409): cluster twice would be left with no credential: set tokenHashes (edgeadmit token makes one), or anonymous: true for a function nobody else can reach; nothing changed\n",
+    );
+    expect((await runCli(["clusters", "remove", "nobody", ...target()])).stderr).toBe("edgeadmit clusters remove: the function refused the change (404): cluster nobody is not in the registry; nothing changed\n");
+  });
+
+  it.each([
+    [["clusters", "add"], "edgeadmit clusters add: say which cluster: edgeadmit clusters add ID (see edgeadmit clusters add --help)\n"],
+    [["clusters", "add", "Prod_EU"], "edgeadmit clusters add: cluster id \"Prod_EU\" must be 1-63 lowercase letters, digits and '-', starting and ending with a letter or digit\n"],
+    [["clusters", "add", "prod", "--token-hash", "sha256:00"], "edgeadmit clusters add: --public-key is required (see edgeadmit clusters add --help)\n"],
+    [["clusters", "add", "prod", "--public-key", "ed25519:AAAA"], 'edgeadmit clusters add: --public-key ed25519:AAAA: public key must be "ed25519:" followed by the base64 of 32 bytes\n'],
+    [["clusters", "rotate", "prod", "--add-token-hash", "abc"], 'edgeadmit clusters rotate: --add-token-hash must be "sha256:" and 64 lowercase hex digits (edgeadmit token prints it), not "abc"\n'],
+    [["clusters", "rotate", "prod", "--endpoint", "http://x", "--operator-key", "k"], "edgeadmit clusters rotate: nothing to change: give --add-key, --remove-key, --add-token-hash, --remove-token-hash or --without-snapshot (see edgeadmit clusters rotate --help)\n"],
+    [["clusters", "remove", "prod", "--if-revision", "0"], 'edgeadmit clusters remove: --if-revision must be a revision that edgeadmit clusters list printed, not "0"\n'],
+    [["clusters", "list", "--endpoint", "ftp://x", "--operator-key", "k"], 'edgeadmit clusters list: --endpoint must be the function\'s http(s) base URL, not "ftp://x"\n'],
+    [["clusters", "list", "--endpoint", "http://x"], "edgeadmit clusters list: --operator-key is required (see edgeadmit clusters list --help)\n"],
+  ])("%j: exit 2", async (argv, stderr) => {
+    expect(await runCli(argv)).toEqual({ code: 2, stdout: "", stderr });
+  });
+});

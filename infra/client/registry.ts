@@ -1,0 +1,83 @@
+// The function's cluster registry, from the operator's side: `edgeadmit
+// clusters add|rotate|remove|list|import` sign their requests with the
+// operator's key (shared/signing, domain "operator") and send them here.
+import * as z from "zod/mini";
+import { newRequestId, type Change } from "../../shared/clusters/changes.js";
+import { WITHOUT_SNAPSHOT } from "../../shared/clusters/index.js";
+import { importPrivateKey, signRequest, type OperatorMethod } from "../../shared/signing/index.js";
+import { answerOf, errorText, FunctionError, send } from "./index.js";
+
+export const REGISTRY_PATH = "/v1/registry/clusters";
+
+const changeAnswerSchema = z.object({
+  revision: z.number(),
+  applied: z.array(z.object({ op: z.enum(["add", "rotate", "remove"]), cluster: z.string(), revision: z.number() })),
+  notes: z._default(z.array(z.string()), []),
+});
+export type ChangeAnswer = z.infer<typeof changeAnswerSchema>;
+
+const listedSchema = z.object({
+  cluster: z.string(),
+  revision: z.number(),
+  updatedAt: z.string(),
+  publicKey: z.array(z.string()),
+  tokenHashes: z.array(z.string()),
+  anonymous: z.optional(z.boolean()),
+  withoutSnapshot: z.enum(WITHOUT_SNAPSHOT),
+  shadowedByClusters: z.optional(z.boolean()),
+});
+export type ListedCluster = z.infer<typeof listedSchema>;
+
+const pageSchema = z.object({
+  revision: z.number(),
+  clusters: z.array(listedSchema),
+  next: z.optional(z.string()),
+  clustersVariable: z.optional(z.array(z.string())),
+});
+
+export interface RegistryListing {
+  /** The registry's revision when the last page was read. */
+  revision: number;
+  clusters: ListedCluster[];
+  /** The ids the function's CLUSTERS variable registers: served from there, whatever the registry says. */
+  clustersVariable: string[];
+}
+
+/** What a 401 means to the holder of an operator key: the function does not list it. */
+const REFUSED_KEY =
+  "the function does not accept this operator key: is its public key (edgeadmit key public --key FILE) in the function's OPERATOR_KEYS, and is the endpoint the function's?";
+
+async function signed(endpoint: string, privateKeyPem: string, method: OperatorMethod, pathAndQuery: string, body: Uint8Array): Promise<{ url: string; response: Response }> {
+  const url = `${endpoint.replace(/\/+$/, "")}${pathAndQuery}`;
+  // The subject is the path as the function sees it: the endpoint's own path prefix included.
+  const subject = new URL(url).pathname + new URL(url).search;
+  const headers = await signRequest(await importPrivateKey(privateKeyPem), method, subject, body, Math.floor(Date.now() / 1000), "operator");
+  const init: RequestInit = method === "POST" ? { method, body, headers: { ...headers, "content-type": "application/json" } } : { method, headers };
+  return { url, response: await send(url, init) };
+}
+
+/** Signs `changes` with the operator's key and sends them; all are applied, or none (a FunctionError says why). */
+export async function changeRegistry(endpoint: string, privateKeyPem: string, changes: Change[]): Promise<ChangeAnswer> {
+  const body = new TextEncoder().encode(JSON.stringify({ requestId: newRequestId(), changes }));
+  const { url, response } = await signed(endpoint, privateKeyPem, "POST", REGISTRY_PATH, body);
+  if (response.status === 401) throw new FunctionError(`the function refused the change (401): ${REFUSED_KEY}`, 401);
+  if (!response.ok) throw new FunctionError(`the function refused the change (${response.status}): ${await errorText(response)}`, response.status);
+  return answerOf(url, response, changeAnswerSchema);
+}
+
+/** Every registration the registry holds, page by page. */
+export async function listRegistry(endpoint: string, privateKeyPem: string): Promise<RegistryListing> {
+  const listing: RegistryListing = { revision: 0, clusters: [], clustersVariable: [] };
+  let after: string | undefined;
+  do {
+    const { url, response } = await signed(endpoint, privateKeyPem, "GET", after === undefined ? REGISTRY_PATH : `${REGISTRY_PATH}?after=${encodeURIComponent(after)}`, new Uint8Array());
+    if (response.status === 401) throw new FunctionError(`GET ${url} was refused (401): ${REFUSED_KEY}`, 401);
+    if (!response.ok) throw new FunctionError(`GET ${url} answered ${response.status}: ${await errorText(response)}`, response.status);
+    const page = await answerOf(url, response, pageSchema);
+    listing.revision = page.revision;
+    listing.clusters.push(...page.clusters);
+    if (page.clustersVariable) listing.clustersVariable = page.clustersVariable;
+    after = page.next;
+  } while (after !== undefined);
+  return listing;
+}
