@@ -16,6 +16,8 @@ export interface Env {
   SNAPSHOTS: DurableObjectNamespace<SnapshotStore>;
   /** "all": log every review, not only denied, warned and failed ones (npm start sets it). */
   LOG_REVIEWS?: string;
+  /** Whole MiB of estimated heap an isolate keeps of snapshots, all clusters together (functions/store/cache.ts; default 32). */
+  SNAPSHOT_CACHE_MB?: string;
 }
 
 // Parsed once per isolate per CLUSTERS value; a new deploy brings a new isolate.
