@@ -104,7 +104,7 @@ export class ByteLru<V> {
 const cache = new ByteLru<ClusterEntry | ShardEntry>(DEFAULT_CACHE_MB * 2 ** 20);
 
 /** What the cache tests and the bench observe. */
-export const cacheStats = { clusterReads: 0, shardReads: 0, shardChecks: 0, get bytes() { return cache.bytes; }, get entries() { return cache.size; } };
+export const cacheStats = { clusterReads: 0, shardReads: 0, shardChecks: 0, absentReads: 0, get bytes() { return cache.bytes; }, get entries() { return cache.size; } };
 
 const clusterKey = (cluster: string) => `c\u0000${cluster}`;
 const shardKey = (cluster: string, namespace: string) => `s\u0000${cluster}\u0000${namespace}`;
@@ -245,6 +245,7 @@ export async function loadShards(env: Env, cluster: string, loaded: LoadedSnapsh
         return undefined;
       }
       case "absent":
+        cacheStats.absentReads++;
         if (entry) cache.delete(key);
         addGap(loaded, read.gap);
         shards.set(namespace, null);
