@@ -7,7 +7,7 @@ import type { AdmissionRequest } from "../../shared/admission/index.js";
 import { judged, review, type ReviewContext } from "../../shared/dispatcher/index.js";
 import { InvalidObjectError } from "../../shared/k8s/workload/index.js";
 import type { Policy } from "../../shared/policy/index.js";
-import { reviewNamespaces, SnapshotView } from "../../shared/snapshot/index.js";
+import { reviewUnits, SnapshotView } from "../../shared/snapshot/index.js";
 import { POLICIES, policyById } from "../../policies/index.js";
 import { reviewer, type AuthEnv } from "../auth/index.js";
 import { readBody } from "../body/index.js";
@@ -28,7 +28,7 @@ function verdictOf(decision: Decision): "deny" | "warn" | "audit" | "allow" {
 
 /**
  * What the review is judged against: the cluster part, and the shards of the
- * namespaces the review reads (reviewNamespaces), all of one generation. A
+ * namespaces the review reads (reviewUnits), all of one generation. A
  * request no policy looks at loads no shard. If the store dropped the
  * generation the cluster part is at (two pushes since), the part is read
  * again and the shards with it.
@@ -40,7 +40,7 @@ async function snapshotFor(env: Env, cluster: string, request: AdmissionRequest,
     const { facts, meta } = state.loaded;
     const clusterOnly = new SnapshotView(facts, new Map());
     if (!judged(request, policies, clusterOnly)) return { snapshot: { view: clusterOnly, pushedAt: meta.pushedAt } };
-    const shards = await loadShards(env, cluster, state.loaded, reviewNamespaces(request, facts));
+    const shards = await loadShards(env, cluster, state.loaded, reviewUnits(request, facts));
     if (shards.ok) return { snapshot: { view: new SnapshotView(facts, shards.shards), pushedAt: meta.pushedAt } };
     if (!shards.gone) return { snapshot: undefined, unusable: shards.corrupt };
   }

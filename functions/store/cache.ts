@@ -13,7 +13,17 @@
 // registered cluster ids (callers are authenticated first) and by namespaces
 // the store holds: a namespace it does not hold leaves only a gap between two
 // stored names behind, with the cluster part, never an entry of its own.
-import { ClusterFacts, clusterPartSchema, MAX_UNIT_NAME, NamespaceFacts, type ClusterPart, type LoadedShards, type Shard } from "../../shared/snapshot/index.js";
+import {
+  CLASS_REFERENCES_UNIT,
+  ClusterFacts,
+  clusterPartSchema,
+  MAX_UNIT_NAME,
+  NamespaceFacts,
+  type ClassReferences,
+  type ClusterPart,
+  type LoadedShards,
+  type Shard,
+} from "../../shared/snapshot/index.js";
 import type { Env } from "../config/index.js";
 import { log } from "../log/index.js";
 import type { SnapshotMeta, UnitRead } from "./index.js";
@@ -49,7 +59,7 @@ interface ShardEntry {
   kind: "shard";
   generation: number;
   sha256: string;
-  facts: NamespaceFacts;
+  facts: NamespaceFacts | ClassReferences;
 }
 
 /** A Map in use order, evicting the least recently used entries past `limit` bytes. */
@@ -210,16 +220,21 @@ function addGap(loaded: LoadedSnapshot, gap: [string | null, string | null]): vo
 
 export type ShardsResult = { ok: true; shards: LoadedShards } | { ok: false; gone: true } | { ok: false; gone?: undefined; corrupt: string };
 
+/** A unit name no stored unit can have: longer than any, or a "/" that is not a class's references. */
+const impossible = (name: string) =>
+  name.startsWith(CLASS_REFERENCES_UNIT) ? name.length > CLASS_REFERENCES_UNIT.length + MAX_UNIT_NAME : name.length > MAX_UNIT_NAME || name.includes("/");
+
 /**
- * The shards of `namespaces` at the generation of `loaded`, from the cache
- * or the store: a namespace with no shard maps to null. `gone` when the store
- * no longer holds that generation (the cluster part must be read again).
+ * The units of `names` (namespaces' shards, classes' references: shared/snapshot
+ * reviewUnits) at the generation of `loaded`, from the cache or the store: a
+ * name with no unit maps to null. `gone` when the store no longer holds that
+ * generation (the cluster part must be read again).
  */
-export async function loadShards(env: Env, cluster: string, loaded: LoadedSnapshot, namespaces: readonly string[]): Promise<ShardsResult> {
+export async function loadShards(env: Env, cluster: string, loaded: LoadedSnapshot, names: readonly string[]): Promise<ShardsResult> {
   const generation = loaded.meta.generation;
-  const shards = new Map<string, NamespaceFacts | null>();
-  const reads = namespaces.map(async (namespace): Promise<ShardsResult | undefined> => {
-    if (namespace.length > MAX_UNIT_NAME || inGap(loaded.gaps, namespace)) {
+  const shards = new Map<string, NamespaceFacts | ClassReferences | null>();
+  const reads = names.map(async (namespace): Promise<ShardsResult | undefined> => {
+    if (impossible(namespace) || inGap(loaded.gaps, namespace)) {
       shards.set(namespace, null);
       return undefined;
     }
@@ -238,7 +253,8 @@ export async function loadShards(env: Env, cluster: string, loaded: LoadedSnapsh
         return undefined;
       case "ok": {
         cacheStats.shardReads++;
-        const facts = new NamespaceFacts(JSON.parse(new TextDecoder().decode(read.bytes)) as Shard);
+        const content = JSON.parse(new TextDecoder().decode(read.bytes)) as unknown;
+        const facts = namespace.startsWith(CLASS_REFERENCES_UNIT) ? (content as ClassReferences) : new NamespaceFacts(content as Shard);
         // A review still on an older generation does not replace what a newer one cached.
         if (!entry || entry.generation <= generation) cache.set(key, { kind: "shard", generation, sha256: read.sha256, facts }, estimate(read.bytes.length));
         shards.set(namespace, facts);

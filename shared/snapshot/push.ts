@@ -12,7 +12,7 @@
 // or a unit not in the schema's form is refused, never stored.
 import * as z from "zod/mini";
 import { SNAPSHOT_API_VERSION } from "./schema.js";
-import { CLUSTER_UNIT, type EncodedUnit } from "./shards.js";
+import { CLUSTER_UNIT, describeUnit, type EncodedUnit } from "./shards.js";
 
 export const PUSH_KIND = "SnapshotPush";
 
@@ -34,7 +34,7 @@ export const pushBodySchema = z.object({
   kind: z.literal(PUSH_KIND),
   /** Strictly increasing per cluster; the function refuses anything not newer. */
   generation: generationSchema,
-  /** Unit name → content: "" the cluster part (only in the body that commits), any other name a namespace's shard. */
+  /** Unit name → content: "" the cluster part (only in the body that commits), `affinityclass/<name>` a class's references, any other name a namespace's shard. */
   units: z.record(z.string(), z.unknown()),
   commit: z.optional(
     z.object({
@@ -79,7 +79,7 @@ export function pushBodies(generation: number, units: readonly EncodedUnit[], co
     const entry = unit.bytes.length + encoder.encode(JSON.stringify(unit.name)).length + 2;
     if (entry > room)
       throw new Error(
-        `${unit.name === CLUSTER_UNIT ? "the cluster-wide part" : `the shard of namespace ${unit.name}`} is ${(unit.bytes.length / 2 ** 20).toFixed(1)} MiB; the function takes at most ${(MAX_PUSH_BYTES / 2 ** 20).toFixed(0)} MiB per body (docs/operations.md, Snapshots in shards)`,
+        `${describeUnit(unit.name)} is ${(unit.bytes.length / 2 ** 20).toFixed(1)} MiB; the function takes at most ${(MAX_PUSH_BYTES / 2 ** 20).toFixed(0)} MiB per body (docs/operations.md, Snapshots in shards)`,
       );
     if (size > 0 && size + entry > limit) {
       batches.push([]);

@@ -56,13 +56,13 @@ const prefixNamespace = (key: string) => {
   const slash = key.indexOf("/");
   return slash > 0 ? key.slice(0, slash) : undefined;
 };
-/** Keys that are namespaces themselves (a tenant is keyed by the namespace it owns). */
-const ownNamespace = (key: string) => (key === "" ? undefined : key);
+/** Keys that are namespaces themselves (a tenant is keyed by the namespace it owns); a namespace name never holds "/". */
+const ownNamespace = (key: string) => (key === "" || key.includes("/") ? undefined : key);
 
 export function namespaceOfObject(object: unknown): string | undefined {
   const metadata = typeof object === "object" && object !== null ? (object as Record<string, unknown>)["metadata"] : undefined;
   const namespace = typeof metadata === "object" && metadata !== null ? (metadata as Record<string, unknown>)["namespace"] : undefined;
-  return typeof namespace === "string" && namespace !== "" ? namespace : undefined;
+  return typeof namespace === "string" && namespace !== "" && !namespace.includes("/") ? namespace : undefined;
 }
 
 /**
@@ -116,24 +116,27 @@ export type ClassReferences = z.infer<typeof classReferencesSchema>;
 export const shardSchema = z.pick(snapshotSchema, { applications: true, volumeClaims: true, tenants: true, namespaces: true, policyParams: true });
 export type Shard = z.infer<typeof shardSchema>;
 
-/**
- * The cluster-wide part: every field but the envelope, the namespaced ones
- * holding only entries without a namespace, plus the indexes over the whole
- * snapshot that a review must not scan shards for.
- */
-export const clusterPartSchema = z.extend(z.omit(snapshotSchema, ENVELOPE), {
-  /** AffinityClass name → the HelmReleases and Tenants naming it (affinity-class-definitions' DELETE check). */
-  affinityClassReferences: z.record(z.string(), classReferencesSchema),
-});
+/** The cluster-wide part: every field but the envelope, the namespaced ones holding only entries without a namespace. */
+export const clusterPartSchema = z.omit(snapshotSchema, ENVELOPE);
 export type ClusterPart = z.infer<typeof clusterPartSchema>;
 
 export interface SnapshotParts {
   cluster: ClusterPart;
   shards: Map<string, Shard>;
+  /**
+   * AffinityClass name → the HelmReleases and Tenants naming it: an index
+   * over every namespace (affinity-class-definitions' DELETE check), one unit
+   * per class, so a change in one namespace rewrites a few hundred bytes of
+   * it, not a cluster-wide part that grows with the classes.
+   */
+  classReferences: Map<string, ClassReferences>;
 }
 
-/** The unit name of the cluster part; every other unit is named by its namespace, never empty. */
+/** The unit name of the cluster part; a namespace's shard is named by the namespace, never empty and never holding "/". */
 export const CLUSTER_UNIT = "";
+/** Units of the class reference index are named `affinityclass/<class>`: a "/" no namespace name has. */
+export const CLASS_REFERENCES_UNIT = "affinityclass/";
+export const classReferencesUnit = (className: string) => `${CLASS_REFERENCES_UNIT}${className}`;
 /** Longest unit (namespace) name the function stores: a DNS subdomain's limit, above a namespace's 63. */
 export const MAX_UNIT_NAME = 253;
 
@@ -194,8 +197,7 @@ export function splitSnapshot(snapshot: Snapshot): SnapshotParts {
       (shard as Record<string, unknown>)[field] = part;
     }
   }
-  cluster["affinityClassReferences"] = affinityClassReferences(snapshot);
-  return { cluster: cluster as ClusterPart, shards };
+  return { cluster: cluster as ClusterPart, shards, classReferences: new Map(Object.entries(affinityClassReferences(snapshot))) };
 }
 
 export function emptyShard(): Shard {
@@ -206,8 +208,7 @@ const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /** The whole snapshot again (what splitSnapshot cut), with `envelope` for the fields no unit holds. */
 export function joinSnapshot(parts: SnapshotParts, envelope: Pick<Snapshot, "generation" | "builtAt">): Snapshot {
-  const { affinityClassReferences: _index, ...cluster } = parts.cluster;
-  const snapshot = { apiVersion: snapshotSchema.shape.apiVersion.def.values[0], kind: "Snapshot", ...envelope, ...copy(cluster) } as Snapshot;
+  const snapshot = { apiVersion: snapshotSchema.shape.apiVersion.def.values[0], kind: "Snapshot", ...envelope, ...copy(parts.cluster) } as Snapshot;
   for (const shard of parts.shards.values())
     for (const field of NAMESPACED_NAMES) (NAMESPACED_FIELDS[field] as NamespacedField<unknown>).join(snapshot[field], copy(shard[field]));
   return snapshot;
@@ -239,7 +240,10 @@ export interface EncodedUnit {
   sha256: string;
 }
 
-export async function encodeUnit(name: string, value: ClusterPart | Shard): Promise<EncodedUnit> {
+/** What a unit holds. */
+export type UnitContent = ClusterPart | Shard | ClassReferences;
+
+export async function encodeUnit(name: string, value: UnitContent): Promise<EncodedUnit> {
   const bytes = new TextEncoder().encode(JSON.stringify(value));
   return { name, bytes, sha256: await sha256Hex(bytes) };
 }
@@ -304,24 +308,34 @@ export interface EncodedSnapshot {
  * so both sides hash the same bytes.
  */
 export async function encodeSnapshot(snapshot: Snapshot): Promise<EncodedSnapshot> {
-  const { cluster, shards } = splitSnapshot(snapshot);
-  const encode = (name: string, value: ClusterPart | Shard) => {
+  const { cluster, shards, classReferences } = splitSnapshot(snapshot);
+  const encode = (name: string, value: UnitContent) => {
     const unit = decodeUnit(name, value);
-    if (!unit.ok) throw new Error(`${name === CLUSTER_UNIT ? "the cluster-wide part" : `the shard of namespace ${name}`}: ${unit.error}`);
+    if (!unit.ok) throw new Error(`${describeUnit(name)}: ${unit.error}`);
     return encodeUnit(name, unit.value);
   };
   const units = [await encode(CLUSTER_UNIT, cluster)];
   for (const [namespace, shard] of shards) units.push(await encode(namespace, shard));
+  for (const [className, references] of classReferences) units.push(await encode(classReferencesUnit(className), references));
   const buckets = bucketDigests(units);
   return { units, buckets, digest: rootDigest(buckets) };
 }
 
-/** The unit's content through its schema: the cluster part, or a shard whose every entry is in its namespace. */
-export function decodeUnit(name: string, value: unknown): { ok: true; value: ClusterPart | Shard } | { ok: false; error: string } {
-  if (name.length > MAX_UNIT_NAME) return { ok: false, error: `unit name is longer than ${MAX_UNIT_NAME} characters` };
-  const parsed = name === CLUSTER_UNIT ? clusterPartSchema.safeParse(value) : shardSchema.safeParse(value);
+/** A unit as messages name it. */
+export function describeUnit(name: string): string {
+  if (name === CLUSTER_UNIT) return "the cluster-wide part";
+  if (name.startsWith(CLASS_REFERENCES_UNIT)) return `the references of AffinityClass ${name.slice(CLASS_REFERENCES_UNIT.length)}`;
+  return `the shard of namespace ${name}`;
+}
+
+/** The unit's content through its schema: the cluster part, a class's references, or a shard whose every entry is in its namespace. */
+export function decodeUnit(name: string, value: unknown): { ok: true; value: UnitContent } | { ok: false; error: string } {
+  if (name.length > MAX_UNIT_NAME + CLASS_REFERENCES_UNIT.length) return { ok: false, error: `unit name is longer than ${MAX_UNIT_NAME} characters` };
+  const references = name.startsWith(CLASS_REFERENCES_UNIT);
+  if (!references && name.includes("/")) return { ok: false, error: `a namespace's name holds no "/"` };
+  const parsed = name === CLUSTER_UNIT ? clusterPartSchema.safeParse(value) : references ? classReferencesSchema.safeParse(value) : shardSchema.safeParse(value);
   if (!parsed.success) return { ok: false, error: describeZodError(parsed.error) };
-  if (name !== CLUSTER_UNIT) {
+  if (name !== CLUSTER_UNIT && !references) {
     const stray = shardStrayEntry(name, parsed.data as Shard);
     if (stray) return { ok: false, error: stray };
   }

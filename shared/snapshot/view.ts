@@ -10,7 +10,7 @@ import type { AdmissionRequest } from "../admission/index.js";
 import { parseQuantity, type Quantity } from "../k8s/quantity/index.js";
 import type { PolicyFacts } from "../vap/index.js";
 import type { AffinityClass, Application, Settings, Snapshot, Tenant, VolumeClaim } from "./schema.js";
-import { MAX_UNIT_NAME, splitSnapshot, type ClassReferences, type ClusterPart, type Shard } from "./shards.js";
+import { classReferencesUnit, MAX_UNIT_NAME, splitSnapshot, type ClassReferences, type ClusterPart, type Shard } from "./shards.js";
 
 export const LINEAGE_LABELS = {
   group: "apps.cozystack.io/application.group",
@@ -46,11 +46,11 @@ function own<T>(record: Record<string, T>, key: string): T | undefined {
 
 const lineageKey = (l: Lineage) => `${l.group}\u0000${l.kind}\u0000${l.name}`;
 
-/** A lookup reached a namespace the view was not given: reviewNamespaces missed one a policy reads. */
-export class UnloadedNamespaceError extends Error {
-  constructor(namespace: string) {
-    super(`snapshot view: namespace "${namespace.slice(0, 63)}" was not loaded for this review (shared/snapshot reviewNamespaces must name it)`);
-    this.name = "UnloadedNamespaceError";
+/** A lookup reached a unit the view was not given: reviewUnits missed one a policy reads. */
+export class UnloadedUnitError extends Error {
+  constructor(unit: string) {
+    super(`snapshot view: unit "${unit.slice(0, 63)}" was not loaded for this review (shared/snapshot reviewUnits must name it)`);
+    this.name = "UnloadedUnitError";
   }
 }
 
@@ -92,11 +92,13 @@ export class NamespaceFacts {
 }
 
 /**
- * The shards a view may read: a namespace mapped to null has none (nothing
- * of it is stored); a namespace not in the map was not loaded, unless the
- * view is `complete` (offline: every shard is there, so a missing one is absent).
+ * The units a view may read besides the cluster part, by unit name: a
+ * namespace's shard, or a class's references (shards.ts). A name mapped to
+ * null has no unit (nothing of it is stored); a name not in the map was not
+ * loaded, unless the view is `complete` (offline: every unit is there, so a
+ * missing one is absent).
  */
-export type LoadedShards = ReadonlyMap<string, NamespaceFacts | null>;
+export type LoadedShards = ReadonlyMap<string, NamespaceFacts | ClassReferences | null>;
 
 export class SnapshotView implements PolicyFacts {
   readonly facts: ClusterFacts;
@@ -115,7 +117,10 @@ export class SnapshotView implements PolicyFacts {
     } else {
       const parts = splitSnapshot(source);
       this.facts = new ClusterFacts(parts.cluster);
-      this.#shards = new Map([...parts.shards].map(([namespace, shard]) => [namespace, new NamespaceFacts(shard)]));
+      const units = new Map<string, NamespaceFacts | ClassReferences>();
+      for (const [namespace, shard] of parts.shards) units.set(namespace, new NamespaceFacts(shard));
+      for (const [className, references] of parts.classReferences) units.set(classReferencesUnit(className), references);
+      this.#shards = units;
       this.#complete = true;
     }
   }
@@ -125,14 +130,21 @@ export class SnapshotView implements PolicyFacts {
     return this.facts.part;
   }
 
-  /** The namespace's shard; undefined when it has none. A name no unit can have (too long) has none without being loaded. */
-  #namespaceFacts(namespace: string): NamespaceFacts | undefined {
-    const loaded = this.#shards.get(namespace);
+  /** Unit `name`; undefined when there is none. */
+  #unit(name: string): NamespaceFacts | ClassReferences | undefined {
+    const loaded = this.#shards.get(name);
     if (loaded === undefined) {
-      if (this.#complete || namespace.length > MAX_UNIT_NAME) return undefined;
-      throw new UnloadedNamespaceError(namespace);
+      if (this.#complete) return undefined;
+      throw new UnloadedUnitError(name);
     }
     return loaded ?? undefined;
+  }
+
+  /** The namespace's shard; undefined when it has none. A name no shard can have (too long, or holding "/") has none without being loaded. */
+  #namespaceFacts(namespace: string): NamespaceFacts | undefined {
+    if (namespace.length > MAX_UNIT_NAME || namespace.includes("/")) return undefined;
+    const unit = this.#unit(namespace);
+    return unit instanceof NamespaceFacts ? unit : undefined;
   }
 
   #shard(namespace: string): Shard | undefined {
@@ -141,7 +153,9 @@ export class SnapshotView implements PolicyFacts {
 
   /** The entry `key` of a namespaced field, from the shard of `namespace` (the cluster part holds the entries of no namespace). */
   #entry<F extends "applications" | "volumeClaims" | "tenants" | "namespaces">(field: F, namespace: string, key: string): Shard[F][string] | undefined {
-    const record = (namespace === "" ? this.cluster[field] : this.#shard(namespace)?.[field]) as Record<string, Shard[F][string]> | undefined;
+    // Entries of no namespace (or of a name no namespace has) stay in the cluster part.
+    const clusterWide = namespace === "" || namespace.includes("/");
+    const record = (clusterWide ? this.cluster[field] : this.#shard(namespace)?.[field]) as Record<string, Shard[F][string]> | undefined;
     return record ? own(record, key) : undefined;
   }
 
@@ -168,7 +182,8 @@ export class SnapshotView implements PolicyFacts {
 
   /** The HelmReleases and Tenants that name class `name`, as precomputed over the whole snapshot; undefined when none does. */
   affinityClassReferences(name: string): ClassReferences | undefined {
-    return own(this.cluster.affinityClassReferences, name);
+    const unit = this.#unit(classReferencesUnit(name));
+    return unit instanceof NamespaceFacts ? undefined : unit;
   }
 
   /** The tenant that owns `namespace`. */
@@ -221,7 +236,7 @@ export class SnapshotView implements PolicyFacts {
   paramObjects(kind: string, namespace: string | undefined): readonly unknown[] {
     const clusterWide = own(this.cluster.policyParams, kind)?.objects ?? [];
     if (namespace === undefined) return clusterWide;
-    if (namespace === "") return clusterWide.filter((object) => namespaceOf(object) === namespace);
+    if (namespace === "" || namespace.includes("/")) return clusterWide.filter((object) => namespaceOf(object) === namespace);
     const shard = this.#shard(namespace);
     return (shard && own(shard.policyParams, kind)?.objects) ?? [];
   }
@@ -260,7 +275,8 @@ function paramRefNamespaces(view: SnapshotView): readonly string[] {
 }
 
 /**
- * The namespaces a review of `request` may read, decided in one place:
+ * The units a review of `request` may read besides the cluster part, decided
+ * in one place. Namespaces' shards:
  * - the request's namespace, and the namespace in its object's and old object's metadata;
  * - the namespace named by helm.toolkit.fluxcd.io/namespace on the object or
  *   its pod template (affinity-class finds the application's HelmRelease there);
@@ -268,17 +284,22 @@ function paramRefNamespaces(view: SnapshotView): readonly string[] {
  * Tenants need no more: a tenant record is keyed by the namespace it owns and
  * carries its resolved chain, and a Tenant object lives in its parent's
  * namespace, which is the request's. Nothing else reads another namespace.
+ * And for an AffinityClass (its DELETE lists who still names it), the
+ * class's references, by the request's name and the objects' names.
  */
-export function reviewNamespaces(request: AdmissionRequest, facts: ClusterFacts): string[] {
-  const namespaces = new Set<string>();
+export function reviewUnits(request: AdmissionRequest, facts: ClusterFacts): string[] {
+  const units = new Set<string>();
   const add = (value: unknown) => {
-    if (typeof value === "string" && value !== "") namespaces.add(value);
+    if (typeof value === "string" && value !== "") units.add(value);
   };
   add(request.namespace);
   for (const object of [request.object, request.oldObject]) {
     add(at(object, "metadata", "namespace"));
     for (const path of LABEL_PATHS) add(at(object, ...path, FLUX_HELMRELEASE_NAMESPACE_LABEL));
   }
-  for (const namespace of facts.derived(paramRefNamespaces)) namespaces.add(namespace);
-  return [...namespaces];
+  for (const namespace of facts.derived(paramRefNamespaces)) units.add(namespace);
+  if (request.kind.group === "cozystack.io" && request.kind.kind === "AffinityClass")
+    for (const name of [request.name, at(request.object, "metadata", "name"), at(request.oldObject, "metadata", "name")])
+      if (typeof name === "string" && name !== "") units.add(classReferencesUnit(name));
+  return [...units];
 }

@@ -7,7 +7,7 @@ import demoYaml from "../../examples/demo/cluster.yaml?raw";
 import { runInDurableObject } from "cloudflare:test";
 import { cacheStats, forget, loadShards, loadSnapshot, REVALIDATE_MS, storeOf } from "../../functions/store/cache.js";
 import { sha256Hex } from "../../shared/digest/index.js";
-import { bucketOf, CLUSTER_UNIT, contentHash, encodeSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
+import { bucketOf, CLUSTER_UNIT, contentHash, encodeSnapshot, NamespaceFacts, type Snapshot } from "../../shared/snapshot/index.js";
 import { CONTENT_SHA256_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../shared/signing/index.js";
 import { call, dispatch, freshGeneration, objectsFromYaml, push, sign, snapshotOf, validate } from "../support/worker.js";
 import { pod, reviewOf } from "../support/reviews.js";
@@ -42,8 +42,8 @@ describe("an accepted push", () => {
     expect(status).toBe(200);
     expect(Object.keys(body).sort()).toEqual(["ageSeconds", "boundPolicies", "builtAt", "bytes", "cluster", "contentHash", "generation", "policyProblems", "pushedAt", "units"]);
     expect(body).toMatchObject({ cluster: "pushes", generation: stored.generation, contentHash: await contentHash(stored), builtAt: stored.builtAt });
-    // The cluster part and the shards of tenant-root and tenant-acme.
-    expect(body.units).toBe(3);
+    // The cluster part, the shards of tenant-root and tenant-acme, the references of dc1 and dc2.
+    expect(body.units).toBe(5);
     expect(body.bytes).toBe(await storedBytes(stored));
   });
 
@@ -283,7 +283,7 @@ describe("the isolate cache", () => {
     expect(fresh.loaded?.meta.generation).toBe(newer.generation);
     expect(await loadSnapshot(env, "pushes", start + REVALIDATE_MS + 10)).toBe(fresh);
     const shards = await loadShards(env, "pushes", fresh.loaded!, ["tenant-acme"]);
-    expect(shards.ok && shards.shards.get("tenant-acme")?.shard.applications["tenant-acme/main-db"]).toMatchObject({ affinityClass: "dc1" });
+    expect(shards.ok && (shards.shards.get("tenant-acme") as NamespaceFacts).shard.applications["tenant-acme/main-db"]).toMatchObject({ affinityClass: "dc1" });
     expect(cacheStats.clusterReads - before.clusterReads).toBe(1);
     expect(cacheStats.shardReads - before.shardReads).toBe(0);
     expect(cacheStats.shardChecks - before.shardChecks).toBe(1);
