@@ -30,8 +30,8 @@ import type { SnapshotMeta, UnitRead } from "./index.js";
 
 export const REVALIDATE_MS = 5_000;
 export const DEFAULT_CACHE_MB = 32;
-/** Heap a decoded unit takes per byte of its stored JSON, indexes included (npm run bench, section "shards": about 2.5 to 3.5). */
-export const HEAP_PER_STORED_BYTE = 4;
+/** Heap a decoded unit takes per byte of its stored JSON, its lineage index built (npm run bench, section "Fleet": 2.9). */
+export const HEAP_PER_STORED_BYTE = 3;
 /** What one entry costs beyond its content: keys, the entry, the facts objects. */
 const ENTRY_OVERHEAD = 1024;
 /** Namespaces known to have no shard, per cluster generation: ranges between stored names. */
