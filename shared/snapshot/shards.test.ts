@@ -38,7 +38,7 @@ describe("splitSnapshot", () => {
   const entries = <T>(value: fc.Arbitrary<T>) => fc.dictionary(fc.tuple(namespace, fc.constantFrom("x", "y", "z/w")).map(([ns, name]) => `${ns}/${name}`), value, { maxKeys: 8 });
   const snapshots = fc.record({
     applications: entries(fc.record({ affinityClass: fc.constantFrom("dc1", "dc2") })),
-    volumeClaims: entries(fc.record({ accessModes: fc.constant(["ReadWriteOnce"]), pinnedToNode: fc.boolean() })),
+    volumeClaims: entries(fc.record({ accessModes: fc.constant<string[]>(["ReadWriteOnce"]), pinnedToNode: fc.boolean() })),
     namespaces: fc.dictionary(namespace, fc.record({ metadata: fc.record({ labels: fc.dictionary(fc.constantFrom("a", "b"), fc.constantFrom("1", "2")) }) })),
     params: fc.array(fc.record({ metadata: fc.record({ name: fc.constantFrom("p", "q"), namespace: fc.option(namespace, { nil: undefined }) }) }), { maxLength: 6 }),
   });
