@@ -86,7 +86,7 @@ export const DELETE_SNAPSHOT_APPLICATIONS = 100_000;
 /** Every shape, at the sizes the outsider's measurements used, up to the 3 MiB body limit. */
 export function adversarialShapes(): AdversarialShape[] {
   const view = viewOfObjects(adversarialCluster());
-  const large = viewOf(buildClusterSnapshot(DELETE_SNAPSHOT_APPLICATIONS).stored);
+  const large = viewOf(buildClusterSnapshot(DELETE_SNAPSHOT_APPLICATIONS));
   const shape = (name: string, attacks: string, object: KubeObject, on = view, operation: "CREATE" | "DELETE" = "CREATE"): AdversarialShape => {
     const text = reviewText(object, operation);
     return { name, attacks, text, view: on, benign: benignReview(text.length) };

@@ -5,31 +5,43 @@
 // what only workerd and the network add.
 import { app } from "../functions/app.js";
 import type { Env } from "../functions/config/index.js";
-import type { SnapshotMeta } from "../functions/store/index.js";
-import { sha256Hex } from "../shared/digest/index.js";
+import { bucketOf, encodeSnapshot, type EncodedSnapshot, type Snapshot } from "../shared/snapshot/index.js";
 import { generateKeyPair } from "../shared/signing/index.js";
 import { tokenHash } from "../shared/tokens/index.js";
+import { MemoryStore } from "./memory-store.js";
 import { allowAll } from "./noop.js";
 
 const CLUSTER = "bench";
 /** The apiserver's bearer token in the benchmarks: what every review presents. */
 export const BENCH_TOKEN = "edgeadmit_bench-token-not-a-secret-0000000";
 
-/** The Env the function sees, its snapshot store answering from memory like a Durable Object stub. */
-export async function inMemoryEnv(stored: string, generation: number): Promise<Env> {
-  const { publicKey } = await generateKeyPair();
-  const bytes = new TextEncoder().encode(stored);
-  const meta: SnapshotMeta = { generation, contentHash: "bench", builtAt: new Date().toISOString(), pushedAt: Date.now(), bytes: bytes.length, storedSha256: await sha256Hex(bytes), boundPolicies: 0, policyProblems: [] };
-  const store = { head: async () => meta, read: async () => ({ ok: true, meta, bytes }) };
-  const namespace = { idFromName: (name: string) => name, get: () => store };
+/** A store holding `snapshot` as the push route would have stored it (`encoded`: its units, when already at hand). */
+export async function storeWith(snapshot: Snapshot, store = new MemoryStore(), encoded?: EncodedSnapshot): Promise<MemoryStore> {
+  const { units, digest } = encoded ?? (await encodeSnapshot(snapshot));
+  const result = store.push(snapshot.generation, units.map((unit) => ({ ...unit, bucket: bucketOf(unit.name) })), { base: null, builtAt: snapshot.builtAt, pushedAt: Date.now(), removed: [], digest });
+  if (!result.ok) throw new Error(`the memory store refused the bench snapshot: ${JSON.stringify(result)}`);
+  return store;
+}
+
+/** The Env the function sees for `stores` by cluster id, every cluster's apiserver presenting BENCH_TOKEN, its snapshot store answering from memory like a Durable Object stub. */
+export async function envOf(stores: ReadonlyMap<string, MemoryStore>, vars: Partial<Env> = {}, publicKey?: string): Promise<Env> {
+  publicKey ??= (await generateKeyPair()).publicKey;
+  const tokenHashes = [await tokenHash(BENCH_TOKEN)];
+  const namespace = { idFromName: (name: string) => name, get: (name: string) => stores.get(name) };
   return {
-    CLUSTERS: JSON.stringify({ [CLUSTER]: { publicKey, tokenHashes: [await tokenHash(BENCH_TOKEN)] } }),
+    CLUSTERS: JSON.stringify(Object.fromEntries([...stores.keys()].map((id) => [id, { publicKey, tokenHashes }]))),
     SNAPSHOTS: namespace as unknown as Env["SNAPSHOTS"],
+    ...vars,
   };
 }
 
-function post(body: string): Request {
-  return new Request(`http://edgeadmit.bench/v1/${CLUSTER}/validate?timeout=10s`, {
+/** The Env of one cluster "bench" holding `snapshot`. */
+export async function inMemoryEnv(snapshot: Snapshot): Promise<Env> {
+  return envOf(new Map([[CLUSTER, await storeWith(snapshot)]]));
+}
+
+function post(body: string, cluster = CLUSTER): Request {
+  return new Request(`http://edgeadmit.bench/v1/${cluster}/validate?timeout=10s`, {
     method: "POST",
     headers: { "content-type": "application/json", authorization: `Bearer ${BENCH_TOKEN}` },
     body,
@@ -37,8 +49,8 @@ function post(body: string): Request {
 }
 
 /** One review through the Hono app, as workerd would hand it over; returns the response's length. */
-export async function throughApp(body: string, env: Env): Promise<number> {
-  const response = await app.fetch(post(body), env);
+export async function throughApp(body: string, env: Env, cluster = CLUSTER): Promise<number> {
+  const response = await app.fetch(post(body, cluster), env);
   if (response.status !== 200) throw new Error(`the app answered ${response.status}: ${await response.text()}`);
   return (await response.text()).length;
 }

@@ -197,15 +197,19 @@ function deployment(app: ApplicationRef, j: number): KubeObject {
   };
 }
 
-/** The cluster's objects, in the order `kubectl get` would list them by kind; with `workloads`, each application's Deployment too. */
-export function clusterObjects(shape: ClusterShape, { workloads = false } = {}): KubeObject[] {
+/**
+ * The cluster's objects, in the order `kubectl get` would list them by kind;
+ * with `workloads`, each application's Deployment too; with `applications`,
+ * only the applications in [from, to) (and every class and tenant).
+ */
+export function clusterObjects(shape: ClusterShape, { workloads = false, applications = [0, shape.applications] as [number, number] } = {}): KubeObject[] {
   const plans = tenantPlans(shape);
   const objects: KubeObject[] = [settings];
   for (let k = 0; k < shape.affinityClasses; k++) objects.push(affinityClass(k));
   for (let i = 0; i < shape.tenants; i++) objects.push(tenant(i, plans));
   const stored: KubeObject[] = [];
   const rendered: KubeObject[] = [];
-  for (let j = 0; j < shape.applications; j++) {
+  for (let j = applications[0]; j < applications[1]; j++) {
     const app = applicationRef(j, shape, plans);
     objects.push(helmRelease(app, j));
     stored.push(...volumes(app, j));

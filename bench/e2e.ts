@@ -60,7 +60,7 @@ function load(target: Target, body: string, connections: number, seconds: number
 
 /** The same review through the function's Hono app and through the no-op's handler, in this process: the HTTP layer's share of the gap. */
 async function inProcess(cluster: BuiltSnapshot, reviewText: string): Promise<Figure[]> {
-  const env = await inMemoryEnv(cluster.stored, JSON.parse(cluster.stored).generation as number);
+  const env = await inMemoryEnv(cluster.snapshot);
   const samples = await interleave(
     [
       { name: "app", run: () => throughApp(reviewText, env) },
@@ -87,7 +87,7 @@ export async function endToEnd(cluster: BuiltSnapshot, reviewText: string, revie
     { name: "no-op", worker: noop },
   ];
   try {
-    await pushSnapshot(fn.url, "demo", key.privateKeyPem, snapshotJson);
+    await pushSnapshot(fn.url, "demo", key.privateKeyPem, cluster.snapshot);
     const check = await checkTargets(targets, reviewText);
     const body = withFreshUids(reviewText);
     const bodyFile = join(dir, "review.json");

@@ -16,7 +16,8 @@ import type { Section } from "./figures.js";
 import { consoleTable, describeMachine, endLoad, markdown, type Results } from "./report.js";
 import { registryScale } from "./registry.js";
 import { perReview, reviewCases } from "./review.js";
-import { buildClusterSnapshot, snapshotScale, viewOf } from "./snapshot.js";
+import { fleet } from "./fleet.js";
+import { buildClusterSnapshot, viewOf } from "./snapshot.js";
 import { nowMs } from "./stats.js";
 import { scratchDir } from "./workdir.js";
 
@@ -50,15 +51,15 @@ async function main(): Promise<void> {
   const smallReview = reviewCases(cluster.shape)[0]!;
   // The end-to-end and check sections compare with the in-process review, so they need its figure.
   const needsReview = only === undefined || ["per review", "end to end", "check"].some((title) => title.includes(only));
-  const review = needsReview ? await step("1/8 per review, in process", () => perReview(viewOf(cluster.stored), cluster.shape)) ?? (await perReview(viewOf(cluster.stored), cluster.shape)) : undefined;
-  await step("2/8 snapshot scale", () => snapshotScale(scratchDir("snapshots")));
+  const review = needsReview ? await step("1/9 per review, in process", () => perReview(viewOf(cluster), cluster.shape)) ?? (await perReview(viewOf(cluster), cluster.shape)) : undefined;
+  await step("2/9 fleet: snapshots in shards", () => fleet(scratchDir("fleet")));
   const inProcessUs = review?.figures.find((f) => f.name === `${smallReview.name}: median`)!.value.median ?? 0;
-  await step("3/8 end to end through workerd", () => endToEnd(cluster, smallReview.text, smallReview.name, inProcessUs, scratchDir("e2e")));
-  await step("4/8 bundle and start-up", () => bundleAndStartup(scratchDir("bundle")));
-  await step("5/8 CLI snapshot build", () => cliSnapshotBuild(scratchDir("cli")));
-  await step("6/8 adversarial reviews", adversarial);
-  await step("7/8 ValidatingAdmissionPolicies", validatingAdmissionPolicies);
-  await step("8/8 CLI check, in process", () => checkScale(scratchDir("check"), inProcessUs));
+  await step("3/9 end to end through workerd", () => endToEnd(cluster, smallReview.text, smallReview.name, inProcessUs, scratchDir("e2e")));
+  await step("4/9 bundle and start-up", () => bundleAndStartup(scratchDir("bundle")));
+  await step("5/9 CLI snapshot build", () => cliSnapshotBuild(scratchDir("cli")));
+  await step("6/9 adversarial reviews", adversarial);
+  await step("7/9 ValidatingAdmissionPolicies", validatingAdmissionPolicies);
+  await step("8/9 CLI check, in process", () => checkScale(scratchDir("check"), inProcessUs));
   await step("9/9 cluster registry at fleet size", registryScale);
 
   results.durationSeconds = (nowMs() - started) / 1000;

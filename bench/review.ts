@@ -195,3 +195,9 @@ async function policyCosts(reviewCase: ReviewCase, context: ReviewContext): Prom
     figure(`${reviewCase.name}: of which policy ${policy.id}`, "µs", spread(medians[k + 1]!.map((m, round) => m - medians[k]![round]!))),
   );
 }
+
+/** The 3 KB pod review of application `j`, as its ReplicaSet creates the pod. */
+export function podReviewOf(shape: ClusterShape, j: number, uid = "b7d1c2e3-f4a5-4b6c-9d8e-0f1a2b3c4d5e"): string {
+  const app = applicationRef(j, shape);
+  return JSON.stringify(admissionReview(applicationPod({ app, containers: 1, sidecarEnv: 0 }), "CREATE", null, app.namespace, uid));
+}

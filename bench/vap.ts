@@ -161,7 +161,7 @@ export async function validatingAdmissionPolicies(): Promise<Section> {
       figure("60 kubescape policies, 6-container Deployment: p99", "µs", spread(samples.review!.map((round) => quantile(round, 0.99) / 1e3)), { op: "<=", value: 1000 }),
       figure("60 kubescape policies, 6-container Deployment: median / floor", "×", spread(medians.map((m, i) => m / floors[i]!)), { op: "<=", value: 3 }),
     );
-    const snapshot = view.snapshot;
+    const snapshot = view.cluster;
     const compileMs: number[] = [];
     for (let i = 0; i < COMPILE_RUNS; i++) {
       const started = nowNs();

@@ -116,7 +116,7 @@ async function main(): Promise<void> {
     .map((doc) => doc.toJS() as KubeObject | null)
     .filter((o): o is KubeObject => o !== null);
   const { snapshot } = buildSnapshot(objects, { generation: Date.now(), builtAt: new Date().toISOString() });
-  const stored = await pushSnapshot(worker.url, "demo", demo.pem, JSON.stringify(snapshot));
+  const { stored } = await pushSnapshot(worker.url, "demo", demo.pem, snapshot);
 
   events.ready();
   console.log(`edgeadmit is serving on ${worker.url}

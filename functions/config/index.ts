@@ -28,6 +28,8 @@ export interface Env {
   REGISTRY_CACHE_ENTRIES?: string;
   /** "all": log every review, not only denied, warned and failed ones (npm start sets it). */
   LOG_REVIEWS?: string;
+  /** Whole MiB of estimated heap an isolate keeps of snapshots, all clusters together (functions/store/cache.ts; default 32). */
+  SNAPSHOT_CACHE_MB?: string;
 }
 
 /** Parsed once per isolate per value of its variable; a new deploy brings a new isolate. */

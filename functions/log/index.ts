@@ -8,7 +8,7 @@ import { truncateUtf8 } from "../../shared/admission/index.js";
 export type LogEvent =
   | { event: "review"; cluster: string; uid: string; operation: string; kind: string; verdict: "deny" | "warn" | "audit" | "allow"; policies: string[]; durationMs: number }
   | { event: "review-failed"; cluster: string; uid?: string; status: number; reason: string; durationMs: number }
-  | { event: "push"; cluster: string; status: number; generation?: number; bytes?: number; reason?: string; durationMs: number }
+  | { event: "push"; cluster: string; status: number; generation?: number; bytes?: number; staged?: number; reason?: string; durationMs: number }
   | { event: "auth-refused"; cluster: string; route: string; reason: string }
   | { event: "config"; cluster?: string; reason: string }
   | { event: "integrity"; cluster: string; generation: number; reason: string }

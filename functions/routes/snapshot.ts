@@ -1,16 +1,31 @@
-// PUT /v1/:cluster/snapshot — a push from the sync job, signed with the cluster's key.
+// PUT /v1/:cluster/snapshot — a push from the sync job, signed with the cluster's
+// key: a SnapshotPush body (shared/snapshot/push.ts) that stages units and,
+// in its last body, commits them as one generation.
 // GET /v1/:cluster/snapshot — what is stored: metadata only, never the content.
+// GET /v1/:cluster/snapshot/buckets[/:bucket] — the digests `sync` compares to
+// send only the units that changed: per bucket, then per unit of one bucket.
 import { Hono } from "hono";
-import { sha256Hex } from "../../shared/digest/index.js";
 import { truncateUtf8 } from "../../shared/admission/index.js";
-import { contentHash, decodeSnapshot, MAX_SNAPSHOT_BYTES, SnapshotView } from "../../shared/snapshot/index.js";
-import { policySetOf } from "../../shared/vap/index.js";
+import { sha256Hex } from "../../shared/digest/index.js";
+import {
+  BUCKETS,
+  bucketOf,
+  CLUSTER_UNIT,
+  decodeUnit,
+  encodeUnit,
+  MAX_PUSH_BYTES,
+  MAX_SNAPSHOT_DEPTH,
+  pushBodySchema,
+  type ClusterPart,
+} from "../../shared/snapshot/index.js";
 import { CONTENT_SHA256_HEADER } from "../../shared/signing/index.js";
+import { policySetOf } from "../../shared/vap/index.js";
+import { decodeJson } from "../../shared/zod/index.js";
 import { reader, signer, type AuthEnv } from "../auth/index.js";
 import { readBody } from "../body/index.js";
 import { log } from "../log/index.js";
-import { remember, storeOf } from "../store/cache.js";
-import type { SnapshotMeta } from "../store/index.js";
+import { forgetCluster, storeOf } from "../store/cache.js";
+import type { Commit, SnapshotMeta, StagedUnit } from "../store/index.js";
 
 /** Problems reported per push: enough to fix the worst, bounded like every answer. */
 const MAX_REPORTED_PROBLEMS = 50;
@@ -26,6 +41,7 @@ function describe(cluster: string, meta: SnapshotMeta, now: number) {
     pushedAt: new Date(meta.pushedAt).toISOString(),
     ageSeconds: Math.max(0, Math.floor((now - meta.pushedAt) / 1000)),
     bytes: meta.bytes,
+    units: meta.units,
     boundPolicies: meta.boundPolicies,
     policyProblems: meta.policyProblems,
     ...(meta.corrupt ? { corrupt: meta.corrupt } : {}),
@@ -39,7 +55,7 @@ snapshot.put("/:cluster/snapshot", signer("PUT"), async (c) => {
     log({ event: "push", cluster: cluster.id, status, reason: error, durationMs: Date.now() - started });
     return c.json({ error }, status);
   };
-  const body = await readBody(c, MAX_SNAPSHOT_BYTES, "snapshot");
+  const body = await readBody(c, MAX_PUSH_BYTES, "push body");
   if (!body.ok) return refused(body.status, body.error);
   if ((await sha256Hex(body.bytes)) !== c.get("contentSha256"))
     return refused(403, `the body is not the one signed: its SHA-256 differs from ${CONTENT_SHA256_HEADER}; nothing was stored`);
@@ -48,32 +64,64 @@ snapshot.put("/:cluster/snapshot", signer("PUT"), async (c) => {
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(body.bytes);
   } catch {
-    return refused(400, "snapshot is not UTF-8 text");
+    return refused(400, "push body is not UTF-8 text");
   }
-  const decoded = decodeSnapshot(text);
-  if (!decoded.ok) return refused(400, decoded.error);
+  const decoded = decodeJson(text, pushBodySchema, "push body", "does not match the schema", MAX_SNAPSHOT_DEPTH);
+  if (!decoded.ok) {
+    // The whole-snapshot body of earlier versions: say what changed, not which field is missing.
+    if (/"kind"\s*:\s*"Snapshot"/.test(text.slice(0, 4096)))
+      return refused(400, "push body is a whole Snapshot: this function takes SnapshotPush bodies, which edgeadmit snapshot push and sync of the same version send (update the sync job); nothing was stored");
+    return refused(400, decoded.error);
+  }
+  const push = decoded.value;
 
-  // Compiled now, so the pusher hears of a policy that cannot be used; kept for this isolate's reviews.
-  const policySet = policySetOf(decoded.snapshot);
-  // The schema's output, defaults filled in: isolates read it back without a second schema pass.
-  const stored = new TextEncoder().encode(JSON.stringify(decoded.snapshot));
+  // Each unit through its schema; its output, as JSON, is what is stored and hashed.
+  const units: StagedUnit[] = [];
+  let clusterPart: ClusterPart | undefined;
+  for (const [name, content] of Object.entries(push.units)) {
+    const unit = decodeUnit(name, content);
+    if (!unit.ok) return refused(400, `unit ${name === CLUSTER_UNIT ? "(cluster part)" : `"${truncateUtf8(name, 63)}"`}: ${unit.error}; nothing was stored`);
+    if (name === CLUSTER_UNIT) {
+      if (!push.commit) return refused(400, "the cluster part travels in the body that commits; nothing was stored");
+      clusterPart = unit.value as ClusterPart;
+    }
+    const encoded = await encodeUnit(name, unit.value);
+    units.push({ ...encoded, bucket: bucketOf(name) });
+  }
+
+  let commit: Commit | undefined;
+  if (push.commit) {
+    commit = { ...push.commit, pushedAt: Date.now() };
+    if (clusterPart) {
+      // Compiled now, so the pusher hears of a policy that cannot be used.
+      const policySet = policySetOf(clusterPart);
+      commit.policies = { bound: policySet.bound, problems: policySet.problems.slice(0, MAX_REPORTED_PROBLEMS).map((problem) => truncateUtf8(problem, 500)) };
+    } else if (push.commit.base === null) return refused(400, "a push that sends every unit (base null) must send the cluster part; nothing was stored");
+  }
+
+  const result = await storeOf(c.env, cluster.id).push(push.generation, units, commit);
+  if (!result.ok) {
+    if (result.refusal === "stale")
+      return refused(409, `generation ${push.generation} is not newer than the stored generation ${result.current.generation}: a stale or replayed push; nothing was stored`);
+    if (result.refusal === "base")
+      return refused(
+        409,
+        result.current
+          ? `base generation ${push.commit!.base} is not the stored generation ${result.current.generation}${result.current.corrupt ? " (which failed its integrity check)" : ""}: push every unit (sync does so by itself); nothing was stored`
+          : `base generation ${push.commit!.base}: no snapshot is stored; push every unit; nothing was stored`,
+      );
+    return refused(400, `${result.detail}; nothing was stored`);
+  }
+  const sentBytes = body.bytes.length;
+  if (!result.meta) {
+    log({ event: "push", cluster: cluster.id, status: 200, generation: push.generation, staged: result.staged, bytes: sentBytes, durationMs: Date.now() - started });
+    return c.json({ cluster: cluster.id, generation: push.generation, staged: result.staged });
+  }
+  // This isolate reads the new generation with its next review.
+  forgetCluster(cluster.id);
   const now = Date.now();
-  const meta: SnapshotMeta = {
-    generation: decoded.snapshot.generation,
-    contentHash: await contentHash(decoded.snapshot),
-    builtAt: decoded.snapshot.builtAt,
-    pushedAt: now,
-    bytes: body.bytes.length,
-    storedSha256: await sha256Hex(stored),
-    boundPolicies: policySet.bound,
-    policyProblems: policySet.problems.slice(0, MAX_REPORTED_PROBLEMS).map((problem) => truncateUtf8(problem, 500)),
-  };
-  const result = await storeOf(c.env, cluster.id).write(stored, meta);
-  if (!result.stored)
-    return refused(409, `generation ${meta.generation} is not newer than the stored generation ${result.current.generation}: a stale or replayed push; nothing was stored`);
-  remember(cluster.id, { meta, view: new SnapshotView(decoded.snapshot) }, now);
-  log({ event: "push", cluster: cluster.id, status: 200, generation: meta.generation, bytes: meta.bytes, durationMs: Date.now() - started });
-  return c.json(describe(cluster.id, meta, now));
+  log({ event: "push", cluster: cluster.id, status: 200, generation: result.meta.generation, staged: result.staged, bytes: sentBytes, durationMs: now - started });
+  return c.json(describe(cluster.id, result.meta, now));
 });
 
 snapshot.get("/:cluster/snapshot", reader, async (c) => {
@@ -81,4 +129,21 @@ snapshot.get("/:cluster/snapshot", reader, async (c) => {
   const meta = await storeOf(c.env, cluster.id).head();
   if (!meta) return c.json({ error: `no snapshot has been pushed for cluster "${cluster.id}" yet` }, 404);
   return c.json(describe(cluster.id, meta, Date.now()));
+});
+
+snapshot.get("/:cluster/snapshot/buckets", reader, async (c) => {
+  const cluster = c.get("cluster");
+  const listed = await storeOf(c.env, cluster.id).buckets();
+  if (!listed) return c.json({ error: `no snapshot has been pushed for cluster "${cluster.id}" yet` }, 404);
+  return c.json({ cluster: cluster.id, ...listed });
+});
+
+snapshot.get("/:cluster/snapshot/buckets/:bucket", reader, async (c) => {
+  const cluster = c.get("cluster");
+  const text = c.req.param("bucket");
+  const bucket = /^\d{1,4}$/.test(text) ? Number(text) : NaN;
+  if (!(bucket < BUCKETS)) return c.json({ error: `a bucket is a whole number from 0 to ${BUCKETS - 1}` }, 400);
+  const listed = await storeOf(c.env, cluster.id).bucketUnits(bucket);
+  if (!listed) return c.json({ error: `no snapshot has been pushed for cluster "${cluster.id}" yet` }, 404);
+  return c.json({ cluster: cluster.id, bucket, ...listed });
 });

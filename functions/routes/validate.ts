@@ -3,13 +3,17 @@
 // control planes that cannot present one: /v1/:cluster/token/:token/validate[/:policy].
 import { Hono, type Context } from "hono";
 import { decodeAdmissionReview, encodeAdmissionResponse, type Decision } from "../../shared/admission/index.js";
-import { review } from "../../shared/dispatcher/index.js";
+import type { AdmissionRequest } from "../../shared/admission/index.js";
+import { judged, review, type ReviewContext } from "../../shared/dispatcher/index.js";
 import { InvalidObjectError } from "../../shared/k8s/workload/index.js";
+import type { Policy } from "../../shared/policy/index.js";
+import { reviewUnits, SnapshotView } from "../../shared/snapshot/index.js";
 import { POLICIES, policyById } from "../../policies/index.js";
 import { reviewer, type AuthEnv } from "../auth/index.js";
 import { readBody } from "../body/index.js";
+import type { Env } from "../config/index.js";
 import { log } from "../log/index.js";
-import { loadSnapshot } from "../store/cache.js";
+import { loadShards, loadSnapshot } from "../store/cache.js";
 
 /** The apiserver's own limit on an AdmissionReview body. */
 export const MAX_REVIEW_BYTES = 3 * 1024 * 1024;
@@ -20,6 +24,27 @@ function verdictOf(decision: Decision): "deny" | "warn" | "audit" | "allow" {
   if (!decision.allowed) return "deny";
   if (decision.warnings.length > 0) return "warn";
   return Object.keys(decision.auditAnnotations).length > 0 ? "audit" : "allow";
+}
+
+/**
+ * What the review is judged against: the cluster part, and the shards of the
+ * namespaces the review reads (reviewUnits), all of one generation. A
+ * request no policy looks at loads no shard. If the store dropped the
+ * generation the cluster part is at (two pushes since), the part is read
+ * again and the shards with it.
+ */
+async function snapshotFor(env: Env, cluster: string, request: AdmissionRequest, policies: readonly Policy[]): Promise<Pick<ReviewContext, "snapshot" | "unusable">> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const state = await loadSnapshot(env, cluster, Date.now(), { force: attempt > 0 });
+    if (!state.loaded) return { snapshot: undefined, ...(state.unusable ? { unusable: state.unusable } : {}) };
+    const { facts, meta } = state.loaded;
+    const clusterOnly = new SnapshotView(facts, new Map());
+    if (!judged(request, policies, clusterOnly)) return { snapshot: { view: clusterOnly, pushedAt: meta.pushedAt } };
+    const shards = await loadShards(env, cluster, state.loaded, reviewUnits(request, facts));
+    if (shards.ok) return { snapshot: { view: new SnapshotView(facts, shards.shards), pushedAt: meta.pushedAt } };
+    if (!shards.gone) return { snapshot: undefined, unusable: shards.corrupt };
+  }
+  return { snapshot: undefined, unusable: "the stored snapshot changed generations twice while this review read it" };
 }
 
 async function judge(c: Context<AuthEnv>) {
@@ -40,14 +65,14 @@ async function judge(c: Context<AuthEnv>) {
   if (!decoded.ok) return failed(400, decoded.error);
   const { request } = decoded.review;
 
-  const state = await loadSnapshot(c.env, cluster.id);
+  const policies = policy ? [policy] : POLICIES;
+  const loaded = await snapshotFor(c.env, cluster.id, request, policies);
   let outcome: ReturnType<typeof review>;
   try {
     outcome = review(request, {
       cluster: cluster.id,
-      policies: policy ? [policy] : POLICIES,
-      snapshot: state.loaded && { view: state.loaded.view, pushedAt: state.loaded.meta.pushedAt },
-      ...(state.unusable ? { unusable: state.unusable } : {}),
+      policies,
+      ...loaded,
       withoutSnapshot: cluster.withoutSnapshot,
       now: Date.now(),
     });

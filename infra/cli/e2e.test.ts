@@ -255,6 +255,7 @@ describe("when sync pushes", () => {
     pushedAt: "",
     ageSeconds,
     bytes: 1,
+    units: 1,
     boundPolicies: 0,
     policyProblems: [],
   });

@@ -2,10 +2,10 @@
 // `edgeadmit sync` shares with them: building from YAML or the cluster,
 // reading the signing key, reaching the function.
 import { writeFileSync } from "node:fs";
-import { decodeSnapshot, MAX_SNAPSHOT_BYTES, snapshotSchema, type Snapshot } from "../../shared/snapshot/index.js";
+import { decodeSnapshot, MAX_PUSH_BYTES, snapshotSchema, type EncodedSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { POLICIES } from "../../policies/index.js";
-import { pushSnapshot, type StoredSnapshot } from "../client/index.js";
+import { pushSnapshot, type PushReport, type StoredSnapshot } from "../client/index.js";
 import type { ClusterObjects } from "../objects/cluster.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 import { describeObject, readObjects } from "../objects/yaml.js";
@@ -102,21 +102,19 @@ export function reportPolicies(stored: StoredSnapshot, io: CliIo): void {
   for (const problem of stored.policyProblems) io.err(`warning: ${problem}\n`);
 }
 
-/** The body that pushes `snapshot`; a snapshot with no objects (without --allow-empty) or larger than the function takes fails here, before anything is sent. */
-export function pushBody(target: PushTarget, snapshot: Snapshot): string {
+/** A snapshot with no objects (without --allow-empty) fails here, before anything is sent. */
+export function checkPushable(target: PushTarget, snapshot: Snapshot): void {
   if (!target.allowEmpty && objectCount(snapshot) === 0) throw new CliError(`the snapshot holds no objects: ${EMPTY_HINT}`);
-  const body = JSON.stringify(snapshot);
-  const bytes = new TextEncoder().encode(body).length;
-  if (bytes > MAX_SNAPSHOT_BYTES) throw new CliError(`the snapshot is ${mebibytes(bytes)} as sent; the function takes at most ${mebibytes(MAX_SNAPSHOT_BYTES)} (docs/operations.md: snapshot size)`);
-  return body;
 }
 
-export function push(target: PushTarget, snapshot: Snapshot) {
-  return pushSnapshot(target.endpoint, target.cluster, target.privateKeyPem, pushBody(target, snapshot));
-}
-
-function mebibytes(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+/**
+ * Pushes `snapshot`: every unit, or with `against` (what the function
+ * holds) only those that changed. A unit too large for one body fails before
+ * anything is sent.
+ */
+export async function push(target: PushTarget, snapshot: Snapshot, options: { against?: StoredSnapshot; encoded?: EncodedSnapshot } = {}): Promise<PushReport> {
+  checkPushable(target, snapshot);
+  return pushSnapshot(target.endpoint, target.cluster, target.privateKeyPem, snapshot, options);
 }
 
 /** A snapshot file's text as a Snapshot; fields the schema does not know are refused, not dropped, so what is signed is what was written. */
@@ -196,10 +194,12 @@ const pushVerb: Verb = {
   usage: `edgeadmit snapshot push --endpoint URL --cluster ID --key FILE [--allow-empty] [FILE|-]
 
 Reads the snapshot (a file, or stdin when FILE is - or absent), checks it
-(fields a snapshot does not have, no objects without --allow-empty, over the
-function's ${MAX_SNAPSHOT_BYTES / (1024 * 1024)} MiB: each refused before sending),
-signs it with the cluster's Ed25519 private key and PUTs it to
-<URL>/v1/<ID>/snapshot. Prints the generation the function stored; when the
+(fields a snapshot does not have, no objects without --allow-empty, one
+namespace's shard over the function's ${MAX_PUSH_BYTES / (1024 * 1024)} MiB per body: each refused before
+sending), splits it into its cluster-wide part and one shard per namespace,
+signs them with the cluster's Ed25519 private key and PUTs them to
+<URL>/v1/<ID>/snapshot, in batches for a large snapshot, the last committing
+them as one generation. Prints the generation the function stored; when the
 function refuses (unknown cluster, bad signature, not newer than what it has)
 exits 1 with the function's reason.
 
@@ -215,7 +215,7 @@ Examples:
     const target = await pushTarget("snapshot push", args, io);
     const file = args.positionals[0] ?? "-";
     const snapshot = snapshotFromText(await readInput(file, io, "snapshot"), file === "-" ? "<stdin>" : file);
-    const stored = await push(target, snapshot);
+    const { stored } = await push(target, snapshot);
     io.out(`stored generation ${stored.generation} for cluster ${stored.cluster} (${stored.bytes} bytes, content ${stored.contentHash.slice(0, 12)})\n`);
     reportPolicies(stored, io);
     return 0;

@@ -1,11 +1,11 @@
 // `edgeadmit sync`: what the CronJob runs every minute. Builds from the
 // cluster and pushes only when the function's copy differs or is getting old,
 // so an unchanged cluster costs one GET and no write.
-import { contentHash } from "../../shared/snapshot/index.js";
+import { encodeSnapshot } from "../../shared/snapshot/index.js";
 import { storedSnapshot, type StoredSnapshot } from "../client/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 import { parseVerbArgs } from "./args.js";
-import { CLUSTER_FLAGS, push, pushBody, PUSH_FLAGS, pushTarget, reportPolicies, snapshotFromCluster } from "./snapshot.js";
+import { checkPushable, CLUSTER_FLAGS, push, PUSH_FLAGS, pushTarget, reportPolicies, snapshotFromCluster } from "./snapshot.js";
 import type { Verb } from "./verb.js";
 
 /**
@@ -30,7 +30,10 @@ Builds the snapshot from the cluster (as snapshot build --from-cluster), asks
 the function what it holds (GET <URL>/v1/<ID>/snapshot) and pushes only when
 the content hash differs, or when the stored copy's age reaches half of the
 settings' maxAgeSeconds (so an unchanged cluster never turns stale). An
-unchanged cluster therefore costs one GET and no write.
+unchanged cluster therefore costs one GET and no write. A push sends only
+the namespaces' shards (and the cluster-wide part) whose hash differs from
+the stored ones, found by comparing bucket digests; every unit when the
+function's copy is corrupt, or moved on before the push committed.
 --settings-namespace defaults to ${JOB_NAMESPACE}. A snapshot with no objects
 is not pushed unless --allow-empty (it would replace all the function knows).
 
@@ -45,8 +48,9 @@ Example:
     const target = await pushTarget("sync", args, io);
     const snapshot = await snapshotFromCluster("sync", args, io);
     // Refused before asking the function anything: what would be pushed is wrong whatever it holds.
-    pushBody(target, snapshot);
-    const hash = await contentHash(snapshot);
+    checkPushable(target, snapshot);
+    const encoded = await encodeSnapshot(snapshot);
+    const hash = encoded.digest;
     const stored = await storedSnapshot(target.endpoint, target.cluster, target.privateKeyPem);
     const reason = pushReason(stored, hash, snapshot.settings.maxAgeSeconds);
     if (reason === undefined) {
@@ -56,9 +60,11 @@ Example:
     }
     // The clock gives generations; one that went backwards must still push something newer.
     if (stored && snapshot.generation <= stored.generation) snapshot.generation = stored.generation + 1;
-    const result = await push(target, snapshot);
-    io.out(`pushed generation ${result.generation} (${result.bytes} bytes): ${reason}\n`);
-    reportPolicies(result, io);
+    // Only the units that changed go, unless the function's copy cannot serve as the base.
+    const pushed = await push(target, snapshot, { encoded, ...(stored ? { against: stored } : {}) });
+    const fallback = stored && pushed.fullBecause ? `; every unit sent (${pushed.fullBecause})` : "";
+    io.out(`pushed generation ${pushed.stored.generation} (${pushed.stored.bytes} bytes): ${reason}${fallback}\n`);
+    reportPolicies(pushed.stored, io);
     return 0;
   },
 };

@@ -1,6 +1,9 @@
 // The function's snapshot API, from the Node side: `edgeadmit snapshot push`,
-// `edgeadmit sync` and `npm start` talk to the function through this.
+// `edgeadmit sync` and `npm start` talk to the function through this. A push
+// sends the snapshot's units (shared/snapshot/push.ts): all of them, or, given
+// what the function holds, only those whose hash differs.
 import { importPrivateKey, signRequest } from "../../shared/signing/index.js";
+import { BUCKETS, bucketOf, encodeSnapshot, pushBodies, type EncodedSnapshot, type EncodedUnit, type Snapshot } from "../../shared/snapshot/index.js";
 import * as z from "zod/mini";
 import { describeZodError } from "../../shared/zod/index.js";
 
@@ -12,7 +15,10 @@ const storedSnapshotSchema = z.object({
   builtAt: z.string(),
   pushedAt: z.string(),
   ageSeconds: z.number(),
+  /** Bytes the function stores for this generation, all units. */
   bytes: z.number(),
+  /** Units stored: the cluster part and one per namespace. */
+  units: z._default(z.number(), 0),
   /** Set when the function found the stored bytes no longer match their hash. */
   corrupt: z.optional(z.string()),
   /** The cluster's ValidatingAdmissionPolicies bound at the edge, and what could not be used among them. */
@@ -32,8 +38,8 @@ export class FunctionError extends Error {
   }
 }
 
-function endpointUrl(endpoint: string, cluster: string): string {
-  return `${endpoint.replace(/\/+$/, "")}/v1/${encodeURIComponent(cluster)}/snapshot`;
+function endpointUrl(endpoint: string, cluster: string, path = ""): string {
+  return `${endpoint.replace(/\/+$/, "")}/v1/${encodeURIComponent(cluster)}/snapshot${path}`;
 }
 
 export async function send(url: string, init: RequestInit): Promise<Response> {
@@ -76,15 +82,127 @@ function refusedKey(cluster: string): string {
   return `the function does not accept this key for cluster "${cluster}": is the cluster registered in its CLUSTERS, with this key's public key (edgeadmit key public --key FILE)?`;
 }
 
-/** Signs `snapshotJson` with the cluster's private key and PUTs it; returns what the function stored. */
-export async function pushSnapshot(endpoint: string, cluster: string, privateKeyPem: string, snapshotJson: string): Promise<StoredSnapshot> {
-  const body = new TextEncoder().encode(snapshotJson);
-  const headers = await signRequest(await importPrivateKey(privateKeyPem), "PUT", cluster, body, Math.floor(Date.now() / 1000));
-  const url = endpointUrl(endpoint, cluster);
-  const response = await send(url, { method: "PUT", body, headers: { ...headers, "content-type": "application/json" } });
-  if (response.status === 401) throw new FunctionError(`the function refused the snapshot (401): ${refusedKey(cluster)}`, 401);
-  if (!response.ok) throw new FunctionError(`the function refused the snapshot (${response.status}): ${await errorText(response)}`, response.status);
-  return storedFrom(url, response);
+/** What a push sent: how many bodies, bytes and units, of how many units in all. */
+export interface PushReport {
+  stored: StoredSnapshot;
+  /** Whether every unit went (no base), and why when an incremental push was possible. */
+  full: boolean;
+  fullBecause?: string;
+  bodies: number;
+  bytes: number;
+  units: number;
+  removed: number;
+  /** Units of the snapshot in all. */
+  totalUnits: number;
+}
+
+interface Signer {
+  endpoint: string;
+  cluster: string;
+  key: CryptoKey;
+}
+
+async function signedGet(signer: Signer, path: string): Promise<Response> {
+  const url = endpointUrl(signer.endpoint, signer.cluster, path);
+  const headers = await signRequest(signer.key, "GET", signer.cluster, new Uint8Array(), Math.floor(Date.now() / 1000));
+  const response = await send(url, { method: "GET", headers });
+  if (response.status === 401) throw new FunctionError(`GET ${url} was refused (401): ${refusedKey(signer.cluster)}`, 401);
+  return response;
+}
+
+const bucketsSchema = z.object({ generation: z.number(), buckets: z.record(z.string(), z.string()) });
+const bucketUnitsSchema = z.object({ generation: z.number(), units: z.record(z.string(), z.string()) });
+
+async function jsonOf<T>(signer: Signer, path: string, schema: z.ZodMiniType<T>): Promise<T> {
+  const response = await signedGet(signer, path);
+  const url = endpointUrl(signer.endpoint, signer.cluster, path);
+  if (!response.ok) throw new FunctionError(`GET ${url} answered ${response.status}: ${await errorText(response)}`, response.status);
+  const parsed = schema.safeParse(await response.json().catch(() => undefined));
+  if (!parsed.success) throw new FunctionError(`GET ${url} answered with unexpected JSON: ${describeZodError(parsed.error)}`, response.status);
+  return parsed.data;
+}
+
+/** A refusal a push can recover from by sending every unit: the base is not the stored generation. */
+class BaseRefused extends Error {}
+
+async function sendBodies(signer: Signer, bodies: readonly string[]): Promise<{ stored: StoredSnapshot; bytes: number }> {
+  const url = endpointUrl(signer.endpoint, signer.cluster);
+  let bytes = 0;
+  let last: Response | undefined;
+  for (const text of bodies) {
+    const body = new TextEncoder().encode(text);
+    bytes += body.length;
+    const headers = await signRequest(signer.key, "PUT", signer.cluster, body, Math.floor(Date.now() / 1000));
+    last = await send(url, { method: "PUT", body, headers: { ...headers, "content-type": "application/json" } });
+    if (last.status === 401) throw new FunctionError(`the function refused the snapshot (401): ${refusedKey(signer.cluster)}`, 401);
+    if (!last.ok) {
+      const error = await errorText(last);
+      if (last.status === 409 && error.startsWith("base generation")) throw new BaseRefused(error);
+      throw new FunctionError(`the function refused the snapshot (${last.status}): ${error}`, last.status);
+    }
+    if (text !== bodies.at(-1)) await last.body?.cancel();
+  }
+  return { stored: await storedFrom(url, last!), bytes };
+}
+
+/**
+ * The units that differ from what the function holds, and the names it holds
+ * that the snapshot no longer has: bucket digests first, then the units of
+ * the buckets that differ. Undefined when a full push is the better choice
+ * (more than half the buckets differ) or the listings moved under it.
+ */
+async function difference(signer: Signer, units: readonly EncodedUnit[], buckets: ReadonlyMap<number, string>) {
+  const remote = await jsonOf(signer, "/buckets", bucketsSchema);
+  const differing = new Set<number>();
+  for (let bucket = 0; bucket < BUCKETS; bucket++) if ((remote.buckets[String(bucket)] ?? "") !== (buckets.get(bucket) ?? "")) differing.add(bucket);
+  if (differing.size > BUCKETS / 2) return { full: `${differing.size} of ${BUCKETS} buckets differ` };
+  const changed: EncodedUnit[] = [];
+  const removed: string[] = [];
+  for (const bucket of differing) {
+    const listed = await jsonOf(signer, `/buckets/${bucket}`, bucketUnitsSchema);
+    if (listed.generation !== remote.generation) return { full: "the function's snapshot changed while it was compared" };
+    const local = units.filter((unit) => bucketOf(unit.name) === bucket);
+    for (const unit of local) if (listed.units[unit.name] !== unit.sha256) changed.push(unit);
+    const names = new Set(local.map((unit) => unit.name));
+    for (const name of Object.keys(listed.units)) if (!names.has(name)) removed.push(name);
+  }
+  return { base: remote.generation, changed, removed };
+}
+
+/**
+ * Signs and pushes `snapshot` (as the schema gives it) for `cluster`. Given
+ * `against`, what the function reported it holds, only the units that
+ * differ go, against that generation; if the function holds another by the
+ * time the push commits (409), every unit goes, as a generation above it.
+ */
+export async function pushSnapshot(
+  endpoint: string,
+  cluster: string,
+  privateKeyPem: string,
+  snapshot: Snapshot,
+  { against, encoded: given }: { against?: StoredSnapshot; encoded?: EncodedSnapshot } = {},
+): Promise<PushReport> {
+  const signer: Signer = { endpoint, cluster, key: await importPrivateKey(privateKeyPem) };
+  const encoded = given ?? (await encodeSnapshot(snapshot));
+  const commit = (base: number | null, removed: string[]) => ({ base, builtAt: snapshot.builtAt, removed, digest: encoded.digest });
+  const full = async (generation: number, because: string | undefined): Promise<PushReport> => {
+    const bodies = pushBodies(generation, encoded.units, commit(null, []));
+    const { stored, bytes } = await sendBodies(signer, bodies);
+    return { stored, full: true, ...(because ? { fullBecause: because } : {}), bodies: bodies.length, bytes, units: encoded.units.length, removed: 0, totalUnits: encoded.units.length };
+  };
+  if (!against) return full(snapshot.generation, undefined);
+  if (against.corrupt) return full(snapshot.generation, "the function's stored copy failed its integrity check");
+  const diff = await difference(signer, encoded.units, encoded.buckets);
+  if (diff.full !== undefined) return full(snapshot.generation, diff.full);
+  const bodies = pushBodies(snapshot.generation, diff.changed, commit(diff.base, diff.removed));
+  try {
+    const { stored, bytes } = await sendBodies(signer, bodies);
+    return { stored, full: false, bodies: bodies.length, bytes, units: diff.changed.length, removed: diff.removed.length, totalUnits: encoded.units.length };
+  } catch (e) {
+    if (!(e instanceof BaseRefused)) throw e;
+    const current = /stored generation (\d+)/.exec(e.message);
+    return full(Math.max(snapshot.generation, current ? Number(current[1]) : 0) + 1, e.message);
+  }
 }
 
 /**
@@ -94,9 +212,7 @@ export async function pushSnapshot(endpoint: string, cluster: string, privateKey
  */
 export async function storedSnapshot(endpoint: string, cluster: string, privateKeyPem: string): Promise<StoredSnapshot | undefined> {
   const url = endpointUrl(endpoint, cluster);
-  const headers = await signRequest(await importPrivateKey(privateKeyPem), "GET", cluster, new Uint8Array(), Math.floor(Date.now() / 1000));
-  const response = await send(url, { method: "GET", headers });
-  if (response.status === 401) throw new FunctionError(`GET ${url} was refused (401): ${refusedKey(cluster)}`, 401);
+  const response = await signedGet({ endpoint, cluster, key: await importPrivateKey(privateKeyPem) }, "");
   if (response.status === 404) {
     const error = await errorText(response);
     if (error.startsWith("no snapshot")) return undefined;

@@ -1,6 +1,7 @@
 // AffinityClass objects: well-formed (label syntax, node selector terms the
 // scheduler can use) and constraining something; and not deleted while a
-// HelmRelease or Tenant in the snapshot still names them.
+// HelmRelease or Tenant in the snapshot still names them (an index the
+// snapshot's cluster part carries, so a DELETE costs a lookup at any size).
 import type { AdmissionRequest } from "../../shared/admission/index.js";
 import type { Finding, Policy } from "../../shared/policy/index.js";
 import { ENFORCEMENT_MODES } from "../../shared/policy/index.js";
@@ -75,38 +76,6 @@ function definitionProblems(spec: { nodeSelector?: unknown; nodeAffinity?: unkno
   return problems;
 }
 
-/**
- * Who in the snapshot names each class, sorted: HelmReleases by label, Tenants
- * that set it themselves (not those inheriting it). Built once per snapshot
- * view, on the first DELETE, so a DELETE costs a lookup, not a scan.
- */
-function referencesByClass(view: SnapshotView): ReadonlyMap<string, readonly string[]> {
-  const references = new Map<string, string[]>();
-  const add = (className: string, reference: string) => {
-    const list = references.get(className);
-    if (list) list.push(reference);
-    else references.set(className, [reference]);
-  };
-  for (const application of view.applications()) {
-    if (application.affinityClass) add(application.affinityClass, `HelmRelease ${application.namespace}/${application.helmRelease}`);
-  }
-  const tenants: Array<[className: string, reference: string]> = [];
-  for (const [, tenant] of view.tenants()) {
-    const parentNamespace = tenant.chain.at(-2);
-    const parent = parentNamespace === undefined ? undefined : view.tenant(parentNamespace);
-    const roles = new Map<string, string[]>();
-    const ownList = tenant.allowedAffinityClasses && tenant.allowedAffinityClasses.join("\u0000") !== parent?.allowedAffinityClasses?.join("\u0000");
-    if (ownList) for (const className of tenant.allowedAffinityClasses!) roles.set(className, ["allowed"]);
-    const ownDefault = tenant.defaultAffinityClass !== parent?.defaultAffinityClass ? tenant.defaultAffinityClass : undefined;
-    if (ownDefault) roles.set(ownDefault, [...(roles.get(ownDefault) ?? []), "default"]);
-    for (const [className, list] of roles) tenants.push([className, `Tenant ${tenant.namespace}/${tenant.name} (${list.join(", ")})`]);
-  }
-  // HelmReleases first, then Tenants, each group in order.
-  for (const list of references.values()) list.sort();
-  for (const [className, reference] of tenants.sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0))) add(className, reference);
-  return references;
-}
-
 /** How many problems of one AffinityClass are reported, one finding each, before the rest are counted. */
 const MAX_PROBLEMS = 10;
 
@@ -116,9 +85,10 @@ function evaluate(request: AdmissionRequest, view: SnapshotView): Finding[] {
   const name = request.name || (parsed.success ? parsed.data.metadata?.name : undefined) || "";
 
   if (request.operation === "DELETE") {
-    const references = view.derived(referencesByClass).get(name) ?? [];
-    if (references.length === 0) return [];
-    return [{ message: `AffinityClass "${capped(name)}" is still referenced by ${listed(references, { each: 2 * 253 + 40 })}: move them to another class first` }];
+    // Precomputed over the whole snapshot when it was split (shared/snapshot/shards.ts): a DELETE reads no shard.
+    const references = view.affinityClassReferences(name);
+    if (!references) return [];
+    return [{ message: `AffinityClass "${capped(name)}" is still referenced by ${listed(references.shown, { each: 2 * 253 + 40, total: references.total })}: move them to another class first` }];
   }
   const subject = `AffinityClass "${capped(name)}"`;
   if (!parsed.success) return [{ message: `${subject}: ${capped(describeZodError(parsed.error), 200)}` }];

@@ -146,12 +146,22 @@ export interface ReviewOutcome {
 
 const allowAll = (): ReviewOutcome => ({ decision: { allowed: true, warnings: [], auditAnnotations: {} }, results: [] });
 
+/**
+ * Whether any policy looks at `request` (a built-in one the cluster has not
+ * turned Off, or a bound ValidatingAdmissionPolicy whose rules name it):
+ * only then does a review read the snapshot, so the function loads shards
+ * for it. `view` may hold no namespace: matching reads only the cluster part.
+ */
+export function judged(request: AdmissionRequest, policies: readonly Policy[], view: SnapshotView | undefined, withPolicySet = true): boolean {
+  return matchPolicies(request, policies, view).length > 0 || (view !== undefined && withPolicySet && policySetOf(view.cluster).mayMatch(request));
+}
+
 /** The whole review of one request: the built-in policies, and the cluster's own policies bound at the edge. */
 export function review(request: AdmissionRequest, context: ReviewContext): ReviewOutcome {
   const { cluster, snapshot } = context;
+  if (!judged(request, context.policies, snapshot?.view, context.withPolicySet !== false)) return allowAll();
   const matched = matchPolicies(request, context.policies, snapshot?.view);
-  const policySet = snapshot && context.withPolicySet !== false ? policySetOf(snapshot.view.snapshot) : undefined;
-  if (matched.length === 0 && !policySet?.mayMatch(request)) return allowAll();
+  const policySet = snapshot && context.withPolicySet !== false ? policySetOf(snapshot.view.cluster) : undefined;
 
   if (!snapshot) {
     const message = context.unusable ? `edgeadmit: cluster "${cluster}": ${context.unusable}` : `edgeadmit: no snapshot has been pushed for cluster "${cluster}" yet`;

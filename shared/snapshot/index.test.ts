@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildSnapshot } from "./build/index.js";
-import { decodeSnapshot, decodeStoredSnapshot, SnapshotView, type Application } from "./index.js";
+import { SnapshotView, type Application } from "./index.js";
 
 const { snapshot } = buildSnapshot(
   [
@@ -24,21 +24,6 @@ const { snapshot } = buildSnapshot(
   { generation: 7, builtAt: "2026-11-22T00:00:00.000Z" },
 );
 
-describe("decodeStoredSnapshot", () => {
-  it("takes the stored schema output as it is", () => {
-    expect(decodeStoredSnapshot(JSON.stringify(snapshot))).toEqual({ ok: true, snapshot });
-  });
-
-  it("sends any other form through the schema, which fills defaults or names the problem", () => {
-    const { nodes: _nodes, settings: _settings, ...withoutDefaults } = snapshot;
-    expect(decodeStoredSnapshot(JSON.stringify(withoutDefaults))).toEqual({ ok: true, snapshot });
-    expect(decodeStoredSnapshot(JSON.stringify({ ...snapshot, apiVersion: "edgeadmit.io/v0" }))).toEqual(
-      decodeSnapshot(JSON.stringify({ ...snapshot, apiVersion: "edgeadmit.io/v0" })),
-    );
-    expect(decodeStoredSnapshot("{")).toMatchObject({ ok: false, error: expect.stringMatching(/^snapshot is not JSON/) });
-  });
-});
-
 describe("SnapshotView", () => {
   const view = new SnapshotView(snapshot);
 
@@ -47,7 +32,6 @@ describe("SnapshotView", () => {
     expect(view.applicationByLineage("tenant-a", { group: "apps.cozystack.io", kind: "Postgres", name: "db" })).toEqual(expected);
     expect(view.applicationByHelmRelease("tenant-a", "postgres-db")).toEqual(expected);
     expect(view.applicationByLineage("tenant-b", { group: "apps.cozystack.io", kind: "Postgres", name: "db" })).toBeUndefined();
-    expect(view.applications()).toEqual([expected]);
   });
 
   it("does not mistake inherited object properties for entries", () => {

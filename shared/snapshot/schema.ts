@@ -67,12 +67,6 @@ export type VolumeClaim = z.infer<typeof volumeClaimSchema>;
 
 export const DEFAULT_MAX_AGE_SECONDS = 3600;
 
-/**
- * The largest push body the function takes, checked by the CLI before sending too.
- * Room for ~170,000 applications, ~68,000 with a tracked volume each (docs/operations.md); below the Durable Object RPC limit of 32 MiB.
- */
-export const MAX_SNAPSHOT_BYTES = 24 * 1024 * 1024;
-
 export const settingsSchema = z.object({
   /** Per-policy mode; a policy not named runs in its default mode. */
   policies: z._default(z.record(z.string(), z.enum(POLICY_MODES)), {}),

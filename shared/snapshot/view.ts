@@ -1,13 +1,16 @@
-// Lookups over a decoded snapshot. Built once per isolate per generation; every
-// lookup is a hash-map lookup, so a review costs the same at any cluster size.
-// Nothing is copied or indexed up front: an isolate's first sight of a
-// 100,000-application snapshot costs little more than JSON.parse, and the
-// lineage index grows one namespace at a time as reviews ask for it. Every
-// index holds only what the snapshot holds: a review naming a namespace the
-// snapshot does not know leaves nothing behind.
+// Lookups over a snapshot: its cluster-wide part and the shards of the
+// namespaces a review reads (shards.ts). The function builds a view per
+// review from what its isolate holds; check, test and audit build one over
+// the whole snapshot, split the same way, so both read through this code.
+// Every lookup is a hash-map lookup in one part, so a review costs the same at
+// any cluster size. A view that holds only some namespaces throws
+// UnloadedNamespaceError for any other: a namespace a review did not load is
+// a bug in reviewNamespaces, never a silent "absent".
+import type { AdmissionRequest } from "../admission/index.js";
 import { parseQuantity, type Quantity } from "../k8s/quantity/index.js";
 import type { PolicyFacts } from "../vap/index.js";
 import type { AffinityClass, Application, Settings, Snapshot, Tenant, VolumeClaim } from "./schema.js";
+import { classReferencesUnit, MAX_UNIT_NAME, splitSnapshot, type ClassReferences, type ClusterPart, type Shard } from "./shards.js";
 
 export const LINEAGE_LABELS = {
   group: "apps.cozystack.io/application.group",
@@ -43,111 +46,174 @@ function own<T>(record: Record<string, T>, key: string): T | undefined {
 
 const lineageKey = (l: Lineage) => `${l.group}\u0000${l.kind}\u0000${l.name}`;
 
-/** `keys` in code-unit order; the builder's output usually is already, which costs one pass to see. */
-function sorted(keys: string[]): string[] {
-  for (let i = 1; i < keys.length; i++) if (keys[i - 1]! > keys[i]!) return keys.sort();
-  return keys;
+/** A lookup reached a unit the view was not given: reviewUnits missed one a policy reads. */
+export class UnloadedUnitError extends Error {
+  constructor(unit: string) {
+    super(`snapshot view: unit "${unit.slice(0, 63)}" was not loaded for this review (shared/snapshot reviewUnits must name it)`);
+    this.name = "UnloadedUnitError";
+  }
 }
 
-/** The first position in sorted `keys` not before `prefix`. */
-function lowerBound(keys: readonly string[], prefix: string): number {
-  let low = 0;
-  let high = keys.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (keys[middle]! < prefix) low = middle + 1;
-    else high = middle;
+/**
+ * A cluster part and what is computed from it alone (compiled classes, the
+ * params' namespaces): one per stored generation in an isolate, one per
+ * offline view. Policies' derived() results live here, so they are computed
+ * once per generation, not once per review.
+ */
+export class ClusterFacts {
+  readonly #derived = new Map<(view: SnapshotView) => unknown, unknown>();
+  #view: SnapshotView | undefined;
+
+  constructor(readonly part: ClusterPart) {}
+
+  /** `compute` over a view holding no namespace: it can read only cluster-wide facts, so the result is the same for every review. */
+  derived<T>(compute: (view: SnapshotView) => T): T {
+    if (!this.#derived.has(compute)) this.#derived.set(compute, compute((this.#view ??= new SnapshotView(this, new Map()))));
+    return this.#derived.get(compute) as T;
   }
-  return low;
 }
+
+/** One namespace's shard, and its lineage index, built on the first lookup and kept with the shard. */
+export class NamespaceFacts {
+  #byLineage: Map<string, string> | undefined;
+
+  constructor(readonly shard: Shard) {}
+
+  /** Lineage → `namespace/helmRelease` of the namespace's applications; of two claiming one lineage, the later key in code-unit order. */
+  lineageIndex(): Map<string, string> {
+    if (this.#byLineage) return this.#byLineage;
+    const index = new Map<string, string>();
+    for (const key of Object.keys(this.shard.applications).sort()) {
+      const application = this.shard.applications[key]!;
+      if (application.group && application.kind && application.name) index.set(lineageKey(application as Lineage), key);
+    }
+    return (this.#byLineage = index);
+  }
+}
+
+/**
+ * The units a view may read besides the cluster part, by unit name: a
+ * namespace's shard, or a class's references (shards.ts). A name mapped to
+ * null has no unit (nothing of it is stored); a name not in the map was not
+ * loaded, unless the view is `complete` (offline: every unit is there, so a
+ * missing one is absent).
+ */
+export type LoadedShards = ReadonlyMap<string, NamespaceFacts | ClassReferences | null>;
 
 export class SnapshotView implements PolicyFacts {
-  /** `namespace/helmRelease` keys in sorted order, so one namespace's applications are one contiguous run. */
-  #sortedKeys: string[] | undefined;
-  /** Per namespace with applications, built on its first lookup: lineage → `namespace/helmRelease`. */
-  readonly #byLineage = new Map<string, Map<string, string>>();
-  /** What policies compute from the snapshot alone, once per view, keyed by the function that computes it. */
-  readonly #derived = new Map<(view: SnapshotView) => unknown, unknown>();
+  readonly facts: ClusterFacts;
+  readonly #shards: LoadedShards;
+  readonly #complete: boolean;
 
-  constructor(readonly snapshot: Snapshot) {}
-
-  /** The lineage index of a namespace that has applications; undefined (and nothing kept) for any other. */
-  #namespaceIndex(namespace: string): Map<string, string> | undefined {
-    const known = this.#byLineage.get(namespace);
-    if (known) return known;
-    const keys = (this.#sortedKeys ??= sorted(Object.keys(this.snapshot.applications)));
-    const prefix = `${namespace}/`;
-    const first = lowerBound(keys, prefix);
-    if (first >= keys.length || !keys[first]!.startsWith(prefix)) return undefined;
-    const index = new Map<string, string>();
-    for (let i = first; i < keys.length && keys[i]!.startsWith(prefix); i++) {
-      const application = this.snapshot.applications[keys[i]!]!;
-      if (application.group && application.kind && application.name) index.set(lineageKey(application as Lineage), keys[i]!);
+  /** The whole snapshot (check, test, audit): split as storage splits it, every shard present. */
+  constructor(snapshot: Snapshot);
+  /** A cluster part and the shards one review loaded (the function). */
+  constructor(facts: ClusterFacts, shards: LoadedShards, options?: { complete?: boolean });
+  constructor(source: Snapshot | ClusterFacts, shards?: LoadedShards, options: { complete?: boolean } = {}) {
+    if (source instanceof ClusterFacts) {
+      this.facts = source;
+      this.#shards = shards!;
+      this.#complete = options.complete ?? false;
+    } else {
+      const parts = splitSnapshot(source);
+      this.facts = new ClusterFacts(parts.cluster);
+      const units = new Map<string, NamespaceFacts | ClassReferences>();
+      for (const [namespace, shard] of parts.shards) units.set(namespace, new NamespaceFacts(shard));
+      for (const [className, references] of parts.classReferences) units.set(classReferencesUnit(className), references);
+      this.#shards = units;
+      this.#complete = true;
     }
-    // Keyed by the snapshot's own copy of the name, not the caller's string.
-    this.#byLineage.set(keys[first]!.slice(0, namespace.length), index);
-    return index;
+  }
+
+  /** The cluster-wide part: settings, classes, policies and bindings, and every field that is not cut by namespace. */
+  get cluster(): ClusterPart {
+    return this.facts.part;
+  }
+
+  /** Unit `name`; undefined when there is none. */
+  #unit(name: string): NamespaceFacts | ClassReferences | undefined {
+    const loaded = this.#shards.get(name);
+    if (loaded === undefined) {
+      if (this.#complete) return undefined;
+      throw new UnloadedUnitError(name);
+    }
+    return loaded ?? undefined;
+  }
+
+  /** The namespace's shard; undefined when it has none. A name no shard can have (too long, or holding "/") has none without being loaded. */
+  #namespaceFacts(namespace: string): NamespaceFacts | undefined {
+    if (namespace.length > MAX_UNIT_NAME || namespace.includes("/")) return undefined;
+    const unit = this.#unit(namespace);
+    return unit instanceof NamespaceFacts ? unit : undefined;
+  }
+
+  #shard(namespace: string): Shard | undefined {
+    return this.#namespaceFacts(namespace)?.shard;
+  }
+
+  /** The entry `key` of a namespaced field, from the shard of `namespace` (the cluster part holds the entries of no namespace). */
+  #entry<F extends "applications" | "volumeClaims" | "tenants" | "namespaces">(field: F, namespace: string, key: string): Shard[F][string] | undefined {
+    // Entries of no namespace (or of a name no namespace has) stay in the cluster part.
+    const clusterWide = namespace === "" || namespace.includes("/");
+    const record = (clusterWide ? this.cluster[field] : this.#shard(namespace)?.[field]) as Record<string, Shard[F][string]> | undefined;
+    return record ? own(record, key) : undefined;
   }
 
   /**
-   * `compute(view)`, computed on the first call and kept with the view: how a
-   * policy keeps an index of the snapshot (which class each HelmRelease names,
-   * a class's compiled terms). `compute` must read only the snapshot, never a
-   * request, so what is kept is bounded by the snapshot.
+   * `compute(view)`, computed on the first call and kept with the cluster
+   * part: how a policy keeps an index of the snapshot (a class's compiled
+   * terms). `compute` sees only the cluster-wide part.
    */
   derived<T>(compute: (view: SnapshotView) => T): T {
-    if (!this.#derived.has(compute)) this.#derived.set(compute, compute(this));
-    return this.#derived.get(compute) as T;
+    return this.facts.derived(compute);
   }
 
   get settings(): Settings {
-    return this.snapshot.settings;
+    return this.cluster.settings;
   }
 
   affinityClass(name: string): AffinityClass | undefined {
-    return own(this.snapshot.affinityClasses, name);
+    return own(this.cluster.affinityClasses, name);
   }
 
   affinityClassNames(): string[] {
-    return Object.keys(this.snapshot.affinityClasses);
+    return Object.keys(this.cluster.affinityClasses);
+  }
+
+  /** The HelmReleases and Tenants that name class `name`, as precomputed over the whole snapshot; undefined when none does. */
+  affinityClassReferences(name: string): ClassReferences | undefined {
+    const unit = this.#unit(classReferencesUnit(name));
+    return unit instanceof NamespaceFacts ? undefined : unit;
   }
 
   /** The tenant that owns `namespace`. */
   tenant(namespace: string): Tenant | undefined {
-    return own(this.snapshot.tenants, namespace);
-  }
-
-  tenants(): Array<[ownedNamespace: string, tenant: Tenant]> {
-    return Object.entries(this.snapshot.tenants);
+    return this.#entry("tenants", namespace, namespace);
   }
 
   applicationByLineage(namespace: string, lineage: Lineage): ResolvedApplication | undefined {
-    const key = this.#namespaceIndex(namespace)?.get(lineageKey(lineage));
-    return key === undefined ? undefined : this.#resolved(key);
+    const key = namespace === "" ? undefined : this.#namespaceFacts(namespace)?.lineageIndex().get(lineageKey(lineage));
+    return key === undefined ? undefined : this.#application(key, namespace);
   }
 
   applicationByHelmRelease(namespace: string, helmRelease: string): ResolvedApplication | undefined {
-    return this.#resolved(`${namespace}/${helmRelease}`);
+    return this.#application(`${namespace}/${helmRelease}`, namespace);
   }
 
-  applications(): ResolvedApplication[] {
-    return Object.keys(this.snapshot.applications).map((key) => this.#resolved(key)!);
-  }
-
-  #resolved(key: string): ResolvedApplication | undefined {
-    const application = own(this.snapshot.applications, key);
+  #application(key: string, namespace: string): ResolvedApplication | undefined {
+    const application = this.#entry("applications", namespace, key);
     const slash = key.indexOf("/");
     return application && { ...application, namespace: key.slice(0, slash), helmRelease: key.slice(slash + 1) };
   }
 
   /** The labels AffinityClasses look at, of a node the snapshot knows. */
   nodeLabels(name: string): Readonly<Record<string, string>> | undefined {
-    return own(this.snapshot.nodes, name);
+    return own(this.cluster.nodes, name);
   }
 
   /** Whether the snapshot was built with the cluster's Nodes, so it knows what a node can give a pod. */
   knowsNodeCapacity(): boolean {
-    return this.snapshot.largestAllocatable !== undefined;
+    return this.cluster.largestAllocatable !== undefined;
   }
 
   /** The most of `resource` any node can give a pod; undefined when no node reports it (or no node is known). */
@@ -156,20 +222,23 @@ export class SnapshotView implements PolicyFacts {
   }
 
   volumeClaim(namespace: string, name: string): VolumeClaim | undefined {
-    return own(this.snapshot.volumeClaims, `${namespace}/${name}`);
+    return this.#entry("volumeClaims", namespace, `${namespace}/${name}`);
   }
 
   namespace(name: string): unknown {
-    return own(this.snapshot.namespaces, name);
+    return this.#entry("namespaces", name, name);
   }
 
   paramKindNamespaced(kind: string): boolean | undefined {
-    return own(this.snapshot.policyParams, kind)?.namespaced;
+    return own(this.cluster.policyParams, kind)?.namespaced;
   }
 
   paramObjects(kind: string, namespace: string | undefined): readonly unknown[] {
-    const objects = own(this.snapshot.policyParams, kind)?.objects ?? [];
-    return namespace === undefined ? objects : objects.filter((object) => namespaceOf(object) === namespace);
+    const clusterWide = own(this.cluster.policyParams, kind)?.objects ?? [];
+    if (namespace === undefined) return clusterWide;
+    if (namespace === "" || namespace.includes("/")) return clusterWide.filter((object) => namespaceOf(object) === namespace);
+    const shard = this.#shard(namespace);
+    return (shard && own(shard.policyParams, kind)?.objects) ?? [];
   }
 }
 
@@ -178,7 +247,59 @@ function namespaceOf(object: unknown): unknown {
   return typeof metadata === "object" && metadata !== null ? (metadata as Record<string, unknown>)["namespace"] : undefined;
 }
 
-/** The snapshot's largest allocatable per resource, parsed once per view (the builder wrote canonical quantities). */
+/** The snapshot's largest allocatable per resource, parsed once per cluster part (the builder wrote canonical quantities). */
 function parsedAllocatable(view: SnapshotView): ReadonlyMap<string, Quantity> {
-  return new Map(Object.entries(view.snapshot.largestAllocatable ?? {}).map(([resource, text]) => [resource, parseQuantity(text)]));
+  return new Map(Object.entries(view.cluster.largestAllocatable ?? {}).map(([resource, text]) => [resource, parseQuantity(text)]));
+}
+
+// --- Which namespaces a review reads ---
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const at = (value: unknown, ...path: string[]): unknown => path.reduce<unknown>((node, key) => (isRecord(node) ? node[key] : undefined), value);
+
+/** Where an object carries pod template labels: workloads' spec.template, a CronJob's spec.jobTemplate.spec.template. */
+const LABEL_PATHS = [
+  ["metadata", "labels"],
+  ["spec", "template", "metadata", "labels"],
+  ["spec", "jobTemplate", "spec", "template", "metadata", "labels"],
+] as const;
+
+/** The namespaces bindings take params from by name (paramRef.namespace), once per cluster part. */
+function paramRefNamespaces(view: SnapshotView): readonly string[] {
+  const namespaces = new Set<string>();
+  for (const binding of Object.values(view.cluster.policyBindings)) {
+    const namespace = at(binding, "spec", "paramRef", "namespace");
+    if (typeof namespace === "string" && namespace !== "") namespaces.add(namespace);
+  }
+  return [...namespaces];
+}
+
+/**
+ * The units a review of `request` may read besides the cluster part, decided
+ * in one place. Namespaces' shards:
+ * - the request's namespace, and the namespace in its object's and old object's metadata;
+ * - the namespace named by helm.toolkit.fluxcd.io/namespace on the object or
+ *   its pod template (affinity-class finds the application's HelmRelease there);
+ * - every namespace a binding names in paramRef.namespace (its params live there).
+ * Tenants need no more: a tenant record is keyed by the namespace it owns and
+ * carries its resolved chain, and a Tenant object lives in its parent's
+ * namespace, which is the request's. Nothing else reads another namespace.
+ * And for an AffinityClass (its DELETE lists who still names it), the
+ * class's references, by the request's name and the objects' names.
+ */
+export function reviewUnits(request: AdmissionRequest, facts: ClusterFacts): string[] {
+  const units = new Set<string>();
+  const add = (value: unknown) => {
+    if (typeof value === "string" && value !== "") units.add(value);
+  };
+  add(request.namespace);
+  for (const object of [request.object, request.oldObject]) {
+    add(at(object, "metadata", "namespace"));
+    for (const path of LABEL_PATHS) add(at(object, ...path, FLUX_HELMRELEASE_NAMESPACE_LABEL));
+  }
+  for (const namespace of facts.derived(paramRefNamespaces)) units.add(namespace);
+  if (request.kind.group === "cozystack.io" && request.kind.kind === "AffinityClass")
+    for (const name of [request.name, at(request.object, "metadata", "name"), at(request.oldObject, "metadata", "name")])
+      if (typeof name === "string" && name !== "") units.add(classReferencesUnit(name));
+  return [...units];
 }

@@ -38,14 +38,17 @@ export interface ListOptions {
   each?: number;
   /** Each name in double quotes. */
   quoted?: boolean;
+  /** How many names there are in all, when `names` holds only the first of them. */
+  total?: number;
 }
 
 /** `a, b, c and 4 more`: the first few names, each capped; "none" for an empty list. */
-export function listed(names: readonly string[], { max = MAX_LISTED, each = MAX_QUOTED, quoted = false }: ListOptions = {}): string {
-  if (names.length === 0) return "none";
+export function listed(names: readonly string[], { max = MAX_LISTED, each = MAX_QUOTED, quoted = false, total = names.length }: ListOptions = {}): string {
+  if (total === 0) return "none";
   const shown = names
     .slice(0, max)
     .map((name) => (quoted ? `"${capped(name, each)}"` : capped(name, each)))
     .join(", ");
-  return names.length > max ? `${shown} and ${names.length - max} more` : shown;
+  const counted = Math.min(max, names.length);
+  return total > counted ? `${shown} and ${total - counted} more` : shown;
 }

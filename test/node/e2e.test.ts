@@ -63,7 +63,7 @@ describe("the demo cluster end to end", () => {
 
   it("stores a signed push and enforces it", async () => {
     const { snapshot } = buildSnapshot(demoObjects, { generation: Date.now(), builtAt: new Date().toISOString() });
-    const stored = await pushSnapshot(worker.url, "demo", privateKeyPem, JSON.stringify(snapshot));
+    const { stored } = await pushSnapshot(worker.url, "demo", privateKeyPem, snapshot);
     expect(stored).toMatchObject({ cluster: "demo", generation: snapshot.generation });
     expect(await storedSnapshot(worker.url, "demo", privateKeyPem)).toMatchObject({ generation: snapshot.generation, contentHash: stored.contentHash });
 
@@ -91,7 +91,7 @@ describe("the demo cluster end to end", () => {
     const other = await generateKeyPair();
     const { snapshot } = buildSnapshot([], { generation: Date.now() + 2000, builtAt: new Date().toISOString() });
     const refusedKey = 'the function does not accept this key for cluster "demo": is the cluster registered in its CLUSTERS, with this key\'s public key (edgeadmit key public --key FILE)?';
-    await expect(pushSnapshot(worker.url, "demo", other.privateKeyPem, JSON.stringify(snapshot))).rejects.toThrow(
+    await expect(pushSnapshot(worker.url, "demo", other.privateKeyPem, snapshot)).rejects.toThrow(
       new FunctionError(`the function refused the snapshot (401): ${refusedKey}`, 401),
     );
     await expect(storedSnapshot(worker.url, "demo", other.privateKeyPem)).rejects.toThrow(

@@ -1,0 +1,142 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { wrapReview } from "../admission/wrap.js";
+import { affinityClassDefinitionsPolicy } from "../../policies/affinity-class-definitions/index.js";
+import { admissionRequestSchema } from "../admission/index.js";
+import { buildSnapshot, type KubeObject } from "./build/index.js";
+import {
+  bucketDigests,
+  CLUSTER_UNIT,
+  encodeSnapshot,
+  joinSnapshot,
+  MAX_PUSH_BYTES,
+  pushBodies,
+  PUSH_BATCH_BYTES,
+  rootDigest,
+  splitSnapshot,
+  SnapshotView,
+  UnloadedUnitError,
+  type Snapshot,
+} from "./index.js";
+
+const base = buildSnapshot(
+  [
+    { apiVersion: "cozystack.io/v1alpha1", kind: "AffinityClass", metadata: { name: "dc1" }, spec: { nodeSelector: { zone: "dc1" } } },
+    { apiVersion: "apps.cozystack.io/v1alpha1", kind: "Tenant", metadata: { name: "root", namespace: "tenant-root" }, spec: { allowedAffinityClasses: ["dc1"] } },
+  ],
+  { generation: 7, builtAt: "2026-11-22T00:00:00.000Z" },
+).snapshot;
+
+const helmRelease = (namespace: string, name: string, className = "dc1"): KubeObject => ({
+  apiVersion: "helm.toolkit.fluxcd.io/v2",
+  kind: "HelmRelease",
+  metadata: { name, namespace, labels: { "apps.cozystack.io/affinity-class": className } },
+});
+
+describe("splitSnapshot", () => {
+  const namespace = fc.constantFrom("tenant-a", "tenant-a-b", "tenant-ab", "t");
+  const entries = <T>(value: fc.Arbitrary<T>) => fc.dictionary(fc.tuple(namespace, fc.constantFrom("x", "y", "z/w")).map(([ns, name]) => `${ns}/${name}`), value, { maxKeys: 8 });
+  const snapshots = fc.record({
+    applications: entries(fc.record({ affinityClass: fc.constantFrom("dc1", "dc2") })),
+    volumeClaims: entries(fc.record({ accessModes: fc.constant<string[]>(["ReadWriteOnce"]), pinnedToNode: fc.boolean() })),
+    namespaces: fc.dictionary(namespace, fc.record({ metadata: fc.record({ labels: fc.dictionary(fc.constantFrom("a", "b"), fc.constantFrom("1", "2")) }) })),
+    params: fc.array(fc.record({ metadata: fc.record({ name: fc.constantFrom("p", "q"), namespace: fc.option(namespace, { nil: undefined }) }) }), { maxLength: 6 }),
+  });
+
+  it("cuts every namespaced entry into its namespace's shard and joins back to the same snapshot", () => {
+    fc.assert(
+      fc.property(snapshots, ({ applications, volumeClaims, namespaces, params }) => {
+        const snapshot: Snapshot = {
+          ...base,
+          applications,
+          volumeClaims,
+          namespaces,
+          policyParams: { "v1/ConfigMap": { namespaced: true, objects: params }, "example.org/v1/Limit": { namespaced: false, objects: params } },
+        };
+        const parts = splitSnapshot(snapshot);
+        for (const [ns, shard] of parts.shards) for (const key of Object.keys(shard.applications)) expect(key.startsWith(`${ns}/`)).toBe(true);
+        // Cluster-scoped kinds stay whole in the cluster part; namespaced objects without a namespace stay there too.
+        expect(parts.cluster.policyParams["example.org/v1/Limit"]!.objects).toEqual(params);
+        const joined = joinSnapshot(parts, snapshot);
+        const sortParams = (s: Snapshot) => ({ ...s, policyParams: Object.fromEntries(Object.entries(s.policyParams).map(([k, v]) => [k, { ...v, objects: [...v.objects].map((o) => JSON.stringify(o)).sort() }])) });
+        expect(sortParams(joined)).toEqual(sortParams(snapshot));
+        // Within a namespace, params keep their order: a selector's matches come out as listed.
+        for (const ns of ["tenant-a", "t"]) expect(new SnapshotView(snapshot).paramObjects("v1/ConfigMap", ns)).toEqual(params.filter((p) => p.metadata.namespace === ns));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("carries a field it does not know in the cluster-wide part, untouched", () => {
+    const withExceptions = { ...base, exceptions: { "allow-legacy": { policies: ["ha-spread"] } } } as Snapshot;
+    const { cluster, shards } = splitSnapshot(withExceptions);
+    expect((cluster as Record<string, unknown>)["exceptions"]).toEqual({ "allow-legacy": { policies: ["ha-spread"] } });
+    expect([...shards.keys()]).toEqual(["tenant-root"]);
+  });
+
+  it("keeps a cluster-wide part that does not grow with the applications or namespaces", async () => {
+    const sized = async (applications: number) => {
+      const objects = Array.from({ length: applications }, (_, i) => helmRelease(`tenant-${i % 50}`, `app-${i}`));
+      const { snapshot } = buildSnapshot([...objects, { apiVersion: "cozystack.io/v1alpha1", kind: "AffinityClass", metadata: { name: "dc1" }, spec: { nodeSelector: { zone: "dc1" } } }], { generation: 1, builtAt: base.builtAt });
+      return (await encodeSnapshot(snapshot)).units.find((unit) => unit.name === CLUSTER_UNIT)!.bytes.length;
+    };
+    expect(await sized(2_000)).toBe(await sized(10));
+  });
+});
+
+describe("a view holding only some units", () => {
+  it("answers for the namespaces it was given, absent for those mapped to null, and throws for any other", () => {
+    const { snapshot } = buildSnapshot([helmRelease("tenant-a", "db"), helmRelease("tenant-b", "web")], { generation: 1, builtAt: base.builtAt });
+    const whole = new SnapshotView(snapshot);
+    const parts = splitSnapshot(snapshot);
+    const partial = new SnapshotView(whole.facts, new Map([["tenant-a", null]]));
+    expect(partial.applicationByHelmRelease("tenant-a", "db")).toBeUndefined();
+    expect(() => partial.applicationByHelmRelease("tenant-b", "web")).toThrow(UnloadedUnitError);
+    expect(() => partial.tenant("tenant-b")).toThrow('snapshot view: unit "tenant-b" was not loaded for this review');
+    // A name no namespace can have needs no unit.
+    expect(partial.volumeClaim("n".repeat(300), "data")).toBeUndefined();
+    expect(whole.applicationByHelmRelease("tenant-b", "web")).toMatchObject({ namespace: "tenant-b", helmRelease: "web", affinityClass: "dc1" });
+    expect(parts.shards.size).toBe(2);
+  });
+});
+
+describe("the class reference index", () => {
+  it("lists the first five who name a class and counts the rest, as the scan of every HelmRelease and Tenant did", () => {
+    const objects: KubeObject[] = [
+      { apiVersion: "cozystack.io/v1alpha1", kind: "AffinityClass", metadata: { name: "dc1" }, spec: { nodeSelector: { zone: "dc1" } } },
+      ...Array.from({ length: 7 }, (_, i) => helmRelease(`tenant-${i % 3}`, `app-${i}`)),
+      { apiVersion: "apps.cozystack.io/v1alpha1", kind: "Tenant", metadata: { name: "root", namespace: "tenant-root" }, spec: { allowedAffinityClasses: ["dc1"], defaultAffinityClass: "dc1" } },
+    ];
+    const { snapshot } = buildSnapshot(objects, { generation: 1, builtAt: base.builtAt });
+    const request = admissionRequestSchema.parse(wrapReview({ apiVersion: "cozystack.io/v1alpha1", kind: "AffinityClass", metadata: { name: "dc1" } }, { operation: "DELETE" }).request);
+    expect(affinityClassDefinitionsPolicy.evaluate(request, new SnapshotView(snapshot))).toEqual([
+      {
+        message:
+          'AffinityClass "dc1" is still referenced by HelmRelease tenant-0/app-0, HelmRelease tenant-0/app-3, HelmRelease tenant-0/app-6, HelmRelease tenant-1/app-1, HelmRelease tenant-1/app-4 and 3 more: move them to another class first',
+      },
+    ]);
+  });
+});
+
+describe("units and their digests", () => {
+  it("give one digest for the same content, whatever order the buckets were computed in", async () => {
+    const { units, digest } = await encodeSnapshot(base);
+    expect(rootDigest(bucketDigests([...units].reverse()))).toBe(digest);
+    expect((await encodeSnapshot({ ...base, generation: 99, builtAt: "2027-01-01T00:00:00.000Z" })).digest).toBe(digest);
+  });
+
+  it("go in one body when small; in batches under the limit, the cluster part with the commit in the last, when large", async () => {
+    expect(pushBodies(1, (await encodeSnapshot(base)).units, { base: null, builtAt: base.builtAt, removed: [], digest: "0".repeat(64) })).toHaveLength(1);
+    const objects = Array.from({ length: 60_000 }, (_, i) => helmRelease(`tenant-${i % 40}`, `application-with-a-long-name-${i}`));
+    const { snapshot } = buildSnapshot(objects, { generation: 1, builtAt: base.builtAt });
+    const { units, digest } = await encodeSnapshot(snapshot);
+    const bodies = pushBodies(2, units, { base: null, builtAt: base.builtAt, removed: [], digest });
+    expect(bodies.length).toBeGreaterThan(1);
+    const parsed = bodies.map((body) => JSON.parse(body) as { units: Record<string, unknown>; commit?: unknown });
+    expect(parsed.map((body) => body.commit !== undefined)).toEqual(bodies.map((_, i) => i === bodies.length - 1));
+    expect(CLUSTER_UNIT in parsed.at(-1)!.units).toBe(true);
+    for (const body of bodies) expect(Buffer.byteLength(body)).toBeLessThanOrEqual(Math.max(PUSH_BATCH_BYTES + 64 * 1024, 0));
+    expect(new Set(parsed.flatMap((body) => Object.keys(body.units))).size).toBe(units.length);
+    expect(MAX_PUSH_BYTES).toBeGreaterThan(PUSH_BATCH_BYTES);
+  });
+});

@@ -1,0 +1,343 @@
+// A snapshot in storage units: one cluster-wide part and one shard per
+// namespace. The function stores units as rows, an isolate loads the cluster
+// part and only the shards a review reads, and a push sends only the units
+// whose hash changed. Offline (check, test, audit) splits the whole snapshot
+// the same way, so the webhook and the CLI read through one code path.
+//
+// The cut is generic: NAMESPACED_FIELDS says which record fields are keyed by
+// namespace and how to find the namespace of an entry; every other field of
+// the snapshot, present or future, travels in the cluster part untouched.
+// The cluster part never lists namespaces or their hashes, so its size does
+// not grow with the applications.
+import * as z from "zod/mini";
+import { sha256Hex, sha256HexSync } from "../digest/index.js";
+import { MAX_LISTED } from "../text/index.js";
+import { describeZodError } from "../zod/index.js";
+import { snapshotSchema, type Snapshot } from "./schema.js";
+
+/** Envelope fields: push metadata, kept with the generation in storage, never in a unit (so an unchanged cluster hashes the same). */
+const ENVELOPE = { apiVersion: true, kind: true, generation: true, builtAt: true } as const;
+
+type ParamRecord = Snapshot["policyParams"];
+
+/** How one namespaced field is cut: each entry's namespace, or undefined for an entry that stays cluster-wide. */
+interface NamespacedField<T> {
+  cut(value: T): { cluster: T; byNamespace: Map<string, T> };
+  join(into: T, part: T): void;
+  empty(): T;
+}
+
+function keyedRecord<V>(namespaceOfKey: (key: string) => string | undefined): NamespacedField<Record<string, V>> {
+  return {
+    cut(record) {
+      const cluster: Record<string, V> = {};
+      const byNamespace = new Map<string, Record<string, V>>();
+      for (const [key, value] of Object.entries(record)) {
+        const namespace = namespaceOfKey(key);
+        if (namespace === undefined) {
+          cluster[key] = value;
+          continue;
+        }
+        let part = byNamespace.get(namespace);
+        if (!part) byNamespace.set(namespace, (part = {}));
+        part[key] = value;
+      }
+      return { cluster, byNamespace };
+    },
+    join(into, part) {
+      Object.assign(into, part);
+    },
+    empty: () => ({}),
+  };
+}
+
+/** `namespace/name` keys: the namespace is before the first slash. */
+const prefixNamespace = (key: string) => {
+  const slash = key.indexOf("/");
+  return slash > 0 ? key.slice(0, slash) : undefined;
+};
+/** Keys that are namespaces themselves (a tenant is keyed by the namespace it owns); a namespace name never holds "/". */
+const ownNamespace = (key: string) => (key === "" || key.includes("/") ? undefined : key);
+
+export function namespaceOfObject(object: unknown): string | undefined {
+  const metadata = typeof object === "object" && object !== null ? (object as Record<string, unknown>)["metadata"] : undefined;
+  const namespace = typeof metadata === "object" && metadata !== null ? (metadata as Record<string, unknown>)["namespace"] : undefined;
+  return typeof namespace === "string" && namespace !== "" && !namespace.includes("/") ? namespace : undefined;
+}
+
+/**
+ * Params of namespaced kinds go to the shard of their namespace; the cluster
+ * part keeps every kind (so whether a kind is namespaced, and that it was
+ * listed at all, is known without a shard) with the objects of cluster-scoped kinds.
+ */
+const policyParamsField: NamespacedField<ParamRecord> = {
+  cut(params) {
+    const cluster: ParamRecord = {};
+    const byNamespace = new Map<string, ParamRecord>();
+    for (const [kind, { namespaced, objects }] of Object.entries(params)) {
+      const kept: unknown[] = [];
+      cluster[kind] = { namespaced, objects: kept };
+      for (const object of objects) {
+        const namespace = namespaced ? namespaceOfObject(object) : undefined;
+        if (namespace === undefined) {
+          kept.push(object);
+          continue;
+        }
+        let part = byNamespace.get(namespace);
+        if (!part) byNamespace.set(namespace, (part = {}));
+        (part[kind] ??= { namespaced: true, objects: [] }).objects.push(object);
+      }
+    }
+    return { cluster, byNamespace };
+  },
+  join(into, part) {
+    for (const [kind, { namespaced, objects }] of Object.entries(part)) (into[kind] ??= { namespaced, objects: [] }).objects.push(...objects);
+  },
+  empty: () => ({}),
+};
+
+/** The fields cut by namespace. Every field not named here is cluster-wide. */
+export const NAMESPACED_FIELDS = {
+  applications: keyedRecord<Snapshot["applications"][string]>(prefixNamespace),
+  volumeClaims: keyedRecord<Snapshot["volumeClaims"][string]>(prefixNamespace),
+  tenants: keyedRecord<Snapshot["tenants"][string]>(ownNamespace),
+  namespaces: keyedRecord<unknown>(ownNamespace),
+  policyParams: policyParamsField,
+} satisfies { [K in keyof Snapshot]?: NamespacedField<Snapshot[K]> };
+
+type NamespacedFieldName = keyof typeof NAMESPACED_FIELDS;
+const NAMESPACED_NAMES = Object.keys(NAMESPACED_FIELDS) as NamespacedFieldName[];
+
+/** Who names an AffinityClass: the first few, as a message lists them, and how many in all. */
+export const classReferencesSchema = z.object({ shown: z.array(z.string()), total: z.number().check(z.int(), z.minimum(1)) });
+export type ClassReferences = z.infer<typeof classReferencesSchema>;
+
+/** A namespace's shard: the namespaced fields' entries in that namespace (each field present, possibly empty). */
+export const shardSchema = z.pick(snapshotSchema, { applications: true, volumeClaims: true, tenants: true, namespaces: true, policyParams: true });
+export type Shard = z.infer<typeof shardSchema>;
+
+/** The cluster-wide part: every field but the envelope, the namespaced ones holding only entries without a namespace. */
+export const clusterPartSchema = z.omit(snapshotSchema, ENVELOPE);
+export type ClusterPart = z.infer<typeof clusterPartSchema>;
+
+export interface SnapshotParts {
+  cluster: ClusterPart;
+  shards: Map<string, Shard>;
+  /**
+   * AffinityClass name → the HelmReleases and Tenants naming it: an index
+   * over every namespace (affinity-class-definitions' DELETE check), one unit
+   * per class, so a change in one namespace rewrites a few hundred bytes of
+   * it, not a cluster-wide part that grows with the classes.
+   */
+  classReferences: Map<string, ClassReferences>;
+}
+
+/** The unit name of the cluster part; a namespace's shard is named by the namespace, never empty and never holding "/". */
+export const CLUSTER_UNIT = "";
+/** Units of the class reference index are named `affinityclass/<class>`: a "/" no namespace name has. */
+export const CLASS_REFERENCES_UNIT = "affinityclass/";
+export const classReferencesUnit = (className: string) => `${CLASS_REFERENCES_UNIT}${className}`;
+/** Longest unit (namespace) name the function stores: a DNS subdomain's limit, above a namespace's 63. */
+export const MAX_UNIT_NAME = 253;
+
+/**
+ * Who names each class, in the order affinity-class-definitions lists them:
+ * HelmReleases by their affinity-class label, then Tenants that set the class
+ * themselves (not those inheriting it), each group sorted. Only the first
+ * MAX_LISTED of each are kept, with the count, which is all a message shows.
+ */
+export function affinityClassReferences(snapshot: Pick<Snapshot, "applications" | "tenants">): Record<string, ClassReferences> {
+  const helmReleases = new Map<string, string[]>();
+  for (const [key, application] of Object.entries(snapshot.applications)) {
+    if (!application.affinityClass) continue;
+    const list = helmReleases.get(application.affinityClass) ?? [];
+    list.push(`HelmRelease ${key}`);
+    helmReleases.set(application.affinityClass, list);
+  }
+  const tenants = new Map<string, string[]>();
+  for (const tenant of Object.values(snapshot.tenants)) {
+    const parentNamespace = tenant.chain.at(-2);
+    const parent = parentNamespace === undefined || !Object.hasOwn(snapshot.tenants, parentNamespace) ? undefined : snapshot.tenants[parentNamespace];
+    const roles = new Map<string, string[]>();
+    const ownList = tenant.allowedAffinityClasses && tenant.allowedAffinityClasses.join("\u0000") !== parent?.allowedAffinityClasses?.join("\u0000");
+    if (ownList) for (const className of tenant.allowedAffinityClasses!) roles.set(className, ["allowed"]);
+    const ownDefault = tenant.defaultAffinityClass !== parent?.defaultAffinityClass ? tenant.defaultAffinityClass : undefined;
+    if (ownDefault) roles.set(ownDefault, [...(roles.get(ownDefault) ?? []), "default"]);
+    for (const [className, list] of roles) {
+      const named = tenants.get(className) ?? [];
+      named.push(`Tenant ${tenant.namespace}/${tenant.name} (${list.join(", ")})`);
+      tenants.set(className, named);
+    }
+  }
+  const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const index: Record<string, ClassReferences> = {};
+  for (const className of new Set([...helmReleases.keys(), ...tenants.keys()])) {
+    const all = [...(helmReleases.get(className) ?? []).sort(byCode), ...(tenants.get(className) ?? []).sort(byCode)];
+    index[className] = { shown: all.slice(0, MAX_LISTED), total: all.length };
+  }
+  return index;
+}
+
+/** The snapshot cut into its cluster part and one shard per namespace that holds anything. */
+export function splitSnapshot(snapshot: Snapshot): SnapshotParts {
+  const cluster: Record<string, unknown> = {};
+  const shards = new Map<string, Shard>();
+  for (const [field, value] of Object.entries(snapshot)) {
+    if (Object.hasOwn(ENVELOPE, field) || value === undefined) continue;
+    if (!Object.hasOwn(NAMESPACED_FIELDS, field)) {
+      cluster[field] = value;
+      continue;
+    }
+    const namespaced = NAMESPACED_FIELDS[field as NamespacedFieldName] as NamespacedField<unknown>;
+    const cut = namespaced.cut(value);
+    cluster[field] = cut.cluster;
+    for (const [namespace, part] of cut.byNamespace) {
+      let shard = shards.get(namespace);
+      if (!shard) shards.set(namespace, (shard = emptyShard()));
+      (shard as Record<string, unknown>)[field] = part;
+    }
+  }
+  return { cluster: cluster as ClusterPart, shards, classReferences: new Map(Object.entries(affinityClassReferences(snapshot))) };
+}
+
+export function emptyShard(): Shard {
+  return Object.fromEntries(NAMESPACED_NAMES.map((field) => [field, NAMESPACED_FIELDS[field].empty()])) as Shard;
+}
+
+const copy = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/** The whole snapshot again (what splitSnapshot cut), with `envelope` for the fields no unit holds. */
+export function joinSnapshot(parts: SnapshotParts, envelope: Pick<Snapshot, "generation" | "builtAt">): Snapshot {
+  const snapshot = { apiVersion: snapshotSchema.shape.apiVersion.def.values[0], kind: "Snapshot", ...envelope, ...copy(parts.cluster) } as Snapshot;
+  for (const shard of parts.shards.values())
+    for (const field of NAMESPACED_NAMES) (NAMESPACED_FIELDS[field] as NamespacedField<unknown>).join(snapshot[field], copy(shard[field]));
+  return snapshot;
+}
+
+/** Whether every entry of `shard` belongs to `namespace` (so a lookup of that namespace is the only one that can reach it). */
+export function shardStrayEntry(namespace: string, shard: Shard): string | undefined {
+  for (const field of NAMESPACED_NAMES) {
+    const cut = (NAMESPACED_FIELDS[field] as NamespacedField<unknown>).cut(shard[field]);
+    for (const other of cut.byNamespace.keys()) if (other !== namespace) return `${field} holds an entry of namespace "${other.slice(0, 63)}"`;
+    const leftover = cut.cluster as Record<string, { objects?: unknown[] }>;
+    const stray = field === "policyParams" ? Object.values(leftover).some((param) => (param.objects?.length ?? 0) > 0) : Object.keys(leftover).length > 0;
+    if (stray) return `${field} holds an entry of no namespace`;
+  }
+  return undefined;
+}
+
+// --- Units: what storage holds and a push compares ---
+
+/**
+ * A unit as stored: the UTF-8 bytes of its schema output as JSON, and their
+ * SHA-256. Keys keep their order (a class's nodeSelector pairs are listed in
+ * messages as written), and the schema gives the same order on both sides:
+ * its own fields in its order, records as the input had them.
+ */
+export interface EncodedUnit {
+  name: string;
+  bytes: Uint8Array;
+  sha256: string;
+}
+
+/** What a unit holds. */
+export type UnitContent = ClusterPart | Shard | ClassReferences;
+
+export async function encodeUnit(name: string, value: UnitContent): Promise<EncodedUnit> {
+  const bytes = new TextEncoder().encode(JSON.stringify(value));
+  return { name, bytes, sha256: await sha256Hex(bytes) };
+}
+
+/**
+ * Units are grouped into this many buckets by their name, so a sync compares
+ * 1,024 bucket digests first and lists the units of the buckets that differ,
+ * never every unit of a large cluster.
+ */
+export const BUCKETS = 1024;
+
+/** FNV-1a of the name's UTF-16 code units: the same bucket on both sides, no crypto needed. */
+export function bucketOf(name: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) {
+    hash ^= name.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % BUCKETS;
+}
+
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** A bucket's digest (synchronous: the Durable Object computes it inside a transaction): SHA-256 over its units' `name\tsha256\n` lines, by name. */
+export function bucketDigest(units: ReadonlyArray<{ name: string; sha256: string }>): string {
+  return sha256HexSync([...units].sort(byName).map((unit) => `${JSON.stringify(unit.name)}\t${unit.sha256}\n`).join(""));
+}
+
+/** Digest per non-empty bucket. */
+export function bucketDigests(units: Iterable<{ name: string; sha256: string }>): Map<number, string> {
+  const grouped = new Map<number, Array<{ name: string; sha256: string }>>();
+  for (const unit of units) {
+    const bucket = bucketOf(unit.name);
+    const list = grouped.get(bucket) ?? [];
+    list.push(unit);
+    grouped.set(bucket, list);
+  }
+  const digests = new Map<number, string>();
+  for (const [bucket, list] of grouped) digests.set(bucket, bucketDigest(list));
+  return digests;
+}
+
+/** The digest of a whole snapshot: SHA-256 over `bucket\tdigest\n` of its non-empty buckets in order. What `sync` compares as the content hash. */
+export function rootDigest(buckets: ReadonlyMap<number, string>): string {
+  return sha256HexSync(
+    [...buckets]
+      .sort(([a], [b]) => a - b)
+      .map(([bucket, digest]) => `${bucket}\t${digest}\n`)
+      .join(""),
+  );
+}
+
+export interface EncodedSnapshot {
+  units: EncodedUnit[];
+  buckets: Map<number, string>;
+  digest: string;
+}
+
+/**
+ * A snapshot's units, ready to push or compare: the cluster part first. Each
+ * goes through its schema first, as the function does before it stores it,
+ * so both sides hash the same bytes.
+ */
+export async function encodeSnapshot(snapshot: Snapshot): Promise<EncodedSnapshot> {
+  const { cluster, shards, classReferences } = splitSnapshot(snapshot);
+  const encode = (name: string, value: UnitContent) => {
+    const unit = decodeUnit(name, value);
+    if (!unit.ok) throw new Error(`${describeUnit(name)}: ${unit.error}`);
+    return encodeUnit(name, unit.value);
+  };
+  const units = [await encode(CLUSTER_UNIT, cluster)];
+  for (const [namespace, shard] of shards) units.push(await encode(namespace, shard));
+  for (const [className, references] of classReferences) units.push(await encode(classReferencesUnit(className), references));
+  const buckets = bucketDigests(units);
+  return { units, buckets, digest: rootDigest(buckets) };
+}
+
+/** A unit as messages name it. */
+export function describeUnit(name: string): string {
+  if (name === CLUSTER_UNIT) return "the cluster-wide part";
+  if (name.startsWith(CLASS_REFERENCES_UNIT)) return `the references of AffinityClass ${name.slice(CLASS_REFERENCES_UNIT.length)}`;
+  return `the shard of namespace ${name}`;
+}
+
+/** The unit's content through its schema: the cluster part, a class's references, or a shard whose every entry is in its namespace. */
+export function decodeUnit(name: string, value: unknown): { ok: true; value: UnitContent } | { ok: false; error: string } {
+  if (name.length > MAX_UNIT_NAME + CLASS_REFERENCES_UNIT.length) return { ok: false, error: `unit name is longer than ${MAX_UNIT_NAME} characters` };
+  const references = name.startsWith(CLASS_REFERENCES_UNIT);
+  if (!references && name.includes("/")) return { ok: false, error: `a namespace's name holds no "/"` };
+  const parsed = name === CLUSTER_UNIT ? clusterPartSchema.safeParse(value) : references ? classReferencesSchema.safeParse(value) : shardSchema.safeParse(value);
+  if (!parsed.success) return { ok: false, error: describeZodError(parsed.error) };
+  if (name !== CLUSTER_UNIT && !references) {
+    const stray = shardStrayEntry(name, parsed.data as Shard);
+    if (stray) return { ok: false, error: stray };
+  }
+  return { ok: true, value: parsed.data };
+}
