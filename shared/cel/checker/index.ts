@@ -32,6 +32,8 @@ export type Resolution =
       /** The call's target is part of a qualified function name (optional.of), not an argument. */
       readonly qualified: boolean;
       readonly specialized: Impl | undefined;
+      /** The arguments' static types are all known and select the one overload left: no runtime type test is needed. */
+      readonly exact: boolean;
     };
 
 export interface CheckError {
@@ -252,7 +254,8 @@ class Checker {
       return this.error(e.pos, `found no matching overload for '${name}' applied to '${shown}'`);
     }
     const specialized = this.specialize(overloads, target === undefined ? e.args : [target, ...e.args]);
-    this.resolutions.set(e, { kind: "call", fn, overloads, qualified, specialized });
+    const exact = overloads.length === 1 && argTypes.every((t, i) => t !== "dyn" && base(t) === base((overloads[0] as OverloadDecl).params[i] as string));
+    this.resolutions.set(e, { kind: "call", fn, overloads, qualified, specialized, exact });
     const results = new Set(overloads.map((o) => o.result ?? "dyn"));
     return results.size === 1 ? ([...results][0] as string) : "dyn";
   }
