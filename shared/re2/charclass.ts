@@ -103,5 +103,12 @@ export function classTest(cls: CharClass): CodePointTest {
         return orbit.some(inPositive) || negatedTests.some((inItem) => !orbit.some(inItem));
       }
     : (c: number): boolean => inPositive(c) || negatedTests.some((inItem) => !inItem(c));
-  return cls.negated ? (c) => !matches(c) : matches;
+  return withAsciiTable(cls.negated ? (c) => !matches(c) : matches);
+}
+
+/** The test with its answers for ASCII computed once: most inputs are ASCII, and a lookup beats a range search. */
+function withAsciiTable(test: CodePointTest): CodePointTest {
+  const ascii = new Uint8Array(128);
+  for (let c = 0; c < 128; c++) ascii[c] = test(c) ? 1 : 0;
+  return (c) => (c < 128 ? ascii[c] === 1 : test(c));
 }

@@ -56,14 +56,6 @@ export class Frame implements CallContext {
     this.cost += units;
     if (this.cost > this.limit) throw COST_LIMIT_EXCEEDED;
   }
-  #made: Map<string, unknown> | undefined;
-  once<T>(key: string, make: () => T): T {
-    this.#made ??= new Map();
-    if (this.#made.has(key)) return this.#made.get(key) as T;
-    const made = make();
-    this.#made.set(key, made);
-    return made;
-  }
 }
 
 export type Eval = (f: Frame) => Value;
@@ -165,19 +157,50 @@ function attempt(e: Eval, f: Frame): boolean | EvalError {
   }
 }
 
-function matchesParam(param: string, v: Value): boolean {
-  if (param === "dyn") return true;
-  if (param === "list") return isList(v);
-  if (param === "map") return isMap(v);
-  return typeOf(v).name === param;
+/** A test of one runtime value against a declared parameter type; undefined when any value is accepted. */
+type Guard = (v: Value) => boolean;
+
+const GUARDS: Readonly<Record<string, Guard>> = {
+  string: (v) => typeof v === "string",
+  bool: (v) => typeof v === "boolean",
+  int: (v) => (typeof v === "number" ? isIntNumber(v) : typeof v === "bigint"),
+  double: (v) => (typeof v === "number" ? !isIntNumber(v) : v instanceof Double),
+  uint: (v) => v instanceof Uint,
+  null_type: (v) => v === null,
+  list: isList,
+  map: isMap,
+};
+
+function guardOf(param: string): Guard | undefined {
+  if (param === "dyn") return undefined;
+  return GUARDS[param] ?? ((v) => typeOf(v).name === param);
 }
 
-function dispatch(name: string, overloads: readonly OverloadDecl[]): Impl {
+/**
+ * Runtime overload resolution among the overloads the checker left: the
+ * first whose parameter types accept the values, each type test made once
+ * when the call is built. An overload the checker proved the only one for
+ * the arguments' static types runs unguarded.
+ */
+function dispatch(name: string, overloads: readonly OverloadDecl[], exact: boolean): Impl {
+  const candidates = overloads.filter((o): o is OverloadDecl & { impl: Impl } => o.impl !== undefined).map((o) => ({ impl: o.impl, guards: o.params.map(guardOf) }));
+  const mismatch = (args: readonly Value[]) => new EvalError(`no such overload: ${name}(${args.map((a) => typeOf(a).name).join(", ")})`);
+  const only = candidates.length === 1 ? candidates[0]! : undefined;
+  if (only !== undefined && (exact || only.guards.every((g) => g === undefined))) return only.impl;
+  if (only !== undefined && only.guards.length <= 2) {
+    const [g0, g1] = only.guards;
+    return (args, ctx) => {
+      if ((g0 === undefined || g0(args[0] as Value)) && (g1 === undefined || g1(args[1] as Value))) return only.impl(args, ctx);
+      throw mismatch(args);
+    };
+  }
   return (args, ctx) => {
-    for (const o of overloads) {
-      if (o.impl !== undefined && o.params.every((p, i) => matchesParam(p, args[i] as Value))) return o.impl(args, ctx);
+    for (const { impl, guards } of candidates) {
+      let accepted = true;
+      for (let i = 0; i < guards.length && accepted; i++) accepted = guards[i] === undefined || guards[i]!(args[i] as Value);
+      if (accepted) return impl(args, ctx);
     }
-    throw new EvalError(`no such overload: ${name}(${args.map((a) => typeOf(a).name).join(", ")})`);
+    throw mismatch(args);
   };
 }
 
@@ -420,8 +443,7 @@ function buildCall(e: Extract<Expr, { kind: "call" }>, r: Resolution | undefined
   const args = (r.qualified || e.target === undefined ? e.args : [e.target, ...e.args]).map(build);
   const single = r.overloads.length === 1 ? (r.overloads[0] as OverloadDecl) : undefined;
   const overloads = r.specialized === undefined || single === undefined ? r.overloads : [{ ...single, impl: r.specialized }];
-  const unguarded = single?.params.every((p) => p === "dyn") ? overloads[0]?.impl : undefined;
-  const impl: Impl = (r.specialized === undefined ? r.fn.impl : undefined) ?? unguarded ?? dispatch(r.fn.name, overloads);
+  const impl: Impl = (r.specialized === undefined ? r.fn.impl : undefined) ?? dispatch(r.fn.name, overloads, r.exact);
   // cel-go folds a one-argument call on a constant (duration('1h'), double(5)); binary ones it charges.
   if (args.length === 1 && constants.has(args[0] as Eval)) {
     try {

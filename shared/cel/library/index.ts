@@ -33,12 +33,6 @@ export interface CallContext {
    * its input charges the rest here, before it allocates.
    */
   charge(units: number): void;
-  /**
-   * What `make` computes for `key`, made once per evaluation: a pattern built
-   * at run time is compiled once, however many elements an expression runs it
-   * on (each use is still charged). Gone when the evaluation ends.
-   */
-  once?<T>(key: string, make: () => T): T;
 }
 
 /** Arguments include the receiver first for receiver-style overloads. Throw EvalError for a runtime error. */

@@ -3,9 +3,11 @@
 // shared/re2, never JS RegExp. The engine is passed in (EnvOptions.regex,
 // shared/re2's compileRegex), so this module builds and tests on its own. A
 // constant pattern is compiled once when the expression is compiled; a
-// computed one on each call, charged to the budget.
+// computed one when first met (kept in a bounded cache), charged to the
+// budget on every call as cel-go charges its compilation.
 
 import type { CompileResult, Regex } from "../../re2/index.js";
+import { BoundedCache } from "../cache/index.js";
 import type { CallContext } from "../library/index.js";
 import { codePointLength, EvalError } from "../values/index.js";
 
@@ -28,11 +30,24 @@ export function compilePattern(engine: RegexCompiler | undefined, pattern: strin
   return r.ok ? r.regex : r.error;
 }
 
-/** Compiles at run time, charged by pattern length; an invalid pattern is a runtime error as in cel-go. */
+/**
+ * Patterns built at run time (from params, from the object), compiled once
+ * and kept per engine: bounded by count, pattern length and the programs'
+ * total size (what their VMs hold in memory).
+ */
+const runtimePatterns = new WeakMap<RegexCompiler, BoundedCache<Regex | string>>();
+const weight = (r: Regex | string) => (typeof r === "string" ? 1 : r.programSize);
+
+/** Compiles at run time, charged by pattern length as if compiled anew; an invalid pattern is a runtime error as in cel-go. */
 export function runtimePattern(engine: RegexCompiler | undefined, pattern: string, ctx: CallContext): Regex {
   ctx.charge(Math.ceil(pattern.length * REGEX_LENGTH));
-  const compile = () => compilePattern(engine, pattern);
-  const r = ctx.once ? ctx.once(`regex:${pattern}`, compile) : compile();
+  let r: Regex | string;
+  if (engine === undefined) r = NO_ENGINE;
+  else {
+    let cache = runtimePatterns.get(engine);
+    if (cache === undefined) runtimePatterns.set(engine, (cache = new BoundedCache(256, 1024, 50_000, weight)));
+    r = cache.get(pattern, (p) => compilePattern(engine, p));
+  }
   if (typeof r === "string") throw new EvalError(r);
   return r;
 }

@@ -19,6 +19,7 @@
 
 import { chargeTraversal, costSize, type CallContext, type Library, type OverloadDecl } from "../../library/index.js";
 import { isQuantity, parseQuantity, Quantity, QuantityError } from "../../../k8s/quantity/index.js";
+import { BoundedCache } from "../../cache/index.js";
 import { asBigInt, CelType, doubleOf, EvalError, intOf, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
 
 export const QUANTITY_TYPE = new CelType("kubernetes.Quantity");
@@ -156,15 +157,26 @@ export class QuantityValue extends LibraryValue {
   }
 }
 
-function parse(text: string, ctx: CallContext): QuantityValue {
-  chargeTraversal(ctx, costSize(text));
+/** A parse: the quantity, or resource.ParseQuantity's error (whose text names no input, so it needs no cap). */
+type Parsed = QuantityValue | EvalError;
+
+/** Quantity texts seen lately (a policy's params, a workload's requests), parsed once; values are immutable. */
+const parsed = new BoundedCache<Parsed>(1024, 64);
+
+function parseText(text: string): Parsed {
   try {
     return new QuantityValue(parseQuantity(text), parsedAmount(text));
   } catch (e) {
-    // resource.ParseQuantity's errors name no input, so they need no cap.
-    if (e instanceof QuantityError) throw new EvalError(e.message);
+    if (e instanceof QuantityError) return new EvalError(e.message);
     throw e;
   }
+}
+
+function parse(text: string, ctx: CallContext): QuantityValue {
+  chargeTraversal(ctx, costSize(text));
+  const result = parsed.get(text, parseText);
+  if (result instanceof EvalError) throw result;
+  return result;
 }
 
 function valueOf(v: Value | undefined): QuantityValue {
