@@ -140,9 +140,13 @@ class CompiledProgram implements Program {
     private readonly costLimit: number,
   ) {}
 
+  /** The frame of the last evaluation, reused by the next unless one is still running (a variable evaluating another). */
+  #spare: Frame | undefined;
+
   evaluate(activation: Activation, budget?: Budget): EvalResult {
     const available = budget === undefined ? Infinity : budget.limit - budget.spent;
-    const frame = new Frame(activation, Math.min(this.costLimit, available), this.slots);
+    const frame = this.#spare?.reset(activation, Math.min(this.costLimit, available)) ?? new Frame(activation, Math.min(this.costLimit, available), this.slots);
+    this.#spare = undefined;
     try {
       const value = this.root(frame);
       return { ok: true, value, cost: frame.cost };
@@ -156,6 +160,7 @@ class CompiledProgram implements Program {
       throw e;
     } finally {
       if (budget !== undefined) budget.spent += frame.cost;
+      this.#spare = frame;
     }
   }
 }

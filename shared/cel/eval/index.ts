@@ -46,11 +46,18 @@ export class Frame implements CallContext {
   cost = 0;
   readonly locals: Value[];
   constructor(
-    readonly activation: Activation,
-    readonly limit: number,
+    public activation: Activation,
+    public limit: number,
     slots: number,
   ) {
     this.locals = new Array<Value>(slots);
+  }
+  /** The frame ready for another evaluation of the same program (its locals are written before they are read). */
+  reset(activation: Activation, limit: number): this {
+    this.activation = activation;
+    this.limit = limit;
+    this.cost = 0;
+    return this;
   }
   charge(units: number): void {
     this.cost += units;
@@ -275,8 +282,9 @@ export function compileExpr(root: Expr, checked: Checked): Eval {
         return (f) => {
           const o = operand(f);
           f.charge(1);
-          // Inline JSON fast path: the common case of a field read on JSON input.
-          if (isJsonObject(o) && hasOwn.call(o, field)) return o[field] as Value;
+          // Inline fast path for the common case, a field of a JSON object; anything else (a
+          // null-prototype record, an object whose own "constructor" is a field) takes qualify.
+          if (typeof o === "object" && o !== null && (o as { constructor?: unknown }).constructor === Object && hasOwn.call(o, field)) return (o as JsonObject)[field] as Value;
           return qualify(o, field);
         };
       }

@@ -38,6 +38,8 @@ const TS = "google.protobuf.Timestamp";
 const DUR = "google.protobuf.Duration";
 const NUMERIC = ["int", "uint", "double"];
 const STRING_TRAVERSAL = 0.1;
+/** The longest string whose traversal costs nothing beyond its call's 1. */
+const TRAVERSAL_FREE = 10;
 
 const global = (params: TypeName[], result?: TypeName, impl?: Impl): OverloadDecl => ({ params, result, impl });
 const member = (params: TypeName[], result?: TypeName, impl?: Impl): OverloadDecl => ({ receiver: true, params, result, impl });
@@ -193,6 +195,11 @@ function equality(name: string, negated: boolean): FunctionDecl {
   return operator(name, [["dyn", "dyn"]], "bool", ([a, b], ctx) => {
     const x = a as Value;
     const y = b as Value;
+    if (typeof x === "string" && typeof y === "string") {
+      // Strings of at most 10 code points are free to compare (0.1 per code point, less the call's 1).
+      if (x.length > TRAVERSAL_FREE && y.length > TRAVERSAL_FREE) chargeTraversal(ctx, Math.min(codePointLength(x), codePointLength(y)));
+      return (x === y) !== negated;
+    }
     chargeTraversal(ctx, Math.min(costSize(x), costSize(y)));
     return equals(x, y) !== negated;
   });

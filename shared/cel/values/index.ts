@@ -400,8 +400,14 @@ export function codePoints(s: string): CodePoints {
 /** Number of code points (CEL string size). */
 export function codePointLength(s: string): number {
   if (s.length >= 64) return codePoints(s).length;
-  let n = 0;
-  for (const _ of s) n++;
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n--;
+      i++;
+    }
+  }
   return n;
 }
 
