@@ -12,8 +12,7 @@ import { celEnv, celFunc, celMethod, CelScalar, parse as bufParse, plan as bufPl
 import { strings as bufStrings } from "@bufbuild/cel/ext";
 import { Environment } from "@marcbachmann/cel-js";
 import { compile, createBudget, createEnv, MapValue, type Activation, type Value } from "../shared/cel/index.js";
-import { kubernetesLibraries } from "../shared/cel/lib/index.js";
-import { compileRegex } from "../shared/re2/index.js";
+import { KUBERNETES_LIBRARIES } from "../shared/cel/kubernetes/index.js";
 import { VARIABLES } from "../shared/vap/index.js";
 import { nowNs, quantile } from "./stats.js";
 
@@ -34,7 +33,7 @@ interface Engine {
   prepare(expression: KubescapeExpression): Runner | undefined;
 }
 
-const env = createEnv({ variables: VARIABLES, libraries: kubernetesLibraries(compileRegex), regex: compileRegex });
+const env = createEnv({ variables: VARIABLES, libraries: KUBERNETES_LIBRARIES });
 
 /** Ours, as the VAP evaluator runs it: a fresh budget per evaluation. */
 const ours: Engine = {
@@ -221,6 +220,7 @@ export function compareEngines(expressions: readonly KubescapeExpression[]): Eng
       const slot = slots[i];
       if (slot === undefined) return;
       logs[i]!.ratios.push(medians[0]! / medians[slot]!);
+      if (process.env.ENGINES_DEBUG && i === 0) console.log(`${(medians[0]! / medians[slot]!).toFixed(2)} ${(medians[0]! / 1e3).toFixed(2)}µs ${expression.source.replace(/\s+/g, " ").slice(0, 150)}`);
       logs[i]!.theirs += medians[slot]! / 1e3;
       logs[i]!.ours += medians[0]! / 1e3;
     });

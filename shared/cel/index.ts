@@ -29,18 +29,18 @@
 
 import { check, type Declarations } from "./checker/index.js";
 import { compileExpr, CostLimitExceeded, Frame, type Activation, type Eval } from "./eval/index.js";
-import type { FunctionDecl, Library, OverloadDecl } from "./library/index.js";
+import type { FunctionDecl, Library, OverloadDecl } from "./declarations/index.js";
 import { optionalLibrary } from "./optional/index.js";
 import { NO_LOCATION, parse } from "./parser/index.js";
-import type { RegexCompiler } from "./regex/index.js";
+import { DEFAULT_REGEX_ENGINE, type RegexCompiler, type RegexLibrary } from "./regex/index.js";
 import { standardLibrary } from "./stdlib/index.js";
 import { stringsLibrary } from "./strings/index.js";
 import { EvalError, type CelType, type Value } from "./values/index.js";
 
 export type { Activation } from "./eval/index.js";
-export type { CallContext, FunctionDecl, Impl, Library, OverloadDecl, TypeName } from "./library/index.js";
-export { chargeTraversal, costSize } from "./library/index.js";
-export { chargeMatch, compilePattern, runtimePattern, type Regex, type RegexCompiler } from "./regex/index.js";
+export type { CallContext, FunctionDecl, Impl, Library, OverloadDecl, TypeName } from "./declarations/index.js";
+export { chargeTraversal, costSize } from "./declarations/index.js";
+export type { Regex, RegexCompiler, RegexLibrary } from "./regex/index.js";
 export * from "./values/index.js";
 export { MAX_CODE_POINTS, MAX_RECURSION_DEPTH } from "./parser/index.js";
 
@@ -52,8 +52,8 @@ export const RUNTIME_COST_BUDGET = 10_000_000;
 export interface EnvOptions {
   /** Declared top-level variables; any other identifier is a compile error. */
   readonly variables: readonly string[];
-  /** Libraries beyond the base ones (standard, optional types, strings v2), e.g. Kubernetes' lists or regex. */
-  readonly libraries?: readonly Library[];
+  /** Libraries beyond the base ones (standard, optional types, strings v2), e.g. KUBERNETES_LIBRARIES; one that takes patterns is made for the environment's regex engine. */
+  readonly libraries?: readonly (Library | RegexLibrary)[];
   /** Cost limit of one evaluation; default PER_CALL_LIMIT. */
   readonly costLimit?: number;
   /**
@@ -61,7 +61,7 @@ export interface EnvOptions {
    * validators do (`[1, 'a']`); default true. Off only for plain-CEL checks.
    */
   readonly homogeneousLiterals?: boolean;
-  /** The RE2 engine for matches() (compileRegex of shared/re2); without one, using a regex is an error. */
+  /** The regex engine for matches() and the libraries' patterns: shared/re2 unless a test of the wiring brings its own. */
   readonly regex?: RegexCompiler;
 }
 
@@ -90,13 +90,16 @@ export type EvalResult =
 
 export interface Program {
   readonly source: string;
+  /** The declared variables the expression reads, found in its checked tree. */
+  readonly variables: ReadonlySet<string>;
   evaluate(activation: Activation, budget?: Budget): EvalResult;
 }
 
 export type CompileResult = { readonly ok: true; readonly program: Program } | { readonly ok: false; readonly error: string };
 
 export function createEnv(options: EnvOptions): Env {
-  const libraries = [standardLibrary(options.regex), optionalLibrary, stringsLibrary(2), ...(options.libraries ?? [])];
+  const regex = options.regex ?? DEFAULT_REGEX_ENGINE;
+  const libraries = [standardLibrary(regex), optionalLibrary, stringsLibrary(2), ...(options.libraries ?? []).map((lib) => (typeof lib === "function" ? lib(regex) : lib))];
   const functions = new Map<string, FunctionDecl>();
   const types = new Map<string, CelType>();
   for (const lib of libraries) {
@@ -129,12 +132,15 @@ export function compile(source: string, env: Env): CompileResult {
   const checked = check(parsed.expr, env.declarations);
   if (checked.errors.length > 0) return { ok: false, error: formatErrors(source, checked.errors) };
   const root = compileExpr(parsed.expr, checked);
-  return { ok: true, program: new CompiledProgram(source, root, checked.slots, env.costLimit) };
+  const variables = new Set<string>();
+  for (const r of checked.resolutions.values()) if (r.kind === "var") variables.add(r.name);
+  return { ok: true, program: new CompiledProgram(source, variables, root, checked.slots, env.costLimit) };
 }
 
 class CompiledProgram implements Program {
   constructor(
     readonly source: string,
+    readonly variables: ReadonlySet<string>,
     private readonly root: Eval,
     private readonly slots: number,
     private readonly costLimit: number,

@@ -6,7 +6,7 @@
 // literals and invalid constant regexes, durations and timestamps are compile
 // errors as in cel-go with Kubernetes' validators.
 
-import type { FunctionDecl, Impl, OverloadDecl } from "../library/index.js";
+import type { FunctionDecl, Impl, OverloadDecl } from "../declarations/index.js";
 import { qualifiedName, type Expr } from "../parser/index.js";
 import { typeOf, type CelType, type Value } from "../values/index.js";
 

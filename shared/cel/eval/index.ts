@@ -12,7 +12,7 @@
 // size, because here it copies (cel-go builds a view).
 
 import type { Checked, Resolution } from "../checker/index.js";
-import type { CallContext, Impl, OverloadDecl } from "../library/index.js";
+import type { CallContext, Impl, OverloadDecl } from "../declarations/index.js";
 import type { Expr, MacroName } from "../parser/index.js";
 import {
   asSmallInt,

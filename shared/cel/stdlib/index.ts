@@ -5,8 +5,8 @@
 // "no such overload" on a type mismatch; per-overload functions (conversions,
 // string predicates, accessors) raise "no such overload: f(types)".
 
-import { chargeTraversal, costSize, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl, type TypeName } from "../library/index.js";
-import { chargeMatch, compilePattern, runtimePattern, type RegexCompiler } from "../regex/index.js";
+import { chargeTraversal, costSize, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl, type TypeName } from "../declarations/index.js";
+import { patternOverload, type RegexCompiler } from "../regex/index.js";
 import { civil, durationOf, formatDuration, formatTimestamp, parseDuration, parseTimestamp, timestampOf, type CivilTime } from "../time/index.js";
 import {
   asBigInt,
@@ -384,35 +384,17 @@ function stringPredicate(name: string, test: (s: string, t: string) => boolean, 
 /** cel-go's string traversal cost: 0.1 per code point. */
 const traversal = (s: string): number => Math.ceil(costSize(s) * STRING_TRAVERSAL);
 
-/** matches(): RE2 partial match; a constant pattern is compiled with the expression (cel-go's regex validator). */
-function matchesFunction(engine: RegexCompiler | undefined): FunctionDecl {
-  const specialize: OverloadDecl["specialize"] = ([, pattern]) => {
-    if (typeof pattern !== "string") return undefined;
-    const regex = compilePattern(engine, pattern);
-    if (typeof regex === "string") return engine === undefined ? regex : "invalid matches argument";
-    return ([s], ctx) => {
-      chargeMatch(regex, s as string, ctx);
-      return regex.test(s as string);
-    };
-  };
-  const impl: Impl = ([s, p], ctx) => {
-    const regex = runtimePattern(engine, p as string, ctx);
-    chargeMatch(regex, s as string, ctx);
-    return regex.test(s as string);
-  };
-  return {
-    name: "matches",
-    overloads: [
-      { receiver: true, params: ["string", "string"], result: "bool", impl, specialize },
-      { params: ["string", "string"], result: "bool", impl, specialize },
-    ],
-  };
+/** matches(): RE2 partial match; an invalid constant pattern is cel-go's regex validator's error. */
+function matchesFunction(engine: RegexCompiler): FunctionDecl {
+  const overload = (receiver: boolean) =>
+    patternOverload(engine, { receiver, params: ["string", "string"], result: "bool", compileError: () => "invalid matches argument", run: (regex, s) => regex.test(s) });
+  return { name: "matches", overloads: [overload(true), overload(false)] };
 }
 
 const typeName = (v: Value): Value => typeOf(v);
 
 /** The standard library; regular expressions use the given RE2 engine. */
-export const standardLibrary = (regex: RegexCompiler | undefined): Library => ({
+export const standardLibrary = (regex: RegexCompiler): Library => ({
   name: "cel.lib.std",
   types: Object.values(Types),
   functions: [

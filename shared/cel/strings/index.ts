@@ -4,7 +4,7 @@
 // Indexes count code points, as Go's []rune does; a string's code point
 // positions are computed once (values' codePoints), not per call.
 
-import { chargeTraversal, costSize, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl } from "../library/index.js";
+import { chargeTraversal, costSize, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl } from "../declarations/index.js";
 import { asSmallInt, codePointLength, codePoints, EvalError, isList, typeOf, type Value } from "../values/index.js";
 import { format } from "./format.js";
 

@@ -4,7 +4,7 @@
 // (receiver-style, parameter types for the checker) plus implementations
 // that charge for the work they do.
 
-import type { CallContext, Library, OverloadDecl } from "../../library/index.js";
+import type { CallContext, Library, OverloadDecl } from "../../declarations/index.js";
 import { add } from "../../stdlib/index.js";
 import { compare, Duration, equals, EvalError, isNumeric, type Value } from "../../values/index.js";
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { compile, createEnv } from "../index.js";
 import { literalEngine } from "../testing/index.js";
-import { kubernetesLibraries } from "./index.js";
+import { KUBERNETES_LIBRARIES } from "./index.js";
 
 const env = createEnv({
   variables: ["object", "params"],
   regex: literalEngine,
-  libraries: kubernetesLibraries(literalEngine),
+  libraries: KUBERNETES_LIBRARIES,
 });
 
 function run(source: string, activation: Record<string, unknown> = {}) {
@@ -15,7 +15,7 @@ function run(source: string, activation: Record<string, unknown> = {}) {
   return c.program.evaluate(activation as never);
 }
 
-describe("kubernetesLibraries", () => {
+describe("KUBERNETES_LIBRARIES", () => {
   it("enables every library together, their shared names dispatching on the receiver", () => {
     const object = {
       spec: {

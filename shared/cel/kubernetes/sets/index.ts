@@ -8,7 +8,7 @@
 // cost tracker for these overloads: size(a) × size(b), charged before the
 // comparisons it pays for.
 
-import type { CallContext, Library } from "../../library/index.js";
+import type { CallContext, Library } from "../../declarations/index.js";
 import { equals, isList, noSuchOverload, type Value } from "../../values/index.js";
 
 type List = readonly Value[];

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { compile, createEnv } from "../../index.js";
-import { compileRegex } from "../../../re2/index.js";
 import { error, literalEngine, value } from "../../testing/index.js";
 import { regexLibrary } from "./index.js";
 
-const options = { libraries: [regexLibrary(compileRegex)] };
+const options = { libraries: [regexLibrary] };
 const v = (source: string, activation = {}) => value(source, activation, options);
 const err = (source: string, activation = {}) => error(source, activation, options);
 
@@ -30,12 +29,6 @@ describe("Kubernetes regex library", () => {
     expect(err("'x'.find(p)", { p: "(" })).toBe("Illegal regex: error parsing regexp: missing closing ): `(`");
   });
 
-  it("needs an engine", () => {
-    const opts = { libraries: [regexLibrary(undefined)] };
-    expect(error("'x'.find('a')", {}, opts)).toMatch(/^ERROR: <input>:1:10: regular expressions need the RE2 engine/);
-    expect(error("'x'.find(p)", { p: "a" }, opts)).toMatch(/^Illegal regex: regular expressions need the RE2 engine/);
-  });
-
   it("checks argument types", () => {
     expect(err("'x'.find(1)")).toMatch(/^ERROR: <input>:1:9: found no matching overload for 'find' applied to 'string.\(int\)'/);
     expect(err("x.find('a')", { x: 1 })).toBe("no such overload: find(int, string)");
@@ -43,7 +36,7 @@ describe("Kubernetes regex library", () => {
   });
 
   it("charges (1 + input length) × 0.1 × pattern size × 0.25, and compiling a computed pattern", () => {
-    const env = createEnv({ variables: ["s", "p"], libraries: [regexLibrary(literalEngine)] });
+    const env = createEnv({ variables: ["s", "p"], libraries: [regexLibrary], regex: literalEngine });
     const constant = compile("s.findAll('abcdefgh')", env);
     const computed = compile("s.findAll(p)", env);
     if (!constant.ok || !computed.ok) throw new Error("compile");

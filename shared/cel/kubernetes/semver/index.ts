@@ -7,7 +7,7 @@
 // major or major.minor with zeros, drop leading zeros). Equality ignores
 // build metadata, as Compare does.
 
-import { chargeTraversal, costSize, type Library, type OverloadDecl } from "../../library/index.js";
+import { chargeTraversal, costSize, type Library, type OverloadDecl } from "../../declarations/index.js";
 import { CelType, EvalError, intOf, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
 import { quoteCapped } from "../golang/index.js";
 

@@ -16,7 +16,7 @@
 //     containsCIDR('not a cidr') reports the parse error.
 // Cost as Kubernetes' CostEstimator.
 
-import { chargeTraversal, costSize, type CallContext, type Library } from "../../library/index.js";
+import { chargeTraversal, costSize, type CallContext, type Library } from "../../declarations/index.js";
 import { CelType, EvalError, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
 import { quoteCapped } from "../golang/index.js";
 import { AddrError, formatAddr, IP_TYPE, IPValue, is4In6, parseAddr, parseIP, sameAddr, type Addr } from "../ip/index.js";

@@ -17,7 +17,7 @@
 // Costs as Kubernetes' CostEstimator: parsing traverses the string (0.1 per
 // code point), every other function costs 1.
 
-import { chargeTraversal, costSize, type CallContext, type Library, type OverloadDecl } from "../../library/index.js";
+import { chargeTraversal, costSize, type CallContext, type Library, type OverloadDecl } from "../../declarations/index.js";
 import { isQuantity, parseQuantity, Quantity, QuantityError } from "../../../k8s/quantity/index.js";
 import { BoundedCache } from "../../cache/index.js";
 import { asBigInt, CelType, doubleOf, EvalError, intOf, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";

@@ -9,7 +9,7 @@
 // Cost as Kubernetes' CostEstimator: parsing traverses the string (0.1 per
 // code point; twice for ip.isCanonical), accessors cost 1.
 
-import { chargeTraversal, costSize, type Library } from "../../library/index.js";
+import { chargeTraversal, costSize, type Library } from "../../declarations/index.js";
 import { CelType, EvalError, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
 import { quoteCapped } from "../golang/index.js";
 

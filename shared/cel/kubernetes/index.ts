@@ -4,10 +4,10 @@
 // (1.30+), format (1.31+), semver (1.33+), and cel-go's sets extension (1.29+). The authorizer library needs a
 // live apiserver and is not here.
 //
-//   const env = createEnv({ variables, regex: compileRegex, libraries: kubernetesLibraries(compileRegex) });
+//   const env = createEnv({ variables, libraries: KUBERNETES_LIBRARIES });
 
-import type { Library } from "../library/index.js";
-import type { RegexCompiler } from "../regex/index.js";
+import type { Library } from "../declarations/index.js";
+import type { RegexLibrary } from "../regex/index.js";
 import { cidrLibrary } from "./cidr/index.js";
 import { formatLibrary } from "./format/index.js";
 import { ipLibrary } from "./ip/index.js";
@@ -28,7 +28,5 @@ export { semverLibrary, SemverValue, SEMVER_TYPE } from "./semver/index.js";
 export { setsLibrary } from "./sets/index.js";
 export { urlLibrary, UrlValue, URL_TYPE } from "./url/index.js";
 
-/** The Kubernetes libraries of the base environment; `regex` is the RE2 engine for find/findAll (shared/re2's compileRegex). */
-export function kubernetesLibraries(regex: RegexCompiler | undefined): Library[] {
-  return [listsLibrary, regexLibrary(regex), urlLibrary, quantityLibrary, ipLibrary, cidrLibrary, setsLibrary, formatLibrary, semverLibrary];
-}
+/** The Kubernetes libraries of the base environment; find/findAll use the environment's regex engine. */
+export const KUBERNETES_LIBRARIES: readonly (Library | RegexLibrary)[] = [listsLibrary, regexLibrary, urlLibrary, quantityLibrary, ipLibrary, cidrLibrary, setsLibrary, formatLibrary, semverLibrary];

@@ -11,7 +11,7 @@
 // charges isURL a flat 1, but its parse is linear too); the getters read parts
 // computed once per URL value, and cost 1.
 
-import { chargeTraversal, costSize, type Library } from "../../library/index.js";
+import { chargeTraversal, costSize, type Library } from "../../declarations/index.js";
 import { CelMap, CelType, EvalError, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
 import { quoteCapped } from "../golang/index.js";
 

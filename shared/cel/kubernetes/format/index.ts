@@ -12,7 +12,7 @@
 // Cost as Kubernetes' CostEstimator: validate is charged like a regex match
 // of the format's MaxRegexSize, (1 + length) × 0.1 × MaxRegexSize × 0.25.
 
-import type { CallContext, Library } from "../../library/index.js";
+import type { CallContext, Library } from "../../declarations/index.js";
 import { CelType, codePointLength, LibraryValue, noSuchOverload, Optional, type Value } from "../../values/index.js";
 import { requestURIError } from "../url/index.js";
 
