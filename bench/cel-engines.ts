@@ -220,7 +220,6 @@ export function compareEngines(expressions: readonly KubescapeExpression[]): Eng
       const slot = slots[i];
       if (slot === undefined) return;
       logs[i]!.ratios.push(medians[0]! / medians[slot]!);
-      if (process.env.ENGINES_DEBUG && i === 0) console.log(`${(medians[0]! / medians[slot]!).toFixed(2)} ${(medians[0]! / 1e3).toFixed(2)}µs ${expression.source.replace(/\s+/g, " ").slice(0, 150)}`);
       logs[i]!.theirs += medians[slot]! / 1e3;
       logs[i]!.ours += medians[0]! / 1e3;
     });
