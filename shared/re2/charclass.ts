@@ -106,9 +106,15 @@ export function classTest(cls: CharClass): CodePointTest {
   return withAsciiTable(cls.negated ? (c) => !matches(c) : matches);
 }
 
-/** The test with its answers for ASCII computed once: most inputs are ASCII, and a lookup beats a range search. */
+/** The test with its answer for each ASCII code point kept once asked (1 yes, 2 no): most inputs are ASCII, and a lookup beats a range search. */
 function withAsciiTable(test: CodePointTest): CodePointTest {
   const ascii = new Uint8Array(128);
-  for (let c = 0; c < 128; c++) ascii[c] = test(c) ? 1 : 0;
-  return (c) => (c < 128 ? ascii[c] === 1 : test(c));
+  return (c) => {
+    if (c >= 128) return test(c);
+    const known = ascii[c]!;
+    if (known !== 0) return known === 1;
+    const answer = test(c);
+    ascii[c] = answer ? 1 : 2;
+    return answer;
+  };
 }
