@@ -464,6 +464,14 @@ function buildCall(e: Extract<Expr, { kind: "call" }>, r: Resolution | undefined
   const list = args.length === 2 && e.name === "@in" ? constants.get(args[1] as Eval) : undefined;
   if (list !== undefined && isList(list)) {
     const elem = args[0] as Eval;
+    // A list of strings is a Set: no other value equals a string.
+    if (list.every((y) => typeof y === "string")) {
+      const set = new Set(list as readonly string[]);
+      return (f) => {
+        const x = elem(f);
+        return typeof x === "string" && set.has(x);
+      };
+    }
     return (f) => {
       const x = elem(f);
       return list.some((y) => equals(y, x));
