@@ -231,147 +231,156 @@ const LOOP_COST: Record<MacroName, { readonly cond: number; readonly step: numbe
   transformMapEntry: { cond: 0, step: 0, kept: 2, result: 1 },
 };
 
+/** What every builder gets: the checker's resolutions and a way to build a child. */
+interface Builder {
+  readonly build: (e: Expr) => Eval;
+  /** The slot of the (first) variable a comprehension, bind or optMap node introduces. */
+  readonly slotOf: (e: Expr) => number;
+}
+
+type NodeOf<K extends Expr["kind"]> = Expr & { readonly kind: K };
+
+/** One builder per node kind: from a checked node to its closure. */
+const BUILDERS: { readonly [K in Expr["kind"]]: (e: NodeOf<K>, b: Builder, r: Resolution | undefined) => Eval } = {
+  lit: (e) => constant(e.value),
+  ident: (e) => {
+    throw new Error(`unresolved identifier ${e.name}`);
+  },
+  select: (e, b) => {
+    const operand = b.build(e.operand);
+    const field = e.field;
+    if (e.optional) {
+      return (f) => {
+        const o = operand(f);
+        f.charge(1);
+        return qualifyOptional(o, field);
+      };
+    }
+    return (f) => {
+      const o = operand(f);
+      f.charge(1);
+      // Inline fast path for the common case, a field of a JSON object; anything else (a
+      // null-prototype record, an object whose own "constructor" is a field) takes qualify.
+      if (typeof o === "object" && o !== null && (o as { constructor?: unknown }).constructor === Object && hasOwn.call(o, field)) return (o as JsonObject)[field] as Value;
+      return qualify(o, field);
+    };
+  },
+  has: (e, b) => {
+    const operand = b.build(e.operand);
+    const field = e.field;
+    return (f) => presence(operand(f), field);
+  },
+  index: (e, b) => {
+    const operand = b.build(e.operand);
+    const index = b.build(e.index);
+    const optional = e.optional;
+    // cel-go charges a constant index as a qualifier (1); a computed one costs only its expression.
+    const step = constants.has(index) ? 1 : 0;
+    return (f) => {
+      const o = operand(f);
+      const k = index(f);
+      f.charge(step);
+      return optional ? qualifyOptional(o, k) : qualify(o, k);
+    };
+  },
+  and: (e, b) => logical(b.build(e.left), b.build(e.right), false),
+  or: (e, b) => logical(b.build(e.left), b.build(e.right), true),
+  cond: (e, b) => {
+    const test = b.build(e.test);
+    const then = uncharged(e.then, b.build(e.then));
+    const otherwise = uncharged(e.otherwise, b.build(e.otherwise));
+    return (f) => (truth(test(f)) ? then(f) : otherwise(f));
+  },
+  list: (e, b) => buildList(e.elems.map(b.build), e.optional),
+  map: (e, b) => buildMap(e.entries.map((en) => [b.build(en.key), b.build(en.value), en.optional] as const)),
+  struct: () => {
+    throw new Error("message construction is rejected by the checker");
+  },
+  comp: (e, b) => buildComprehension(e, b.build, b.slotOf(e)),
+  bind: (e, b) => {
+    const init = b.build(e.init);
+    const body = b.build(e.body);
+    const slot = b.slotOf(e);
+    return (f) => {
+      f.locals[slot] = init(f);
+      return body(f);
+    };
+  },
+  optMap: (e, b) => {
+    const target = b.build(e.target);
+    const body = b.build(e.body);
+    const slot = b.slotOf(e);
+    const flat = e.flat;
+    return (f) => {
+      const t = target(f);
+      if (!(t instanceof Optional)) throw new EvalError("no such overload");
+      if (t.value === undefined) return t;
+      f.locals[slot] = t.value;
+      const v = body(f);
+      if (!flat) return new Optional(v);
+      if (!(v instanceof Optional)) throw new EvalError("no such overload");
+      return v;
+    };
+  },
+  call: (e, b, r) => buildCall(e, r, b.build),
+};
+
+/** An identifier (or qualified name) the checker resolved: a local, a declared variable or a type. */
+function resolved(r: Resolution): Eval {
+  switch (r.kind) {
+    case "local": {
+      const slot = r.slot;
+      return (f) => {
+        f.charge(1);
+        return f.locals[slot] as Value;
+      };
+    }
+    case "var": {
+      const name = r.name;
+      return (f) => {
+        f.charge(1);
+        const v = hasOwn.call(f.activation, name) ? f.activation[name] : undefined;
+        if (v === undefined) throw new EvalError(`no such attribute(s): ${name}`);
+        return v;
+      };
+    }
+    case "type":
+      // cel-go plans type names as constants: free.
+      return constant(r.type);
+    case "call":
+    case "binder":
+      throw new Error("not an identifier resolution");
+  }
+}
+
+/** && (decisive false) and || (decisive true): an error on one side loses to a deciding other side. */
+function logical(left: Eval, right: Eval, decisive: boolean): Eval {
+  return (f) => {
+    const l = attempt(left, f);
+    if (l === decisive) return decisive;
+    const r = attempt(right, f);
+    if (r === decisive) return decisive;
+    if (l instanceof EvalError) throw l;
+    if (r instanceof EvalError) throw r;
+    return !decisive;
+  };
+}
+
 export function compileExpr(root: Expr, checked: Checked): Eval {
   const res = checked.resolutions;
-
-  const resolved = (r: Resolution): Eval => {
-    switch (r.kind) {
-      case "local": {
-        const slot = r.slot;
-        return (f) => {
-          f.charge(1);
-          return f.locals[slot] as Value;
-        };
-      }
-      case "var": {
-        const name = r.name;
-        return (f) => {
-          f.charge(1);
-          const v = hasOwn.call(f.activation, name) ? f.activation[name] : undefined;
-          if (v === undefined) throw new EvalError(`no such attribute(s): ${name}`);
-          return v;
-        };
-      }
-      case "type":
-        // cel-go plans type names as constants: free.
-        return constant(r.type);
-      case "call":
-      case "binder":
-        throw new Error("not an identifier resolution");
-    }
+  const builder: Builder = {
+    build: (e) => {
+      const r = res.get(e);
+      if (r !== undefined && r.kind !== "call" && r.kind !== "binder") return resolved(r);
+      return (BUILDERS[e.kind] as (e: Expr, b: Builder, r: Resolution | undefined) => Eval)(e, builder, r);
+    },
+    slotOf: (e) => {
+      const b = res.get(e);
+      if (b?.kind !== "binder") throw new Error("binder without a slot");
+      return b.slot;
+    },
   };
-
-  const build = (e: Expr): Eval => {
-    const r = res.get(e);
-    if (r !== undefined && r.kind !== "call" && r.kind !== "binder") return resolved(r);
-    switch (e.kind) {
-      case "lit":
-        return constant(e.value);
-      case "ident":
-        throw new Error(`unresolved identifier ${e.name}`);
-      case "select": {
-        const operand = build(e.operand);
-        const field = e.field;
-        if (e.optional) {
-          return (f) => {
-            const o = operand(f);
-            f.charge(1);
-            return qualifyOptional(o, field);
-          };
-        }
-        return (f) => {
-          const o = operand(f);
-          f.charge(1);
-          // Inline fast path for the common case, a field of a JSON object; anything else (a
-          // null-prototype record, an object whose own "constructor" is a field) takes qualify.
-          if (typeof o === "object" && o !== null && (o as { constructor?: unknown }).constructor === Object && hasOwn.call(o, field)) return (o as JsonObject)[field] as Value;
-          return qualify(o, field);
-        };
-      }
-      case "has": {
-        const operand = build(e.operand);
-        const field = e.field;
-        return (f) => presence(operand(f), field);
-      }
-      case "index": {
-        const operand = build(e.operand);
-        const index = build(e.index);
-        const optional = e.optional;
-        // cel-go charges a constant index as a qualifier (1); a computed one costs only its expression.
-        const step = constants.has(index) ? 1 : 0;
-        return (f) => {
-          const o = operand(f);
-          const k = index(f);
-          f.charge(step);
-          return optional ? qualifyOptional(o, k) : qualify(o, k);
-        };
-      }
-      case "and":
-      case "or": {
-        const left = build(e.left);
-        const right = build(e.right);
-        const decisive = e.kind === "or";
-        return (f) => {
-          const l = attempt(left, f);
-          if (l === decisive) return decisive;
-          const r = attempt(right, f);
-          if (r === decisive) return decisive;
-          if (l instanceof EvalError) throw l;
-          if (r instanceof EvalError) throw r;
-          return !decisive;
-        };
-      }
-      case "cond": {
-        const test = build(e.test);
-        const then = uncharged(e.then, build(e.then));
-        const otherwise = uncharged(e.otherwise, build(e.otherwise));
-        return (f) => (truth(test(f)) ? then(f) : otherwise(f));
-      }
-      case "list":
-        return buildList(e.elems.map(build), e.optional);
-      case "map":
-        return buildMap(e.entries.map((en) => [build(en.key), build(en.value), en.optional] as const));
-      case "struct":
-        throw new Error("message construction is rejected by the checker");
-      case "comp":
-        return buildComprehension(e, build, slotOf(e));
-      case "bind": {
-        const init = build(e.init);
-        const body = build(e.body);
-        const slot = slotOf(e);
-        return (f) => {
-          f.locals[slot] = init(f);
-          return body(f);
-        };
-      }
-      case "optMap": {
-        const target = build(e.target);
-        const body = build(e.body);
-        const slot = slotOf(e);
-        const flat = e.flat;
-        return (f) => {
-          const t = target(f);
-          if (!(t instanceof Optional)) throw new EvalError("no such overload");
-          if (t.value === undefined) return t;
-          f.locals[slot] = t.value;
-          const v = body(f);
-          if (!flat) return new Optional(v);
-          if (!(v instanceof Optional)) throw new EvalError("no such overload");
-          return v;
-        };
-      }
-      case "call":
-        return buildCall(e, r, build);
-    }
-  };
-
-  const slotOf = (e: Expr): number => {
-    const b = res.get(e);
-    if (b?.kind !== "binder") throw new Error("binder without a slot");
-    return b.slot;
-  };
-
-  return build(root);
+  return builder.build(root);
 }
 
 /**
