@@ -45,7 +45,7 @@ export * from "./values/index.js";
 export { MAX_CODE_POINTS, MAX_RECURSION_DEPTH } from "./parser/index.js";
 
 /** Kubernetes' per-expression runtime cost limit (k8s.io/apiserver/pkg/apis/cel PerCallLimit). */
-export const PER_CALL_LIMIT = 1_000_000;
+const PER_CALL_LIMIT = 1_000_000;
 /** Kubernetes' runtime cost budget per policy binding evaluation, shared by its expressions (RuntimeCELCostBudget). */
 export const RUNTIME_COST_BUDGET = 10_000_000;
 

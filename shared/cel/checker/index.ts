@@ -36,7 +36,7 @@ export type Resolution =
       readonly exact: boolean;
     };
 
-export interface CheckError {
+interface CheckError {
   readonly pos: number;
   readonly message: string;
 }

@@ -264,7 +264,7 @@ function toDouble(v: Value): Value {
 }
 
 /** Go's fmt %g (cel-go's double to string): shortest digits, exponent form below 1e-4 or from 1e6. */
-export function formatDouble(d: number): string {
+function formatDouble(d: number): string {
   if (Number.isNaN(d)) return "NaN";
   if (!Number.isFinite(d)) return d > 0 ? "+Inf" : "-Inf";
   if (d === 0) return Object.is(d, -0) ? "-0" : "0";

@@ -33,7 +33,7 @@ export interface JsonObject {
 }
 
 /** Base of every non-JSON value; JSON.parse can never produce an instance. */
-export abstract class Boxed {
+abstract class Boxed {
   abstract type(): CelType;
 }
 
@@ -260,7 +260,7 @@ const INT64_MAX = (1n << 63n) - 1n;
 const INT64_MIN = -(1n << 63n);
 export const UINT64_MAX = (1n << 64n) - 1n;
 
-export type IntValue = number | bigint;
+type IntValue = number | bigint;
 
 /** int64 result from exact arithmetic: error when out of range, a number when safe. */
 export function intOf(b: bigint): IntValue {
@@ -301,7 +301,7 @@ export function asDouble(v: Value): number | undefined {
  * they compare as cel-go does, converted to double (beyond int64/uint64 range
  * the double decides).
  */
-export function compareNumeric(a: Value, b: Value): number | undefined {
+function compareNumeric(a: Value, b: Value): number | undefined {
   if (typeof a === "number" && typeof b === "number") return a < b ? -1 : a > b ? 1 : a === b ? 0 : NaN;
   const da = asDouble(a);
   const db = asDouble(b);
@@ -338,7 +338,7 @@ export const utf8 = (s: string): Uint8Array => encoder.encode(s);
  * per string and kept for the last one, so a loop indexing into the same
  * large input string (charAt, substring, size) does not rescan it each time.
  */
-export interface CodePoints {
+interface CodePoints {
   readonly length: number;
   /** UTF-16 offset of code point i (0..length). */
   offset(i: number): number;

@@ -40,14 +40,14 @@ export interface PolicySetOutcome {
 }
 
 /** The audit annotation key of `validation_failure` results, as the apiserver's, less its prefix (a webhook's keys carry none). */
-export const VALIDATION_FAILURE_KEY = "validation_failure";
+const VALIDATION_FAILURE_KEY = "validation_failure";
 
 /**
  * A policy's own audit annotation, `<policy>/<key>` in the apiserver. A
  * webhook's keys may not hold "/", so the edge joins them with ".", which
  * keeps them qualified names.
  */
-export function auditKey(policy: string, key: string): string {
+function auditKey(policy: string, key: string): string {
   return `${policy}.${key}`;
 }
 

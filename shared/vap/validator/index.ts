@@ -13,11 +13,11 @@ const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
 const MAX_AUDIT_VALUE_LENGTH = 10 * 1024;
 
 /** A decision of one validation, as the apiserver's validator makes it. */
-export type Decision = { action: "Admit" } | { action: "Deny"; message: string; reason: string; expressionIndex: number };
-export type AnnotationResult = { action: "Publish"; key: string; value: string } | { action: "Error"; message: string } | { action: "Exclude" };
+type Decision = { action: "Admit" } | { action: "Deny"; message: string; reason: string; expressionIndex: number };
+type AnnotationResult = { action: "Publish"; key: string; value: string } | { action: "Error"; message: string } | { action: "Exclude" };
 
 /** One policy, one param: the values its expressions see besides `variables`. */
-export interface Invocation {
+interface Invocation {
   policy: CompiledPolicy;
   object: Value;
   oldObject: Value;

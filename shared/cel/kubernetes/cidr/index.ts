@@ -18,7 +18,7 @@
 
 import { chargeTraversal, costSize, type CallContext, type Library } from "../../declarations/index.js";
 import { CelType, EvalError, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
-import { quoteCapped } from "../golang/index.js";
+import { quoteCapped } from "../quote.js";
 import { AddrError, formatAddr, IP_TYPE, IPValue, is4In6, parseAddr, parseIP, sameAddr, type Addr } from "../ip/index.js";
 
 export const CIDR_TYPE = new CelType("net.CIDR");
@@ -83,7 +83,7 @@ function parsePrefix(s: string): CIDRValue {
 }
 
 /** Kubernetes' parseCIDR, and stringToCIDR's message around it (which repeats the prefix, as Kubernetes' does). */
-export function parseCIDR(raw: string): CIDRValue {
+function parseCIDR(raw: string): CIDRValue {
   const PREFIX = "network address parse error during conversion from string";
   let cidr: CIDRValue;
   try {

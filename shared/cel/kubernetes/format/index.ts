@@ -57,28 +57,28 @@ const QUALIFIED_NAME_MSG = "must consist of alphanumeric characters, '-', '_' or
 const LABEL_VALUE_FMT = `(${QUALIFIED_NAME_FMT})?`;
 const LABEL_VALUE_MSG = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
-export function validateDns1123Label(s: string): string[] {
+function validateDns1123Label(s: string): string[] {
   const errs: string[] = [];
   if (utf8Length(s) > 63) errs.push(maxLenError(63));
   if (!isDns1123Label(s)) errs.push(isDns1123Subdomain(s) ? "must not contain dots" : regexError(DNS1123_LABEL_MSG, DNS1123_LABEL_FMT, "my-name", "123-abc"));
   return errs;
 }
 
-export function validateDns1123Subdomain(s: string): string[] {
+function validateDns1123Subdomain(s: string): string[] {
   const errs: string[] = [];
   if (utf8Length(s) > 253) errs.push(maxLenError(253));
   if (!isDns1123Subdomain(s)) errs.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, "example.com"));
   return errs;
 }
 
-export function validateDns1035Label(s: string): string[] {
+function validateDns1035Label(s: string): string[] {
   const errs: string[] = [];
   if (utf8Length(s) > 63) errs.push(maxLenError(63));
   if (!isDns1035Label(s)) errs.push(regexError(DNS1035_LABEL_MSG, DNS1035_LABEL_FMT, "my-name", "abc-123"));
   return errs;
 }
 
-export function validateQualifiedName(s: string): string[] {
+function validateQualifiedName(s: string): string[] {
   const errs: string[] = [];
   const parts = s.split("/");
   let name: string;
@@ -99,7 +99,7 @@ export function validateQualifiedName(s: string): string[] {
   return errs;
 }
 
-export function validateLabelValue(s: string): string[] {
+function validateLabelValue(s: string): string[] {
   const errs: string[] = [];
   if (utf8Length(s) > 63) errs.push(maxLenError(63));
   if (s !== "" && !isQualifiedNamePart(s)) errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, "MyValue", "my_value", "12345"));
@@ -166,7 +166,7 @@ export class FormatValue extends LibraryValue {
 const one = (message: string, valid: (s: string) => boolean) => (s: string): string[] => (valid(s) ? [] : [message]);
 
 /** Kubernetes' ConstantFormats, by the names format.named and format.<name>() use. */
-export const FORMATS: ReadonlyMap<string, FormatValue> = new Map(
+const FORMATS: ReadonlyMap<string, FormatValue> = new Map(
   [
     new FormatValue("dns1123Label", validateDns1123Label, 30),
     new FormatValue("dns1123Subdomain", validateDns1123Subdomain, 60),

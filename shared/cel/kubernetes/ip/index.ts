@@ -11,7 +11,7 @@
 
 import { chargeTraversal, costSize, type Library } from "../../declarations/index.js";
 import { CelType, EvalError, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
-import { quoteCapped } from "../golang/index.js";
+import { quoteCapped } from "../quote.js";
 
 export const IP_TYPE = new CelType("net.IP");
 

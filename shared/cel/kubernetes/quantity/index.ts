@@ -28,7 +28,7 @@ const Q = QUANTITY_TYPE.name;
 // ---- resource.Quantity's representation ----
 
 /** An int64Amount (value × 10^scale, value an int64, scale an int32), or undefined for an inf.Dec. */
-export type GoAmount = { readonly value: bigint; readonly scale: number } | undefined;
+type GoAmount = { readonly value: bigint; readonly scale: number } | undefined;
 
 const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
@@ -90,7 +90,7 @@ function scaledUp(value: bigint, scale: number): bigint | undefined {
 }
 
 /** int64Amount.Add, undefined where it reports overflow and Quantity.Add falls back to inf.Dec. */
-export function addAmounts(a: GoAmount, b: GoAmount): GoAmount {
+function addAmounts(a: GoAmount, b: GoAmount): GoAmount {
   if (a === undefined || b === undefined) return undefined;
   if (b.value === 0n) return a;
   if (a.value === 0n) return b;
@@ -104,7 +104,7 @@ export function addAmounts(a: GoAmount, b: GoAmount): GoAmount {
 }
 
 /** int64Amount.Sub: the negation of the most negative int64 goes to inf.Dec. */
-export function subAmounts(a: GoAmount, b: GoAmount): GoAmount {
+function subAmounts(a: GoAmount, b: GoAmount): GoAmount {
   if (a === undefined || b === undefined || b.value === INT64_MIN) return undefined;
   return addAmounts(a, { value: -b.value, scale: b.scale });
 }

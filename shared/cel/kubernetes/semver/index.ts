@@ -9,14 +9,14 @@
 
 import { chargeTraversal, costSize, type Library, type OverloadDecl } from "../../declarations/index.js";
 import { CelType, EvalError, intOf, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
-import { quoteCapped } from "../golang/index.js";
+import { quoteCapped } from "../quote.js";
 
 export const SEMVER_TYPE = new CelType("kubernetes.Semver");
 
 /** A prerelease identifier: numeric ones order numerically and before alphanumeric ones. */
 type PreRelease = bigint | string;
 
-export interface Version {
+interface Version {
   major: bigint;
   minor: bigint;
   patch: bigint;
@@ -68,7 +68,7 @@ function preRelease(s: string): PreRelease {
 }
 
 /** blang/semver's Parse. */
-export function parseSemver(s: string): Version {
+function parseSemver(s: string): Version {
   if (s === "") throw new EvalError("Version string empty");
   const first = s.indexOf(".");
   const second = first < 0 ? -1 : s.indexOf(".", first + 1);
@@ -124,7 +124,7 @@ function comparePre(a: PreRelease, b: PreRelease): number {
 }
 
 /** blang/semver's Compare: numbers, then a release above its prereleases, then prerelease identifiers in order. */
-export function compareVersions(a: Version, b: Version): number {
+function compareVersions(a: Version, b: Version): number {
   for (const key of ["major", "minor", "patch"] as const) if (a[key] !== b[key]) return a[key] > b[key] ? 1 : -1;
   if (a.pre.length === 0 || b.pre.length === 0) return a.pre.length === b.pre.length ? 0 : a.pre.length === 0 ? 1 : -1;
   for (let i = 0; ; i++) {

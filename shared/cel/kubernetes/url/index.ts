@@ -13,7 +13,7 @@
 
 import { chargeTraversal, costSize, type Library } from "../../declarations/index.js";
 import { CelMap, CelType, EvalError, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
-import { quoteCapped } from "../golang/index.js";
+import { quoteCapped } from "../quote.js";
 
 export const URL_TYPE = new CelType("kubernetes.URL");
 
@@ -374,7 +374,7 @@ export class UrlValue extends LibraryValue {
 }
 
 /** url(s): ParseRequestURI to check, Parse for the parts. */
-export function parseUrl(s: string): UrlValue {
+function parseUrl(s: string): UrlValue {
   try {
     parseRequestURI(s);
     return new UrlValue(s, parseURL(s));
@@ -395,7 +395,7 @@ export function requestURIError(s: string): string | undefined {
   }
 }
 
-export function isURL(s: string): boolean {
+function isURL(s: string): boolean {
   try {
     parseRequestURI(s);
     return true;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { goQuote, quoteCapped, truncated } from "./index.js";
+import { goQuote, quoteCapped, truncated } from "./quote.js";
 
 describe("Go string helpers", () => {
   it("quote as strconv.Quote does", () => {

@@ -3,7 +3,7 @@
 // a megabyte input does not become a megabyte error message.
 
 /** How many code points of a caller's string an error message quotes. */
-export const QUOTE_CAP = 64;
+const QUOTE_CAP = 64;
 
 const ESCAPES: Readonly<Record<string, string>> = {
   "\x07": "\\a",
