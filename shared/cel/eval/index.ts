@@ -84,6 +84,8 @@ const hasOwn = Object.prototype.hasOwnProperty;
 /** A plain object from JSON.parse (or a null-prototype record): a map with string keys. */
 function isJsonObject(v: Value): v is JsonObject {
   if (typeof v !== "object" || v === null) return false;
+  // The common case without a prototype walk; an own "constructor" field falls through to it.
+  if ((v as { constructor?: unknown }).constructor === Object) return true;
   const proto = Object.getPrototypeOf(v) as unknown;
   return proto === Object.prototype || proto === null;
 }
@@ -144,6 +146,7 @@ function qualifyOptional(v: Value, key: Value): Optional {
 
 /** has(a.b); cel-go's presence test is false, not an error, on values without fields. */
 function presence(v: Value, field: string): boolean {
+  if (isJsonObject(v)) return hasOwn.call(v, field);
   if (v instanceof Optional) return v.value !== undefined && presence(v.value, field);
   if (isMap(v) || isList(v)) return lookup(v, field) !== undefined;
   return false;
@@ -262,6 +265,11 @@ const BUILDERS: { readonly [K in Expr["kind"]]: (e: NodeOf<K>, b: Builder, r: Re
       // Inline fast path for the common case, a field of a JSON object; anything else (a
       // null-prototype record, an object whose own "constructor" is a field) takes qualify.
       if (typeof o === "object" && o !== null && (o as { constructor?: unknown }).constructor === Object && hasOwn.call(o, field)) return (o as JsonObject)[field] as Value;
+      // The next most common: a field of `variables`, computed on first read.
+      if (o instanceof MapValue) {
+        const v = o.get(field);
+        if (v !== undefined) return v;
+      }
       return qualify(o, field);
     };
   },
