@@ -16,6 +16,7 @@ import type { CallContext, Impl, OverloadDecl } from "../declarations/index.js";
 import type { Expr, MacroName } from "../parser/index.js";
 import {
   asSmallInt,
+  Boxed,
   CelMap,
   Double,
   equals,
@@ -259,17 +260,27 @@ const BUILDERS: { readonly [K in Expr["kind"]]: (e: NodeOf<K>, b: Builder, r: Re
         return qualifyOptional(o, field);
       };
     }
+    // A field no object inherits ("spec", not "toString") is present in a JSON object exactly when reading it
+    // gives a value (JSON has no undefined): one property read, then a check that o is a JSON object.
+    if (!(field in Object.prototype)) {
+      return (f) => {
+        const o = operand(f);
+        f.charge(1);
+        if (typeof o === "object" && o !== null) {
+          const v = (o as JsonObject)[field];
+          if (v !== undefined && !(o instanceof Boxed) && !Array.isArray(o) && !(o instanceof Uint8Array)) return v;
+          // The next most common: a field of `variables`, computed on first read.
+          if (o instanceof MapValue) {
+            const computed = o.get(field);
+            if (computed !== undefined) return computed;
+          }
+        }
+        return qualify(o, field);
+      };
+    }
     return (f) => {
       const o = operand(f);
       f.charge(1);
-      // Inline fast path for the common case, a field of a JSON object; anything else (a
-      // null-prototype record, an object whose own "constructor" is a field) takes qualify.
-      if (typeof o === "object" && o !== null && (o as { constructor?: unknown }).constructor === Object && hasOwn.call(o, field)) return (o as JsonObject)[field] as Value;
-      // The next most common: a field of `variables`, computed on first read.
-      if (o instanceof MapValue) {
-        const v = o.get(field);
-        if (v !== undefined) return v;
-      }
       return qualify(o, field);
     };
   },

@@ -33,7 +33,7 @@ export interface JsonObject {
 }
 
 /** Base of every non-JSON value; JSON.parse can never produce an instance. */
-abstract class Boxed {
+export abstract class Boxed {
   abstract type(): CelType;
 }
 
