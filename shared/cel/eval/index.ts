@@ -546,20 +546,10 @@ function buildCall(e: Extract<Expr, { kind: "call" }>, r: Resolution | undefined
   }
 }
 
-/** Calls visit(v1, v2) for each element: (element, undefined) or (index/key, value) for two variables. */
-function iterate(range: Value, two: boolean, visit: (a: Value, b: Value) => boolean): void {
-  if (isList(range)) {
-    for (let i = 0; i < range.length; i++) {
-      if (!(two ? visit(i, range[i] as Value) : visit(range[i] as Value, null))) return;
-    }
-    return;
-  }
-  if (isMap(range)) {
-    for (const k of mapKeys(range)) {
-      if (!visit(k, two ? (mapGet(range, k) as Value) : null)) return;
-    }
-    return;
-  }
+/** What a comprehension walks: a list's elements, or a map's keys. */
+function itemsOf(range: Value): readonly Value[] {
+  if (isList(range)) return range;
+  if (isMap(range)) return mapKeys(range);
   throw new EvalError(`got '${typeOf(range).name}', expected iterable type`);
 }
 
@@ -567,13 +557,21 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
   const range = build(e.range);
   const [first, second] = e.args.map(build) as [Eval, Eval | undefined];
   const two = e.v2 !== undefined;
-  const slot2 = two ? slot1 + 1 : -1;
+  const slot2 = slot1 + 1;
   const cost = LOOP_COST[e.macro];
   const perElement = cost.cond + cost.step;
   const kept = cost.kept;
-  const bindVars = (f: Frame, a: Value, b: Value): void => {
-    f.locals[slot1] = a;
-    if (two) f.locals[slot2] = b;
+  /** Binds element i: the element (a list) or key (a map); with two variables, index and element, or key and value. */
+  const bindVars = (f: Frame, r: Value, items: readonly Value[], i: number): void => {
+    if (items === r) {
+      if (two) {
+        f.locals[slot1] = i;
+        f.locals[slot2] = items[i] as Value;
+      } else f.locals[slot1] = items[i] as Value;
+    } else {
+      f.locals[slot1] = items[i] as Value;
+      if (two) f.locals[slot2] = mapGet(r as JsonObject | MapValue, items[i] as Value) as Value;
+    }
   };
   // With a filter (map/3, transform*/4) `first` is the filter and `second` the transform.
   const filter = second === undefined || e.macro === "all" || e.macro === "exists" || e.macro === "exists_one" ? undefined : first;
@@ -585,21 +583,21 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
       const decisive = e.macro === "exists";
       return (f) => {
         const r = range(f);
+        const items = itemsOf(r);
         let err: EvalError | undefined;
         let result = !decisive;
-        iterate(r, two, (a, b) => {
+        for (let i = 0; i < items.length; i++) {
           // The element after the deciding one still runs the loop condition, which then stops.
           if (result === decisive) {
             f.charge(cost.cond);
-            return false;
+            break;
           }
           f.charge(perElement);
-          bindVars(f, a, b);
+          bindVars(f, r, items, i);
           const p = attempt(first, f);
           if (p === decisive) result = decisive;
           else if (p instanceof EvalError) err ??= p;
-          return true;
-        });
+        }
         f.charge(cost.result);
         if (result === decisive) return decisive;
         if (err !== undefined) throw err;
@@ -609,69 +607,71 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
     case "exists_one":
       return (f) => {
         const r = range(f);
+        const items = itemsOf(r);
         let count = 0;
-        iterate(r, two, (a, b) => {
+        for (let i = 0; i < items.length; i++) {
           f.charge(perElement);
-          bindVars(f, a, b);
+          bindVars(f, r, items, i);
           if (truth(first(f))) {
             f.charge(kept);
             count++;
           }
-          return true;
-        });
+        }
         f.charge(cost.result);
         return count === 1;
       };
     case "map":
     case "filter":
-    case "transformList":
+    case "transformList": {
+      const filtering = e.macro === "filter";
       return (f) => {
         const r = range(f);
+        const items = itemsOf(r);
         const out: Value[] = [];
-        iterate(r, two, (a, b) => {
+        for (let i = 0; i < items.length; i++) {
           f.charge(perElement);
-          bindVars(f, a, b);
-          if (e.macro === "filter") {
+          bindVars(f, r, items, i);
+          if (filtering) {
             if (truth(first(f))) {
               f.charge(kept);
-              out.push(a);
+              out.push(f.locals[slot1] as Value);
             }
-            return true;
-          }
-          if (filter === undefined || truth(filter(f))) {
+          } else if (filter === undefined || truth(filter(f))) {
             f.charge(kept);
             out.push(transform(f));
           }
-          return true;
-        });
+        }
         f.charge(cost.result);
         return out;
       };
+    }
     case "transformMap":
     case "transformMapEntry":
       return (f) => {
         const r = range(f);
+        const items = itemsOf(r);
         const out = new CelMap();
-        iterate(r, true, (a, b) => {
+        for (let i = 0; i < items.length; i++) {
           f.charge(perElement);
-          bindVars(f, a, b);
-          if (filter !== undefined && !truth(filter(f))) return true;
+          // Both transforms bind two variables: index and element, or key and value.
+          const key = items === r ? i : (items[i] as Value);
+          f.locals[slot1] = key;
+          f.locals[slot2] = items === r ? (items[i] as Value) : (mapGet(r as JsonObject | MapValue, key) as Value);
+          if (filter !== undefined && !truth(filter(f))) continue;
           f.charge(kept);
           const v = transform(f);
           if (e.macro === "transformMap") {
-            mapInsert(out, a, v);
-            return true;
+            mapInsert(out, key, v);
+            continue;
           }
           if (!isMap(v)) throw new EvalError("no such overload");
           for (const k of mapKeys(v)) {
             if (out.get(k) !== undefined) throw new EvalError(`insert failed: key ${showKey(k)} already exists`);
             mapInsert(out, k, mapGet(v, k) as Value);
           }
-          return true;
-        });
+        }
         f.charge(cost.result);
         return out;
       };
   }
 }
-
