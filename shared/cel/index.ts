@@ -4,7 +4,7 @@
 // numeric comparisons, ext.Strings v2, cel.bind, two-variable comprehensions,
 // homogeneous literal and regex/duration/timestamp literal validation).
 //
-//   const env = createEnv({ variables: ["object", "oldObject", "request", "params"], libraries: [listsLibrary] });
+//   const env = createEnv({ variables: ["object", "oldObject", "request", "params"], libraries: KUBERNETES_LIBRARIES });
 //   const compiled = compile("object.spec.replicas <= params.maxReplicas", env);
 //   if (!compiled.ok) return compiled.error;           // cel-go's "ERROR: <input>:1:1: ..." text
 //   const budget = createBudget(RUNTIME_COST_BUDGET);   // shared by a binding's expressions
@@ -15,7 +15,13 @@
 // values/index.ts for int vs double, uint and the other CEL types. A variable
 // whose entries are computed on demand (the admission layer's `variables`) is
 // a LazyMap; its lookup may throw EvalError to report an entry's error.
-// Libraries: see library/index.ts; lib/lists is a complete example.
+// The folders: parser/ (lexer/ below it), checker/, eval/ (one builder per
+// node kind), values/; the base libraries stdlib/, optional/, strings/;
+// declarations/ (how a library declares functions: kubernetes/lists is a
+// complete example); kubernetes/ (Kubernetes' libraries, apart from the
+// core); regex/ (every function that takes a pattern, over shared/re2);
+// cache/ (bounded caches of values parsed at run time). docs/contributing.md
+// says how to add a function.
 //
 // Limits: sources of at most MAX_CODE_POINTS code points, nesting of at most
 // MAX_RECURSION_DEPTH (cel-go's defaults), and cost: each evaluation stops at
