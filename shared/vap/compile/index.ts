@@ -44,10 +44,14 @@ export interface CompiledPolicy {
   bindings: Array<{ name: string; spec: BindingSpec }>;
 }
 
-function compilePolicy(name: string, spec: PolicySpec, bindings: CompiledPolicy["bindings"], problems: string[]): CompiledPolicy {
+/** Compile results by source within one policy set: policies of one library repeat expressions, and a program is stateless. */
+type Compiled = Map<string, ReturnType<typeof compile>>;
+
+function compilePolicy(name: string, spec: PolicySpec, bindings: CompiledPolicy["bindings"], problems: string[], compiled: Compiled): CompiledPolicy {
   const subject = `ValidatingAdmissionPolicy '${name}'`;
   const expression = (source: string, where: string): Expression => {
-    const result = compile(source, env);
+    let result = compiled.get(source);
+    if (result === undefined) compiled.set(source, (result = compile(source, env)));
     if (result.ok) return { source, program: result.program };
     problems.push(`${subject}: ${where}: compilation error: ${result.error.split("\n")[0]}`);
     return { source, error: result.error };
@@ -92,6 +96,7 @@ export function compilePolicies(sources: AdmissionPolicySources): { policies: Co
     bindingsByPolicy.set(parsed.data.spec.policyName, list);
   }
   const policies: CompiledPolicy[] = [];
+  const compiled: Compiled = new Map();
   for (const [policyName, bindings] of bindingsByPolicy) {
     const object = Object.hasOwn(sources.policies, policyName) ? sources.policies[policyName] : undefined;
     if (object === undefined) {
@@ -103,7 +108,7 @@ export function compilePolicies(sources: AdmissionPolicySources): { policies: Co
       problems.push(`ValidatingAdmissionPolicy '${policyName}': ${describeZodError(parsed.error)}; not enforced`);
       continue;
     }
-    policies.push(compilePolicy(policyName, parsed.data.spec, bindings, problems));
+    policies.push(compilePolicy(policyName, parsed.data.spec, bindings, problems, compiled));
   }
   return { policies: policies.sort((a, b) => (a.name < b.name ? -1 : 1)), problems };
 }
