@@ -127,6 +127,11 @@ describe("Kubernetes quantity library", () => {
     const short = c.program.evaluate({ s: "1" });
     const long = c.program.evaluate({ s: `${"1".repeat(1000)}m` });
     expect(long.cost - short.cost).toBe(100);
+    // Parsed texts are kept, and charged as parsed on every call all the same; so is an invalid one's error.
+    expect(c.program.evaluate({ s: "1" }).cost).toBe(short.cost);
+    const bad = c.program.evaluate({ s: "1x" });
+    expect(c.program.evaluate({ s: "1x" })).toEqual(bad);
+    expect(bad).toMatchObject({ ok: false, error: expect.stringMatching(/^quantities must match/) });
   });
 
   it("refuses results too large to build", () => {

@@ -44,5 +44,7 @@ describe("Kubernetes regex library", () => {
     // literalEngine's program is the pattern plus 2: 10 × 0.25 → 3; 1000 × 0.1 → 100.
     expect(constant.program.evaluate({ s }).cost - constant.program.evaluate({ s: "" }).cost).toBe(300 - 3);
     expect(computed.program.evaluate({ s, p: "abcdefgh" }).cost - constant.program.evaluate({ s }).cost).toBe(2 + 1);
+    // A computed pattern is compiled once and kept, and charged as compiled on every call all the same.
+    expect(computed.program.evaluate({ s, p: "abcdefgh" }).cost - constant.program.evaluate({ s }).cost).toBe(2 + 1);
   });
 });
