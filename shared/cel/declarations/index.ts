@@ -35,7 +35,11 @@ export interface CallContext {
   charge(units: number): void;
 }
 
-/** Arguments include the receiver first for receiver-style overloads. Throw EvalError for a runtime error. */
+/**
+ * Arguments include the receiver first for receiver-style overloads. Throw
+ * EvalError for a runtime error. The array is the call site's, refilled on
+ * its next call: read the arguments, keep no reference to the array.
+ */
 export type Impl = (args: readonly Value[], ctx: CallContext) => Value;
 
 export interface OverloadDecl {
