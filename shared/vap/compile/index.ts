@@ -37,6 +37,8 @@ export interface CompiledPolicy {
   variables: Array<Expression & { name: string }>;
   /** Each variable's position in `variables`, by name. */
   variableIndex: ReadonlyMap<string, number>;
+  /** variableNames[i]: the names of the first i variables, those variable i may read. */
+  variableNames: ReadonlyArray<readonly string[]>;
   validations: Array<Expression & { message?: string; messageExpression?: Expression; reason: string }>;
   auditAnnotations: Array<Expression & { key: string }>;
   /** Whether any expression reads namespaceObject: only then must the snapshot know the namespace. */
@@ -65,6 +67,7 @@ function compilePolicy(name: string, spec: PolicySpec, bindings: CompiledPolicy[
     variables,
     // The first of two variables of one name wins, as a lookup from the front would find it.
     variableIndex: new Map(variables.map((v, i) => [v.name, i] as const).reverse()),
+    variableNames: Array.from({ length: variables.length + 1 }, (_, i) => variables.slice(0, i).map((v) => v.name)),
     validations: spec.validations.map((v, i) => ({
       ...expression(v.expression, `validations[${i}].expression`),
       ...(v.message ? { message: v.message } : {}),

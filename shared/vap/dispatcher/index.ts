@@ -164,7 +164,8 @@ export class PolicyDispatcher implements CompiledPolicySet {
       }
       if (!matched.matches) continue;
 
-      const collected = new Map<string, string[]>();
+      // Audit annotation values by key, for a policy that has any.
+      const collected = policy.auditAnnotations.length > 0 ? new Map<string, string[]>() : undefined;
       for (const binding of policy.bindings) {
         const bindingMatched = binding.spec.matchResources ? matchResources(binding.spec.matchResources, request, namespaceLabels) : { matches: true };
         if (bindingMatched.error !== undefined) {
@@ -201,7 +202,7 @@ export class PolicyDispatcher implements CompiledPolicySet {
             }
           }
           for (const annotation of annotationResults) {
-            if (annotation.action === "Publish") {
+            if (annotation.action === "Publish" && collected) {
               const values = collected.get(annotation.key) ?? [];
               if (!values.includes(annotation.value)) values.push(annotation.value);
               collected.set(annotation.key, values);
@@ -210,7 +211,7 @@ export class PolicyDispatcher implements CompiledPolicySet {
           }
         }
       }
-      for (const [key, values] of collected) annotations[auditKey(policy.name, key)] = values.join(", ");
+      if (collected) for (const [key, values] of collected) annotations[auditKey(policy.name, key)] = values.join(", ");
     }
     if (failures.length > 0) annotations[VALIDATION_FAILURE_KEY] = JSON.stringify(failures);
     return { outcomes, auditAnnotations: annotations };

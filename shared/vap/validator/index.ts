@@ -26,6 +26,8 @@ interface Invocation {
   namespaceObject: Value;
 }
 
+const ADMIT: Decision = { action: "Admit" };
+
 const failureAction = (policy: CompiledPolicy): Decision["action"] => (policy.failurePolicy === "Ignore" ? "Admit" : "Deny");
 
 /** The error of an expression, in the apiserver's words: a compile error, a runtime error naming the expression. */
@@ -33,12 +35,13 @@ function evaluationError(expression: Expression, error: string): string {
   return expression.error !== undefined ? `compilation error: ${expression.error}` : `expression '${expression.source}' resulted in error: ${error}`;
 }
 
-type Evaluated = { ok: true; value: Value } | { ok: false; error: string; outOfBudget?: boolean };
+type Evaluated = { readonly ok: true; readonly value: Value } | { readonly ok: false; readonly error: string; readonly outOfBudget?: boolean };
 
+/** The expression's value, or its error in the apiserver's words (a success is the program's own result, not a copy). */
 function run(expression: Expression, activation: Activation, budget: Budget): Evaluated {
   if (!expression.program) return { ok: false, error: evaluationError(expression, "") };
   const result = expression.program.evaluate(activation, budget);
-  if (result.ok) return { ok: true, value: result.value };
+  if (result.ok) return result;
   return { ok: false, error: evaluationError(expression, result.error), ...(result.exhausted === "budget" ? { outOfBudget: true } : {}) };
 }
 
@@ -60,7 +63,7 @@ const NO_VARIABLES = new LazyMap(() => undefined, []);
  * before it, as in the apiserver.
  */
 function phaseActivation(invocation: Invocation, budget: Budget): Activation {
-  const { variables, variableIndex } = invocation.policy;
+  const { variables, variableIndex, variableNames } = invocation.policy;
   if (variables.length === 0) return activationOf(invocation, NO_VARIABLES);
   const values: Array<Value | undefined> = new Array(variables.length);
   const views: LazyMap[] = new Array(variables.length + 1);
@@ -77,7 +80,7 @@ function phaseActivation(invocation: Invocation, budget: Budget): Activation {
         if (!result.ok) throw new EvalError(`composited variable "${name}" fails to evaluate: ${result.error}`);
         return (values[index] = result.value);
       },
-      visible === variables.length ? variables.map((v) => v.name) : variables.slice(0, visible).map((v) => v.name),
+      variableNames[visible]!,
     ));
   return activationOf(invocation, view(variables.length));
 }
@@ -102,15 +105,16 @@ export function validate(invocation: Invocation): { decisions: Decision[]; annot
   const budget = createBudget(RUNTIME_COST_BUDGET);
   const activation = phaseActivation(invocation, budget);
   const decisions: Decision[] = [];
-  for (const [index, validation] of policy.validations.entries()) {
+  for (let index = 0; index < policy.validations.length; index++) {
+    const validation = policy.validations[index]!;
     const result = run(validation, activation, budget);
     if (!result.ok) {
       if (result.outOfBudget) return failed("validation failed due to running out of cost budget, no further validation rules will be run");
-      decisions.push(failureAction(policy) === "Deny" ? { action: "Deny", message: result.error, reason: "Invalid", expressionIndex: index } : { action: "Admit" });
+      decisions.push(failureAction(policy) === "Deny" ? { action: "Deny", message: result.error, reason: "Invalid", expressionIndex: index } : ADMIT);
       continue;
     }
     if (result.value === true) {
-      decisions.push({ action: "Admit" });
+      decisions.push(ADMIT);
       continue;
     }
     decisions.push({ action: "Deny", message: failureMessage(validation, activation, budget), reason: validation.reason, expressionIndex: index });
