@@ -18,15 +18,5 @@ import { semverLibrary } from "./semver/index.js";
 import { setsLibrary } from "./sets/index.js";
 import { urlLibrary } from "./url/index.js";
 
-export { cidrLibrary, CIDRValue, CIDR_TYPE } from "./cidr/index.js";
-export { formatLibrary, FormatValue, FORMAT_TYPE } from "./format/index.js";
-export { ipLibrary, IPValue, IP_TYPE } from "./ip/index.js";
-export { listsLibrary } from "./lists/index.js";
-export { quantityLibrary, QuantityValue, QUANTITY_TYPE } from "./quantity/index.js";
-export { regexLibrary } from "./regex/index.js";
-export { semverLibrary, SemverValue, SEMVER_TYPE } from "./semver/index.js";
-export { setsLibrary } from "./sets/index.js";
-export { urlLibrary, UrlValue, URL_TYPE } from "./url/index.js";
-
 /** The Kubernetes libraries of the base environment; find/findAll use the environment's regex engine. */
 export const KUBERNETES_LIBRARIES: readonly (Library | RegexLibrary)[] = [listsLibrary, regexLibrary, urlLibrary, quantityLibrary, ipLibrary, cidrLibrary, setsLibrary, formatLibrary, semverLibrary];

@@ -21,7 +21,7 @@ import { CelType, EvalError, LibraryValue, noSuchOverload, type Value } from "..
 import { quoteCapped } from "../quote.js";
 import { AddrError, formatAddr, IP_TYPE, IPValue, is4In6, parseAddr, parseIP, sameAddr, type Addr } from "../ip/index.js";
 
-export const CIDR_TYPE = new CelType("net.CIDR");
+const CIDR_TYPE = new CelType("net.CIDR");
 
 /** The address with the bits past `bits` cleared (netip.Addr.Prefix). */
 function maskAddr(a: Addr, bits: number): Addr {
@@ -34,7 +34,7 @@ function maskAddr(a: Addr, bits: number): Addr {
 }
 
 /** A net.CIDR value: netip.Prefix, the address as written and the prefix length. */
-export class CIDRValue extends LibraryValue {
+class CIDRValue extends LibraryValue {
   readonly celType = CIDR_TYPE;
   constructor(
     readonly addr: Addr,

@@ -16,7 +16,7 @@ import type { CallContext, Library } from "../../declarations/index.js";
 import { CelType, codePointLength, LibraryValue, noSuchOverload, Optional, type Value } from "../../values/index.js";
 import { requestURIError } from "../url/index.js";
 
-export const FORMAT_TYPE = new CelType("kubernetes.NamedFormat");
+const FORMAT_TYPE = new CelType("kubernetes.NamedFormat");
 
 const maxLenError = (n: number): string => `must be no more than ${n} characters`;
 const EMPTY = "must be non-empty";
@@ -149,7 +149,7 @@ function isDateTime(s: string): boolean {
 }
 
 /** A kubernetes.NamedFormat value: the validation and the regex size its cost is estimated with. */
-export class FormatValue extends LibraryValue {
+class FormatValue extends LibraryValue {
   readonly celType = FORMAT_TYPE;
   constructor(
     readonly name: string,

@@ -22,7 +22,7 @@ import { isQuantity, parseQuantity, Quantity, QuantityError } from "../../../k8s
 import { BoundedCache } from "../../cache/index.js";
 import { asBigInt, CelType, doubleOf, EvalError, intOf, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
 
-export const QUANTITY_TYPE = new CelType("kubernetes.Quantity");
+const QUANTITY_TYPE = new CelType("kubernetes.Quantity");
 const Q = QUANTITY_TYPE.name;
 
 // ---- resource.Quantity's representation ----

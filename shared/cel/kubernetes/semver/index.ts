@@ -11,7 +11,7 @@ import { chargeTraversal, costSize, type Library, type OverloadDecl } from "../.
 import { CelType, EvalError, intOf, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
 import { quoteCapped } from "../quote.js";
 
-export const SEMVER_TYPE = new CelType("kubernetes.Semver");
+const SEMVER_TYPE = new CelType("kubernetes.Semver");
 
 /** A prerelease identifier: numeric ones order numerically and before alphanumeric ones. */
 type PreRelease = bigint | string;
@@ -24,7 +24,7 @@ interface Version {
   build: string[];
 }
 
-export class SemverValue extends LibraryValue {
+class SemverValue extends LibraryValue {
   readonly celType = SEMVER_TYPE;
   constructor(readonly version: Version) {
     super();

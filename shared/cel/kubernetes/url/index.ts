@@ -15,7 +15,7 @@ import { chargeTraversal, costSize, type Library } from "../../declarations/inde
 import { CelMap, CelType, EvalError, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
 import { quoteCapped } from "../quote.js";
 
-export const URL_TYPE = new CelType("kubernetes.URL");
+const URL_TYPE = new CelType("kubernetes.URL");
 
 class UrlError {
   constructor(readonly message: string) {}
@@ -325,7 +325,7 @@ function parseQuery(query: string): CelMap {
 }
 
 /** A kubernetes.URL value: url.Parse's parts, with the derived ones computed on first use and kept. */
-export class UrlValue extends LibraryValue {
+class UrlValue extends LibraryValue {
   readonly celType = URL_TYPE;
   private query: CelMap | undefined;
   private escaped: string | undefined;
