@@ -2,18 +2,22 @@
 // kubescape's 60 unchanged policies (the team folder's acceptance suite, when
 // it sits beside the project) bound at the edge, judging a 6-container
 // Deployment CREATE; the cost of compiling them on an isolate's first sight;
-// and 1,000 bound policies of which 10 match against a snapshot of those 10.
+// their validations and variables one by one against the JavaScript CEL
+// engines (bench/cel-engines.ts); and 1,000 bound policies of which 10 match
+// against a snapshot of those 10.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { buildSnapshot, type KubeObject } from "../shared/snapshot/build/index.js";
 import { SnapshotView } from "../shared/snapshot/view.js";
+import type { AdmissionRequest } from "../shared/admission/index.js";
 import { compilePolicySet } from "../shared/vap/index.js";
 import { PROJECT_ROOT } from "../scripts/local-worker.js";
 import { figure, goalsHold, type Section } from "./figures.js";
 import { floor, handleReview, reviewContext } from "./review.js";
-import { nowNs, quantile, spread } from "./stats.js";
+import { exact, nowNs, quantile, spread } from "./stats.js";
 import { interleave } from "./timing.js";
+import { compareEngines, kubescapeExpressions } from "./cel-engines.js";
 
 const KUBESCAPE = join(PROJECT_ROOT, "..", "shared", "conformance", "kubescape-cel-admission-library");
 const TEST_LABEL = { "admission-policy-test": "abc" };
@@ -21,7 +25,7 @@ const TEST_LABEL = { "admission-policy-test": "abc" };
 const readYaml = (path: string) => parse(readFileSync(path, "utf8")) as KubeObject;
 
 /** Each kubescape policy with an edge binding (objectSelector and params as its own test binding names them), its params and the param CRD. */
-function kubescapeObjects(): KubeObject[] {
+export function kubescapeObjects(): KubeObject[] {
   const controls = readdirSync(join(KUBESCAPE, "controls"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
   const params = readYaml(join(KUBESCAPE, "test-resources", "default-control-configuration.yaml"));
   const objects: KubeObject[] = [readYaml(join(KUBESCAPE, "configuration", "policy-configuration-definition.yaml"))];
@@ -45,8 +49,17 @@ function kubescapeObjects(): KubeObject[] {
   return objects;
 }
 
-/** A Deployment of six containers every kubescape policy allows: limits, requests, probes, a pinned image, no privileges. */
-function deploymentReview(): string {
+/**
+ * A Deployment of six containers with limits, requests, probes, a digest-pinned
+ * image and no privileges. 56 of kubescape's 60 policies allow it; four deny
+ * it, as their rules say: C-0001 (gcr.io is among the params'
+ * untrustedRegistries), C-0075 (its findAll/matches read the all-letter digest
+ * `@sha256:aaa…` as a tag of letters, and imagePullPolicy is not Always),
+ * C-0077 (none of the params' k8sRecommendedLabels) and C-0234 (no volume
+ * from an external secret store). So a review runs every validation and
+ * renders four denials.
+ */
+export function deploymentReview(): string {
   const container = (i: number) => ({
     name: `c${i}`,
     image: `gcr.io/example/app-${i}@sha256:${"a".repeat(64)}`,
@@ -118,7 +131,7 @@ function syntheticPolicies(count: number, others: number): KubeObject[] {
   ].flat();
 }
 
-function viewOfObjects(objects: KubeObject[]): SnapshotView {
+export function viewOfObjects(objects: KubeObject[]): SnapshotView {
   const { snapshot } = buildSnapshot(objects, { generation: 1, builtAt: new Date().toISOString() });
   return new SnapshotView(snapshot);
 }
@@ -126,6 +139,30 @@ function viewOfObjects(objects: KubeObject[]): SnapshotView {
 const TIMING = { rounds: 7, warmupMs: 400, batchMs: 120, minBatch: 200 };
 const COMPILE_RUNS = 15;
 const roundMedians = (rounds: number[][]) => rounds.map((round) => quantile(round, 0.5) / 1e3);
+
+/** Ours against @marcbachmann/cel-js and @bufbuild/cel on each of kubescape's validations and variables, the same input. */
+function perExpression(section: Section, objects: readonly KubeObject[], review: string): void {
+  const { request } = JSON.parse(review) as { request: Record<string, unknown> };
+  const { object, oldObject, ...rest } = request;
+  const params = objects.find((o) => o.kind !== "ValidatingAdmissionPolicy" && o.kind !== "EdgeAdmissionPolicyBinding" && o.kind !== "CustomResourceDefinition");
+  const policies = objects
+    .filter((o) => o.kind === "ValidatingAdmissionPolicy")
+    .map((o) => ({ name: (o.metadata as { name: string }).name, spec: o.spec as Parameters<typeof kubescapeExpressions>[0][number]["spec"] }));
+  const expressions = kubescapeExpressions(policies, { object, oldObject: oldObject ?? null, request: rest, params: params ?? null, namespaceObject: null });
+  const comparison = compareEngines(expressions);
+  for (const engine of comparison.engines) {
+    const goal = engine.name.includes("cel-js") ? 0.7 : 0.2;
+    section.figures.push(
+      figure(`per expression, ours / ${engine.name} (geomean of ${engine.compared} of ${comparison.expressions})`, "×", exact(engine.geomeanRatio), { op: "<=", value: goal }),
+    );
+    section.notes.push(
+      `Per expression vs ${engine.name}: sum of per-call medians ${engine.oursSumUs.toFixed(0)} µs ours, ${engine.sumOfMediansUs.toFixed(0)} µs theirs over the ${engine.compared} expressions both run alike; not compared: ${engine.skipped.length === 0 ? "none" : engine.skipped.join(", ")}.`,
+    );
+  }
+  section.notes.push(
+    "Per expression: kubescape's 118 validations and 33 variables on the Deployment above (variables precomputed with our CEL and handed to every engine as plain data), each engine compiled once and timed side by side in 5 rotating rounds; ints handed to the other engines as bigints, maps to @bufbuild/cel as Map. Stand-ins where they lack Kubernetes' functions: quantity() parses the amount into a double with compareTo (for @bufbuild/cel a double with a compareTo method), findAll() is JS RegExp's matchAll; neither engine charges cost, ours does on every step.",
+  );
+}
 
 export async function validatingAdmissionPolicies(): Promise<Section> {
   const section: Section = {
@@ -143,9 +180,18 @@ export async function validatingAdmissionPolicies(): Promise<Section> {
     const objects = kubescapeObjects();
     const view = viewOfObjects(objects);
     const context = reviewContext(view);
-    const answer = JSON.parse(handleReview(text, context)) as { response: { allowed: boolean; status?: { message: string } } };
+    const answer = JSON.parse(handleReview(text, context)) as { response: { allowed: boolean } };
+    const { request } = JSON.parse(text) as { request: AdmissionRequest };
+    const denying = [
+      ...new Set(
+        compilePolicySet({ policies: view.snapshot.validatingAdmissionPolicies, bindings: view.snapshot.policyBindings })
+          .evaluate(request, view)
+          .outcomes.filter((o) => o.action === "Deny")
+          .map((o) => o.policy),
+      ),
+    ];
     section.notes.push(
-      `kubescape: ${objects.filter((o) => o.kind === "ValidatingAdmissionPolicy").length} policies bound from ../shared/conformance/kubescape-cel-admission-library; the ${text.length.toLocaleString("en")}-byte 6-container Deployment CREATE is ${answer.response.allowed ? "allowed" : `denied (${answer.response.status?.message.slice(0, 200)})`}.`,
+      `kubescape: ${objects.filter((o) => o.kind === "ValidatingAdmissionPolicy").length} policies bound from ../shared/conformance/kubescape-cel-admission-library; the ${text.length.toLocaleString("en")}-byte 6-container Deployment CREATE is ${answer.response.allowed ? "allowed" : "denied"}, by ${denying.length} of them: ${denying.join(", ")}.`,
     );
     const samples = await interleave(
       [
@@ -157,9 +203,9 @@ export async function validatingAdmissionPolicies(): Promise<Section> {
     const medians = roundMedians(samples.review!);
     const floors = roundMedians(samples.floor!);
     section.figures.push(
-      figure("60 kubescape policies, 6-container Deployment: median", "µs", spread(medians)),
+      figure("60 kubescape policies, 6-container Deployment: median", "µs", spread(medians), { op: "<=", value: 300 }),
       figure("60 kubescape policies, 6-container Deployment: p99", "µs", spread(samples.review!.map((round) => quantile(round, 0.99) / 1e3)), { op: "<=", value: 1000 }),
-      figure("60 kubescape policies, 6-container Deployment: median / floor", "×", spread(medians.map((m, i) => m / floors[i]!)), { op: "<=", value: 3 }),
+      figure("60 kubescape policies, 6-container Deployment: median / floor", "×", spread(medians.map((m, i) => m / floors[i]!)), { op: "<=", value: 10 }),
     );
     const snapshot = view.cluster;
     const compileMs: number[] = [];
@@ -169,8 +215,9 @@ export async function validatingAdmissionPolicies(): Promise<Section> {
       compileMs.push((nowNs() - started) / 1e6);
       if (set.bound !== 60) throw new Error(`compiled ${set.bound} kubescape policies, expected 60: ${set.problems.slice(0, 3).join("; ")}`);
     }
-    section.figures.push(figure("compile the 60 kubescape policies (an isolate's first sight)", "ms", spread(compileMs), { op: "<=", value: 50 }));
+    section.figures.push(figure("compile the 60 kubescape policies (an isolate's first sight)", "ms", spread(compileMs), { op: "<=", value: 20 }));
     section.notes.push(`Compile: compilePolicySet over the snapshot's 60 bound policies, ${COMPILE_RUNS} runs; the first run is the cold one, the median is reported.`);
+    perExpression(section, objects, text);
   } else section.notes.push("kubescape figures skipped: ../shared/conformance/kubescape-cel-admission-library is not beside the project.");
 
   const tenOnly = reviewContext(viewOfObjects(syntheticPolicies(10, 0)));

@@ -1,16 +1,18 @@
 // infra/k8s/components/audit holds what infra/audit assumes: RBAC for exactly
-// what the audit lists and writes, a CronJob that runs it on the base's
-// bundle, the report CRDs it writes. Checked on the files, and on
-// `kubectl kustomize` of an overlay where kubectl is installed.
+// what the audit lists and writes, a CronJob that runs it from the edgeadmit
+// image (or, with the bundle component, the sync job's bundle), the report
+// CRDs it writes. Checked on the files, and on `kubectl kustomize` of an
+// overlay where kubectl is installed.
 import { execFile, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { parse, parseAllDocuments } from "yaml";
 import * as z from "zod/mini";
 import { describe, expect, it } from "vitest";
-import { BUNDLE_PARTS } from "../bundle/build.js";
+import { BUNDLE_DIR, BUNDLE_PARTS, bundleCli, partFile, partsOf } from "../bundle/build.js";
+import { checkBundled, EDGEADMIT_IMAGE } from "../k8s/bundled.js";
 import { LISTED_RESOURCES } from "../objects/cluster.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 import { AUDITABLE_RESOURCES } from "./resources.js";
@@ -38,7 +40,7 @@ const cronJobSchema = z.looseObject({
           spec: z.looseObject({
             serviceAccountName: z.string(),
             containers: z.array(z.looseObject({ image: z.string(), args: z.array(z.string()) })),
-            volumes: z.array(z.looseObject({ name: z.string(), projected: z.optional(z.looseObject({ sources: z.array(z.looseObject({ configMap: z.looseObject({ name: z.string() }) })) })) })),
+            volumes: z.optional(z.array(z.looseObject({ name: z.string() }))),
           }),
         }),
       }),
@@ -46,8 +48,8 @@ const cronJobSchema = z.looseObject({
   }),
 });
 
-/** What the component and a rendering of it must agree on. */
-function checkComponent(docs: Doc[], bundleConfigMaps: string[]) {
+/** What the component and a rendering of it must agree on; with the bundle component, the bundle's ConfigMaps it runs from. */
+function checkComponent(docs: Doc[], bundleConfigMaps?: string[]) {
   const reads = rulesOf(docs, "ClusterRole", "edgeadmit-audit").filter((rule) => !rule.apiGroups.includes("wgpolicyk8s.io"));
   for (const rule of reads) expect(rule.verbs).toEqual(["get", "list"]);
   const granted = reads.flatMap((rule) => rule.resources.flatMap((resource) => rule.apiGroups.map((group) => `${resource}.${group}`)));
@@ -65,12 +67,11 @@ function checkComponent(docs: Doc[], bundleConfigMaps: string[]) {
   expect(job.activeDeadlineSeconds).toBeLessThan(3600);
   expect(job.template.spec.serviceAccountName).toBe("edgeadmit-audit");
   const [container] = job.template.spec.containers;
-  expect(container!.image).toBe("node:20");
-  expect(container!.args[0]).toContain('exec node /run/edgeadmit/edgeadmit.mjs audit --settings-namespace "$POD_NAMESPACE"');
-  expect([...container!.args[0]!.matchAll(/edgeadmit\.mjs\.gz\.part(\d)/g)].map((m) => Number(m[1]))).toEqual(Array.from({ length: BUNDLE_PARTS }, (_, i) => i));
-  // The sync job's bundle; no signing key: the audit never pushes.
-  expect(job.template.spec.volumes.find((v) => v.name === "bundle")?.projected?.sources.map((s) => s.configMap.name)).toEqual(bundleConfigMaps);
-  expect(job.template.spec.volumes.map((v) => v.name)).toEqual(["bundle", "run"]);
+  expect(container!.args).toEqual(["audit", "--settings-namespace", "$(POD_NAMESPACE)"]);
+  if (bundleConfigMaps === undefined) expect(container!.image).toBe(EDGEADMIT_IMAGE);
+  else checkBundled(cronJob, bundleConfigMaps);
+  // No signing key: the audit never pushes.
+  expect((job.template.spec.volumes ?? []).map((v) => v.name)).toEqual(bundleConfigMaps === undefined ? [] : ["bundle", "run"]);
 
   const crds = ["policyreports.wgpolicyk8s.io", "clusterpolicyreports.wgpolicyk8s.io"].map((name) => docs.find((d) => d.kind === "CustomResourceDefinition" && d.metadata.name === name)!);
   expect(crds.map((d) => [d.metadata.name, (d["spec"] as { scope: string }).scope])).toEqual([
@@ -88,7 +89,7 @@ describe("infra/k8s/components/audit", () => {
   it("is a Component of files that exist, granting, running and defining what the audit uses", () => {
     expect(kustomization).toMatchObject({ apiVersion: "kustomize.config.k8s.io/v1alpha1", kind: "Component" });
     for (const file of kustomization.resources) expect(existsSync(join(COMPONENT, file)), file).toBe(true);
-    checkComponent(sources, Array.from({ length: BUNDLE_PARTS }, (_, i) => `edgeadmit-bundle-${i}`));
+    checkComponent(sources);
   });
 
   it("the ServiceAccount the bindings name is the component's own, in the job's namespace", () => {
@@ -99,14 +100,26 @@ describe("infra/k8s/components/audit", () => {
 });
 
 describe.skipIf(!hasKubectl)("kubectl kustomize of an overlay with the audit component", () => {
-  it("renders the audit beside the base, its bundle volumes pointing at the base's generated ConfigMaps", async () => {
+  const render = async (components: string[]) => {
     const overlay = mkdtempSync(join(tmpdir(), "edgeadmit-audit-overlay-"));
-    writeFileSync(join(overlay, "kustomization.yaml"), `resources: [${relative(overlay, K8S)}]\ncomponents: [${relative(overlay, COMPONENT)}]\n`);
+    writeFileSync(join(overlay, "kustomization.yaml"), `resources: [${relative(overlay, K8S)}]\ncomponents: [${components.map((c) => relative(overlay, c)).join(", ")}]\n`);
     const { stdout } = await promisify(execFile)("kubectl", ["kustomize", "--load-restrictor", "LoadRestrictionsNone", overlay], { maxBuffer: 64 * 1024 * 1024 });
-    const docs = docsOf(stdout);
+    return docsOf(stdout);
+  };
+
+  it("renders the audit beside the base, in the job's namespace, from the edgeadmit image", async () => {
+    const docs = await render([COMPONENT]);
+    checkComponent(docs);
+    for (const doc of docs.filter((d) => d.metadata.name.startsWith("edgeadmit-audit"))) expect(doc.metadata.namespace, doc.metadata.name).toBe(doc.kind.startsWith("Cluster") ? undefined : JOB_NAMESPACE);
+  }, 60_000);
+
+  it("with the bundle component after it, runs the sync job's bundle from its generated ConfigMaps", async () => {
+    // kustomize reads the parts npm run bundle:infra writes.
+    mkdirSync(BUNDLE_DIR, { recursive: true });
+    partsOf((await bundleCli()).gzip).forEach((part, i) => writeFileSync(partFile(i), part));
+    const docs = await render([COMPONENT, join(K8S, "bundle")]);
     const bundles = docs.filter((d) => d.kind === "ConfigMap" && d.metadata.name.startsWith("edgeadmit-bundle-")).map((d) => d.metadata.name);
     expect(bundles).toHaveLength(BUNDLE_PARTS);
     checkComponent(docs, bundles);
-    for (const doc of docs.filter((d) => d.metadata.name.startsWith("edgeadmit-audit"))) expect(doc.metadata.namespace, doc.metadata.name).toBe(doc.kind.startsWith("Cluster") ? undefined : JOB_NAMESPACE);
   }, 60_000);
 });

@@ -1,10 +1,11 @@
 // `npm run bundle:infra`: the CLI as one ESM file with every dependency
 // inside (client-node included), gzipped and cut into BUNDLE_PARTS files in
-// infra/k8s/bundle/, which kustomize's configMapGenerator ships as that many
-// ConfigMaps to the CronJob on a stock node:20 image. Built, never committed
-// (git-ignored): run it before `kubectl apply -k infra/k8s`.
+// infra/k8s/bundle/, whose component ships them as that many ConfigMaps to
+// the CronJobs on a stock node:20 image. Built, never committed (git-ignored):
+// run it before `kubectl apply -k` of an overlay with that component.
+// `--out FILE` writes the plain bundle instead: the Dockerfile's build step.
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { PROJECT_ROOT } from "../../scripts/local-worker.js";
@@ -50,7 +51,17 @@ export async function bundleCli(): Promise<{ js: Uint8Array; gzip: Buffer }> {
   return { js, gzip: gzipSync(js, { level: 9 }) };
 }
 
-if (process.argv[1]?.endsWith("build.ts")) {
+/** `--out FILE`: the plain bundle for the edgeadmit image (the Dockerfile), instead of the ConfigMap parts. */
+const outIndex = process.argv.indexOf("--out");
+
+if (process.argv[1]?.endsWith("build.ts") && outIndex > 0) {
+  const out = process.argv[outIndex + 1];
+  if (!out) throw new Error("bundle:infra: --out needs a file");
+  const { js } = await bundleCli();
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, js);
+  console.log(`${out}: ${js.length} bytes of JavaScript`);
+} else if (process.argv[1]?.endsWith("build.ts")) {
   const { js, gzip } = await bundleCli();
   const parts = partsOf(gzip);
   if (parts[0]!.length > MAX_PART_BYTES) {

@@ -1,10 +1,11 @@
 // infra/k8s holds what the rest of infra/ assumes: the same resources the
-// job lists, the webhook the generator prints, the bundle the sources build.
+// job lists, the webhook the generator prints, the image the Dockerfile
+// builds and the bundle (its ConfigMap path) the sources build.
 // Checked on the files themselves, and on `kubectl kustomize` where kubectl is installed.
 import { execFile, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { gunzipSync } from "node:zlib";
 import { parse, parseAllDocuments } from "yaml";
@@ -14,6 +15,7 @@ import { LISTED_RESOURCES } from "../objects/cluster.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 import { PLACEHOLDER, WEBHOOK_CONFIGURATION_NAME } from "../webhook/index.js";
 import { BUNDLE_PARTS, bundleCli, MAX_PART_BYTES, partFile, partsOf } from "../bundle/build.js";
+import { checkBundled, EDGEADMIT_IMAGE } from "./bundled.js";
 
 const DIR = __dirname;
 const hasKubectl = spawnSync("kubectl", ["version", "--client"], { stdio: "ignore" }).status === 0;
@@ -47,19 +49,17 @@ function checkManifests(docs: Doc[]) {
   expect(job.template.spec.serviceAccountName).toBe("edgeadmit-sync");
   expect(job.template.spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
   const sync = container(cronJob);
-  expect(sync.image).toBe("node:20");
+  expect(sync.image).toBe(EDGEADMIT_IMAGE);
   expect(sync.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
   expect(Object.keys(sync.resources.requests).sort()).toEqual(["cpu", "memory"]);
   expect(Object.keys(sync.resources.limits).sort()).toEqual(["cpu", "memory"]);
-  // The command unpacks every part, in order, then runs sync with the mounted key.
-  const script: string = sync.args[0];
-  const parts = [...script.matchAll(/edgeadmit\.mjs\.gz\.part(\d)/g)].map((m) => Number(m[1]));
-  expect(parts).toEqual(Array.from({ length: BUNDLE_PARTS }, (_, i) => i));
-  expect(script).toContain("node /run/edgeadmit/edgeadmit.mjs sync");
+  // The image's entrypoint is the CLI: sync with the mounted key, every $(VAR) one of the container's env.
+  expect(sync.args).toEqual(["sync", "--endpoint", "$(EDGEADMIT_ENDPOINT)", "--cluster", "$(EDGEADMIT_CLUSTER)", "--key", "/etc/edgeadmit/edgeadmit.key", "--settings-namespace", "$(POD_NAMESPACE)"]);
+  const env = new Set((sync.env as Doc[]).map((e) => e.name));
+  for (const arg of sync.args as string[]) for (const [, name] of arg.matchAll(/\$\((\w+)\)/g)) expect(env.has(name)).toBe(true);
   const volumes: Doc[] = job.template.spec.volumes;
-  expect(find(volumes.map((v) => ({ kind: "Volume", metadata: { name: v.name }, ...v })), "Volume", "bundle").projected.sources).toHaveLength(BUNDLE_PARTS);
   expect(volumes.find((v) => v.name === "signing-key")?.secret.secretName).toBe("edgeadmit-signing-key");
-  expect(volumes.find((v) => v.name === "run")?.emptyDir).toBeDefined();
+  expect(sync.volumeMounts.find((m: Doc) => m.name === "signing-key")?.mountPath).toBe("/etc/edgeadmit");
 
   const crd = find(docs, "CustomResourceDefinition", "affinityclasses.cozystack.io");
   expect(crd.spec).toMatchObject({ group: "cozystack.io", scope: "Cluster", names: { kind: "AffinityClass", plural: "affinityclasses" } });
@@ -208,47 +208,92 @@ describe("what the manifests and docs point to", () => {
   });
 });
 
+describe("the image (Dockerfile) the CronJobs run", () => {
+  const ROOT = join(DIR, "..", "..");
+  const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");
+  const instructions = dockerfile.split("\n").filter((line) => /^[A-Z]+ /.test(line));
+  const runs = instructions.filter((line) => line.startsWith("RUN ")).map((line) => line.slice(4));
+
+  it("copies files that exist and installs exactly what the lock file says", () => {
+    for (const line of instructions.filter((l) => l.startsWith("COPY ") && !l.includes("--from"))) {
+      for (const source of line.split(" ").slice(1, -1)) expect(existsSync(join(ROOT, source)), source).toBe(true);
+    }
+    expect(runs[0]).toMatch(/^npm ci /);
+  });
+
+  it("its build step makes a CLI that runs on its own, where its entrypoint looks", async () => {
+    const build = runs.find((r) => r.includes("infra/bundle/build.ts"))!;
+    const [, out] = /--out (\S+)/.exec(build)!;
+    const entrypoint = JSON.parse(instructions.find((l) => l.startsWith("ENTRYPOINT "))!.slice("ENTRYPOINT ".length)) as string[];
+    expect(instructions).toContain(`COPY --from=build ${out} ${entrypoint[1]}`);
+    const dir = mkdtempSync(join(tmpdir(), "edgeadmit-image-"));
+    const file = join(dir, "edgeadmit.mjs");
+    const [command, ...args] = build.replace(out!, file).split(" ");
+    await promisify(execFile)(command === "node" ? process.execPath : command!, args, { cwd: ROOT });
+    const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
+    expect((await promisify(execFile)(process.execPath, [file, "--version"], { cwd: dir })).stdout).toBe(`edgeadmit ${version}\n`);
+  }, 60_000);
+
+  it("runs as the user the CronJobs expect", () => {
+    expect(instructions).toContain("USER node"); // uid 1000 in the node images
+    expect(container(find(sources, "CronJob")).image).toBe(EDGEADMIT_IMAGE);
+    expect(find(sources, "CronJob").spec.jobTemplate.spec.template.spec.securityContext.runAsUser).toBe(1000);
+  });
+});
+
+describe("the bundle component (the ConfigMap path)", () => {
+  const BUNDLE = join(DIR, "bundle");
+  const component = parse(readFileSync(join(BUNDLE, "kustomization.yaml"), "utf8")) as Doc;
+
+  it("generates one ConfigMap per part npm run bundle:infra writes, in the job's namespace", () => {
+    expect(component).toMatchObject({ apiVersion: "kustomize.config.k8s.io/v1alpha1", kind: "Component" });
+    expect((component.configMapGenerator as Doc[]).map((g) => [g.name, g.namespace, g.files])).toEqual(
+      Array.from({ length: BUNDLE_PARTS }, (_, i) => [`edgeadmit-bundle-${i}`, JOB_NAMESPACE, [partFile(i).slice(BUNDLE.length + 1)]]),
+    );
+  });
+
+  it("patches the sync job's and the audit's CronJobs to unpack and run it", () => {
+    expect(component.patches).toEqual([{ path: "cronjob-patch.yaml", target: { kind: "CronJob", name: "edgeadmit-(sync|audit)" } }]);
+    const [patch] = read("bundle/cronjob-patch.yaml");
+    checkBundled(patch!, Array.from({ length: BUNDLE_PARTS }, (_, i) => `edgeadmit-bundle-${i}`));
+  });
+});
+
 describe.skipIf(!hasKubectl)("kubectl kustomize infra/k8s", () => {
-  it("renders everything in place: namespaced objects in the job's namespace, generated names wired, bundle as binaryData", async () => {
-    // kustomize reads the parts npm run bundle:infra writes.
-    mkdirSync(join(DIR, "bundle"), { recursive: true });
-    partsOf((await bundleCli()).gzip).forEach((part, i) => writeFileSync(partFile(i), part));
-    const { stdout } = await promisify(execFile)("kubectl", ["kustomize", DIR], { maxBuffer: 64 * 1024 * 1024 });
-    const docs = docsOf(stdout);
+  const render = async (dir: string, restrictor: string[] = []) => docsOf((await promisify(execFile)("kubectl", ["kustomize", ...restrictor, dir], { maxBuffer: 64 * 1024 * 1024 })).stdout);
+
+  it("renders everything in place: namespaced objects in the job's namespace, generated names wired, the image", async () => {
+    const docs = await render(DIR);
     expect(docs.map((d) => d.kind).sort()).toEqual(
-      [
-        "ClusterRole",
-        "ClusterRole",
-        "ClusterRoleBinding",
-        "ClusterRoleBinding",
-        "ConfigMap",
-        "ConfigMap",
-        "ConfigMap",
-        "ConfigMap",
-        "ConfigMap",
-        "CronJob",
-        "CustomResourceDefinition",
-        "CustomResourceDefinition",
-        "Namespace",
-        "Role",
-        "RoleBinding",
-        "ServiceAccount",
-      ].sort(),
+      ["ClusterRole", "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "ConfigMap", "CronJob", "CustomResourceDefinition", "CustomResourceDefinition", "Namespace", "Role", "RoleBinding", "ServiceAccount"].sort(),
     );
     checkManifests(docs);
     const clusterScoped = new Set(["Namespace", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding"]);
     for (const doc of docs) expect(doc.metadata.namespace, `${doc.kind} ${doc.metadata.name}`).toBe(clusterScoped.has(doc.kind) ? undefined : JOB_NAMESPACE);
+    const configMaps = new Set(docs.filter((d) => d.kind === "ConfigMap").map((d) => d.metadata.name as string));
+    for (const env of container(find(docs, "CronJob")).env.filter((e: Doc) => e.valueFrom.configMapKeyRef)) expect(configMaps.has(env.valueFrom.configMapKeyRef.name)).toBe(true);
+  }, 60_000);
 
+  it("with the bundle component (listed after the audit's), both CronJobs run the bundle from its generated ConfigMaps as binaryData", async () => {
+    // kustomize reads the parts npm run bundle:infra writes.
+    mkdirSync(join(DIR, "bundle"), { recursive: true });
+    partsOf((await bundleCli()).gzip).forEach((part, i) => writeFileSync(partFile(i), part));
+    const overlay = mkdtempSync(join(tmpdir(), "edgeadmit-bundle-overlay-"));
+    writeFileSync(join(overlay, "kustomization.yaml"), `resources: [${relative(overlay, DIR)}]\ncomponents: [${relative(overlay, join(DIR, "components", "audit"))}, ${relative(overlay, join(DIR, "bundle"))}]\n`);
+    const docs = await render(overlay, ["--load-restrictor", "LoadRestrictionsNone"]);
     const configMaps = new Map(docs.filter((d) => d.kind === "ConfigMap").map((d) => [d.metadata.name as string, d]));
-    const cronJob = find(docs, "CronJob");
-    const pod = cronJob.spec.jobTemplate.spec.template.spec;
-    for (const source of pod.volumes.find((v: Doc) => v.name === "bundle").projected.sources) {
-      const configMap = configMaps.get(source.configMap.name);
-      expect(configMap, source.configMap.name).toBeDefined();
-      expect(Object.keys(configMap!.binaryData)).toHaveLength(1);
-      // Client-side apply copies the object into an annotation; all annotations must fit 256 KiB.
-      expect(JSON.stringify(configMap).length).toBeLessThan(256 * 1024);
+    const bundles = [...configMaps.keys()].filter((name) => name.startsWith("edgeadmit-bundle-"));
+    expect(bundles).toHaveLength(BUNDLE_PARTS);
+    const cronJobs = docs.filter((d) => d.kind === "CronJob");
+    expect(cronJobs.map((c) => c.metadata.name).sort()).toEqual(["edgeadmit-audit", "edgeadmit-sync"]);
+    for (const cronJob of cronJobs) {
+      checkBundled(cronJob, bundles);
+      expect(cronJob.metadata.namespace).toBe(JOB_NAMESPACE);
     }
-    for (const env of container(cronJob).env.filter((e: Doc) => e.valueFrom.configMapKeyRef)) expect(configMaps.has(env.valueFrom.configMapKeyRef.name)).toBe(true);
+    for (const name of bundles) {
+      expect(Object.keys(configMaps.get(name)!.binaryData)).toHaveLength(1);
+      // Client-side apply copies the object into an annotation; all annotations must fit 256 KiB.
+      expect(JSON.stringify(configMaps.get(name)).length).toBeLessThan(256 * 1024);
+    }
   }, 60_000);
 });

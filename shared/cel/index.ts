@@ -4,7 +4,7 @@
 // numeric comparisons, ext.Strings v2, cel.bind, two-variable comprehensions,
 // homogeneous literal and regex/duration/timestamp literal validation).
 //
-//   const env = createEnv({ variables: ["object", "oldObject", "request", "params"], libraries: [listsLibrary] });
+//   const env = createEnv({ variables: ["object", "oldObject", "request", "params"], libraries: KUBERNETES_LIBRARIES });
 //   const compiled = compile("object.spec.replicas <= params.maxReplicas", env);
 //   if (!compiled.ok) return compiled.error;           // cel-go's "ERROR: <input>:1:1: ..." text
 //   const budget = createBudget(RUNTIME_COST_BUDGET);   // shared by a binding's expressions
@@ -15,7 +15,13 @@
 // values/index.ts for int vs double, uint and the other CEL types. A variable
 // whose entries are computed on demand (the admission layer's `variables`) is
 // a LazyMap; its lookup may throw EvalError to report an entry's error.
-// Libraries: see library/index.ts; lib/lists is a complete example.
+// The folders: parser/ (lexer/ below it), checker/, eval/ (one builder per
+// node kind), values/; the base libraries stdlib/, optional/, strings/;
+// declarations/ (how a library declares functions: kubernetes/lists is a
+// complete example); kubernetes/ (Kubernetes' libraries, apart from the
+// core); regex/ (every function that takes a pattern, over shared/re2);
+// cache/ (bounded caches of values parsed at run time). docs/contributing.md
+// says how to add a function.
 //
 // Limits: sources of at most MAX_CODE_POINTS code points, nesting of at most
 // MAX_RECURSION_DEPTH (cel-go's defaults), and cost: each evaluation stops at
@@ -29,31 +35,31 @@
 
 import { check, type Declarations } from "./checker/index.js";
 import { compileExpr, CostLimitExceeded, Frame, type Activation, type Eval } from "./eval/index.js";
-import type { FunctionDecl, Library, OverloadDecl } from "./library/index.js";
+import type { FunctionDecl, Library, OverloadDecl } from "./declarations/index.js";
 import { optionalLibrary } from "./optional/index.js";
 import { NO_LOCATION, parse } from "./parser/index.js";
-import type { RegexCompiler } from "./regex/index.js";
+import { DEFAULT_REGEX_ENGINE, type RegexCompiler, type RegexLibrary } from "./regex/index.js";
 import { standardLibrary } from "./stdlib/index.js";
 import { stringsLibrary } from "./strings/index.js";
 import { EvalError, type CelType, type Value } from "./values/index.js";
 
 export type { Activation } from "./eval/index.js";
-export type { CallContext, FunctionDecl, Impl, Library, OverloadDecl, TypeName } from "./library/index.js";
-export { chargeTraversal, costSize } from "./library/index.js";
-export { chargeMatch, compilePattern, runtimePattern, type Regex, type RegexCompiler } from "./regex/index.js";
+export type { CallContext, FunctionDecl, Impl, Library, OverloadDecl, TypeName } from "./declarations/index.js";
+export { chargeTraversal, costSize } from "./declarations/index.js";
+export type { Regex, RegexCompiler, RegexLibrary } from "./regex/index.js";
 export * from "./values/index.js";
 export { MAX_CODE_POINTS, MAX_RECURSION_DEPTH } from "./parser/index.js";
 
 /** Kubernetes' per-expression runtime cost limit (k8s.io/apiserver/pkg/apis/cel PerCallLimit). */
-export const PER_CALL_LIMIT = 1_000_000;
+const PER_CALL_LIMIT = 1_000_000;
 /** Kubernetes' runtime cost budget per policy binding evaluation, shared by its expressions (RuntimeCELCostBudget). */
 export const RUNTIME_COST_BUDGET = 10_000_000;
 
 export interface EnvOptions {
   /** Declared top-level variables; any other identifier is a compile error. */
   readonly variables: readonly string[];
-  /** Libraries beyond the base ones (standard, optional types, strings v2), e.g. Kubernetes' lists or regex. */
-  readonly libraries?: readonly Library[];
+  /** Libraries beyond the base ones (standard, optional types, strings v2), e.g. KUBERNETES_LIBRARIES; one that takes patterns is made for the environment's regex engine. */
+  readonly libraries?: readonly (Library | RegexLibrary)[];
   /** Cost limit of one evaluation; default PER_CALL_LIMIT. */
   readonly costLimit?: number;
   /**
@@ -61,7 +67,7 @@ export interface EnvOptions {
    * validators do (`[1, 'a']`); default true. Off only for plain-CEL checks.
    */
   readonly homogeneousLiterals?: boolean;
-  /** The RE2 engine for matches() (compileRegex of shared/re2); without one, using a regex is an error. */
+  /** The regex engine for matches() and the libraries' patterns: shared/re2 unless a test of the wiring brings its own. */
   readonly regex?: RegexCompiler;
 }
 
@@ -90,13 +96,16 @@ export type EvalResult =
 
 export interface Program {
   readonly source: string;
+  /** The declared variables the expression reads, found in its checked tree. */
+  readonly variables: ReadonlySet<string>;
   evaluate(activation: Activation, budget?: Budget): EvalResult;
 }
 
 export type CompileResult = { readonly ok: true; readonly program: Program } | { readonly ok: false; readonly error: string };
 
 export function createEnv(options: EnvOptions): Env {
-  const libraries = [standardLibrary(options.regex), optionalLibrary, stringsLibrary(2), ...(options.libraries ?? [])];
+  const regex = options.regex ?? DEFAULT_REGEX_ENGINE;
+  const libraries = [standardLibrary(regex), optionalLibrary, stringsLibrary(2), ...(options.libraries ?? []).map((lib) => (typeof lib === "function" ? lib(regex) : lib))];
   const functions = new Map<string, FunctionDecl>();
   const types = new Map<string, CelType>();
   for (const lib of libraries) {
@@ -129,20 +138,27 @@ export function compile(source: string, env: Env): CompileResult {
   const checked = check(parsed.expr, env.declarations);
   if (checked.errors.length > 0) return { ok: false, error: formatErrors(source, checked.errors) };
   const root = compileExpr(parsed.expr, checked);
-  return { ok: true, program: new CompiledProgram(source, root, checked.slots, env.costLimit) };
+  const variables = new Set<string>();
+  for (const r of checked.resolutions.values()) if (r.kind === "var") variables.add(r.name);
+  return { ok: true, program: new CompiledProgram(source, variables, root, checked.slots, env.costLimit) };
 }
 
 class CompiledProgram implements Program {
   constructor(
     readonly source: string,
+    readonly variables: ReadonlySet<string>,
     private readonly root: Eval,
     private readonly slots: number,
     private readonly costLimit: number,
   ) {}
 
+  /** The frame of the last evaluation, reused by the next unless one is still running (a variable evaluating another). */
+  #spare: Frame | undefined;
+
   evaluate(activation: Activation, budget?: Budget): EvalResult {
     const available = budget === undefined ? Infinity : budget.limit - budget.spent;
-    const frame = new Frame(activation, Math.min(this.costLimit, available), this.slots);
+    const frame = this.#spare?.reset(activation, Math.min(this.costLimit, available)) ?? new Frame(activation, Math.min(this.costLimit, available), this.slots);
+    this.#spare = undefined;
     try {
       const value = this.root(frame);
       return { ok: true, value, cost: frame.cost };
@@ -156,6 +172,7 @@ class CompiledProgram implements Program {
       throw e;
     } finally {
       if (budget !== undefined) budget.spent += frame.cost;
+      this.#spare = frame;
     }
   }
 }

@@ -3,11 +3,9 @@
 // separates a policy from its binding's validationActions.
 import type { AdmissionRequest } from "../admission/index.js";
 import type { SnapshotView } from "../snapshot/view.js";
+import type { EnforcementMode } from "./modes.js";
 
-export const ENFORCEMENT_MODES = ["Deny", "Warn", "Audit"] as const;
-export type EnforcementMode = (typeof ENFORCEMENT_MODES)[number];
-export const POLICY_MODES = [...ENFORCEMENT_MODES, "Off"] as const;
-export type PolicyMode = (typeof POLICY_MODES)[number];
+export * from "./modes.js";
 
 /** One thing a policy found wrong. It never says how hard: that is configuration. */
 export interface Finding {

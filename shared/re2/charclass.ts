@@ -103,5 +103,18 @@ export function classTest(cls: CharClass): CodePointTest {
         return orbit.some(inPositive) || negatedTests.some((inItem) => !orbit.some(inItem));
       }
     : (c: number): boolean => inPositive(c) || negatedTests.some((inItem) => !inItem(c));
-  return cls.negated ? (c) => !matches(c) : matches;
+  return withAsciiTable(cls.negated ? (c) => !matches(c) : matches);
+}
+
+/** The test with its answer for each ASCII code point kept once asked (1 yes, 2 no): most inputs are ASCII, and a lookup beats a range search. */
+function withAsciiTable(test: CodePointTest): CodePointTest {
+  const ascii = new Uint8Array(128);
+  return (c) => {
+    if (c >= 128) return test(c);
+    const known = ascii[c]!;
+    if (known !== 0) return known === 1;
+    const answer = test(c);
+    ascii[c] = answer ? 1 : 2;
+    return answer;
+  };
 }

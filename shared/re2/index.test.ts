@@ -370,3 +370,18 @@ describe("agreement with JS RegExp where the two agree by design", () => {
     );
   });
 });
+
+describe("literal patterns", () => {
+  // A capture group keeps the same pattern on the VM, so the two must agree.
+  const literal = fc.tuple(fc.boolean(), fc.stringMatching(/^[abé😀]{1,3}$/), fc.boolean()).map(([start, text, end]) => `${start ? "^" : ""}${text}${end ? "$" : ""}`);
+  it("match as the VM matches them, anchored or not", () => {
+    fc.assert(
+      fc.property(literal, fc.stringMatching(/^[abé😀\ud800]{0,8}$/), fc.integer({ min: -1, max: 3 }), (pattern, input, limit) => {
+        const viaVm = re(pattern.replace(/^(\^?)(.*?)(\$?)$/u, "$1($2)$3"));
+        const fast = re(pattern);
+        expect([fast.test(input), fast.find(input), fast.findAll(input, limit)]).toEqual([viaVm.test(input), viaVm.find(input), viaVm.findAll(input, limit)]);
+        expect(fast.programSize).toBeGreaterThan(0);
+      }),
+    );
+  });
+});

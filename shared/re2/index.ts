@@ -31,7 +31,7 @@
 //   cost per code point should charge findAll accordingly.
 
 import { compile, maxProgramSize, type Program, programSize } from "./compile.js";
-import { parse, RegexSyntaxError, syntaxError } from "./parse.js";
+import { type Node, parse, RegexSyntaxError, syntaxError } from "./parse.js";
 import { PikeVM, type Text, toText } from "./vm.js";
 
 export interface Regex {
@@ -52,7 +52,8 @@ export function compileRegex(pattern: string): CompileResult {
   try {
     const tree = parse(pattern);
     if (programSize(tree) + 1 > maxProgramSize) throw syntaxError("expression too large", pattern);
-    return { ok: true, regex: new CompiledRegex(pattern, compile(tree)) };
+    const program = compile(tree);
+    return { ok: true, regex: literalRegex(pattern, tree, program.size) ?? new CompiledRegex(pattern, program) };
   } catch (error) {
     if (error instanceof RegexSyntaxError) return { ok: false, error: error.message };
     throw error;
@@ -99,6 +100,45 @@ class CompiledRegex implements Regex {
     }
     return found;
   }
+}
+
+/**
+ * A pattern that is only literal text, perhaps anchored at the start (^, \A)
+ * or end ($, \z) of the input, matched with string search instead of the VM:
+ * the same matches (non-empty and case-sensitive, so leftmost-first is the
+ * first occurrence) in a fraction of the time. Undefined for any other pattern.
+ */
+function literalRegex(source: string, tree: Node, programSize: number): Regex | undefined {
+  const items = tree.kind === "concat" ? tree.items : [tree];
+  const start = items[0]?.kind === "assert" && items[0].assertion === "beginText";
+  const end = items.length > 1 && items.at(-1)?.kind === "assert" && (items.at(-1) as Node & { kind: "assert" }).assertion === "endText";
+  let text = "";
+  for (const item of items.slice(start ? 1 : 0, end ? -1 : undefined)) {
+    // U+FFFD also matches a lone surrogate of the input, which string search would not see.
+    if (item.kind !== "literal" || item.fold || item.codePoint === 0xfffd || (item.codePoint >= 0xd800 && item.codePoint <= 0xdfff)) return undefined;
+    text += String.fromCodePoint(item.codePoint);
+  }
+  if (text === "") return undefined;
+  const at = (s: string): number => {
+    if (start) return s.startsWith(text) && (!end || s.length === text.length) ? 0 : -1;
+    if (end) return s.endsWith(text) ? s.length - text.length : -1;
+    return s.indexOf(text);
+  };
+  return {
+    source,
+    programSize,
+    test: (s) => at(s) >= 0,
+    find: (s) => (at(s) >= 0 ? text : undefined),
+    findAll(s, limit) {
+      const found: string[] = [];
+      if (start || end) {
+        if (limit !== 0 && at(s) >= 0) found.push(text);
+        return found;
+      }
+      for (let i = s.indexOf(text); i >= 0 && (limit < 0 || found.length < limit); i = s.indexOf(text, i + text.length)) found.push(text);
+      return found;
+    },
+  };
 }
 
 /** The match's text from the original string (a lone surrogate stays as it was, as Go returns the original bytes). */

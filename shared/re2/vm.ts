@@ -12,20 +12,40 @@ export interface Text {
   readonly offsets: Int32Array;
 }
 
+/** Buffers toText fills for inputs up to this many UTF-16 units, kept between calls; longer inputs get their own. */
+const REUSED_LENGTH = 1 << 16;
+let codePointBuffer = new Int32Array(256);
+let offsetBuffer = new Int32Array(257);
+
+/**
+ * The input as code points. The result is a view of buffers the next call
+ * overwrites: a caller uses it before converting another string.
+ */
 export function toText(s: string): Text {
-  const codePoints = new Int32Array(s.length);
-  const offsets = new Int32Array(s.length + 1);
+  let codePoints = codePointBuffer;
+  let offsets = offsetBuffer;
+  if (s.length > REUSED_LENGTH) {
+    codePoints = new Int32Array(s.length);
+    offsets = new Int32Array(s.length + 1);
+  } else if (s.length > codePoints.length) {
+    const capacity = Math.min(REUSED_LENGTH, 2 ** Math.ceil(Math.log2(s.length)));
+    codePoints = codePointBuffer = new Int32Array(capacity);
+    offsets = offsetBuffer = new Int32Array(capacity + 1);
+  }
   let n = 0;
   for (let i = 0; i < s.length; n++) {
     offsets[n] = i;
-    const c = s.codePointAt(i)!;
-    if (c > 0xffff) {
-      codePoints[n] = c;
-      i += 2;
-    } else {
-      codePoints[n] = c >= 0xd800 && c <= 0xdfff ? 0xfffd : c;
-      i += 1;
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        codePoints[n] = ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000;
+        i += 2;
+        continue;
+      }
     }
+    codePoints[n] = c >= 0xd800 && c <= 0xdfff ? 0xfffd : c;
+    i += 1;
   }
   offsets[n] = s.length;
   return { codePoints: codePoints.subarray(0, n), offsets: offsets.subarray(0, n + 1) };

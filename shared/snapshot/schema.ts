@@ -4,7 +4,7 @@ import * as z from "zod/mini";
 import "../zod/index.js";
 import { isQuantity } from "../k8s/quantity/index.js";
 import { nodeAffinitySchema, stringMapSchema } from "../k8s/schemas/index.js";
-import { ENFORCEMENT_MODES, POLICY_MODES } from "../policy/index.js";
+import { ENFORCEMENT_MODES, POLICY_MODES } from "../policy/modes.js";
 
 export const SNAPSHOT_API_VERSION = "edgeadmit.io/v1alpha1";
 

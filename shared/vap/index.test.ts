@@ -190,6 +190,16 @@ resourceRules:
     );
   });
 
+  it("namespaceObject of a namespace the snapshot does not know is a configuration error only for a policy whose expressions read it", () => {
+    const objects = (validation: string) => yaml(policy("p", `${deployments}\nvalidations:\n- ${validation}`) + "---" + binding("b", "p"));
+    const newcomer = { ...deployment(1), metadata: { name: "web", namespace: "brand-new" } };
+    expect(judge(objects(`{expression: "namespaceObject.metadata.name != 'x'"}`), newcomer).decision.denial?.message).toBe(
+      `ValidatingAdmissionPolicy 'p' with binding 'b' denied request: failed to configure binding: namespaces "brand-new" not found in the snapshot (created after the sync job last ran?)`,
+    );
+    // Named in a string and a message, not read: nothing to look up.
+    expect(judge(objects(`{expression: "'namespaceObject' != ''", message: "needs namespaceObject"}`), newcomer).decision.allowed).toBe(true);
+  });
+
   it("subresources only match rules that name them", () => {
     const objects = cluster(`resourceRules:
 - {apiGroups: [apps], apiVersions: [v1], operations: [UPDATE], resources: [deployments/scale]}`);
@@ -256,6 +266,13 @@ describe("params", () => {
     const objects = withParams("selector: {matchLabels: {limit: \"yes\"}}\nparameterNotFoundAction: Allow", limits("a", 10, "{limit: \"yes\"}") + limits("b", 3, "{limit: \"yes\"}") + limits("c", 1));
     expect(judge(objects, deployment(4)).decision.denial?.message).toBe("ValidatingAdmissionPolicy 'p' with binding 'b' denied request: max 3");
     expect(judge(objects, deployment(3)).decision.allowed).toBe(true);
+  });
+
+  it("by name among many, however many the namespace holds", () => {
+    const many = Array.from({ length: 12 }, (_, i) => limits(`limits-${i}`, i)).join("");
+    expect(judge(withParams("name: limits-7\nparameterNotFoundAction: Deny", many), deployment(8)).decision.denial?.message).toBe("ValidatingAdmissionPolicy 'p' with binding 'b' denied request: max 7");
+    expect(judge(withParams("name: limits-11\nparameterNotFoundAction: Deny", many), deployment(8)).decision.allowed).toBe(true);
+    expect(judge(withParams("name: limits-12\nparameterNotFoundAction: Deny", many), deployment(8)).decision.denial?.message).toMatch(/no params found for policy binding with `Deny` parameterNotFoundAction$/);
   });
 
   it("not found: Allow admits, Deny follows failurePolicy with the apiserver's message", () => {

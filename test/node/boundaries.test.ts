@@ -1,11 +1,14 @@
-// The runtime boundaries `npm test` enforces with separate TypeScript projects
+// The boundaries `npm test` enforces with separate TypeScript projects
 // (tsconfig.{core,worker,node}.json): each project must keep refusing code
-// that crosses its boundary, and the worker's bundle must hold no Node-side code.
+// that crosses its boundary — another runtime's APIs, and (being composite)
+// any module outside its own folders — and the worker's bundle must hold no
+// Node-side code.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, relative } from "node:path";
 import { build } from "esbuild";
+import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../scripts/local-worker.js";
 
@@ -14,13 +17,16 @@ mkdirSync(join(PROJECT_ROOT, ".edgeadmit"), { recursive: true });
 const probes = mkdtempSync(join(PROJECT_ROOT, ".edgeadmit", "boundary-probe-"));
 afterAll(() => rmSync(probes, { recursive: true, force: true }));
 
-/** Type-checks `source` as a file of `project`; returns tsc's error lines for it. */
+/** Type-checks `source` as one more file of `project`, with the project's own file list; returns tsc's error lines. */
 function compileIn(project: "core" | "worker", source: string): string[] {
   const dir = mkdtempSync(join(probes, `${project}-`));
   writeFileSync(join(dir, "probe.ts"), source);
-  const extended = relative(dir, join(PROJECT_ROOT, `tsconfig.${project}.json`));
-  const include = ["probe.ts", ...(project === "core" ? [relative(dir, join(PROJECT_ROOT, "shared", "platform.d.ts"))] : [])];
-  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ extends: extended, include }));
+  const config = join(PROJECT_ROOT, `tsconfig.${project}.json`);
+  const { config: own } = ts.readConfigFile(config, ts.sys.readFile) as { config: { include: string[]; exclude?: string[] } };
+  const fromProbe = (pattern: string) => relative(dir, join(PROJECT_ROOT, pattern));
+  const include = ["probe.ts", ...own.include.map(fromProbe), ...(project === "core" ? [fromProbe("shared/platform.d.ts")] : [])];
+  const probeConfig = { extends: relative(dir, config), compilerOptions: { tsBuildInfoFile: "./probe.tsbuildinfo" }, include, exclude: (own.exclude ?? []).map(fromProbe) };
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(probeConfig));
   const result = spawnSync(process.execPath, [tsc, "-p", join(dir, "tsconfig.json")], { encoding: "utf8" });
   return result.stdout.split("\n").filter((line) => line.includes("error TS"));
 }
@@ -39,8 +45,26 @@ describe("runtime boundaries", () => {
     expect(errors.join("\n")).toMatch(/Cannot find name 'DurableObjectNamespace'/);
   });
 
-  it("the shared core may use the Web-standard globals both runtimes have", () => {
-    expect(compileIn("core", 'export const probe = [crypto.subtle.digest("SHA-256", new TextEncoder().encode("x")), atob("eA==")];\n')).toEqual([]);
+  it("the shared core may use the Web-standard globals both runtimes have, and its own modules", () => {
+    const source = 'import { compilePolicySet } from "../../../shared/vap/index.js";\nexport const probe = [compilePolicySet, crypto.subtle.digest("SHA-256", new TextEncoder().encode("x")), atob("eA==")];\n';
+    expect(compileIn("core", source)).toEqual([]);
+  });
+
+  it("the shared core and the policies cannot import functions/, infra/, scripts/ or bench/", () => {
+    const errors = compileIn(
+      "core",
+      [
+        'import * as functions from "../../../functions/index.js";',
+        'import * as infra from "../../../infra/objects/yaml.js";',
+        'import * as scripts from "../../../scripts/local-worker.js";',
+        'import * as bench from "../../../bench/stats.js";',
+        "export const probe = [functions, infra, scripts, bench];",
+      ].join("\n"),
+    ).join("\n");
+    for (const [line, file] of [[1, "functions/index.ts"], [2, "infra/objects/yaml.ts"], [3, "scripts/local-worker.ts"], [4, "bench/stats.ts"]] as const) {
+      expect(errors).toContain(`probe.ts(${line},`);
+      expect(errors).toMatch(new RegExp(`error TS6307: File '[^']*/${file}' is not listed within the file list of project`));
+    }
   });
 
   it("the worker cannot import @kubernetes/client-node, Node APIs or the Node side", () => {
@@ -49,7 +73,7 @@ describe("runtime boundaries", () => {
       'import { KubeConfig } from "@kubernetes/client-node";\nimport { readObjects } from "../../../infra/objects/yaml.js";\nexport const probe = [KubeConfig, readObjects];\n',
     ).join("\n");
     expect(errors).toMatch(/probe\.ts\(1,10\): error TS2305: Module '"@kubernetes\/client-node"' has no exported member 'KubeConfig'/);
-    expect(errors).toMatch(/infra\/cli\/io\.ts.*Cannot find module 'node:fs'/);
+    expect(errors).toMatch(/probe\.ts\(2,29\): error TS6307: File '[^']*\/infra\/objects\/yaml\.ts' is not listed within the file list of project/);
   });
 
   it("the worker's bundle holds no Node-side code and no @kubernetes/client-node", async () => {

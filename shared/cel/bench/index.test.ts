@@ -4,8 +4,7 @@
 
 import { describe, expect, it } from "vitest";
 import { compile, createBudget, createEnv, type Program, type Value } from "../index.js";
-import { kubernetesLibraries } from "../lib/index.js";
-import { compileRegex } from "../../re2/index.js";
+import { KUBERNETES_LIBRARIES } from "../kubernetes/index.js";
 
 const containers = "object.spec.template.spec.containers";
 
@@ -96,8 +95,7 @@ export const DEPLOYMENT: Value = {
 describe("performance", () => {
   const env = createEnv({
     variables: ["object", "oldObject", "request", "params", "namespaceObject", "variables"],
-    libraries: kubernetesLibraries(compileRegex),
-    regex: compileRegex,
+    libraries: KUBERNETES_LIBRARIES,
   });
 
   it("compiles 60 typical expressions", () => {

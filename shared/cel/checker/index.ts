@@ -6,7 +6,7 @@
 // literals and invalid constant regexes, durations and timestamps are compile
 // errors as in cel-go with Kubernetes' validators.
 
-import type { FunctionDecl, Impl, OverloadDecl } from "../library/index.js";
+import type { FunctionDecl, Impl, OverloadDecl } from "../declarations/index.js";
 import { qualifiedName, type Expr } from "../parser/index.js";
 import { typeOf, type CelType, type Value } from "../values/index.js";
 
@@ -32,9 +32,11 @@ export type Resolution =
       /** The call's target is part of a qualified function name (optional.of), not an argument. */
       readonly qualified: boolean;
       readonly specialized: Impl | undefined;
+      /** The arguments' static types are all known and select the one overload left: no runtime type test is needed. */
+      readonly exact: boolean;
     };
 
-export interface CheckError {
+interface CheckError {
   readonly pos: number;
   readonly message: string;
 }
@@ -252,7 +254,8 @@ class Checker {
       return this.error(e.pos, `found no matching overload for '${name}' applied to '${shown}'`);
     }
     const specialized = this.specialize(overloads, target === undefined ? e.args : [target, ...e.args]);
-    this.resolutions.set(e, { kind: "call", fn, overloads, qualified, specialized });
+    const exact = overloads.length === 1 && argTypes.every((t, i) => t !== "dyn" && base(t) === base((overloads[0] as OverloadDecl).params[i] as string));
+    this.resolutions.set(e, { kind: "call", fn, overloads, qualified, specialized, exact });
     const results = new Set(overloads.map((o) => o.result ?? "dyn"));
     return results.size === 1 ? ([...results][0] as string) : "dyn";
   }

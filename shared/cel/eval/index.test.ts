@@ -101,12 +101,12 @@ describe("fields and indexes", () => {
     expect(value("a == a && a != b", { a: deep, b: other })).toBe(true);
   });
 
-  it("reads inputs lazily: touching two fields costs two property reads", () => {
+  it("reads inputs lazily: touching two fields reads two of its 10,000 fields", () => {
     let reads = 0;
     const big = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, { v: i }]));
     const counted = new Proxy(big, {
       get(target, key, receiver) {
-        reads++;
+        if (Object.hasOwn(target, key)) reads++;
         return Reflect.get(target, key, receiver) as unknown;
       },
       getPrototypeOf: () => Object.prototype,

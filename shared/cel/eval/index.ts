@@ -12,10 +12,11 @@
 // size, because here it copies (cel-go builds a view).
 
 import type { Checked, Resolution } from "../checker/index.js";
-import type { CallContext, Impl, OverloadDecl } from "../library/index.js";
+import type { CallContext, Impl, OverloadDecl } from "../declarations/index.js";
 import type { Expr, MacroName } from "../parser/index.js";
 import {
   asSmallInt,
+  Boxed,
   CelMap,
   Double,
   equals,
@@ -46,23 +47,22 @@ export class Frame implements CallContext {
   cost = 0;
   readonly locals: Value[];
   constructor(
-    readonly activation: Activation,
-    readonly limit: number,
+    public activation: Activation,
+    public limit: number,
     slots: number,
   ) {
     this.locals = new Array<Value>(slots);
   }
+  /** The frame ready for another evaluation of the same program (its locals are written before they are read). */
+  reset(activation: Activation, limit: number): this {
+    this.activation = activation;
+    this.limit = limit;
+    this.cost = 0;
+    return this;
+  }
   charge(units: number): void {
     this.cost += units;
     if (this.cost > this.limit) throw COST_LIMIT_EXCEEDED;
-  }
-  #made: Map<string, unknown> | undefined;
-  once<T>(key: string, make: () => T): T {
-    this.#made ??= new Map();
-    if (this.#made.has(key)) return this.#made.get(key) as T;
-    const made = make();
-    this.#made.set(key, made);
-    return made;
   }
 }
 
@@ -85,6 +85,8 @@ const hasOwn = Object.prototype.hasOwnProperty;
 /** A plain object from JSON.parse (or a null-prototype record): a map with string keys. */
 function isJsonObject(v: Value): v is JsonObject {
   if (typeof v !== "object" || v === null) return false;
+  // The common case without a prototype walk; an own "constructor" field falls through to it.
+  if ((v as { constructor?: unknown }).constructor === Object) return true;
   const proto = Object.getPrototypeOf(v) as unknown;
   return proto === Object.prototype || proto === null;
 }
@@ -145,6 +147,7 @@ function qualifyOptional(v: Value, key: Value): Optional {
 
 /** has(a.b); cel-go's presence test is false, not an error, on values without fields. */
 function presence(v: Value, field: string): boolean {
+  if (isJsonObject(v)) return hasOwn.call(v, field);
   if (v instanceof Optional) return v.value !== undefined && presence(v.value, field);
   if (isMap(v) || isList(v)) return lookup(v, field) !== undefined;
   return false;
@@ -165,19 +168,50 @@ function attempt(e: Eval, f: Frame): boolean | EvalError {
   }
 }
 
-function matchesParam(param: string, v: Value): boolean {
-  if (param === "dyn") return true;
-  if (param === "list") return isList(v);
-  if (param === "map") return isMap(v);
-  return typeOf(v).name === param;
+/** A test of one runtime value against a declared parameter type; undefined when any value is accepted. */
+type Guard = (v: Value) => boolean;
+
+const GUARDS: Readonly<Record<string, Guard>> = {
+  string: (v) => typeof v === "string",
+  bool: (v) => typeof v === "boolean",
+  int: (v) => (typeof v === "number" ? isIntNumber(v) : typeof v === "bigint"),
+  double: (v) => (typeof v === "number" ? !isIntNumber(v) : v instanceof Double),
+  uint: (v) => v instanceof Uint,
+  null_type: (v) => v === null,
+  list: isList,
+  map: isMap,
+};
+
+function guardOf(param: string): Guard | undefined {
+  if (param === "dyn") return undefined;
+  return GUARDS[param] ?? ((v) => typeOf(v).name === param);
 }
 
-function dispatch(name: string, overloads: readonly OverloadDecl[]): Impl {
+/**
+ * Runtime overload resolution among the overloads the checker left: the
+ * first whose parameter types accept the values, each type test made once
+ * when the call is built. An overload the checker proved the only one for
+ * the arguments' static types runs unguarded.
+ */
+function dispatch(name: string, overloads: readonly OverloadDecl[], exact: boolean): Impl {
+  const candidates = overloads.filter((o): o is OverloadDecl & { impl: Impl } => o.impl !== undefined).map((o) => ({ impl: o.impl, guards: o.params.map(guardOf) }));
+  const mismatch = (args: readonly Value[]) => new EvalError(`no such overload: ${name}(${args.map((a) => typeOf(a).name).join(", ")})`);
+  const only = candidates.length === 1 ? candidates[0]! : undefined;
+  if (only !== undefined && (exact || only.guards.every((g) => g === undefined))) return only.impl;
+  if (only !== undefined && only.guards.length <= 2) {
+    const [g0, g1] = only.guards;
+    return (args, ctx) => {
+      if ((g0 === undefined || g0(args[0] as Value)) && (g1 === undefined || g1(args[1] as Value))) return only.impl(args, ctx);
+      throw mismatch(args);
+    };
+  }
   return (args, ctx) => {
-    for (const o of overloads) {
-      if (o.impl !== undefined && o.params.every((p, i) => matchesParam(p, args[i] as Value))) return o.impl(args, ctx);
+    for (const { impl, guards } of candidates) {
+      let accepted = true;
+      for (let i = 0; i < guards.length && accepted; i++) accepted = guards[i] === undefined || guards[i]!(args[i] as Value);
+      if (accepted) return impl(args, ctx);
     }
-    throw new EvalError(`no such overload: ${name}(${args.map((a) => typeOf(a).name).join(", ")})`);
+    throw mismatch(args);
   };
 }
 
@@ -201,146 +235,171 @@ const LOOP_COST: Record<MacroName, { readonly cond: number; readonly step: numbe
   transformMapEntry: { cond: 0, step: 0, kept: 2, result: 1 },
 };
 
+/** What every builder gets: the checker's resolutions and a way to build a child. */
+interface Builder {
+  readonly build: (e: Expr) => Eval;
+  /** The slot of the (first) variable a comprehension, bind or optMap node introduces. */
+  readonly slotOf: (e: Expr) => number;
+}
+
+type NodeOf<K extends Expr["kind"]> = Expr & { readonly kind: K };
+
+/** One builder per node kind: from a checked node to its closure. */
+const BUILDERS: { readonly [K in Expr["kind"]]: (e: NodeOf<K>, b: Builder, r: Resolution | undefined) => Eval } = {
+  lit: (e) => constant(e.value),
+  ident: (e) => {
+    throw new Error(`unresolved identifier ${e.name}`);
+  },
+  select: (e, b) => {
+    const operand = b.build(e.operand);
+    const field = e.field;
+    if (e.optional) {
+      return (f) => {
+        const o = operand(f);
+        f.charge(1);
+        return qualifyOptional(o, field);
+      };
+    }
+    // A field no object inherits ("spec", not "toString") is present in a JSON object exactly when reading it
+    // gives a value (JSON has no undefined): one property read, then a check that o is a JSON object.
+    if (!(field in Object.prototype)) {
+      return (f) => {
+        const o = operand(f);
+        f.charge(1);
+        if (typeof o === "object" && o !== null) {
+          const v = (o as JsonObject)[field];
+          if (v !== undefined && !(o instanceof Boxed) && !Array.isArray(o) && !(o instanceof Uint8Array)) return v;
+          // The next most common: a field of `variables`, computed on first read.
+          if (o instanceof MapValue) {
+            const computed = o.get(field);
+            if (computed !== undefined) return computed;
+          }
+        }
+        return qualify(o, field);
+      };
+    }
+    return (f) => {
+      const o = operand(f);
+      f.charge(1);
+      return qualify(o, field);
+    };
+  },
+  has: (e, b) => {
+    const operand = b.build(e.operand);
+    const field = e.field;
+    return (f) => presence(operand(f), field);
+  },
+  index: (e, b) => {
+    const operand = b.build(e.operand);
+    const index = b.build(e.index);
+    const optional = e.optional;
+    // cel-go charges a constant index as a qualifier (1); a computed one costs only its expression.
+    const step = constants.has(index) ? 1 : 0;
+    return (f) => {
+      const o = operand(f);
+      const k = index(f);
+      f.charge(step);
+      return optional ? qualifyOptional(o, k) : qualify(o, k);
+    };
+  },
+  and: (e, b) => logical(b.build(e.left), b.build(e.right), false),
+  or: (e, b) => logical(b.build(e.left), b.build(e.right), true),
+  cond: (e, b) => {
+    const test = b.build(e.test);
+    const then = uncharged(e.then, b.build(e.then));
+    const otherwise = uncharged(e.otherwise, b.build(e.otherwise));
+    return (f) => (truth(test(f)) ? then(f) : otherwise(f));
+  },
+  list: (e, b) => buildList(e.elems.map(b.build), e.optional),
+  map: (e, b) => buildMap(e.entries.map((en) => [b.build(en.key), b.build(en.value), en.optional] as const)),
+  struct: () => {
+    throw new Error("message construction is rejected by the checker");
+  },
+  comp: (e, b) => buildComprehension(e, b.build, b.slotOf(e)),
+  bind: (e, b) => {
+    const init = b.build(e.init);
+    const body = b.build(e.body);
+    const slot = b.slotOf(e);
+    return (f) => {
+      f.locals[slot] = init(f);
+      return body(f);
+    };
+  },
+  optMap: (e, b) => {
+    const target = b.build(e.target);
+    const body = b.build(e.body);
+    const slot = b.slotOf(e);
+    const flat = e.flat;
+    return (f) => {
+      const t = target(f);
+      if (!(t instanceof Optional)) throw new EvalError("no such overload");
+      if (t.value === undefined) return t;
+      f.locals[slot] = t.value;
+      const v = body(f);
+      if (!flat) return new Optional(v);
+      if (!(v instanceof Optional)) throw new EvalError("no such overload");
+      return v;
+    };
+  },
+  call: (e, b, r) => buildCall(e, r, b.build),
+};
+
+/** An identifier (or qualified name) the checker resolved: a local, a declared variable or a type. */
+function resolved(r: Resolution): Eval {
+  switch (r.kind) {
+    case "local": {
+      const slot = r.slot;
+      return (f) => {
+        f.charge(1);
+        return f.locals[slot] as Value;
+      };
+    }
+    case "var": {
+      const name = r.name;
+      return (f) => {
+        f.charge(1);
+        const v = hasOwn.call(f.activation, name) ? f.activation[name] : undefined;
+        if (v === undefined) throw new EvalError(`no such attribute(s): ${name}`);
+        return v;
+      };
+    }
+    case "type":
+      // cel-go plans type names as constants: free.
+      return constant(r.type);
+    case "call":
+    case "binder":
+      throw new Error("not an identifier resolution");
+  }
+}
+
+/** && (decisive false) and || (decisive true): an error on one side loses to a deciding other side. */
+function logical(left: Eval, right: Eval, decisive: boolean): Eval {
+  return (f) => {
+    const l = attempt(left, f);
+    if (l === decisive) return decisive;
+    const r = attempt(right, f);
+    if (r === decisive) return decisive;
+    if (l instanceof EvalError) throw l;
+    if (r instanceof EvalError) throw r;
+    return !decisive;
+  };
+}
+
 export function compileExpr(root: Expr, checked: Checked): Eval {
   const res = checked.resolutions;
-
-  const resolved = (r: Resolution): Eval => {
-    switch (r.kind) {
-      case "local": {
-        const slot = r.slot;
-        return (f) => {
-          f.charge(1);
-          return f.locals[slot] as Value;
-        };
-      }
-      case "var": {
-        const name = r.name;
-        return (f) => {
-          f.charge(1);
-          const v = hasOwn.call(f.activation, name) ? f.activation[name] : undefined;
-          if (v === undefined) throw new EvalError(`no such attribute(s): ${name}`);
-          return v;
-        };
-      }
-      case "type":
-        // cel-go plans type names as constants: free.
-        return constant(r.type);
-      case "call":
-      case "binder":
-        throw new Error("not an identifier resolution");
-    }
+  const builder: Builder = {
+    build: (e) => {
+      const r = res.get(e);
+      if (r !== undefined && r.kind !== "call" && r.kind !== "binder") return resolved(r);
+      return (BUILDERS[e.kind] as (e: Expr, b: Builder, r: Resolution | undefined) => Eval)(e, builder, r);
+    },
+    slotOf: (e) => {
+      const b = res.get(e);
+      if (b?.kind !== "binder") throw new Error("binder without a slot");
+      return b.slot;
+    },
   };
-
-  const build = (e: Expr): Eval => {
-    const r = res.get(e);
-    if (r !== undefined && r.kind !== "call" && r.kind !== "binder") return resolved(r);
-    switch (e.kind) {
-      case "lit":
-        return constant(e.value);
-      case "ident":
-        throw new Error(`unresolved identifier ${e.name}`);
-      case "select": {
-        const operand = build(e.operand);
-        const field = e.field;
-        if (e.optional) {
-          return (f) => {
-            const o = operand(f);
-            f.charge(1);
-            return qualifyOptional(o, field);
-          };
-        }
-        return (f) => {
-          const o = operand(f);
-          f.charge(1);
-          // Inline JSON fast path: the common case of a field read on JSON input.
-          if (isJsonObject(o) && hasOwn.call(o, field)) return o[field] as Value;
-          return qualify(o, field);
-        };
-      }
-      case "has": {
-        const operand = build(e.operand);
-        const field = e.field;
-        return (f) => presence(operand(f), field);
-      }
-      case "index": {
-        const operand = build(e.operand);
-        const index = build(e.index);
-        const optional = e.optional;
-        // cel-go charges a constant index as a qualifier (1); a computed one costs only its expression.
-        const step = constants.has(index) ? 1 : 0;
-        return (f) => {
-          const o = operand(f);
-          const k = index(f);
-          f.charge(step);
-          return optional ? qualifyOptional(o, k) : qualify(o, k);
-        };
-      }
-      case "and":
-      case "or": {
-        const left = build(e.left);
-        const right = build(e.right);
-        const decisive = e.kind === "or";
-        return (f) => {
-          const l = attempt(left, f);
-          if (l === decisive) return decisive;
-          const r = attempt(right, f);
-          if (r === decisive) return decisive;
-          if (l instanceof EvalError) throw l;
-          if (r instanceof EvalError) throw r;
-          return !decisive;
-        };
-      }
-      case "cond": {
-        const test = build(e.test);
-        const then = uncharged(e.then, build(e.then));
-        const otherwise = uncharged(e.otherwise, build(e.otherwise));
-        return (f) => (truth(test(f)) ? then(f) : otherwise(f));
-      }
-      case "list":
-        return buildList(e.elems.map(build), e.optional);
-      case "map":
-        return buildMap(e.entries.map((en) => [build(en.key), build(en.value), en.optional] as const));
-      case "struct":
-        throw new Error("message construction is rejected by the checker");
-      case "comp":
-        return buildComprehension(e, build, slotOf(e));
-      case "bind": {
-        const init = build(e.init);
-        const body = build(e.body);
-        const slot = slotOf(e);
-        return (f) => {
-          f.locals[slot] = init(f);
-          return body(f);
-        };
-      }
-      case "optMap": {
-        const target = build(e.target);
-        const body = build(e.body);
-        const slot = slotOf(e);
-        const flat = e.flat;
-        return (f) => {
-          const t = target(f);
-          if (!(t instanceof Optional)) throw new EvalError("no such overload");
-          if (t.value === undefined) return t;
-          f.locals[slot] = t.value;
-          const v = body(f);
-          if (!flat) return new Optional(v);
-          if (!(v instanceof Optional)) throw new EvalError("no such overload");
-          return v;
-        };
-      }
-      case "call":
-        return buildCall(e, r, build);
-    }
-  };
-
-  const slotOf = (e: Expr): number => {
-    const b = res.get(e);
-    if (b?.kind !== "binder") throw new Error("binder without a slot");
-    return b.slot;
-  };
-
-  return build(root);
+  return builder.build(root);
 }
 
 /**
@@ -420,8 +479,7 @@ function buildCall(e: Extract<Expr, { kind: "call" }>, r: Resolution | undefined
   const args = (r.qualified || e.target === undefined ? e.args : [e.target, ...e.args]).map(build);
   const single = r.overloads.length === 1 ? (r.overloads[0] as OverloadDecl) : undefined;
   const overloads = r.specialized === undefined || single === undefined ? r.overloads : [{ ...single, impl: r.specialized }];
-  const unguarded = single?.params.every((p) => p === "dyn") ? overloads[0]?.impl : undefined;
-  const impl: Impl = (r.specialized === undefined ? r.fn.impl : undefined) ?? unguarded ?? dispatch(r.fn.name, overloads);
+  const impl: Impl = (r.specialized === undefined ? r.fn.impl : undefined) ?? dispatch(r.fn.name, overloads, r.exact);
   // cel-go folds a one-argument call on a constant (duration('1h'), double(5)); binary ones it charges.
   if (args.length === 1 && constants.has(args[0] as Eval)) {
     try {
@@ -434,6 +492,14 @@ function buildCall(e: Extract<Expr, { kind: "call" }>, r: Resolution | undefined
   const list = args.length === 2 && e.name === "@in" ? constants.get(args[1] as Eval) : undefined;
   if (list !== undefined && isList(list)) {
     const elem = args[0] as Eval;
+    // A list of strings is a Set: no other value equals a string.
+    if (list.every((y) => typeof y === "string")) {
+      const set = new Set(list as readonly string[]);
+      return (f) => {
+        const x = elem(f);
+        return typeof x === "string" && set.has(x);
+      };
+    }
     return (f) => {
       const x = elem(f);
       return list.some((y) => equals(y, x));
@@ -453,22 +519,46 @@ function buildCall(e: Extract<Expr, { kind: "call" }>, r: Resolution | undefined
       return impl([t, alt(f)], f);
     };
   }
+  // One argument array per call site, refilled on each call instead of allocated: calls made a third
+  // of an evaluation's garbage. A call made while the site's own runs (a lazily computed variable whose
+  // program is this one) gets a fresh array; the array is emptied after, so it keeps no input alive.
   switch (args.length) {
     case 1: {
       const [a] = args as [Eval];
+      const one: Value[] = [null];
+      let busy = false;
       return (f) => {
         const x = a(f);
         f.charge(1);
-        return impl([x], f);
+        if (busy) return impl([x], f);
+        busy = true;
+        one[0] = x;
+        try {
+          return impl(one, f);
+        } finally {
+          one[0] = null;
+          busy = false;
+        }
       };
     }
     case 2: {
       const [a, b] = args as [Eval, Eval];
+      const pair: Value[] = [null, null];
+      let busy = false;
       return (f) => {
         const x = a(f);
         const y = b(f);
         f.charge(1);
-        return impl([x, y], f);
+        if (busy) return impl([x, y], f);
+        busy = true;
+        pair[0] = x;
+        pair[1] = y;
+        try {
+          return impl(pair, f);
+        } finally {
+          pair[0] = pair[1] = null;
+          busy = false;
+        }
       };
     }
     default:
@@ -480,20 +570,10 @@ function buildCall(e: Extract<Expr, { kind: "call" }>, r: Resolution | undefined
   }
 }
 
-/** Calls visit(v1, v2) for each element: (element, undefined) or (index/key, value) for two variables. */
-function iterate(range: Value, two: boolean, visit: (a: Value, b: Value) => boolean): void {
-  if (isList(range)) {
-    for (let i = 0; i < range.length; i++) {
-      if (!(two ? visit(i, range[i] as Value) : visit(range[i] as Value, null))) return;
-    }
-    return;
-  }
-  if (isMap(range)) {
-    for (const k of mapKeys(range)) {
-      if (!visit(k, two ? (mapGet(range, k) as Value) : null)) return;
-    }
-    return;
-  }
+/** What a comprehension walks: a list's elements, or a map's keys. */
+function itemsOf(range: Value): readonly Value[] {
+  if (isList(range)) return range;
+  if (isMap(range)) return mapKeys(range);
   throw new EvalError(`got '${typeOf(range).name}', expected iterable type`);
 }
 
@@ -501,13 +581,21 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
   const range = build(e.range);
   const [first, second] = e.args.map(build) as [Eval, Eval | undefined];
   const two = e.v2 !== undefined;
-  const slot2 = two ? slot1 + 1 : -1;
+  const slot2 = slot1 + 1;
   const cost = LOOP_COST[e.macro];
   const perElement = cost.cond + cost.step;
   const kept = cost.kept;
-  const bindVars = (f: Frame, a: Value, b: Value): void => {
-    f.locals[slot1] = a;
-    if (two) f.locals[slot2] = b;
+  /** Binds element i: the element (a list) or key (a map); with two variables, index and element, or key and value. */
+  const bindVars = (f: Frame, r: Value, items: readonly Value[], i: number): void => {
+    if (items === r) {
+      if (two) {
+        f.locals[slot1] = i;
+        f.locals[slot2] = items[i] as Value;
+      } else f.locals[slot1] = items[i] as Value;
+    } else {
+      f.locals[slot1] = items[i] as Value;
+      if (two) f.locals[slot2] = mapGet(r as JsonObject | MapValue, items[i] as Value) as Value;
+    }
   };
   // With a filter (map/3, transform*/4) `first` is the filter and `second` the transform.
   const filter = second === undefined || e.macro === "all" || e.macro === "exists" || e.macro === "exists_one" ? undefined : first;
@@ -519,21 +607,21 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
       const decisive = e.macro === "exists";
       return (f) => {
         const r = range(f);
+        const items = itemsOf(r);
         let err: EvalError | undefined;
         let result = !decisive;
-        iterate(r, two, (a, b) => {
+        for (let i = 0; i < items.length; i++) {
           // The element after the deciding one still runs the loop condition, which then stops.
           if (result === decisive) {
             f.charge(cost.cond);
-            return false;
+            break;
           }
           f.charge(perElement);
-          bindVars(f, a, b);
+          bindVars(f, r, items, i);
           const p = attempt(first, f);
           if (p === decisive) result = decisive;
           else if (p instanceof EvalError) err ??= p;
-          return true;
-        });
+        }
         f.charge(cost.result);
         if (result === decisive) return decisive;
         if (err !== undefined) throw err;
@@ -543,69 +631,71 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
     case "exists_one":
       return (f) => {
         const r = range(f);
+        const items = itemsOf(r);
         let count = 0;
-        iterate(r, two, (a, b) => {
+        for (let i = 0; i < items.length; i++) {
           f.charge(perElement);
-          bindVars(f, a, b);
+          bindVars(f, r, items, i);
           if (truth(first(f))) {
             f.charge(kept);
             count++;
           }
-          return true;
-        });
+        }
         f.charge(cost.result);
         return count === 1;
       };
     case "map":
     case "filter":
-    case "transformList":
+    case "transformList": {
+      const filtering = e.macro === "filter";
       return (f) => {
         const r = range(f);
+        const items = itemsOf(r);
         const out: Value[] = [];
-        iterate(r, two, (a, b) => {
+        for (let i = 0; i < items.length; i++) {
           f.charge(perElement);
-          bindVars(f, a, b);
-          if (e.macro === "filter") {
+          bindVars(f, r, items, i);
+          if (filtering) {
             if (truth(first(f))) {
               f.charge(kept);
-              out.push(a);
+              out.push(f.locals[slot1] as Value);
             }
-            return true;
-          }
-          if (filter === undefined || truth(filter(f))) {
+          } else if (filter === undefined || truth(filter(f))) {
             f.charge(kept);
             out.push(transform(f));
           }
-          return true;
-        });
+        }
         f.charge(cost.result);
         return out;
       };
+    }
     case "transformMap":
     case "transformMapEntry":
       return (f) => {
         const r = range(f);
+        const items = itemsOf(r);
         const out = new CelMap();
-        iterate(r, true, (a, b) => {
+        for (let i = 0; i < items.length; i++) {
           f.charge(perElement);
-          bindVars(f, a, b);
-          if (filter !== undefined && !truth(filter(f))) return true;
+          // Both transforms bind two variables: index and element, or key and value.
+          const key = items === r ? i : (items[i] as Value);
+          f.locals[slot1] = key;
+          f.locals[slot2] = items === r ? (items[i] as Value) : (mapGet(r as JsonObject | MapValue, key) as Value);
+          if (filter !== undefined && !truth(filter(f))) continue;
           f.charge(kept);
           const v = transform(f);
           if (e.macro === "transformMap") {
-            mapInsert(out, a, v);
-            return true;
+            mapInsert(out, key, v);
+            continue;
           }
           if (!isMap(v)) throw new EvalError("no such overload");
           for (const k of mapKeys(v)) {
             if (out.get(k) !== undefined) throw new EvalError(`insert failed: key ${showKey(k)} already exists`);
             mapInsert(out, k, mapGet(v, k) as Value);
           }
-          return true;
-        });
+        }
         f.charge(cost.result);
         return out;
       };
   }
 }
-

@@ -2,7 +2,7 @@
 
 import { Uint, UINT64_MAX, type Value, Double, intOf, utf8 } from "../values/index.js";
 
-export type TokenKind = "ident" | "quotedIdent" | "int" | "uint" | "double" | "string" | "bytes" | "op" | "eof";
+type TokenKind = "ident" | "quotedIdent" | "int" | "uint" | "double" | "string" | "bytes" | "op" | "eof";
 
 export interface Token {
   readonly kind: TokenKind;

@@ -3,7 +3,7 @@
 // optFlatMap macros live in the parser and evaluator; or/orValue are
 // evaluated lazily there as well.
 
-import type { Library, OverloadDecl } from "../library/index.js";
+import type { Library, OverloadDecl } from "../declarations/index.js";
 import { Double, Duration, EvalError, isList, isMap, mapSize, Optional, Timestamp, Uint, type Value } from "../values/index.js";
 
 /** cel-go's IsZeroValue: the default value of the value's type. */

@@ -41,12 +41,11 @@ export function parse(src: string): { expr: Expr } | { errors: SyntaxError[] } {
   }
 }
 
-/** AST depth, tracked per node so chains built by loops stay bounded like nested ones. */
-const depthOf = new WeakMap<Expr, number>();
-
 class Parser {
   private i = 0;
   private nesting = 0;
+  /** AST depth, tracked per node so chains built by loops stay bounded like nested ones; a Map per parse (a global WeakMap costs more in GC than the parse). */
+  private readonly depthOf = new Map<Expr, number>();
 
   constructor(private readonly tokens: readonly Token[]) {}
 
@@ -91,9 +90,9 @@ class Parser {
 
   private node<E extends Expr>(e: E, ...children: Expr[]): E {
     let d = 0;
-    for (const c of children) d = Math.max(d, depthOf.get(c) ?? 0);
+    for (const c of children) d = Math.max(d, this.depthOf.get(c) ?? 0);
     if (d + 1 > MAX_RECURSION_DEPTH) throw new SyntaxError(NO_LOCATION, `max recursion depth exceeded`);
-    depthOf.set(e, d + 1);
+    this.depthOf.set(e, d + 1);
     return e;
   }
 

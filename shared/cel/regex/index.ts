@@ -1,40 +1,50 @@
-// Regular expressions for matches() and the libraries that take patterns
-// (Kubernetes' find/findAll): RE2 syntax and linear-time matching from
-// shared/re2, never JS RegExp. The engine is passed in (EnvOptions.regex,
-// shared/re2's compileRegex), so this module builds and tests on its own. A
-// constant pattern is compiled once when the expression is compiled; a
-// computed one on each call, charged to the budget.
+// Regular expressions in CEL, wired in this one place: matches() of the
+// standard library and Kubernetes' find/findAll take their patterns through
+// patternOverload, with RE2 syntax and linear-time matching from shared/re2
+// (never JS RegExp) unless an environment names another engine
+// (EnvOptions.regex, for tests of the wiring). A constant pattern is compiled
+// once when the expression is compiled, so an invalid one is a compile error;
+// a computed one when first met (kept in a bounded cache), charged to the
+// budget on every call as cel-go charges its compilation.
 
-import type { CompileResult, Regex } from "../../re2/index.js";
-import type { CallContext } from "../library/index.js";
-import { codePointLength, EvalError } from "../values/index.js";
+import { compileRegex, type CompileResult, type Regex } from "../../re2/index.js";
+import { BoundedCache } from "../cache/index.js";
+import type { CallContext, Impl, Library, OverloadDecl, TypeName } from "../declarations/index.js";
+import { codePointLength, EvalError, type Value } from "../values/index.js";
 
-/** A compiled pattern: shared/re2's (type-only, so CEL builds and tests with any engine). */
 export type { Regex } from "../../re2/index.js";
 
-/** shared/re2's compileRegex. */
+/** A regex engine: shared/re2's compileRegex, the default. */
 export type RegexCompiler = (pattern: string) => CompileResult;
 
-const NO_ENGINE = "regular expressions need the RE2 engine: pass EnvOptions.regex (compileRegex of shared/re2)";
+/** A library whose functions take patterns, made for an environment's regex engine. */
+export type RegexLibrary = (regex: RegexCompiler) => Library;
+
+export const DEFAULT_REGEX_ENGINE: RegexCompiler = compileRegex;
 
 /** cel-go's cost factors: string traversal 0.1 per code point, regex 0.25 per pattern character. */
 const STRING_TRAVERSAL = 0.1;
 const REGEX_LENGTH = 0.25;
 
-/** Compiles a pattern, or returns the engine's error text. */
-export function compilePattern(engine: RegexCompiler | undefined, pattern: string): Regex | string {
-  if (engine === undefined) return NO_ENGINE;
+/**
+ * Patterns built at run time (from params, from the object), compiled once
+ * and kept per engine: bounded by count, pattern length and the programs'
+ * total size (what their VMs hold in memory).
+ */
+const runtimePatterns = new WeakMap<RegexCompiler, BoundedCache<Regex | string>>();
+const weight = (r: Regex | string) => (typeof r === "string" ? 1 : r.programSize);
+
+function compilePattern(engine: RegexCompiler, pattern: string): Regex | string {
   const r = engine(pattern);
   return r.ok ? r.regex : r.error;
 }
 
-/** Compiles at run time, charged by pattern length; an invalid pattern is a runtime error as in cel-go. */
-export function runtimePattern(engine: RegexCompiler | undefined, pattern: string, ctx: CallContext): Regex {
+/** Compiles at run time, charged by pattern length as if compiled anew; an invalid pattern is the engine's error text. */
+function runtimePattern(engine: RegexCompiler, pattern: string, ctx: CallContext): Regex | string {
   ctx.charge(Math.ceil(pattern.length * REGEX_LENGTH));
-  const compile = () => compilePattern(engine, pattern);
-  const r = ctx.once ? ctx.once(`regex:${pattern}`, compile) : compile();
-  if (typeof r === "string") throw new EvalError(r);
-  return r;
+  let cache = runtimePatterns.get(engine);
+  if (cache === undefined) runtimePatterns.set(engine, (cache = new BoundedCache(256, 1024, 50_000, weight)));
+  return cache.get(pattern, (p) => compilePattern(engine, p));
 }
 
 /**
@@ -42,8 +52,43 @@ export function runtimePattern(engine: RegexCompiler | undefined, pattern: strin
  * (1 + input length) * 0.1 times 0.25 per pattern character, where the
  * engine's program size replaces the pattern length when it is larger.
  */
-export function chargeMatch(regex: Regex, input: string, ctx: CallContext): void {
+function chargeMatch(regex: Regex, input: string, ctx: CallContext): void {
   const strCost = Math.ceil((1 + codePointLength(input)) * STRING_TRAVERSAL);
   const regexCost = Math.ceil(Math.max(regex.source.length, regex.programSize) * REGEX_LENGTH);
   ctx.charge(Math.max(0, strCost * regexCost - 1));
+}
+
+export interface PatternFunction {
+  readonly receiver: boolean;
+  /** The subject string first, the pattern second, any others after. */
+  readonly params: readonly TypeName[];
+  readonly result: TypeName;
+  /** The compile error of an invalid constant pattern, from the engine's text (default: that text). */
+  readonly compileError?: (engineError: string) => string;
+  /** The runtime error of an invalid computed pattern (default: the engine's text). */
+  readonly runtimeError?: (engineError: string) => string;
+  /** What the function does with the compiled pattern and the subject, the match already charged. */
+  readonly run: (regex: Regex, subject: string, args: readonly Value[]) => Value;
+}
+
+/** An overload whose pattern (argument 1) is compiled with the expression when it is a literal, when first met otherwise. */
+export function patternOverload(engine: RegexCompiler, f: PatternFunction): OverloadDecl {
+  const matched = (regex: Regex, args: readonly Value[], ctx: CallContext): Value => {
+    const subject = args[0] as string;
+    chargeMatch(regex, subject, ctx);
+    return f.run(regex, subject, args);
+  };
+  const impl: Impl = (args, ctx) => {
+    const regex = runtimePattern(engine, args[1] as string, ctx);
+    if (typeof regex === "string") throw new EvalError(f.runtimeError ? f.runtimeError(regex) : regex);
+    return matched(regex, args, ctx);
+  };
+  const specialize: OverloadDecl["specialize"] = (constants) => {
+    const pattern = constants[1];
+    if (typeof pattern !== "string") return undefined;
+    const regex = compilePattern(engine, pattern);
+    if (typeof regex === "string") return f.compileError ? f.compileError(regex) : regex;
+    return (args, ctx) => matched(regex, args, ctx);
+  };
+  return { receiver: f.receiver, params: f.params, result: f.result, impl, specialize };
 }

@@ -98,9 +98,8 @@ describe("matches", () => {
     expect(run("s.matches('y')", { s }, { regex, costLimit: 11 })).toEqual({ value: false });
   });
 
-  it("needs the RE2 engine: never falls back to JS RegExp", () => {
-    expect(error("'a'.matches('a')")).toBe(
-      "ERROR: <input>:1:13: regular expressions need the RE2 engine: pass EnvOptions.regex (compileRegex of shared/re2)\n | 'a'.matches('a')\n | ............^",
-    );
+  it("matches with RE2 by default, never JS RegExp", () => {
+    // Go's named group syntax and \z, which JS RegExp does not read.
+    expect(value("'ab'.matches('(?P<x>a)b\\\\z')")).toBe(true);
   });
 });

@@ -5,8 +5,8 @@
 // "no such overload" on a type mismatch; per-overload functions (conversions,
 // string predicates, accessors) raise "no such overload: f(types)".
 
-import { chargeTraversal, costSize, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl, type TypeName } from "../library/index.js";
-import { chargeMatch, compilePattern, runtimePattern, type RegexCompiler } from "../regex/index.js";
+import { chargeTraversal, costSize, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl, type TypeName } from "../declarations/index.js";
+import { patternOverload, type RegexCompiler } from "../regex/index.js";
 import { civil, durationOf, formatDuration, formatTimestamp, parseDuration, parseTimestamp, timestampOf, type CivilTime } from "../time/index.js";
 import {
   asBigInt,
@@ -38,6 +38,8 @@ const TS = "google.protobuf.Timestamp";
 const DUR = "google.protobuf.Duration";
 const NUMERIC = ["int", "uint", "double"];
 const STRING_TRAVERSAL = 0.1;
+/** The longest string whose traversal costs nothing beyond its call's 1. */
+const TRAVERSAL_FREE = 10;
 
 const global = (params: TypeName[], result?: TypeName, impl?: Impl): OverloadDecl => ({ params, result, impl });
 const member = (params: TypeName[], result?: TypeName, impl?: Impl): OverloadDecl => ({ receiver: true, params, result, impl });
@@ -193,6 +195,11 @@ function equality(name: string, negated: boolean): FunctionDecl {
   return operator(name, [["dyn", "dyn"]], "bool", ([a, b], ctx) => {
     const x = a as Value;
     const y = b as Value;
+    if (typeof x === "string" && typeof y === "string") {
+      // Strings of at most 10 code points are free to compare (0.1 per code point, less the call's 1).
+      if (x.length > TRAVERSAL_FREE && y.length > TRAVERSAL_FREE) chargeTraversal(ctx, Math.min(codePointLength(x), codePointLength(y)));
+      return (x === y) !== negated;
+    }
     chargeTraversal(ctx, Math.min(costSize(x), costSize(y)));
     return equals(x, y) !== negated;
   });
@@ -257,7 +264,7 @@ function toDouble(v: Value): Value {
 }
 
 /** Go's fmt %g (cel-go's double to string): shortest digits, exponent form below 1e-4 or from 1e6. */
-export function formatDouble(d: number): string {
+function formatDouble(d: number): string {
   if (Number.isNaN(d)) return "NaN";
   if (!Number.isFinite(d)) return d > 0 ? "+Inf" : "-Inf";
   if (d === 0) return Object.is(d, -0) ? "-0" : "0";
@@ -377,35 +384,17 @@ function stringPredicate(name: string, test: (s: string, t: string) => boolean, 
 /** cel-go's string traversal cost: 0.1 per code point. */
 const traversal = (s: string): number => Math.ceil(costSize(s) * STRING_TRAVERSAL);
 
-/** matches(): RE2 partial match; a constant pattern is compiled with the expression (cel-go's regex validator). */
-function matchesFunction(engine: RegexCompiler | undefined): FunctionDecl {
-  const specialize: OverloadDecl["specialize"] = ([, pattern]) => {
-    if (typeof pattern !== "string") return undefined;
-    const regex = compilePattern(engine, pattern);
-    if (typeof regex === "string") return engine === undefined ? regex : "invalid matches argument";
-    return ([s], ctx) => {
-      chargeMatch(regex, s as string, ctx);
-      return regex.test(s as string);
-    };
-  };
-  const impl: Impl = ([s, p], ctx) => {
-    const regex = runtimePattern(engine, p as string, ctx);
-    chargeMatch(regex, s as string, ctx);
-    return regex.test(s as string);
-  };
-  return {
-    name: "matches",
-    overloads: [
-      { receiver: true, params: ["string", "string"], result: "bool", impl, specialize },
-      { params: ["string", "string"], result: "bool", impl, specialize },
-    ],
-  };
+/** matches(): RE2 partial match; an invalid constant pattern is cel-go's regex validator's error. */
+function matchesFunction(engine: RegexCompiler): FunctionDecl {
+  const overload = (receiver: boolean) =>
+    patternOverload(engine, { receiver, params: ["string", "string"], result: "bool", compileError: () => "invalid matches argument", run: (regex, s) => regex.test(s) });
+  return { name: "matches", overloads: [overload(true), overload(false)] };
 }
 
 const typeName = (v: Value): Value => typeOf(v);
 
 /** The standard library; regular expressions use the given RE2 engine. */
-export const standardLibrary = (regex: RegexCompiler | undefined): Library => ({
+export const standardLibrary = (regex: RegexCompiler): Library => ({
   name: "cel.lib.std",
   types: Object.values(Types),
   functions: [

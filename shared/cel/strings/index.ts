@@ -4,7 +4,7 @@
 // Indexes count code points, as Go's []rune does; a string's code point
 // positions are computed once (values' codePoints), not per call.
 
-import { chargeTraversal, costSize, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl } from "../library/index.js";
+import { chargeTraversal, costSize, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl } from "../declarations/index.js";
 import { asSmallInt, codePointLength, codePoints, EvalError, isList, typeOf, type Value } from "../values/index.js";
 import { format } from "./format.js";
 
@@ -45,7 +45,13 @@ function lastIndexOf(s: string, sub: string, offset: number | undefined): number
   return at < 0 ? -1 : cp.index(at);
 }
 
-const mapAscii = (s: string, upper: boolean): string => s.replace(upper ? /[a-z]+/g : /[A-Z]+/g, (m) => (upper ? m.toUpperCase() : m.toLowerCase()));
+/** ASCII letters changed, everything else kept; an all-ASCII string (the usual case) converts whole. */
+function mapAscii(s: string, upper: boolean): string {
+  let ascii = true;
+  for (let i = 0; i < s.length && ascii; i++) ascii = s.charCodeAt(i) < 0x80;
+  if (ascii) return upper ? s.toUpperCase() : s.toLowerCase();
+  return s.replace(upper ? /[a-z]+/g : /[A-Z]+/g, (m) => (upper ? m.toUpperCase() : m.toLowerCase()));
+}
 
 /** Go's strings.Replace: n < 0 replaces all; an empty `old` matches at every code point boundary. */
 function replace(s: string, old: string, repl: string, n: number, ctx: CallContext): string {

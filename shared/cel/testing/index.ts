@@ -5,7 +5,7 @@ import { compile, createBudget, createEnv, type Budget, type EnvOptions } from "
 import type { RegexCompiler } from "../regex/index.js";
 import type { Value } from "../values/index.js";
 
-export type Outcome = { value: Value } | { error: string };
+type Outcome = { value: Value } | { error: string };
 
 export function run(source: string, activation: Record<string, Value> = {}, options: Partial<EnvOptions> & { budget?: Budget } = {}): Outcome {
   const env = createEnv({ variables: Object.keys(activation), ...options });

@@ -260,7 +260,7 @@ const INT64_MAX = (1n << 63n) - 1n;
 const INT64_MIN = -(1n << 63n);
 export const UINT64_MAX = (1n << 64n) - 1n;
 
-export type IntValue = number | bigint;
+type IntValue = number | bigint;
 
 /** int64 result from exact arithmetic: error when out of range, a number when safe. */
 export function intOf(b: bigint): IntValue {
@@ -301,7 +301,7 @@ export function asDouble(v: Value): number | undefined {
  * they compare as cel-go does, converted to double (beyond int64/uint64 range
  * the double decides).
  */
-export function compareNumeric(a: Value, b: Value): number | undefined {
+function compareNumeric(a: Value, b: Value): number | undefined {
   if (typeof a === "number" && typeof b === "number") return a < b ? -1 : a > b ? 1 : a === b ? 0 : NaN;
   const da = asDouble(a);
   const db = asDouble(b);
@@ -338,7 +338,7 @@ export const utf8 = (s: string): Uint8Array => encoder.encode(s);
  * per string and kept for the last one, so a loop indexing into the same
  * large input string (charAt, substring, size) does not rescan it each time.
  */
-export interface CodePoints {
+interface CodePoints {
   readonly length: number;
   /** UTF-16 offset of code point i (0..length). */
   offset(i: number): number;
@@ -400,8 +400,14 @@ export function codePoints(s: string): CodePoints {
 /** Number of code points (CEL string size). */
 export function codePointLength(s: string): number {
   if (s.length >= 64) return codePoints(s).length;
-  let n = 0;
-  for (const _ of s) n++;
+  let n = s.length;
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n--;
+      i++;
+    }
+  }
   return n;
 }
 

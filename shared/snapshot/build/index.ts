@@ -4,7 +4,7 @@
 import * as z from "zod/mini";
 import { describeZodError } from "../../zod/index.js";
 import { nodeAffinitySchema, objectMetaSchema, stringMapSchema } from "../../k8s/schemas/index.js";
-import { ENFORCEMENT_MODES, POLICY_MODES } from "../../policy/index.js";
+import { ENFORCEMENT_MODES, POLICY_MODES } from "../../policy/modes.js";
 import {
   DEFAULT_MAX_AGE_SECONDS,
   SNAPSHOT_API_VERSION,

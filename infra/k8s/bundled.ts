@@ -1,0 +1,24 @@
+// What a CronJob of infra/k8s looks like on each path, for the tests of the
+// base, the bundle component and the audit component alike.
+import { expect } from "vitest";
+import { BUNDLE_PARTS } from "../bundle/build.js";
+
+/** The image name the CronJobs run; an overlay says where it is (kustomize `images:`). */
+export const EDGEADMIT_IMAGE = "edgeadmit";
+
+type Doc = Record<string, any>;
+
+/** A CronJob (or the bundle component's patch) on the ConfigMap path: node:20 unpacks every part, in order, and runs the CLI with the CronJob's args. */
+export function checkBundled(cronJob: Doc, bundleConfigMaps: readonly string[]): void {
+  const pod = cronJob.spec.jobTemplate.spec.template.spec;
+  const [container] = pod.containers as Doc[];
+  expect(container!.image).toBe("node:20");
+  const [shell, flag, script, name] = container!.command as string[];
+  expect([shell, flag, name]).toEqual(["sh", "-c", "edgeadmit"]);
+  expect([...script!.matchAll(/edgeadmit\.mjs\.gz\.part(\d)/g)].map((m) => Number(m[1]))).toEqual(Array.from({ length: BUNDLE_PARTS }, (_, i) => i));
+  expect(script).toMatch(/exec node \/run\/edgeadmit\/edgeadmit\.mjs "\$@"$/);
+  const bundle = (pod.volumes as Doc[]).find((v) => v.name === "bundle");
+  expect(bundle?.projected.sources.map((s: Doc) => s.configMap.name)).toEqual(bundleConfigMaps);
+  expect((pod.volumes as Doc[]).find((v) => v.name === "run")?.emptyDir).toMatchObject({ medium: "Memory" });
+  expect((container!.volumeMounts as Doc[]).map((m) => m.mountPath)).toEqual(expect.arrayContaining(["/opt/edgeadmit/bundle", "/run/edgeadmit"]));
+}

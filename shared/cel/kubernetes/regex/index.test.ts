@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { compile, createEnv } from "../../index.js";
+import { error, literalEngine, value } from "../../testing/index.js";
+import { regexLibrary } from "./index.js";
+
+const options = { libraries: [regexLibrary] };
+const v = (source: string, activation = {}) => value(source, activation, options);
+const err = (source: string, activation = {}) => error(source, activation, options);
+
+describe("Kubernetes regex library", () => {
+  it("finds the first match, or an empty string", () => {
+    expect(v("'abc 123'.find('[0-9]+')")).toBe("123");
+    expect(v("'abc 123'.find('xyz')")).toBe("");
+    expect(v("s.find(p)", { s: "k8s-v1.29", p: "v[0-9]+\\.[0-9]+" })).toBe("v1.29");
+  });
+
+  it("finds all matches, up to a limit when it is not negative", () => {
+    expect(v("'123 abc 456'.findAll('[0-9]+')")).toEqual(["123", "456"]);
+    expect(v("'123 abc 456'.findAll('[0-9]+', 1)")).toEqual(["123"]);
+    expect(v("'123 abc 456'.findAll('[0-9]+', 0)")).toEqual([]);
+    expect(v("'123 abc 456'.findAll('[0-9]+', -1)")).toEqual(["123", "456"]);
+    expect(v("'123 abc 456'.findAll('xyz')")).toEqual([]);
+    expect(v("'a1b2'.findAll('[0-9]', n)", { n: 9007199254740993n })).toEqual(["1", "2"]);
+  });
+
+  it("rejects an invalid constant pattern when compiling, a computed one when running", () => {
+    expect(err("'x'.find('(')")).toBe("ERROR: <input>:1:10: error parsing regexp: missing closing ): `(`\n | 'x'.find('(')\n | .........^");
+    expect(err("'x'.findAll(p)", { p: "(" })).toBe("Illegal regex: error parsing regexp: missing closing ): `(`");
+    expect(err("'x'.find(p)", { p: "(" })).toBe("Illegal regex: error parsing regexp: missing closing ): `(`");
+  });
+
+  it("checks argument types", () => {
+    expect(err("'x'.find(1)")).toMatch(/^ERROR: <input>:1:9: found no matching overload for 'find' applied to 'string.\(int\)'/);
+    expect(err("x.find('a')", { x: 1 })).toBe("no such overload: find(int, string)");
+    expect(err("'a'.findAll('a', x)", { x: "1" })).toBe("no such overload: findAll(string, string, string)");
+  });
+
+  it("charges (1 + input length) × 0.1 × pattern size × 0.25, and compiling a computed pattern", () => {
+    const env = createEnv({ variables: ["s", "p"], libraries: [regexLibrary], regex: literalEngine });
+    const constant = compile("s.findAll('abcdefgh')", env);
+    const computed = compile("s.findAll(p)", env);
+    if (!constant.ok || !computed.ok) throw new Error("compile");
+    const s = "x".repeat(999);
+    // literalEngine's program is the pattern plus 2: 10 × 0.25 → 3; 1000 × 0.1 → 100.
+    expect(constant.program.evaluate({ s }).cost - constant.program.evaluate({ s: "" }).cost).toBe(300 - 3);
+    expect(computed.program.evaluate({ s, p: "abcdefgh" }).cost - constant.program.evaluate({ s }).cost).toBe(2 + 1);
+    // A computed pattern is compiled once and kept, and charged as compiled on every call all the same.
+    expect(computed.program.evaluate({ s, p: "abcdefgh" }).cost - constant.program.evaluate({ s }).cost).toBe(2 + 1);
+  });
+});

@@ -1,0 +1,219 @@
+// The dispatcher (k8s.io/apiserver policy/generic and validating): for one
+// request, the bound policies whose rules can select it; for each, matching
+// (matchConstraints, then each binding's matchResources) → params →
+// validator → the binding's validationActions. A policy's configuration
+// errors (a selector that does not parse, params that cannot be found)
+// follow its failurePolicy.
+import type { AdmissionRequest } from "../../admission/index.js";
+import type { Labels } from "../../k8s/labels/index.js";
+import type { Value } from "../../cel/index.js";
+import type { CompiledPolicy } from "../compile/index.js";
+import { matchResources, requestKeys, ruleKeys, type NamespaceLabels } from "../match/index.js";
+import { collectParams, type ParamFacts } from "../params/index.js";
+import type { NamedRule, ValidationAction } from "../schema/index.js";
+import { validate } from "../validator/index.js";
+
+/**
+ * What evaluating needs to know of the cluster beyond the policies, looked up
+ * per review: a snapshot view answers it, whether it holds the whole snapshot
+ * or only the parts a review loaded.
+ */
+export interface PolicyFacts extends ParamFacts {
+  /** The Namespace object named `name` as the snapshot holds it (labels for namespaceSelector, the object for namespaceObject), or undefined. */
+  namespace(name: string): unknown;
+}
+
+/** One evaluation's outcome: per-policy results, as for built-in policies, and the audit annotations the apiserver would add. */
+export interface PolicyOutcome {
+  policy: string;
+  binding?: string;
+  action: ValidationAction;
+  message: string;
+  /** A denial's status: the validation's reason (default Invalid) and its HTTP code. */
+  status?: { code: number; reason: string };
+}
+
+export interface PolicySetOutcome {
+  outcomes: PolicyOutcome[];
+  /** Audit annotations, keyed as a webhook may key them (no "/"): `validation_failure` and the policies' own (see auditKey). */
+  auditAnnotations: Record<string, string>;
+}
+
+/** The audit annotation key of `validation_failure` results, as the apiserver's, less its prefix (a webhook's keys carry none). */
+const VALIDATION_FAILURE_KEY = "validation_failure";
+
+/**
+ * A policy's own audit annotation, `<policy>/<key>` in the apiserver. A
+ * webhook's keys may not hold "/", so the edge joins them with ".", which
+ * keeps them qualified names.
+ */
+function auditKey(policy: string, key: string): string {
+  return `${policy}.${key}`;
+}
+
+const REASON_CODES: Readonly<Record<string, number>> = { Unauthorized: 401, Forbidden: 403, Invalid: 422, RequestEntityTooLarge: 413 };
+const codeOf = (reason: string) => REASON_CODES[reason] ?? 422;
+
+const POLICY_RESOURCES: ReadonlySet<string> = new Set([
+  "admissionregistration.k8s.io/validatingadmissionpolicies",
+  "admissionregistration.k8s.io/validatingadmissionpolicybindings",
+  "edgeadmit.io/edgeadmissionpolicybindings",
+]);
+
+function isPolicyResource(request: AdmissionRequest): boolean {
+  return POLICY_RESOURCES.has(`${request.resource?.group ?? request.kind.group}/${request.resource?.resource ?? ""}`);
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** `request`: the AdmissionRequest without its objects, as the apiserver hands it to CEL. */
+function requestVariable(request: AdmissionRequest): Value {
+  const { object: _object, oldObject: _oldObject, ...rest } = request as AdmissionRequest & Record<string, unknown>;
+  return rest as Value;
+}
+
+/**
+ * namespaceObject: null for cluster-scoped objects and for Namespaces;
+ * else the namespace as the snapshot holds it. A namespace the snapshot
+ * does not know (yet) is a configuration error, but only for a policy that reads it.
+ */
+function namespaceObjectOf(policy: CompiledPolicy, request: AdmissionRequest, namespaceOf: (name: string) => Record<string, unknown> | undefined): Value | string {
+  const name = request.kind.group === "" && request.kind.version === "v1" && request.kind.kind === "Namespace" ? "" : (request.namespace ?? "");
+  if (name === "") return null;
+  const namespace = namespaceOf(name);
+  if (namespace) return namespace as Value;
+  return policy.readsNamespace ? `namespaces "${name.slice(0, 253)}" not found in the snapshot (created after the sync job last ran?)` : null;
+}
+
+type Failure = { message: string; policy: string; binding: string; expressionIndex: number; validationActions: ValidationAction[] };
+
+/** A cluster's bound policies, compiled, with what could not be used. */
+export interface CompiledPolicySet {
+  /** One line per problem: a policy or binding that is malformed, or an expression that does not compile. */
+  readonly problems: string[];
+  /** How many policies are bound at the edge. */
+  readonly bound: number;
+  /** Each bound policy's matchConstraints.resourceRules: what the webhook configuration must send the function. */
+  readonly rules: ReadonlyArray<{ policy: string; rule: NamedRule }>;
+  /** Whether some bound policy's rules name the request's resource: a cheap test before any matching. */
+  mayMatch(request: AdmissionRequest): boolean;
+  evaluate(request: AdmissionRequest, facts: PolicyFacts): PolicySetOutcome;
+}
+
+/** A cluster's compiled policies, indexed by the resources their rules name. */
+export class PolicyDispatcher implements CompiledPolicySet {
+  readonly bound: number;
+  readonly rules: ReadonlyArray<{ policy: string; rule: NamedRule }>;
+  /** Policies by the `group/resource` their rules name; those with wildcard rules are tried for every request. */
+  readonly #byResource = new Map<string, CompiledPolicy[]>();
+  readonly #anyResource: CompiledPolicy[] = [];
+
+  constructor(
+    policies: readonly CompiledPolicy[],
+    readonly problems: string[],
+  ) {
+    this.bound = policies.length;
+    this.rules = policies.flatMap((policy) => policy.spec.matchConstraints.resourceRules.map((rule) => ({ policy: policy.name, rule })));
+    for (const policy of policies) {
+      const keys = ruleKeys(policy.spec.matchConstraints.resourceRules);
+      if (keys === undefined) this.#anyResource.push(policy);
+      else for (const key of new Set(keys)) this.#byResource.set(key, [...(this.#byResource.get(key) ?? []), policy]);
+    }
+  }
+
+  mayMatch(request: AdmissionRequest): boolean {
+    return !isPolicyResource(request) && (this.#anyResource.length > 0 || requestKeys(request).some((key) => this.#byResource.has(key)));
+  }
+
+  /** The bound policies whose rules can select the request, in name order. */
+  #candidates(request: AdmissionRequest): CompiledPolicy[] {
+    const found = new Set<CompiledPolicy>(this.#anyResource);
+    for (const key of requestKeys(request)) for (const policy of this.#byResource.get(key) ?? []) found.add(policy);
+    return [...found].sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+
+  evaluate(request: AdmissionRequest, facts: PolicyFacts): PolicySetOutcome {
+    const outcomes: PolicyOutcome[] = [];
+    const failures: Failure[] = [];
+    const annotations: Record<string, string> = {};
+    // The policies and their bindings are never judged themselves (as in the apiserver), so a bad policy cannot lock itself in.
+    if (isPolicyResource(request)) return { outcomes, auditAnnotations: annotations };
+
+    const namespaceOf = (name: string) => {
+      const namespace = facts.namespace(name);
+      return isRecord(namespace) ? namespace : undefined;
+    };
+    const namespaceLabels: NamespaceLabels = (name) => {
+      const metadata = namespaceOf(name)?.["metadata"];
+      if (!isRecord(metadata)) return undefined;
+      return (isRecord(metadata["labels"]) ? metadata["labels"] : {}) as Labels;
+    };
+    // What every policy, binding and param of this review sees alike: made once.
+    const object = (request.object ?? null) as Value;
+    const oldObject = (request.oldObject ?? null) as Value;
+    let requestValue: Value | undefined;
+    for (const policy of this.#candidates(request)) {
+      const configError = (message: string, binding?: string) => {
+        if (policy.failurePolicy === "Ignore") return;
+        outcomes.push({ policy: policy.name, ...(binding ? { binding } : {}), action: "Deny", message, status: { code: 422, reason: "Invalid" } });
+      };
+      const matched = matchResources(policy.spec.matchConstraints, request, namespaceLabels);
+      if (matched.error !== undefined) {
+        configError(`failed to configure policy: ${matched.error}`);
+        continue;
+      }
+      if (!matched.matches) continue;
+
+      // Audit annotation values by key, for a policy that has any.
+      const collected = policy.auditAnnotations.length > 0 ? new Map<string, string[]>() : undefined;
+      for (const binding of policy.bindings) {
+        const bindingMatched = binding.spec.matchResources ? matchResources(binding.spec.matchResources, request, namespaceLabels) : { matches: true };
+        if (bindingMatched.error !== undefined) {
+          configError(`failed to configure binding: ${bindingMatched.error}`, binding.name);
+          continue;
+        }
+        if (!bindingMatched.matches) continue;
+        const params = collectParams(policy.spec.paramKind, binding.spec, request.namespace ?? "", facts);
+        if (typeof params === "string") {
+          configError(`failed to configure binding: ${params}`, binding.name);
+          continue;
+        }
+        const namespaceObject = namespaceObjectOf(policy, request, namespaceOf);
+        if (typeof namespaceObject === "string") {
+          configError(`failed to configure binding: ${namespaceObject}`, binding.name);
+          continue;
+        }
+        for (const param of params) {
+          const { decisions, annotations: annotationResults } = validate({
+            policy,
+            object,
+            oldObject,
+            request: (requestValue ??= requestVariable(request)),
+            params: param as Value,
+            namespaceObject,
+          });
+          for (const decision of decisions) {
+            if (decision.action !== "Deny") continue;
+            for (const action of binding.spec.validationActions) {
+              if (action === "Audit")
+                failures.push({ message: decision.message, policy: binding.spec.policyName, binding: binding.name, expressionIndex: decision.expressionIndex, validationActions: binding.spec.validationActions });
+              const status = { code: codeOf(decision.reason), reason: decision.reason };
+              outcomes.push({ policy: policy.name, binding: binding.name, action, message: decision.message, ...(action === "Deny" ? { status } : {}) });
+            }
+          }
+          for (const annotation of annotationResults) {
+            if (annotation.action === "Publish" && collected) {
+              const values = collected.get(annotation.key) ?? [];
+              if (!values.includes(annotation.value)) values.push(annotation.value);
+              collected.set(annotation.key, values);
+            } else if (annotation.action === "Error")
+              outcomes.push({ policy: policy.name, binding: binding.name, action: "Deny", message: annotation.message, status: { code: 422, reason: "Invalid" } });
+          }
+        }
+      }
+      if (collected) for (const [key, values] of collected) annotations[auditKey(policy.name, key)] = values.join(", ");
+    }
+    if (failures.length > 0) annotations[VALIDATION_FAILURE_KEY] = JSON.stringify(failures);
+    return { outcomes, auditAnnotations: annotations };
+  }
+}
