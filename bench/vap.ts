@@ -184,7 +184,7 @@ export async function validatingAdmissionPolicies(): Promise<Section> {
     const { request } = JSON.parse(text) as { request: AdmissionRequest };
     const denying = [
       ...new Set(
-        compilePolicySet({ policies: view.snapshot.validatingAdmissionPolicies, bindings: view.snapshot.policyBindings })
+        compilePolicySet({ policies: view.cluster.validatingAdmissionPolicies, bindings: view.cluster.policyBindings })
           .evaluate(request, view)
           .outcomes.filter((o) => o.action === "Deny")
           .map((o) => o.policy),
