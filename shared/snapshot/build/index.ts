@@ -3,7 +3,7 @@
 // produce the same snapshot for the same cluster.
 import * as z from "zod/mini";
 import { describeZodError } from "../../zod/index.js";
-import { nodeAffinitySchema, objectMetaSchema, stringMapSchema } from "../../k8s/schemas/index.js";
+import { nodeAffinitySchema, objectMetaSchema, quantityMapSchema, stringMapSchema } from "../../k8s/schemas/index.js";
 import { ENFORCEMENT_MODES, POLICY_MODES } from "../../policy/index.js";
 import {
   DEFAULT_MAX_AGE_SECONDS,
@@ -66,7 +66,7 @@ const pvObject = z.looseObject({
 
 const nodeObject = z.looseObject({
   metadata: z.looseObject({ name: z.string(), labels: objectMetaSchema.shape.labels }),
-  status: z.optional(z.nullable(z.looseObject({ allocatable: z.optional(z.nullable(stringMapSchema)) }))),
+  status: z.optional(z.nullable(z.looseObject({ allocatable: z.optional(z.nullable(quantityMapSchema)) }))),
 });
 
 const settingsObject = z.looseObject({
