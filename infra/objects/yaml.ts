@@ -5,7 +5,7 @@
 // object that names no namespace gets one, as kubectl gives it the current one.
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { isMap, isNode, isSeq, LineCounter, parseAllDocuments } from "yaml";
+import { Composer, isMap, isNode, isSeq, LineCounter, Parser } from "yaml";
 import * as z from "zod/mini";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { CliError, fileError, firstLine } from "../cli/errors.js";
@@ -21,6 +21,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export interface Source {
   file: string;
   line?: number;
+  /** Only for a syntax error: where in the line the parser stopped. */
+  column?: number;
 }
 
 // Keyed by the object itself, so callers pass objects around as plain values and still find their origin.
@@ -52,48 +54,81 @@ function manifestFiles(path: string): string[] {
   return path === "-" ? [path] : filesUnder(path, (name) => MANIFEST.test(name));
 }
 
+/** One document of a YAML stream (or one item of a List in it), or why it cannot be read, with where it starts. */
+export type DocumentEntry = { object: KubeObject; source: Source; error?: undefined } | { object?: undefined; source: Source; error: string };
+
 /** A list's items, each with its own apiVersion/kind (a typed `<Kind>List` leaves them out) and its own line. */
-function unpack(object: Record<string, unknown>, node: unknown, source: Source, lineOf: (node: unknown) => number | undefined): KubeObject[] {
+function* unpack(object: Record<string, unknown>, node: unknown, source: Source, lineOf: (node: unknown) => number | undefined): Generator<DocumentEntry> {
   const kind = typeof object.kind === "string" ? object.kind : "";
   if (!kind.endsWith("List") || !Array.isArray(object.items)) {
     sources.set(object, source);
-    return [object];
+    yield { object, source };
+    return;
   }
   const itemKind = kind === "List" ? undefined : kind.slice(0, -"List".length);
   const itemNodes = isMap(node) ? node.get("items", true) : undefined;
-  return object.items.flatMap((item, index) => {
+  for (const [index, item] of object.items.entries()) {
     const itemNode = isSeq(itemNodes) ? itemNodes.items[index] : undefined;
-    const itemSource = { file: source.file, ...(lineOf(itemNode) !== undefined ? { line: lineOf(itemNode) } : source.line !== undefined ? { line: source.line } : {}) };
-    if (!isObject(item)) throw new CliError(`${where(itemSource)}: items[${index}] is not a Kubernetes object`);
+    const line = lineOf(itemNode) ?? source.line;
+    const itemSource = { file: source.file, ...(line !== undefined ? { line } : {}) };
+    if (!isObject(item)) {
+      yield { source: itemSource, error: `items[${index}] is not a Kubernetes object` };
+      continue;
+    }
     const typed = itemKind ? { apiVersion: object.apiVersion, kind: itemKind, ...item } : item;
-    return unpack(typed, itemNode, itemSource, lineOf);
-  });
+    yield* unpack(typed, itemNode, itemSource, lineOf);
+  }
 }
 
-/** `file:line`, or the file alone when the line is unknown. */
+/** `file:line` (`file:line:column` for a syntax error), or the file alone when the line is unknown. */
 export function where(source: Source): string {
-  return source.line === undefined ? source.file : `${source.file}:${source.line}`;
+  if (source.line === undefined) return source.file;
+  return `${source.file}:${source.line}${source.column !== undefined ? `:${source.column}` : ""}`;
 }
 
-/** Every object in `text`, as written (no namespace filled in); `name` is how errors and sourceOf refer to it (a path, or `<stdin>`). */
-export function objectsFromText(text: string, name: string): KubeObject[] {
-  const objects: KubeObject[] = [];
+/**
+ * Every document in `text`, one at a time (a parsed document is dropped once
+ * its object is made, so a large file costs one document's syntax tree at a
+ * time), each as written (no namespace filled in) or as why it cannot be
+ * read: a syntax error (file:line:column), a document that is not a mapping.
+ * A bad document does not stop the ones after it. `name` is how sources name
+ * the text (a path, or `<stdin>`).
+ */
+export function* documentsOf(text: string, name: string): Generator<DocumentEntry> {
   // Records line starts while parsing, so finding a document's line is a binary search, not a rescan of the file.
   const lineCounter = new LineCounter();
   const lineOf = (node: unknown) => (isNode(node) && node.range ? lineCounter.linePos(node.range[0]).line : undefined);
-  for (const doc of parseAllDocuments(text, { lineCounter })) {
+  const composer = new Composer();
+  for (const doc of composer.compose(new Parser(lineCounter.addNewLine).parse(text), true)) {
     const error = doc.errors[0];
     if (error) {
-      const at = error.linePos?.[0];
+      const at = lineCounter.linePos(error.pos[0]);
       const message = firstLine(error.message).replace(/ at line \d+, column \d+:?$/, "");
-      throw new CliError(`${name}${at ? `:${at.line}:${at.col}` : ""}: ${message}`);
+      yield { source: { file: name, line: at.line, column: at.col }, error: message };
+      continue;
     }
-    const value: unknown = doc.toJS();
-    if (value === null || value === undefined) continue;
     const line = lineOf(doc.contents);
     const source = { file: name, ...(line !== undefined ? { line } : {}) };
-    if (!isObject(value)) throw new CliError(`${where(source)}: a document is not a Kubernetes object (a mapping with apiVersion and kind)`);
-    objects.push(...unpack(value, doc.contents, source, lineOf));
+    let value: unknown;
+    try {
+      value = doc.toJS();
+    } catch (e) {
+      // An alias that expands past the library's limit, say: that document only.
+      yield { source, error: firstLine(e instanceof Error ? e.message : String(e)) };
+      continue;
+    }
+    if (value === null || value === undefined) continue;
+    if (!isObject(value)) yield { source, error: "a document is not a Kubernetes object (a mapping with apiVersion and kind)" };
+    else yield* unpack(value, doc.contents, source, lineOf);
+  }
+}
+
+/** Every object in `text`, as written (no namespace filled in); the first bad document stops it with file:line. */
+export function objectsFromText(text: string, name: string): KubeObject[] {
+  const objects: KubeObject[] = [];
+  for (const entry of documentsOf(text, name)) {
+    if (entry.error !== undefined) throw new CliError(`${where(entry.source)}: ${entry.error}`);
+    objects.push(entry.object);
   }
   return objects;
 }
