@@ -201,7 +201,7 @@ metadata: {name: team-a, labels: {team: a}}
       expect(snapshot.policyParams).toEqual({
         "example.io/v1/ReplicaLimit": { namespaced: true, objects: [{ apiVersion: "example.io/v1", kind: "ReplicaLimit", metadata: { name: "limit", namespace: "team-a" }, maxReplicas: 3 }] },
       });
-      expect(snapshot.namespaces["team-a"]).toEqual({ metadata: { name: "team-a", labels: { team: "a" } } });
+      expect(snapshot.namespaces["team-a"]).toEqual({ metadata: { name: "team-a", labels: { team: "a", "kubernetes.io/metadata.name": "team-a" } } });
       // The paramKind found through discovery, then listed page by page like the rest.
       expect(server.requests).toContain("GET /apis/example.io/v1");
       expect(server.requests).toContain("GET /apis/example.io/v1/replicalimits?limit=500");
