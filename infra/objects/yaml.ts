@@ -217,7 +217,7 @@ const CLUSTER_SCOPED: ReadonlySet<string> = new Set(
     "storage.k8s.io": ["StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "VolumeAttributesClass"],
     "storagemigration.k8s.io": ["StorageVersionMigration"],
     "cozystack.io": ["AffinityClass"],
-    "edgeadmit.io": ["EdgeAdmissionPolicyBinding"],
+    "edgeadmit.io": ["EdgeAdmissionPolicyBinding", "EdgeAdmissionException"],
   }).flatMap(([group, kinds]) => kinds.map((kind) => groupKind(group, kind))),
 );
 

@@ -68,7 +68,7 @@ describe("judgeObjects", () => {
   it("gives objects no policy looks at no results, and takes the namespace from the object only", () => {
     const configMap: KubeObject = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "app-config" }, data: {} };
     const [judged] = judgeObjects([configMap], snapshotOf([]), { policies: [everyOne] });
-    expect(judged).toEqual({ object: configMap, ref: { apiVersion: "v1", kind: "ConfigMap", name: "app-config" }, results: [], decision: { allowed: true, warnings: [], auditAnnotations: {} } });
+    expect(judged).toEqual({ object: configMap, ref: { apiVersion: "v1", kind: "ConfigMap", name: "app-config" }, results: [], skipped: [], decision: { allowed: true, warnings: [], auditAnnotations: {} } });
   });
 
   it("judges with the snapshot's ValidatingAdmissionPolicies when no policy is passed, a ValidatingAdmissionPolicyBinding counting offline", () => {

@@ -4,7 +4,7 @@
 // snapshot's own.
 import { admissionRequestSchema, type Decision } from "../admission/index.js";
 import { wrapReview } from "../admission/wrap.js";
-import { review, type PolicyResult } from "../dispatcher/index.js";
+import { review, type PolicyResult, type SkippedResult } from "../dispatcher/index.js";
 import type { Policy } from "../policy/index.js";
 import type { KubeObject } from "../snapshot/build/index.js";
 import type { Snapshot } from "../snapshot/schema.js";
@@ -25,6 +25,8 @@ interface JudgedBase {
   ref: ObjectRef;
   /** Every policy's result, in the order the webhook reports them; [] when no policy looks at the object. */
   results: PolicyResult[];
+  /** Results an EdgeAdmissionException set aside, each naming it. */
+  skipped: SkippedResult[];
 }
 
 /**
@@ -67,12 +69,12 @@ export function judgeObjects(objects: readonly KubeObject[], snapshot: Snapshot,
   return objects.map((object): JudgedObject => {
     const ref = refOf(object);
     const decoded = admissionRequestSchema.safeParse(wrapReview(object, { operation: options.operation ?? "CREATE" }).request);
-    if (!decoded.success) return { object, ref, results: [], error: `not an admission request: ${describeZodError(decoded.error)}` };
+    if (!decoded.success) return { object, ref, results: [], skipped: [], error: `not an admission request: ${describeZodError(decoded.error)}` };
     try {
-      const { decision, results } = review(decoded.data, context);
-      return { object, ref, results, decision };
+      const { decision, results, skipped } = review(decoded.data, context);
+      return { object, ref, results, skipped, decision };
     } catch (e) {
-      return { object, ref, results: [], error: e instanceof Error ? e.message : String(e) };
+      return { object, ref, results: [], skipped: [], error: e instanceof Error ? e.message : String(e) };
     }
   });
 }

@@ -22,6 +22,7 @@ import { madeByWorkloadController, WORKLOAD_API_GROUPS } from "../../k8s/control
 import { sharedClaimNames } from "../../k8s/volumes/index.js";
 import { collectPolicyObjects, usedByPolicies } from "./policies.js";
 import { parseQuantity, QuantityError, type Quantity } from "../../k8s/quantity/index.js";
+import { EXCEPTION_GROUP, EXCEPTION_KIND, exceptionObjectSchema, type Exception } from "../../exceptions/index.js";
 
 export const SETTINGS_CONFIGMAP = "edgeadmit-settings";
 export const ROOT_TENANT_NAMESPACE = "tenant-root";
@@ -184,6 +185,7 @@ export class SnapshotBuilder {
   readonly #nodeObjects: Array<z.infer<typeof nodeObject>> = [];
   readonly #usersByClaim = new Map<string, VolumeUser[]>();
   #settings: Settings = { policies: {}, maxAgeSeconds: DEFAULT_MAX_AGE_SECONDS, onStale: "Warn" };
+  readonly #exceptions: Record<string, Exception> = {};
   /** Objects kept for the policies (see BuilderOptions.retain), and which of them no fact branch read. */
   readonly #kept: KubeObject[] = [];
   readonly #unread = new Set<KubeObject>();
@@ -242,6 +244,12 @@ export class SnapshotBuilder {
       if (node) this.#nodeObjects.push(node);
     } else if (isWorkloadKind(kind) && group === WORKLOAD_API_GROUPS[kind]) {
       collectVolumeUsers(kind, object, this.#usersByClaim, this.#problems);
+    } else if (group === EXCEPTION_GROUP && kind === EXCEPTION_KIND) {
+      const exception = this.#decode(exceptionObjectSchema, object);
+      if (!exception) return true;
+      const name = exception.metadata.name;
+      if (Object.hasOwn(this.#exceptions, name)) this.#problems.push(`${EXCEPTION_KIND} ${name}: an exception of that name came before; this one wins`);
+      this.#exceptions[name] = exception.spec;
     } else if (group === "" && kind === "ConfigMap" && named.safeParse(object).data?.metadata.name === SETTINGS_CONFIGMAP) {
       const cm = this.#decode(settingsObject, object);
       if (!cm) return true;
@@ -280,6 +288,7 @@ export class SnapshotBuilder {
         volumeClaims,
         nodes: classLabelsOfNodes(this.#nodeObjects, this.#affinityClasses),
         ...policyObjects,
+        exceptions: this.#exceptions,
         ...(this.#nodeObjects.length > 0 ? { largestAllocatable: largestAllocatable(this.#nodeObjects, problems) } : {}),
       },
       problems,
