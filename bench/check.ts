@@ -7,7 +7,7 @@ import { join, relative } from "node:path";
 import { stringify } from "yaml";
 import { main } from "../infra/cli/main.js";
 import { checkObjects } from "../infra/cli/check.js";
-import { readObjects } from "../infra/objects/yaml.js";
+import { readObjects, sourceOf } from "../infra/objects/yaml.js";
 import { buildSnapshot } from "../shared/snapshot/build/index.js";
 import { PROJECT_ROOT } from "../scripts/local-worker.js";
 import { clusterObjects } from "./cluster.js";
@@ -55,7 +55,7 @@ export async function checkScale(dir: string, inProcessReviewUs: number): Promis
     readMs.push(nowMs() - readStart);
     const { snapshot } = buildSnapshot(read, { generation: 1, builtAt: new Date().toISOString() });
     const judgeStart = nowMs();
-    checkObjects(read, snapshot);
+    checkObjects(read, snapshot, sourceOf);
     judgeMs.push(nowMs() - judgeStart);
   }
   const perObjectUs = wholeMs.map((ms) => (ms * 1000) / CHECK_OBJECTS);

@@ -6,11 +6,16 @@ export interface CliIo {
   out(text: string): void;
   err(text: string): void;
   readStdin(): Promise<string>;
+  /** Whether stderr is a terminal, where a progress line may be rewritten in place. */
+  readonly stderrIsTerminal?: boolean;
 }
 
 export const processIo: CliIo = {
   out: (text) => void process.stdout.write(text),
   err: (text) => void process.stderr.write(text),
+  get stderrIsTerminal() {
+    return process.stderr.isTTY === true;
+  },
   readStdin: async () => {
     // Waiting on a terminal looks like a hang: say what was expected instead.
     if (process.stdin.isTTY) throw new CliError("expected input on stdin (a pipe or a file), not a terminal: give a FILE or pipe the input in");

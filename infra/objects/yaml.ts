@@ -149,15 +149,41 @@ export async function readObjects(paths: readonly string[], io: CliIo, options: 
     const text = await readInput(file, io, "file");
     objects.push(...objectsFromText(text, file === "-" ? "<stdin>" : file));
   }
-  const crds = objects.filter((object) => crdOf(object) !== undefined);
-  const namespace = options.namespace ?? "default";
-  for (const object of objects) {
-    if (isClusterScoped(object.apiVersion, object.kind, crds)) continue;
-    // In place: the objects are this call's own, and sourceOf is keyed by their identity.
-    if (!isObject(object.metadata)) object.metadata = { namespace };
-    else if (typeof object.metadata.namespace !== "string" || object.metadata.namespace === "") object.metadata.namespace = namespace;
-  }
+  const defaults = new NamespaceDefaults(options.namespace);
+  for (const object of objects) defaults.learn(object);
+  for (const object of objects) defaults.apply(object);
   return objects;
+}
+
+/**
+ * Gives namespaced objects that name no namespace `namespace` ("default" when
+ * unset, as kubectl's current namespace usually is), knowing the
+ * cluster-scoped kinds built in and those the CustomResourceDefinitions it
+ * has learned declare.
+ */
+export class NamespaceDefaults {
+  readonly #clusterScoped = new Set<string>();
+  readonly #namespace: string;
+
+  constructor(namespace: string | undefined) {
+    this.#namespace = namespace ?? "default";
+  }
+
+  /** Takes note of a CustomResourceDefinition's scope; other objects are no news. */
+  learn(object: KubeObject): void {
+    const crd = crdOf(object);
+    if (crd?.clusterScoped) this.#clusterScoped.add(crd.groupKind);
+  }
+
+  /** In place: the objects are the reader's own, and sourceOf is keyed by their identity. */
+  apply(object: KubeObject): void {
+    if (typeof object.apiVersion === "string" && typeof object.kind === "string") {
+      const key = groupKind(groupOf(object.apiVersion), object.kind);
+      if (CLUSTER_SCOPED.has(key) || this.#clusterScoped.has(key)) return;
+    }
+    if (!isObject(object.metadata)) object.metadata = { namespace: this.#namespace };
+    else if (typeof object.metadata.namespace !== "string" || object.metadata.namespace === "") object.metadata.namespace = this.#namespace;
+  }
 }
 
 function metadataOf(object: KubeObject): { name?: unknown; namespace?: unknown } {

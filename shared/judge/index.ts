@@ -57,16 +57,17 @@ export function refOf(object: KubeObject): ObjectRef {
 }
 
 /**
- * Every object's verdict against `snapshot`, each wrapped as `edgeadmit review`
- * wraps it and decoded by the function's own schema. "Now" is when the
- * snapshot was built, so a saved snapshot is never judged stale. An object
- * that breaks a policy is that object's `error`; the rest are still judged.
+ * A judge of objects against `snapshot`, one at a time, each wrapped as
+ * `edgeadmit review` wraps it and decoded by the function's own schema. "Now"
+ * is when the snapshot was built, so a saved snapshot is never judged stale.
+ * An object that breaks a policy is that object's `error`. One view serves
+ * every object, so what policies derive from the snapshot is derived once.
  */
-export function judgeObjects(objects: readonly KubeObject[], snapshot: Snapshot, options: JudgeOptions = {}): JudgedObject[] {
+export function objectJudge(snapshot: Snapshot, options: JudgeOptions = {}): (object: KubeObject) => JudgedObject {
   const view = new SnapshotView(snapshot);
   const pushedAt = Date.parse(snapshot.builtAt);
   const context = { cluster: options.cluster ?? "offline", policies: options.policies ?? [], snapshot: { view, pushedAt }, withoutSnapshot: "FailOpen", now: pushedAt } as const;
-  return objects.map((object): JudgedObject => {
+  return (object): JudgedObject => {
     const ref = refOf(object);
     const decoded = admissionRequestSchema.safeParse(wrapReview(object, { operation: options.operation ?? "CREATE" }).request);
     if (!decoded.success) return { object, ref, results: [], skipped: [], error: `not an admission request: ${describeZodError(decoded.error)}` };
@@ -76,5 +77,10 @@ export function judgeObjects(objects: readonly KubeObject[], snapshot: Snapshot,
     } catch (e) {
       return { object, ref, results: [], skipped: [], error: e instanceof Error ? e.message : String(e) };
     }
-  });
+  };
+}
+
+/** Every object's verdict against `snapshot` (see objectJudge); the rest are still judged when one breaks a policy. */
+export function judgeObjects(objects: readonly KubeObject[], snapshot: Snapshot, options: JudgeOptions = {}): JudgedObject[] {
+  return objects.map(objectJudge(snapshot, options));
 }
