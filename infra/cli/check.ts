@@ -12,6 +12,7 @@ import { SnapshotBuilder, type KubeObject } from "../../shared/snapshot/build/in
 import { POLICIES } from "../../policies/index.js";
 import { groupKindOf, inputFiles, isSettingsConfigMap, roleOf, SCOPE_RULES, type InputFile, type ScopeRule } from "../objects/inputs.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
+import { NAMESPACE_NAME_LABEL } from "../../shared/vap/match/index.js";
 import { documentsOf, identityOf, NamespaceDefaults, where, type Source } from "../objects/yaml.js";
 import { choice, optionalString, parseVerbArgs, stringList } from "./args.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine } from "./errors.js";
@@ -99,10 +100,34 @@ function mayServePolicies(object: KubeObject): boolean {
 
 const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** The label keys other than the namespace's name that the namespaceSelectors of a snapshot's bound policies and bindings read, by policy. */
+function selectorNeeds(snapshot: Snapshot): Map<string, Set<string>> {
+  const needs = new Map<string, Set<string>>();
+  const take = (policy: string, selector: unknown) => {
+    if (!isRecord(selector)) return;
+    const keys = [...Object.keys(isRecord(selector["matchLabels"]) ? selector["matchLabels"] : {}), ...(Array.isArray(selector["matchExpressions"]) ? selector["matchExpressions"] : []).map((r) => (isRecord(r) ? r["key"] : undefined))];
+    for (const key of keys) if (typeof key === "string" && key !== NAMESPACE_NAME_LABEL) needs.set(policy, (needs.get(policy) ?? new Set()).add(key));
+  };
+  for (const [name, policy] of Object.entries(snapshot.validatingAdmissionPolicies)) {
+    const spec = isRecord(policy) && isRecord(policy["spec"]) ? policy["spec"] : {};
+    take(name, isRecord(spec["matchConstraints"]) ? spec["matchConstraints"]["namespaceSelector"] : undefined);
+  }
+  for (const binding of Object.values(snapshot.policyBindings)) {
+    const spec = isRecord(binding) && isRecord(binding["spec"]) ? binding["spec"] : {};
+    if (typeof spec["policyName"] === "string" && Object.hasOwn(snapshot.validatingAdmissionPolicies, spec["policyName"]))
+      take(spec["policyName"], isRecord(spec["matchResources"]) ? spec["matchResources"]["namespaceSelector"] : undefined);
+  }
+  return needs;
+}
+
 interface ScopeFacts {
   builder: SnapshotBuilder | undefined;
   /** Identity (group, kind, namespace, name) → where the first object with it was read. */
   identities: Map<string, Source>;
+  /** The namespaces the scope's resources are in. */
+  namespaces: Set<string>;
 }
 
 /** The check of a tree: see CheckOptions and the module's comment. */
@@ -177,7 +202,9 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
         defaults.apply(object);
         resources++;
         let facts = scopes.get(file.scope);
-        if (!facts) scopes.set(file.scope, (facts = { builder: options.snapshot ? undefined : new SnapshotBuilder({ ...buildOptions, retain: mayServePolicies }), identities: new Map() }));
+        if (!facts) scopes.set(file.scope, (facts = { builder: options.snapshot ? undefined : new SnapshotBuilder({ ...buildOptions, retain: mayServePolicies }), identities: new Map(), namespaces: new Set() }));
+        const namespace = refOf(object).namespace;
+        if (namespace !== undefined) facts.namespaces.add(namespace);
         const identity = identityOf(object);
         const first = identity === undefined ? undefined : facts.identities.get(identity);
         if (first) {
@@ -200,6 +227,9 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
   const given = options.snapshot ? await options.snapshot() : undefined;
   const warned = new Set<string>();
   const judges = new Map<string, (object: KubeObject) => JudgedObject>();
+  // What a namespaceSelector would need to know of namespaces the facts lack (known by name only).
+  const unknownNamespaces = new Map<string, Set<string>>();
+  const needs = new Map<string, Set<string>>();
   for (const [scope, facts] of scopes) {
     let snapshot = given;
     if (!snapshot) {
@@ -209,6 +239,8 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
       snapshot = built.snapshot;
     }
     judges.set(scope, objectJudge(snapshot, { policies: POLICIES }));
+    for (const [policy, keys] of selectorNeeds(snapshot)) for (const key of keys) needs.set(policy, (needs.get(policy) ?? new Set()).add(key));
+    unknownNamespaces.set(scope, new Set([...facts.namespaces].filter((name) => !Object.hasOwn(snapshot.namespaces, name))));
   }
   scopes.clear();
 
@@ -233,7 +265,10 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
     const summary = skippedSummary(skipped);
     throw new CliError(`no Kubernetes objects in ${options.files.join(", ")}${summary ? ` (${summary})` : ""}`);
   }
-  return { objects: checked, policies: POLICIES, errors, skipped, scopes: Math.max(judges.size, 1) };
+  const missing = [...new Set([...unknownNamespaces.values()].flatMap((names) => [...names]))].sort();
+  const missingFacts =
+    missing.length > 0 && needs.size > 0 ? { namespaces: missing, labels: [...needs].sort(([a], [b]) => (a < b ? -1 : 1)).map(([policy, keys]) => ({ policy, labels: [...keys] })) } : undefined;
+  return { objects: checked, policies: POLICIES, errors, skipped, scopes: Math.max(judges.size, 1), ...(missingFacts ? { missingFacts } : {}) };
 }
 
 export const check: Verb = {

@@ -179,7 +179,8 @@ const REVIEW_VERSIONS = new Set(["admission.k8s.io/v1", "admission.k8s.io/v1beta
  */
 export function roleOf(object: KubeObject): DocumentRole {
   const { apiVersion, kind } = object;
-  if (typeof apiVersion !== "string" || apiVersion === "" || typeof kind !== "string" || kind === "") return { role: "skip", reason: "not a Kubernetes object (no apiVersion and kind)" };
+  const missing = [typeof apiVersion !== "string" || apiVersion === "" ? "apiVersion" : "", typeof kind !== "string" || kind === "" ? "kind" : ""].filter(Boolean);
+  if (missing.length > 0 || typeof apiVersion !== "string" || typeof kind !== "string") return { role: "skip", reason: `not a Kubernetes object (no ${missing.join(" and ")})` };
   if (kind === "AdmissionReview" && REVIEW_VERSIONS.has(apiVersion)) {
     const request = isRecord(object["request"]) ? object["request"] : undefined;
     const inner = request?.["object"];

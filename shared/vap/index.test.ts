@@ -186,7 +186,7 @@ resourceRules:
   it("a namespace the snapshot does not know is a configuration error, under failurePolicy", () => {
     const objects = cluster(`namespaceSelector: {matchLabels: {env: prod}}\n${deployments.replace("matchConstraints:\n", "")}`);
     expect(judge(objects, { ...deployment(1), metadata: { name: "web", namespace: "brand-new" } }).decision.denial?.message).toBe(
-      `ValidatingAdmissionPolicy 'p' denied request: failed to configure policy: namespaces "brand-new" not found in the snapshot (created after the sync job last ran?): only its name is known, and the namespaceSelector needs its label env`,
+      `ValidatingAdmissionPolicy 'p' denied request: failed to configure policy: namespace "brand-new" is not in the snapshot, so only its name is known; the namespaceSelector needs its label env`,
     );
   });
 
@@ -198,7 +198,7 @@ resourceRules:
     expect(denied(byName, inNamespace("kube-system"))).toBe(false);
     expect(denied(only(`{matchLabels: {kubernetes.io/metadata.name: shop}}`), inNamespace("lab"))).toBe(false);
     expect(judge(only(`{matchLabels: {kubernetes.io/metadata.name: shop, team: a}, matchExpressions: [{key: env, operator: Exists}]}`), inNamespace("shop")).decision.denial?.message).toBe(
-      `ValidatingAdmissionPolicy 'p' denied request: failed to configure policy: namespaces "shop" not found in the snapshot (created after the sync job last ran?): only its name is known, and the namespaceSelector needs its label team, env`,
+      `ValidatingAdmissionPolicy 'p' denied request: failed to configure policy: namespace "shop" is not in the snapshot, so only its name is known; the namespaceSelector needs its label team, env`,
     );
   });
 

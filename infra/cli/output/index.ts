@@ -40,6 +40,21 @@ export interface CheckReport {
   skipped: readonly SkippedInput[];
   /** How many separate clusters the input was judged as. */
   scopes: number;
+  /**
+   * Namespaces the resources are in that the cluster facts do not define (so
+   * only their names are known), when some bound policy's namespaceSelector
+   * needs other labels: those verdicts were decided by failurePolicy.
+   */
+  missingFacts?: { namespaces: readonly string[]; labels: ReadonlyArray<{ policy: string; labels: readonly string[] }> };
+}
+
+/** The missing facts in one line, or undefined. */
+export function missingFactsLine(report: CheckReport, named = 5): string | undefined {
+  const missing = report.missingFacts;
+  if (!missing) return undefined;
+  const names = missing.namespaces.slice(0, named).join(", ") + (missing.namespaces.length > named ? `, … and ${missing.namespaces.length - named} more` : "");
+  const needs = missing.labels.map(({ policy, labels }) => `${policy} needs ${labels.join(", ")}`).join("; ");
+  return `missing facts: the labels of namespaces ${names} (not in the input: only their names are known); namespaceSelectors read them (${needs}), so failurePolicy decided: define the Namespaces (--policies) or check against --snapshot or --from-cluster`;
 }
 
 export type Counts = Record<EnforcementMode, number> & { objects: number; unreadable: number; exempted: number; inputErrors: number; skippedInputs: number };
@@ -59,6 +74,9 @@ export function describeRef(ref: ObjectRef): string {
   return `${ref.kind} ${ref.namespace !== undefined ? `${ref.namespace}/` : ""}${ref.name}`;
 }
 
+/** Skip reasons are plural; their singular, for a count of one. */
+const SINGULAR: Readonly<Record<string, string>> = { "not Kubernetes objects": "not a Kubernetes object", kustomizations: "kustomization", "kustomize patches": "kustomize patch" };
+
 /** How many inputs of each reason were skipped, naming the first few of each: one line however many there are. */
 export function skippedSummary(skipped: readonly SkippedInput[], named = 3): string | undefined {
   if (skipped.length === 0) return undefined;
@@ -66,7 +84,7 @@ export function skippedSummary(skipped: readonly SkippedInput[], named = 3): str
   for (const { source, reason } of skipped) byReason.set(reason, [...(byReason.get(reason) ?? []), source]);
   const parts = [...byReason].map(([reason, sources]) => {
     const shown = sources.slice(0, named).map(where).join(", ");
-    return `${sources.length} ${reason} (${shown}${sources.length > named ? `, … and ${sources.length - named} more` : ""})`;
+    return `${sources.length} ${sources.length === 1 ? (SINGULAR[reason] ?? reason) : reason} (${shown}${sources.length > named ? `, … and ${sources.length - named} more` : ""})`;
   });
   return `skipped ${skipped.length} ${skipped.length === 1 ? "input" : "inputs"}: ${parts.join("; ")}`;
 }

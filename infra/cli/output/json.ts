@@ -27,5 +27,5 @@ export function renderJson(report: CheckReport): string {
   }));
   const errors = report.errors.map((error) => ({ ...at(error.source), ...(error.object ? { object: error.object } : {}), message: error.message }));
   const skipped = report.skipped.map(({ source, reason }) => ({ ...at(source), reason }));
-  return `${JSON.stringify({ apiVersion: "edgeadmit.io/v1alpha1", kind: "CheckReport", summary: { ...countsOf(report), clusters: report.scopes }, objects, errors, skipped }, null, 2)}\n`;
+  return `${JSON.stringify({ apiVersion: "edgeadmit.io/v1alpha1", kind: "CheckReport", summary: { ...countsOf(report), clusters: report.scopes }, objects, errors, skipped, ...(report.missingFacts ? { missingFacts: report.missingFacts } : {}) }, null, 2)}\n`;
 }

@@ -3,7 +3,7 @@
 // what was skipped, one line each.
 import { describeResult } from "../../../shared/dispatcher/index.js";
 import { where } from "../../objects/yaml.js";
-import { countsOf, describeRef, skippedSummary, type CheckReport } from "./index.js";
+import { countsOf, describeRef, missingFactsLine, skippedSummary, type CheckReport } from "./index.js";
 
 export function renderText(report: CheckReport): string {
   const rows = report.objects.flatMap(({ ref, source, results, skipped, error }) => {
@@ -26,6 +26,6 @@ export function renderText(report: CheckReport): string {
   ];
   const clusters = report.scopes > 1 ? ` as ${report.scopes} separate clusters` : "";
   const summary = `${counts.objects} ${counts.objects === 1 ? "object" : "objects"} checked${clusters}: ${counts.Deny} Deny, ${counts.Warn} Warn, ${counts.Audit} Audit${extra.map((part) => `, ${part}`).join("")}`;
-  const skipped = skippedSummary(report.skipped);
-  return [...lines, ...(lines.length > 0 ? [""] : []), summary, ...(skipped ? [skipped] : []), ""].join("\n");
+  const notes = [skippedSummary(report.skipped), missingFactsLine(report)].filter((line) => line !== undefined);
+  return [...lines, ...(lines.length > 0 ? [""] : []), summary, ...notes, ""].join("\n");
 }

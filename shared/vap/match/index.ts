@@ -120,7 +120,7 @@ function namespaceSelectorMatches(selector: LabelSelector, request: AdmissionReq
   const shown = missing.slice(0, 5).map((key) => key.slice(0, 317));
   return {
     matches: false,
-    error: `namespaces "${namespace.slice(0, 253)}" not found in the snapshot (created after the sync job last ran?): only its name is known, and the namespaceSelector needs its label ${shown.join(", ")}${missing.length > shown.length ? ` and ${missing.length - shown.length} more` : ""}`,
+    error: `namespace "${namespace.slice(0, 253)}" is not in the snapshot, so only its name is known; the namespaceSelector needs its label ${shown.join(", ")}${missing.length > shown.length ? ` and ${missing.length - shown.length} more` : ""}`,
   };
 }
 
