@@ -1,6 +1,9 @@
 // `edgeadmit check` over a repository-shaped tree (test/fixtures/check-tree,
 // its README says what each file reproduces): exact output for every input
 // a real repository holds that the check once mishandled.
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./test-io.js";
 
@@ -110,5 +113,20 @@ describe("edgeadmit check over a tree", () => {
       },
     ]);
     expect(report["missingFacts"]).toEqual({ namespaces: ["shop"], labels: [{ policy: "prod-images", labels: ["env"] }] });
+  });
+
+  it("snapshot build reads the same facts: number quantities, Namespaces labelled with their names, bound policies and exceptions counted", async () => {
+    const out = join(mkdtempSync(join(tmpdir(), "edgeadmit-tree-")), "snapshot.json");
+    const { code, stderr } = await runCli(["snapshot", "build", "-f", `${POLICIES}/vap`, "-f", `${POLICIES}/exception`, "-o", out]);
+    const snapshot = JSON.parse(readFileSync(out, "utf8")) as Record<string, Record<string, unknown>> & { generation: number };
+    expect({ code, stderr }).toEqual({
+      code: 0,
+      stderr: `wrote ${out}: generation ${snapshot.generation}, 0 AffinityClasses, 0 tenants, 0 applications, 0 RWO volume claims, 2 ValidatingAdmissionPolicies bound at the edge, 1 exceptions\n`,
+    });
+    expect(snapshot["largestAllocatable"]).toEqual({ cpu: "8", "google.com/tpu": "8", memory: "64Gi", pods: "110" });
+    expect(snapshot["namespaces"]).toEqual({ batch: { metadata: { name: "batch", labels: { env: "dev", "kubernetes.io/metadata.name": "batch" } } } });
+    expect(snapshot["exceptions"]).toEqual({
+      "crunch-burst": { policies: ["max-replicas", "ha-spread"], match: [{ kinds: ["Deployment"], namespaces: ["batch"], names: ["crunch"] }], reason: "a batch job that needs the burst; ticket OPS-42" },
+    });
   });
 });

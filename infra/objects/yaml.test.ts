@@ -214,7 +214,7 @@ describe("snapshot build -f", () => {
     expect(code).toBe(0);
     expect(stdout).toBe("");
     const snapshot = JSON.parse(readFileSync(out, "utf8"));
-    expect(stderr).toBe(`wrote ${out}: generation ${snapshot.generation}, 3 AffinityClasses, 2 tenants, 1 applications, 0 RWO volume claims\n`);
+    expect(stderr).toBe(`wrote ${out}: generation ${snapshot.generation}, 3 AffinityClasses, 2 tenants, 1 applications, 0 RWO volume claims, 0 ValidatingAdmissionPolicies bound at the edge, 0 exceptions\n`);
   });
 
   it("fails with file and line for broken YAML in a directory, one line, exit 1", async () => {
