@@ -1,7 +1,7 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
-import { missingConformanceData } from "./conformance/data.js";
+import { missingConformanceData } from "./scripts/conformance-data.js";
 import { testClusters } from "./test/support/clusters.js";
 
 // `npm run conformance`: the team's acceptance data beside the clone
