@@ -3,9 +3,9 @@
 // returns it) unpacked into its items. A syntax error names file and line;
 // every object read remembers its file and line (sourceOf), and a namespaced
 // object that names no namespace gets one, as kubectl gives it the current one.
-import { readdirSync, statSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { Composer, isMap, isNode, isSeq, LineCounter, Parser } from "yaml";
+import { Composer, isMap, isNode, isSeq, Parser } from "yaml";
 import * as z from "zod/mini";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { CliError, fileError, firstLine } from "../cli/errors.js";
@@ -87,40 +87,117 @@ export function where(source: Source): string {
 }
 
 /**
- * Every document in `text`, one at a time (a parsed document is dropped once
- * its object is made, so a large file costs one document's syntax tree at a
- * time), each as written (no namespace filled in) or as why it cannot be
- * read: a syntax error (file:line:column), a document that is not a mapping.
- * A bad document does not stop the ones after it. `name` is how sources name
- * the text (a path, or `<stdin>`).
+ * Lines of a stream parsed in order: line starts are kept only from the
+ * current document on (`forget`), so a file of millions of lines costs one
+ * document's lines, not the file's. Same answers as yaml's LineCounter.
  */
-export function* documentsOf(text: string, name: string): Generator<DocumentEntry> {
+class StreamLineCounter {
+  /** Offsets of line starts (the parser reports offset 0 first), from the first line not forgotten on. */
+  #starts: number[] = [];
+  #forgotten = 0;
+
+  readonly addNewLine = (offset: number) => void this.#starts.push(offset);
+
+  /** 1-based line and column of `offset`, which must not be before what was forgotten. */
+  linePos(offset: number): { line: number; col: number } {
+    let low = 0;
+    let high = this.#starts.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.#starts[middle]! <= offset) low = middle + 1;
+      else high = middle;
+    }
+    const index = Math.max(low - 1, 0);
+    return { line: this.#forgotten + index + 1, col: offset - (this.#starts[index] ?? 0) + 1 };
+  }
+
+  /** Drops the line starts before the line holding `offset`. */
+  forget(offset: number): void {
+    const { line } = this.linePos(offset);
+    const drop = line - 1 - this.#forgotten;
+    if (drop <= 0) return;
+    this.#starts = this.#starts.slice(drop);
+    this.#forgotten += drop;
+  }
+}
+
+/** A file's text in pieces of about `size` bytes, decoded as UTF-8 across piece boundaries: a large file is never one string. */
+export function* fileChunks(path: string, size = 64 * 1024): Generator<string> {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (e) {
+    throw fileError("read", `file ${path}`, e);
+  }
+  try {
+    const buffer = Buffer.allocUnsafe(size);
+    const decoder = new TextDecoder("utf-8");
+    for (;;) {
+      let read: number;
+      try {
+        read = readSync(fd, buffer, 0, size, null);
+      } catch (e) {
+        throw fileError("read", `file ${path}`, e);
+      }
+      if (read === 0) break;
+      yield decoder.decode(buffer.subarray(0, read), { stream: true });
+    }
+    const rest = decoder.decode();
+    if (rest !== "") yield rest;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Every document in `source` (a text, or its pieces in order), one at a time:
+ * a parsed document is dropped once its object is made, so a large file costs
+ * one document's syntax tree at a time. Each object is as written (no
+ * namespace filled in), or why it cannot be read: a syntax error
+ * (file:line:column), a document that is not a mapping. A bad document does
+ * not stop the ones after it. `name` is how sources name the text (a path,
+ * or `<stdin>`).
+ */
+export function* documentsOf(source: string | Iterable<string>, name: string): Generator<DocumentEntry> {
   // Records line starts while parsing, so finding a document's line is a binary search, not a rescan of the file.
-  const lineCounter = new LineCounter();
+  const lineCounter = new StreamLineCounter();
   const lineOf = (node: unknown) => (isNode(node) && node.range ? lineCounter.linePos(node.range[0]).line : undefined);
+  const parser = new Parser(lineCounter.addNewLine);
   const composer = new Composer();
-  for (const doc of composer.compose(new Parser(lineCounter.addNewLine).parse(text), true)) {
+  const entries = function* (doc: ReturnType<Composer["end"]> extends Generator<infer D> ? D : never): Generator<DocumentEntry> {
     const error = doc.errors[0];
     if (error) {
       const at = lineCounter.linePos(error.pos[0]);
       const message = firstLine(error.message).replace(/ at line \d+, column \d+:?$/, "");
       yield { source: { file: name, line: at.line, column: at.col }, error: message };
-      continue;
+      return;
     }
     const line = lineOf(doc.contents);
-    const source = { file: name, ...(line !== undefined ? { line } : {}) };
+    const where = { file: name, ...(line !== undefined ? { line } : {}) };
     let value: unknown;
     try {
       value = doc.toJS();
     } catch (e) {
       // An alias that expands past the library's limit, say: that document only.
-      yield { source, error: firstLine(e instanceof Error ? e.message : String(e)) };
-      continue;
+      yield { source: where, error: firstLine(e instanceof Error ? e.message : String(e)) };
+      return;
     }
-    if (value === null || value === undefined) continue;
-    if (!isObject(value)) yield { source, error: "a document is not a Kubernetes object (a mapping with apiVersion and kind)" };
-    else yield* unpack(value, doc.contents, source, lineOf);
+    if (value === null || value === undefined) return;
+    if (!isObject(value)) yield { source: where, error: "a document is not a Kubernetes object (a mapping with apiVersion and kind)" };
+    else yield* unpack(value, doc.contents, where, lineOf);
+    // Later documents never ask for lines before this one's end.
+    lineCounter.forget(doc.range[2]);
+  };
+  // The parser is given whole lines: a piece's last, partial line waits for the next piece.
+  let partial = "";
+  for (const chunk of typeof source === "string" ? [source] : source) {
+    const text = partial + chunk;
+    const cut = text.lastIndexOf("\n") + 1;
+    partial = text.slice(cut);
+    if (cut > 0) for (const doc of composer.compose(parser.parse(text.slice(0, cut), true))) yield* entries(doc);
   }
+  for (const doc of composer.compose(parser.parse(partial, false))) yield* entries(doc);
+  for (const doc of composer.end(true)) yield* entries(doc);
 }
 
 /** Every object in `text`, as written (no namespace filled in); the first bad document stops it with file:line. */

@@ -160,11 +160,12 @@ export function buildSnapshot(objects: readonly KubeObject[], options: BuildOpti
 
 export interface BuilderOptions extends BuildOptions {
   /**
-   * Which objects no fact branch reads are kept until build(), where the
-   * cluster's policies, their params and the Namespaces are sorted out of
-   * them (and the rest reported as ignored): every one when unset. A caller
-   * that streams many objects keeps the policies' kinds only, so memory
-   * holds the facts, not the input.
+   * Which objects are kept until build(), where the cluster's policies, their
+   * params and the Namespaces are sorted out of them (and the rest reported
+   * as ignored). Unset: every object. Set: only objects no fact branch has
+   * already reduced to its facts, and of those the ones it accepts; a caller
+   * that streams many objects keeps the policies' kinds only, so memory holds
+   * the facts, not the input.
    */
   retain?: (object: KubeObject) => boolean;
 }
@@ -204,7 +205,7 @@ export class SnapshotBuilder {
   add(object: KubeObject): void {
     const { group, kind } = kindOf(object);
     const read = this.#read(group, kind, object);
-    if (this.#options.retain && !this.#options.retain(object)) return;
+    if (this.#options.retain && (read || !this.#options.retain(object))) return;
     this.#kept.push(object);
     if (!read) this.#unread.add(object);
   }
