@@ -19,7 +19,7 @@ import { choice, optionalString, parseVerbArgs, stringList } from "./args.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
 import { countsOf, failingModes, FAIL_ON, skippedSummary, type CheckedObject, type CheckReport, type FailOn, type InputError, type SkippedInput } from "./output/index.js";
-import { renderJson } from "./output/json.js";
+import { jsonChunks, renderJson } from "./output/json.js";
 import { renderSarif } from "./output/sarif.js";
 import { renderText } from "./output/text.js";
 import { CLUSTER_FLAGS, snapshotFromCluster } from "./snapshot.js";
@@ -408,7 +408,9 @@ Examples:
     } catch (e) {
       throw cannotRun(e);
     }
-    io.out(RENDERERS[output](report));
+    // JSON goes out an object at a time: the report of a large tree is never one string.
+    if (output === "json") for (const chunk of jsonChunks(report)) io.out(chunk);
+    else io.out(RENDERERS[output](report));
     return exitCodeOf(report, failOn);
   },
 };

@@ -3,7 +3,7 @@
 // what was skipped. Fields are only ever added.
 import { describeResult, type PolicyResult } from "../../../shared/dispatcher/index.js";
 import type { Source } from "../../objects/yaml.js";
-import { countsOf, type CheckReport } from "./index.js";
+import { countsOf, type CheckedObject, type CheckReport } from "./index.js";
 
 const at = (source: Source | undefined) => (source ? { file: source.file, ...(source.line !== undefined ? { line: source.line } : {}) } : {});
 
@@ -16,16 +16,34 @@ const resultOf = (result: PolicyResult) => ({
   ...(result.field !== undefined ? { field: result.field } : {}),
 });
 
-export function renderJson(report: CheckReport): string {
-  const objects = report.objects.map(({ ref, source, scope, results, skipped, error }) => ({
-    ...ref,
-    ...at(source),
-    ...(scope !== undefined ? { scope } : {}),
-    ...(error !== undefined ? { error } : { allowed: !results.some((result) => result.mode === "Deny") }),
-    results: results.map(resultOf),
-    ...(skipped.length > 0 ? { skipped: skipped.map((result) => ({ ...resultOf(result), exception: result.exception })) } : {}),
-  }));
+const objectOf = ({ ref, source, scope, results, skipped, error }: CheckedObject) => ({
+  ...ref,
+  ...at(source),
+  ...(scope !== undefined ? { scope } : {}),
+  ...(error !== undefined ? { error } : { allowed: !results.some((result) => result.mode === "Deny") }),
+  results: results.map(resultOf),
+  ...(skipped.length > 0 ? { skipped: skipped.map((result) => ({ ...resultOf(result), exception: result.exception })) } : {}),
+});
+
+/** `value` as JSON.stringify(value, null, 2) writes it at `depth` levels of indentation. */
+const indented = (value: unknown, depth: number) => JSON.stringify(value, null, 2).replace(/\n/g, `\n${"  ".repeat(depth)}`);
+
+/**
+ * The report in pieces, one per object, exactly as JSON.stringify(report,
+ * null, 2) would write it whole: a report of 45,000 objects is never one
+ * string, nor a second copy of the verdicts.
+ */
+export function* jsonChunks(report: CheckReport): Generator<string> {
+  const head = { apiVersion: "edgeadmit.io/v1alpha1", kind: "CheckReport", summary: { ...countsOf(report), clusters: report.scopes } };
+  yield `${indented(head, 0).slice(0, -2)},\n  "objects": [`;
+  for (const [index, checked] of report.objects.entries()) yield `${index === 0 ? "\n" : ",\n"}    ${indented(objectOf(checked), 2)}`;
+  yield report.objects.length > 0 ? "\n  ]" : "]";
   const errors = report.errors.map((error) => ({ ...at(error.source), ...(error.object ? { object: error.object } : {}), message: error.message }));
   const skipped = report.skipped.map(({ source, reason }) => ({ ...at(source), reason }));
-  return `${JSON.stringify({ apiVersion: "edgeadmit.io/v1alpha1", kind: "CheckReport", summary: { ...countsOf(report), clusters: report.scopes }, objects, errors, skipped, ...(report.missingFacts ? { missingFacts: report.missingFacts } : {}) }, null, 2)}\n`;
+  const tail = { errors, skipped, ...(report.missingFacts ? { missingFacts: report.missingFacts } : {}) };
+  yield `,\n${indented(tail, 0).slice(2, -2)}\n}\n`;
+}
+
+export function renderJson(report: CheckReport): string {
+  return [...jsonChunks(report)].join("");
 }
