@@ -4,7 +4,8 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { main } from "./main.js";
 import { runCli } from "./test-io.js";
 
 const TREE = "test/fixtures/check-tree";
@@ -127,6 +128,38 @@ describe("edgeadmit check over a tree", () => {
     expect(snapshot["namespaces"]).toEqual({ batch: { metadata: { name: "batch", labels: { env: "dev", "kubernetes.io/metadata.name": "batch" } } } });
     expect(snapshot["exceptions"]).toEqual({
       "crunch-burst": { policies: ["max-replicas", "ha-spread"], match: [{ kinds: ["Deployment"], namespaces: ["batch"], names: ["crunch"] }], reason: "a batch job that needs the burst; ticket OPS-42" },
+    });
+  });
+
+  describe("progress", () => {
+    afterEach(() => void vi.restoreAllMocks());
+    const run = async (stderrIsTerminal: boolean) => {
+      // A clock that moves a second per look: the run seems long enough to report on.
+      let now = Date.parse("2026-01-01T00:00:00Z");
+      vi.spyOn(Date, "now").mockImplementation(() => (now += 1000));
+      let stderr = "";
+      const code = await main(["check", "-f", `${TREE}/examples`], { out: () => undefined, err: (text) => void (stderr += text), readStdin: async () => "", stderrIsTerminal });
+      return { code, stderr };
+    };
+
+    it("is one line on a terminal, rewritten in place once the run passes 2 s, and cleared at the end", async () => {
+      const { code, stderr } = await run(true);
+      expect(code).toBe(0);
+      expect(stderr.split("\r\x1b[K").filter(Boolean)).toEqual([
+        "edgeadmit check: read 1 document",
+        "edgeadmit check: read 2 documents",
+        "edgeadmit check: read 3 documents",
+        "edgeadmit check: read 4 documents",
+        "edgeadmit check: judged 1 of 4 objects",
+        "edgeadmit check: judged 2 of 4 objects",
+        "edgeadmit check: judged 3 of 4 objects",
+        "edgeadmit check: judged 4 of 4 objects",
+      ]);
+      expect(stderr.endsWith("\r\x1b[K")).toBe(true);
+    });
+
+    it("is nothing when stderr is not a terminal", async () => {
+      expect(await run(false)).toEqual({ code: 0, stderr: "" });
     });
   });
 });
