@@ -10,6 +10,7 @@ import type { KubeObject } from "../snapshot/build/index.js";
 import type { Snapshot } from "../snapshot/schema.js";
 import { SnapshotView } from "../snapshot/view.js";
 import { describeZodError } from "../zod/index.js";
+import { asServed } from "./served.js";
 
 /** Which object a verdict is about, as reports name it. */
 export interface ObjectRef {
@@ -57,7 +58,8 @@ export function refOf(object: KubeObject): ObjectRef {
 }
 
 /**
- * A judge of objects against `snapshot`, one at a time, each wrapped as
+ * A judge of objects against `snapshot`, one at a time, each as the
+ * apiserver would serve it (asServed: quantities canonical), wrapped as
  * `edgeadmit review` wraps it and decoded by the function's own schema. "Now"
  * is when the snapshot was built, so a saved snapshot is never judged stale.
  * An object that breaks a policy is that object's `error`. One view serves
@@ -69,7 +71,7 @@ export function objectJudge(snapshot: Snapshot, options: JudgeOptions = {}): (ob
   const context = { cluster: options.cluster ?? "offline", policies: options.policies ?? [], snapshot: { view, pushedAt }, withoutSnapshot: "FailOpen", now: pushedAt } as const;
   return (object): JudgedObject => {
     const ref = refOf(object);
-    const decoded = admissionRequestSchema.safeParse(wrapReview(object, { operation: options.operation ?? "CREATE" }).request);
+    const decoded = admissionRequestSchema.safeParse(wrapReview(asServed(object), { operation: options.operation ?? "CREATE" }).request);
     if (!decoded.success) return { object, ref, results: [], skipped: [], error: `not an admission request: ${describeZodError(decoded.error)}` };
     try {
       const { decision, results, skipped } = review(decoded.data, context);
