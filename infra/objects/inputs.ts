@@ -12,10 +12,10 @@
 //   one             everything is one cluster (--one-cluster)
 import { readFileSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
-import { parse } from "yaml";
+import { parse, YAMLError } from "yaml";
 import * as z from "zod/mini";
 import { describeZodError } from "../../shared/zod/index.js";
-import { describeFsError, firstLine } from "../cli/errors.js";
+import { describeFsError, fileError, firstLine } from "../cli/errors.js";
 import { EXCEPTION_GROUP, EXCEPTION_KIND } from "../../shared/exceptions/index.js";
 import { SETTINGS_CONFIGMAP, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { filesUnder, type Source } from "./yaml.js";
@@ -57,11 +57,21 @@ const kustomizationSchema = z.looseObject({
 
 /** The files a kustomization lists as patches, resolved: strategic-merge paths (inline patches are YAML text, not paths), and `path:` of JSON 6902 and `patches` entries. */
 function patchFilesOf(file: string, problems: InputProblem[]): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    problems.push({ source: { file }, message: `cannot read the kustomization: ${describeFsError(e)}` });
+    return [];
+  }
   let value: unknown;
   try {
-    value = parse(readFileSync(file, "utf8"));
+    value = parse(text);
   } catch (e) {
-    problems.push({ source: { file }, message: `cannot read the kustomization: ${e instanceof Error && "code" in e ? describeFsError(e) : firstLine(String(e instanceof Error ? e.message : e))}` });
+    // A YAML error knows its line; its message repeats it.
+    const at = e instanceof YAMLError ? e.linePos?.[0] : undefined;
+    const message = firstLine(e instanceof Error ? e.message : String(e)).replace(/ at line \d+, column \d+:?$/, "");
+    problems.push({ source: { file, ...(at ? { line: at.line, column: at.col } : {}) }, message: `cannot read the kustomization: ${message}` });
     return [];
   }
   const parsed = kustomizationSchema.safeParse(value ?? {});
@@ -81,11 +91,12 @@ function patchFilesOf(file: string, problems: InputProblem[]): string[] {
 
 const isKustomization = (file: string) => (KUSTOMIZATION_FILES as readonly string[]).includes(basename(file));
 
+/** Whether `path` is a directory; a path that cannot be read throws `cannot read PATH: no such file`, as nothing can be checked as asked. */
 function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
-  } catch {
-    return false;
+  } catch (e) {
+    throw fileError("read", path, e);
   }
 }
 
@@ -101,7 +112,6 @@ export function inputFiles(paths: readonly string[], rule: ScopeRule): { files: 
   const problems: InputProblem[] = [];
   for (const path of paths) {
     if (path === "-" || !isDirectory(path)) {
-      if (path !== "-") filesUnder(path, () => true); // throws "cannot read PATH: no such file" for a missing one
       const name = path === "-" ? "<stdin>" : path;
       const scope = rule === "one" ? ALL_SCOPE : rule === "input" ? name : rule === "dir" ? (path === "-" ? name : dirname(path)) : COMMAND_LINE_SCOPE;
       files.push({ path, name, scope });
@@ -163,7 +173,7 @@ export function isSettingsConfigMap(object: KubeObject): boolean {
 
 /** What one document is to check. */
 export type DocumentRole =
-  | { role: "resource"; object: KubeObject; unwrapped?: true }
+  | { role: "resource"; object: KubeObject }
   | { role: "policy"; object: KubeObject }
   | { role: "skip"; reason: string }
   | { role: "error"; message: string };
@@ -188,8 +198,7 @@ export function roleOf(object: KubeObject): DocumentRole {
     const namespace = request!["namespace"];
     const metadata = isRecord(inner["metadata"]) ? inner["metadata"] : {};
     const placed = typeof namespace === "string" && namespace !== "" && typeof metadata["namespace"] !== "string" ? { ...inner, metadata: { ...metadata, namespace } } : inner;
-    const unwrapped = roleOf(placed);
-    return unwrapped.role === "resource" ? { ...unwrapped, unwrapped: true } : unwrapped;
+    return roleOf(placed);
   }
   if (groupKindOf(object) === "kustomize.config.k8s.io/Kustomization" || groupKindOf(object) === "kustomize.config.k8s.io/Component") return { role: "skip", reason: "a kustomization" };
   if (POLICY_KINDS.has(groupKindOf(object)) || isSettingsConfigMap(object)) return { role: "policy", object };
