@@ -4,16 +4,15 @@
 // own per-review figure from section 1; then 45,000 objects as a user runs
 // them: the CLI in a child process, its peak resident memory, and its
 // throughput past the YAML parser.
-import { execFile } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { promisify } from "node:util";
 import { stringify } from "yaml";
 import { main } from "../infra/cli/main.js";
 import { checkObjects, runCheck } from "../infra/cli/check.js";
 import { documentsOf, fileChunks, readObjects, sourceOf } from "../infra/objects/yaml.js";
 import { buildSnapshot } from "../shared/snapshot/build/index.js";
 import { PROJECT_ROOT } from "../scripts/local-worker.js";
+import { CLI, TIME, timed } from "./cli.js";
 import { clusterObjects } from "./cluster.js";
 import { figure, type Section } from "./figures.js";
 import { exact, nowMs, spread } from "./stats.js";
@@ -24,8 +23,6 @@ export const CHECK_OBJECTS = 10_000;
 export const LARGE_CHECK_OBJECTS = 44_994;
 const LARGE_SHAPE = { applications: 14_099, affinityClasses: 450, tenants: 2_245 };
 const LARGE_RUNS = 2;
-const TIME = "/usr/bin/time";
-const CLI = "bin/edgeadmit.mjs";
 /** As section 5's input: classes, tenants, the settings, HelmReleases with their Deployments, RWO PVCs and PVs: 10,000 objects. */
 const SHAPE = { applications: 3_133, affinityClasses: 100, tenants: 499 };
 
@@ -88,17 +85,6 @@ export async function checkScale(dir: string, inProcessReviewUs: number): Promis
   return section;
 }
 
-/** `/usr/bin/time -v` of the CLI: wall clock and the process's peak resident set. */
-async function timedCli(args: string[]): Promise<{ seconds: number; maxRssMb: number }> {
-  const { stderr } = await promisify(execFile)(TIME, ["-v", process.execPath, CLI, ...args], { cwd: PROJECT_ROOT, maxBuffer: 1 << 26 });
-  const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)/.exec(stderr);
-  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
-  if (!wall || !rss) throw new Error(`cannot read /usr/bin/time output: ${stderr.slice(-300)}`);
-  // m:ss.cc, or h:mm:ss past an hour.
-  const seconds = wall[1] !== undefined ? Number(wall[1]) * 3600 + Number(wall[2]) * 60 + Number(wall[3]) : Number(wall[2]) * 60 + Number(wall[3]);
-  return { seconds, maxRssMb: (Number(rss[1]) * 1024) / 2 ** 20 };
-}
-
 /**
  * 45,000 objects: the CLI as a user runs it (child process: wall clock, peak
  * RSS, -o text and -o json), and in process the YAML parse alone beside the
@@ -133,8 +119,8 @@ async function largeCheck(dir: string, section: Section): Promise<void> {
   const canTime = existsSync(TIME);
   if (canTime) {
     for (let i = 0; i < LARGE_RUNS; i++) {
-      measured.text.push(await timedCli(["check", "-f", input, "--settings-namespace", "cozy-system"]));
-      measured.json.push(await timedCli(["check", "-f", input, "--settings-namespace", "cozy-system", "-o", "json"]));
+      measured.text.push(await timed([CLI, "check", "-f", input, "--settings-namespace", "cozy-system"]));
+      measured.json.push(await timed([CLI, "check", "-f", input, "--settings-namespace", "cozy-system", "-o", "json"]));
     }
   }
   section.figures.push(
