@@ -281,6 +281,8 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
   // What a namespaceSelector would need to know of namespaces the facts lack (known by name only).
   const unknownNamespaces = new Map<string, Set<string>>();
   const needs = new Map<string, Set<string>>();
+  // A given snapshot is every scope's: one judge, so what policies derive from it is derived once.
+  const givenJudge = given ? objectJudge(given, { policies: POLICIES }) : undefined;
   for (const [scope, facts] of scopes) {
     let snapshot = given;
     if (!snapshot) {
@@ -289,7 +291,7 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
       for (const problem of built.problems) if (!warned.has(problem)) warned.add(problem) && io.err(`warning: ${problem}\n`);
       snapshot = built.snapshot;
     }
-    judges.set(scope, objectJudge(snapshot, { policies: POLICIES }));
+    judges.set(scope, givenJudge ?? objectJudge(snapshot, { policies: POLICIES }));
     for (const [policy, keys] of selectorNeeds(snapshot)) for (const key of keys) needs.set(policy, (needs.get(policy) ?? new Set()).add(key));
     unknownNamespaces.set(scope, new Set([...facts.namespaces].filter((name) => !Object.hasOwn(snapshot.namespaces, name))));
   }
