@@ -12,7 +12,9 @@ import { SnapshotBuilder, type KubeObject } from "../../shared/snapshot/build/in
 import { POLICIES } from "../../policies/index.js";
 import { groupKindOf, inputFiles, isSettingsConfigMap, roleOf, SCOPE_RULES, type InputFile, type ScopeRule } from "../objects/inputs.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
-import { NAMESPACE_NAME_LABEL } from "../../shared/vap/match/index.js";
+import type { LabelSelector } from "../../shared/k8s/schemas/index.js";
+import { bindingObjectSchema, policyObjectSchema } from "../../shared/vap/index.js";
+import { NAMESPACE_NAME_LABEL, selectorKeys } from "../../shared/vap/match/index.js";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { documentsOf, fileChunks, identityOf, NamespaceDefaults, where, type Source } from "../objects/yaml.js";
 import { choice, optionalString, parseVerbArgs, stringList } from "./args.js";
@@ -101,24 +103,19 @@ function mayServePolicies(object: KubeObject): boolean {
 
 const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** The label keys other than the namespace's name that the namespaceSelectors of a snapshot's bound policies and bindings read, by policy. */
+/** The label keys other than the namespace's name that the namespaceSelectors of a snapshot's bound policies and their bindings read, by policy. */
 function selectorNeeds(snapshot: Snapshot): Map<string, Set<string>> {
   const needs = new Map<string, Set<string>>();
-  const take = (policy: string, selector: unknown) => {
-    if (!isRecord(selector)) return;
-    const keys = [...Object.keys(isRecord(selector["matchLabels"]) ? selector["matchLabels"] : {}), ...(Array.isArray(selector["matchExpressions"]) ? selector["matchExpressions"] : []).map((r) => (isRecord(r) ? r["key"] : undefined))];
-    for (const key of keys) if (typeof key === "string" && key !== NAMESPACE_NAME_LABEL) needs.set(policy, (needs.get(policy) ?? new Set()).add(key));
+  const take = (policy: string, selector: LabelSelector | undefined) => {
+    for (const key of selector ? selectorKeys(selector) : []) if (key !== NAMESPACE_NAME_LABEL) needs.set(policy, (needs.get(policy) ?? new Set()).add(key));
   };
-  for (const [name, policy] of Object.entries(snapshot.validatingAdmissionPolicies)) {
-    const spec = isRecord(policy) && isRecord(policy["spec"]) ? policy["spec"] : {};
-    take(name, isRecord(spec["matchConstraints"]) ? spec["matchConstraints"]["namespaceSelector"] : undefined);
+  for (const object of Object.values(snapshot.validatingAdmissionPolicies)) {
+    const policy = policyObjectSchema.safeParse(object);
+    if (policy.success) take(policy.data.metadata.name, policy.data.spec.matchConstraints.namespaceSelector);
   }
-  for (const binding of Object.values(snapshot.policyBindings)) {
-    const spec = isRecord(binding) && isRecord(binding["spec"]) ? binding["spec"] : {};
-    if (typeof spec["policyName"] === "string" && Object.hasOwn(snapshot.validatingAdmissionPolicies, spec["policyName"]))
-      take(spec["policyName"], isRecord(spec["matchResources"]) ? spec["matchResources"]["namespaceSelector"] : undefined);
+  for (const object of Object.values(snapshot.policyBindings)) {
+    const binding = bindingObjectSchema.safeParse(object);
+    if (binding.success && Object.hasOwn(snapshot.validatingAdmissionPolicies, binding.data.spec.policyName)) take(binding.data.spec.policyName, binding.data.spec.matchResources?.namespaceSelector);
   }
   return needs;
 }

@@ -95,7 +95,7 @@ function labelsOf(object: unknown): Labels | undefined {
 export const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 
 /** The label keys a selector reads, in order, once each. */
-function selectorKeys(selector: LabelSelector): string[] {
+export function selectorKeys(selector: LabelSelector): string[] {
   return [...new Set([...Object.keys(selector.matchLabels ?? {}), ...(selector.matchExpressions ?? []).map((requirement) => requirement.key)])];
 }
 
