@@ -285,7 +285,11 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
     if (!snapshot) {
       for (const object of globals) facts.builder!.add(object);
       const built = facts.builder!.build();
-      for (const problem of built.problems) if (!warned.has(problem)) warned.add(problem) && io.err(`warning: ${problem}\n`);
+      // The global objects' problems would repeat once per scope: each is said once.
+      for (const problem of built.problems.filter((problem) => !warned.has(problem))) {
+        warned.add(problem);
+        io.err(`warning: ${problem}\n`);
+      }
       snapshot = built.snapshot;
     }
     judges.set(scope, givenJudge ?? objectJudge(snapshot, { policies: POLICIES }));
