@@ -15,6 +15,7 @@ import { JOB_NAMESPACE } from "../objects/job.js";
 import type { LabelSelector } from "../../shared/k8s/schemas/index.js";
 import { bindingObjectSchema, policyObjectSchema } from "../../shared/vap/index.js";
 import { NAMESPACE_NAME_LABEL, selectorKeys } from "../../shared/vap/match/index.js";
+import { resolve } from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { documentsOf, fileChunks, identityOf, NamespaceDefaults, where, type Source } from "../objects/yaml.js";
 import { choice, optionalString, parseVerbArgs, stringList } from "./args.js";
@@ -181,8 +182,11 @@ interface ScopeFacts {
 
 /** The check of a tree: see CheckOptions and the module's comment. */
 export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckReport> {
-  const resourcePlan = inputFiles(options.files, options.scope);
   const policyPlan = inputFiles(options.policies, "one");
+  // A file under both --policies and -f is read once, as configuration.
+  const asPolicies = new Set(policyPlan.files.filter((file) => file.path !== "-").map((file) => resolve(file.path)));
+  const resourcePlan = inputFiles(options.files, options.scope);
+  resourcePlan.files = resourcePlan.files.filter((file) => file.path === "-" || !asPolicies.has(resolve(file.path)));
   const errors: InputError[] = [...policyPlan.problems, ...resourcePlan.problems];
   const skipped: SkippedInput[] = [];
   const textOf = async (file: InputFile): Promise<string | Iterable<string>> => (file.path === "-" ? io.readStdin() : fileChunks(file.path));
