@@ -415,9 +415,18 @@ Examples:
     } catch (e) {
       throw cannotRun(e);
     }
-    // JSON goes out an object at a time: the report of a large tree is never one string.
-    if (output === "json") for (const chunk of jsonChunks(report)) io.out(chunk);
-    else io.out(RENDERERS[output](report));
+    // JSON goes out in pieces, each once the one before has left: the report of a large tree is never one string, nor queued whole on a slow pipe.
+    if (output === "json") {
+      let piece = "";
+      for (const chunk of jsonChunks(report)) {
+        piece += chunk;
+        if (piece.length < 256 * 1024) continue;
+        io.out(piece);
+        piece = "";
+        await io.drained?.();
+      }
+      io.out(piece);
+    } else io.out(RENDERERS[output](report));
     return exitCodeOf(report, failOn);
   },
 };

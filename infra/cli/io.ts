@@ -8,6 +8,8 @@ export interface CliIo {
   readStdin(): Promise<string>;
   /** Whether stderr is a terminal, where a progress line may be rewritten in place. */
   readonly stderrIsTerminal?: boolean;
+  /** Resolves once what `out` wrote has gone out (a pipe's reader can be slower than us): a long report waits instead of piling up in memory. */
+  drained?(): Promise<void>;
 }
 
 export const processIo: CliIo = {
@@ -16,6 +18,7 @@ export const processIo: CliIo = {
   get stderrIsTerminal() {
     return process.stderr.isTTY === true;
   },
+  drained: () => (process.stdout.writableNeedDrain ? new Promise((resolve) => process.stdout.once("drain", () => resolve())) : Promise.resolve()),
   readStdin: async () => {
     // Waiting on a terminal looks like a hang: say what was expected instead.
     if (process.stdin.isTTY) throw new CliError("expected input on stdin (a pipe or a file), not a terminal: give a FILE or pipe the input in");
