@@ -1,11 +1,18 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { missingConformanceData } from "./scripts/conformance-data.js";
 import { testClusters } from "./test/support/clusters.js";
 
 // `npm run conformance`: the team's acceptance data beside the clone
 // (../shared: real-world fixtures, conformance suites), through the real
 // worker in workerd. `npm test` never reads ../shared.
 export default defineConfig(async () => {
+  const missing = missingConformanceData(fileURLToPath(new URL(".", import.meta.url)));
+  if (missing) {
+    process.stderr.write(`${missing}\n`);
+    process.exit(2);
+  }
   const clusters = await testClusters();
   return {
     test: {

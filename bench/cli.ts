@@ -12,8 +12,8 @@ import { figure, type Section } from "./figures.js";
 import { nowMs, spread } from "./stats.js";
 
 const run = promisify(execFile);
-const TIME = "/usr/bin/time";
-const CLI = "bin/edgeadmit.mjs";
+export const TIME = "/usr/bin/time";
+export const CLI = "bin/edgeadmit.mjs";
 const RUNS = 3;
 const OBJECTS_PER_FILE = 100;
 /** Files concatenated into one, to see whether the cost per object depends on how many documents a file holds. */
@@ -54,7 +54,7 @@ interface Measured {
 }
 
 /** `/usr/bin/time -v` of one command: wall clock and the largest resident set of the process (and its children). */
-async function timed(args: string[]): Promise<Measured> {
+export async function timed(args: string[]): Promise<Measured> {
   const { stderr } = await run(TIME, ["-v", process.execPath, ...args], { cwd: PROJECT_ROOT, maxBuffer: 1 << 24 });
   const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)/.exec(stderr);
   const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);

@@ -112,6 +112,28 @@ describe("edgeadmit audit", () => {
     expect(written.sort()).toEqual(said.sort());
   });
 
+  it("reports what an EdgeAdmissionException exempts as skip, naming the exception, as the function and check set it aside", async () => {
+    const exception: KubeObject = {
+      apiVersion: "edgeadmit.io/v1alpha1",
+      kind: "EdgeAdmissionException",
+      metadata: { name: "api-burst" },
+      spec: { policies: ["ha-spread", "replica-limit"], match: [{ kinds: ["Deployment"], namespaces: ["team-b"], names: ["api"] }] },
+    };
+    const api = await cluster({}, [...auditClusterObjects(), exception]);
+    const { code, stdout } = await runCli(["audit"]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("created PolicyReport team-b/edgeadmit-team-b (6 pass, 0 fail, 0 warn, 6 error, 2 skip)");
+    const teamB = reportNamed(api, "edgeadmit-team-b");
+    expect(rowsOf(teamB).filter((row) => row.startsWith("Deployment api ") && row.includes(" skip "))).toEqual([
+      "Deployment api ha-spread ha-spread skip Audit",
+      "Deployment api replica-limit replica-limit-warn skip Warn",
+    ]);
+    expect(teamB.results.find((r) => r.policy === "ha-spread" && r.result === "skip")).toMatchObject({
+      message: "ha-spread: skipped by EdgeAdmissionException api-burst",
+      properties: { mode: "Audit", exception: "api-burst" },
+    });
+  });
+
   it("each run replaces its reports: results of deleted objects go, and so does the report of a namespace left without any", async () => {
     const api = await cluster({ conflictOnce: ["tenant-acme/edgeadmit-tenant-acme"] });
     expect((await runCli(["audit"])).code).toBe(0);

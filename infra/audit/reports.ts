@@ -6,7 +6,7 @@
 // would say about creating the object today, in the webhook's words.
 import { admissionRequestSchema, type AdmissionRequest } from "../../shared/admission/index.js";
 import { wrapReview } from "../../shared/admission/wrap.js";
-import { describeResult, matchPolicies, type PolicyResult } from "../../shared/dispatcher/index.js";
+import { describeResult, exceptionOf, matchPolicies, type PolicyResult } from "../../shared/dispatcher/index.js";
 import { judgeObjects, type JudgedObject } from "../../shared/judge/index.js";
 import type { EnforcementMode, Policy } from "../../shared/policy/index.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
@@ -97,6 +97,8 @@ interface Verdict {
   /** How hard the policy is enforced, for a pass or an error, whose results say nothing. */
   mode: string;
   error?: string;
+  /** The EdgeAdmissionException that exempts the object from the policy: the result is skip. */
+  exception?: string;
 }
 
 /**
@@ -137,10 +139,14 @@ export class ObjectAuditor {
     const request = decoded.data;
     const matched = matchPolicies(request, this.policies, this.#view);
     const verdicts: Verdict[] = [];
+    const exempted = (verdict: Verdict): Verdict => {
+      const exception = exceptionOf(this.#view, verdict.policy, request);
+      return exception === undefined ? verdict : { ...verdict, exception };
+    };
     if (judged.error === undefined) {
       for (const policy of matched) verdicts.push({ policy: policy.id, mode: this.#modeOf(policy), results: judged.results.filter((r) => r.origin === undefined && r.policy === policy.id) });
       verdicts.push(...this.#policyVerdicts(request, judged.results));
-      return verdicts;
+      return verdicts.map(exempted);
     }
     // The verdict names no policy: judge the object by each policy alone to tell which cannot read it.
     for (const policy of matched) {
@@ -153,7 +159,7 @@ export class ObjectAuditor {
     }
     const [bySet] = judgeObjects([judged.object], this.snapshot, { policies: [] });
     verdicts.push(...this.#policyVerdicts(request, bySet!.results));
-    return verdicts;
+    return verdicts.map(exempted);
   }
 
   #modeOf(policy: Policy): string {
@@ -189,7 +195,10 @@ export class ObjectAuditor {
     const subject = vap ? `ValidatingAdmissionPolicy '${verdict.policy}' with binding '${verdict.binding}'` : verdict.policy;
     let result: ResultValue;
     let message: string;
-    if (verdict.error !== undefined) {
+    if (verdict.exception !== undefined) {
+      result = "skip";
+      message = `${subject}: skipped by EdgeAdmissionException ${verdict.exception}`;
+    } else if (verdict.error !== undefined) {
       result = "error";
       message = `${subject}: cannot judge this object: ${verdict.error}`;
     } else if (modes.length === 0) {
@@ -210,7 +219,11 @@ export class ObjectAuditor {
       scored: true,
       timestamp: this.timestamp,
       resources: [{ ...judged.ref, ...(uid !== undefined ? { uid } : {}) }],
-      properties: { mode: modes.length > 0 ? modes.join(",") : verdict.mode, ...(vap ? { binding: verdict.binding! } : {}) },
+      properties: {
+        mode: modes.length > 0 ? modes.join(",") : verdict.mode,
+        ...(vap ? { binding: verdict.binding! } : {}),
+        ...(verdict.exception !== undefined ? { exception: verdict.exception } : {}),
+      },
     };
   }
 }

@@ -11,10 +11,23 @@ export interface ParsedArgs {
   help: boolean;
 }
 
+/** `-o=json` as `-o json`: parseArgs would take "=json" as the value, where users of kubectl expect both spellings to work. */
+function splitShortEquals(argv: readonly string[], options: Options): string[] {
+  const short = new Set(Object.values(options).filter((option) => option.type === "string" && option.short).map((option) => option.short!));
+  const split: string[] = [];
+  for (const [index, arg] of argv.entries()) {
+    if (arg === "--") return [...split, ...argv.slice(index)];
+    const match = /^-([A-Za-z])=(.*)$/s.exec(arg);
+    if (match && short.has(match[1]!)) split.push(`-${match[1]}`, match[2]!);
+    else split.push(arg);
+  }
+  return split;
+}
+
 export function parseVerbArgs(verb: string, argv: string[], options: Options, maxPositionals = 0): ParsedArgs {
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: argv, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: splitShortEquals(argv, options), options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
   } catch (e) {
     // parseArgs explains at length how to pass a dash-prefixed value; its first sentence is what matters.
     const sentence = firstLine((e as Error).message).replace(/\. .*$/, "");

@@ -1,35 +1,52 @@
 // `edgeadmit check`: manifests judged before they reach a cluster, by the same
 // code and with the same messages as the function, against cluster facts from
 // the manifests themselves, a built snapshot, or the live cluster.
-import { judgeObjects } from "../../shared/judge/index.js";
+//
+// It reads a tree twice, streaming: the first pass takes the cluster facts
+// (each scope's snapshot, the policies, duplicates), the second judges one
+// document at a time and keeps only its verdict, so memory holds the facts
+// and the verdicts, never the whole input.
+import { judgeObjects, objectJudge, refOf, type JudgedObject } from "../../shared/judge/index.js";
 import { decodeSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import { SnapshotBuilder, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { POLICIES } from "../../policies/index.js";
+import { groupKindOf, inputFiles, isSettingsConfigMap, roleOf, SCOPE_RULES, type InputFile, type ScopeRule } from "../objects/inputs.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
-import { readObjects, sourceOf } from "../objects/yaml.js";
+import type { LabelSelector } from "../../shared/k8s/schemas/index.js";
+import { bindingObjectSchema, policyObjectSchema } from "../../shared/vap/index.js";
+import { NAMESPACE_NAME_LABEL, selectorKeys } from "../../shared/vap/match/index.js";
+import { resolve } from "node:path";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { documentsOf, fileChunks, identityOf, NamespaceDefaults, where, type Source } from "../objects/yaml.js";
 import { choice, optionalString, parseVerbArgs, stringList } from "./args.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
-import { countsOf, failingModes, FAIL_ON, type CheckReport, type FailOn } from "./output/index.js";
-import { renderJson } from "./output/json.js";
+import { countsOf, failingModes, FAIL_ON, skippedSummary, type CheckedObject, type CheckReport, type FailOn, type InputError, type SkippedInput } from "./output/index.js";
+import { jsonChunks, renderJson } from "./output/json.js";
 import { renderSarif } from "./output/sarif.js";
 import { renderText } from "./output/text.js";
-import { CLUSTER_FLAGS, snapshotFromCluster, snapshotOf } from "./snapshot.js";
+import { CLUSTER_FLAGS, snapshotFromCluster } from "./snapshot.js";
 import type { Verb } from "./verb.js";
 
 const RENDERERS = { text: renderText, json: renderJson, sarif: renderSarif } as const;
 const OUTPUTS = Object.keys(RENDERERS) as Array<keyof typeof RENDERERS>;
 
-/** Every object judged by every built-in policy and the snapshot's own ValidatingAdmissionPolicies, each with where it was read. */
-export function checkObjects(objects: readonly KubeObject[], snapshot: Snapshot): CheckReport {
-  const judged = judgeObjects(objects, snapshot, { policies: POLICIES });
-  return { objects: judged.map((one) => ({ judged: one, source: sourceOf(one.object) })), policies: POLICIES };
+/** A verdict without its object: what a report of many objects keeps. */
+export function checkedOf(judged: JudgedObject, source: Source | undefined, scope?: string): CheckedObject {
+  return { ref: judged.ref, source, ...(scope !== undefined ? { scope } : {}), results: judged.results, skipped: judged.skipped, ...(judged.error !== undefined ? { error: judged.error } : {}) };
 }
 
-/** 1 when an object is unreadable or a result is in a mode `failOn` fails on, else 0. */
+/** Every object judged by every built-in policy and the snapshot's own ValidatingAdmissionPolicies, as one cluster, each with where it was read. */
+export function checkObjects(objects: readonly KubeObject[], snapshot: Snapshot, sourceOf: (object: KubeObject) => Source | undefined): CheckReport {
+  const judged = judgeObjects(objects, snapshot, { policies: POLICIES });
+  return { objects: judged.map((one) => checkedOf(one, sourceOf(one.object))), policies: POLICIES, errors: [], skipped: [], scopes: 1 };
+}
+
+/** 2 when some input could not be judged (a bad file or document, a duplicate, an unreadable object); else 1 when a result is in a mode `failOn` fails on; else 0. */
 export function exitCodeOf(report: CheckReport, failOn: FailOn): number {
   const counts = countsOf(report);
-  return counts.unreadable > 0 || failingModes(failOn).some((mode) => counts[mode] > 0) ? EXIT_FAILURE : 0;
+  if (counts.inputErrors > 0 || counts.unreadable > 0) return EXIT_USAGE;
+  return failingModes(failOn).some((mode) => counts[mode] > 0) ? EXIT_FAILURE : 0;
 }
 
 /** Exit 1 says "denied" (or "an expectation failed"), so anything that stops the verb from running is 2, in one line. */
@@ -38,35 +55,325 @@ export function cannotRun(e: unknown): CliError {
   return new CliError(firstLine(e instanceof Error ? e.message : String(e)), EXIT_USAGE);
 }
 
+export interface CheckOptions {
+  /** -f: the resources, judged. */
+  files: readonly string[];
+  /** --policies: policies, bindings, params, settings, exceptions and any other cluster facts, for every scope; never judged. */
+  policies: readonly string[];
+  namespace?: string | undefined;
+  scope: ScopeRule;
+  /** Documents that are no Kubernetes object are errors, not skipped. */
+  strict: boolean;
+  settingsNamespace: string;
+  /** The cluster facts, when not from the input (--snapshot, --from-cluster): one cluster for every scope. */
+  snapshot?: () => Promise<Snapshot>;
+}
+
+/** Progress on stderr, only when it is a terminal and the run has taken over 2 s: a line rewritten in place, cleared at the end. */
+function progressOf(io: CliIo) {
+  const start = Date.now();
+  let last = 0;
+  let shown = false;
+  return {
+    tick(text: () => string) {
+      if (!io.stderrIsTerminal) return;
+      const now = Date.now();
+      if (now - start < 2000 || now - last < 200) return;
+      last = now;
+      shown = true;
+      io.err(`\r\x1b[Kedgeadmit check: ${text()}`);
+    },
+    done() {
+      if (shown) io.err("\r\x1b[K");
+    },
+  };
+}
+
+/** Objects kept for the policies when building from a stream: the policies and bindings, what could be a param (a ConfigMap, a custom resource), Namespaces, CRDs; never the workloads. */
+function mayServePolicies(object: KubeObject): boolean {
+  const groupKind = groupKindOf(object);
+  const group = groupKind.slice(0, groupKind.indexOf("/"));
+  return (
+    groupKind === "/Namespace" ||
+    groupKind === "/ConfigMap" ||
+    group === "apiextensions.k8s.io" ||
+    group === "admissionregistration.k8s.io" ||
+    (group.includes(".") && !group.endsWith(".k8s.io"))
+  );
+}
+
+const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
+
+/** The label keys other than the namespace's name that the namespaceSelectors of a snapshot's bound policies and their bindings read, by policy. */
+function selectorNeeds(snapshot: Snapshot): Map<string, Set<string>> {
+  const needs = new Map<string, Set<string>>();
+  const take = (policy: string, selector: LabelSelector | undefined) => {
+    for (const key of selector ? selectorKeys(selector) : []) if (key !== NAMESPACE_NAME_LABEL) needs.set(policy, (needs.get(policy) ?? new Set()).add(key));
+  };
+  for (const object of Object.values(snapshot.validatingAdmissionPolicies)) {
+    const policy = policyObjectSchema.safeParse(object);
+    if (policy.success) take(policy.data.metadata.name, policy.data.spec.matchConstraints.namespaceSelector);
+  }
+  for (const object of Object.values(snapshot.policyBindings)) {
+    const binding = bindingObjectSchema.safeParse(object);
+    if (binding.success && Object.hasOwn(snapshot.validatingAdmissionPolicies, binding.data.spec.policyName)) take(binding.data.spec.policyName, binding.data.spec.matchResources?.namespaceSelector);
+  }
+  return needs;
+}
+
+/**
+ * Objects waiting to be judged, in order, as JSON text deflated in batches:
+ * a tenth or so of the parsed objects' memory, and parsing JSON back is far
+ * cheaper than parsing the YAML again. Each batch is dropped once drained.
+ */
+class PendingObjects {
+  static readonly BATCH_BYTES = 256 * 1024;
+  readonly #batches: Array<Buffer | undefined> = [];
+  readonly #places: Array<{ source: Source; scope: string; batch: number }> = [];
+  #texts: string[] = [];
+  #bytes = 0;
+
+  get count(): number {
+    return this.#places.length;
+  }
+
+  /** Keeps the object's JSON text, and returns it. */
+  add(object: KubeObject, source: Source, scope: string): string {
+    // JSON text has no raw newline: one per line.
+    const text = JSON.stringify(object);
+    this.#texts.push(text);
+    this.#bytes += text.length;
+    this.#places.push({ source, scope, batch: this.#batches.length });
+    if (this.#bytes >= PendingObjects.BATCH_BYTES) this.#seal();
+    return text;
+  }
+
+  #seal(): void {
+    if (this.#texts.length === 0) return;
+    this.#batches.push(deflateRawSync(this.#texts.join("\n"), { level: 1 }));
+    this.#texts = [];
+    this.#bytes = 0;
+  }
+
+  *drain(): Generator<{ object: KubeObject; source: Source; scope: string }> {
+    this.#seal();
+    let texts: string[] = [];
+    let at = 0;
+    let batch = -1;
+    for (const place of this.#places) {
+      if (place.batch !== batch) {
+        batch = place.batch;
+        texts = inflateRawSync(this.#batches[batch]!).toString("utf8").split("\n");
+        this.#batches[batch] = undefined;
+        at = 0;
+      }
+      yield { object: JSON.parse(texts[at++]!) as KubeObject, source: place.source, scope: place.scope };
+    }
+  }
+}
+
+interface ScopeFacts {
+  builder: SnapshotBuilder | undefined;
+  /** Identity (group, kind, namespace, name) → where the first object with it was read. */
+  identities: Map<string, Source>;
+  /** The namespaces the scope's resources are in. */
+  namespaces: Set<string>;
+}
+
+/** The check of a tree: see CheckOptions and the module's comment. */
+export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckReport> {
+  const policyPlan = inputFiles(options.policies, "one");
+  // A file under both --policies and -f is read once, as configuration.
+  const asPolicies = new Set(policyPlan.files.filter((file) => file.path !== "-").map((file) => resolve(file.path)));
+  const resourcePlan = inputFiles(options.files, options.scope);
+  resourcePlan.files = resourcePlan.files.filter((file) => file.path === "-" || !asPolicies.has(resolve(file.path)));
+  const errors: InputError[] = [...policyPlan.problems, ...resourcePlan.problems];
+  const skipped: SkippedInput[] = [];
+  const textOf = async (file: InputFile): Promise<string | Iterable<string>> => (file.path === "-" ? io.readStdin() : fileChunks(file.path));
+  const progress = progressOf(io);
+  const defaults = new NamespaceDefaults(options.namespace);
+  const now = Date.now();
+  const buildOptions = { generation: now, builtAt: new Date(now).toISOString(), settingsNamespace: options.settingsNamespace, policyIds: POLICIES.map((policy) => policy.id) };
+
+  // Pass 1: the cluster facts.
+  const globals: KubeObject[] = [];
+  const settings: Source[] = [];
+  const scopes = new Map<string, ScopeFacts>();
+  let documents = 0;
+  /** The resources to judge, in input order. */
+  const pending = new PendingObjects();
+  const takePolicy = (object: KubeObject, source: Source) => {
+    defaults.learn(object);
+    defaults.apply(object);
+    globals.push(object);
+    const metadata = object["metadata"] as { namespace?: unknown } | undefined;
+    if (isSettingsConfigMap(object) && metadata?.namespace === options.settingsNamespace) settings.push(source);
+  };
+  const notKubernetes = (source: Source, reason: string) => {
+    if (options.strict) errors.push({ source, message: `${reason} (--strict)` });
+    else skipped.push({ source, reason: "not Kubernetes objects" });
+  };
+  for (const file of policyPlan.files) {
+    if (file.skip !== undefined) {
+      skipped.push({ source: { file: file.name }, reason: file.skip.startsWith("a patch") ? "kustomize patches" : "kustomizations" });
+      continue;
+    }
+    for (const entry of documentsOf(await textOf(file), file.name)) {
+      if (entry.error !== undefined) errors.push({ source: entry.source, message: entry.error });
+      else {
+        const role = roleOf(entry.object);
+        if (role.role === "skip") notKubernetes(entry.source, role.reason);
+        else if (role.role === "error") errors.push({ source: entry.source, message: role.message });
+        else takePolicy(role.object, entry.source);
+      }
+    }
+  }
+  for (const file of resourcePlan.files) {
+    if (file.skip !== undefined) {
+      skipped.push({ source: { file: file.name }, reason: file.skip.startsWith("a patch") ? "kustomize patches" : "kustomizations" });
+      continue;
+    }
+    for (const entry of documentsOf(await textOf(file), file.name)) {
+      documents++;
+      progress.tick(() => `read ${count(documents, "document")}`);
+      if (entry.error !== undefined) {
+        errors.push({ source: entry.source, message: entry.error });
+        continue;
+      }
+      const role = roleOf(entry.object);
+      if (role.role === "skip") {
+        if (role.reason === "a kustomization") skipped.push({ source: entry.source, reason: "kustomizations" });
+        else notKubernetes(entry.source, role.reason);
+      } else if (role.role === "error") errors.push({ source: entry.source, message: role.message });
+      else if (role.role === "policy") takePolicy(role.object, entry.source);
+      else {
+        // Kept as JSON text until judged: a fraction of the parsed object's memory, and JSON.parse is many times faster than parsing YAML again.
+        const text = pending.add(role.object, entry.source, file.scope);
+        // The facts are taken from a copy made from that text: strings the YAML reader made are slices of the piece of file they came from, and one kept would keep the whole piece.
+        const object = JSON.parse(text) as KubeObject;
+        defaults.learn(object);
+        defaults.apply(object);
+        let facts = scopes.get(file.scope);
+        if (!facts) scopes.set(file.scope, (facts = { builder: options.snapshot ? undefined : new SnapshotBuilder({ ...buildOptions, retain: mayServePolicies }), identities: new Map(), namespaces: new Set() }));
+        const namespace = refOf(object).namespace;
+        if (namespace !== undefined) facts.namespaces.add(namespace);
+        const identity = identityOf(object);
+        const first = identity === undefined ? undefined : facts.identities.get(identity);
+        if (first) {
+          errors.push({
+            source: entry.source,
+            object: refOf(object),
+            message: `the same group, kind, namespace and name as ${where(first)}: one cluster holds one such object (the first is the cluster fact; give each its own scope with --scope, or remove one)`,
+          });
+          continue;
+        }
+        if (identity !== undefined) facts.identities.set(identity, entry.source);
+        facts.builder?.add(object);
+      }
+    }
+  }
+  if (settings.length > 1)
+    throw new CliError(`${settings.length} settings ConfigMaps ${options.settingsNamespace}/edgeadmit-settings: ${settings.map(where).join(" and ")}; they would override each other, give one`);
+
+  // The snapshot of each scope: its own facts and every global one.
+  const given = options.snapshot ? await options.snapshot() : undefined;
+  const warned = new Set<string>();
+  const judges = new Map<string, (object: KubeObject) => JudgedObject>();
+  // What a namespaceSelector would need to know of namespaces the facts lack (known by name only).
+  const unknownNamespaces = new Map<string, Set<string>>();
+  const needs = new Map<string, Set<string>>();
+  // A given snapshot is every scope's: one judge, so what policies derive from it is derived once.
+  const givenJudge = given ? objectJudge(given, { policies: POLICIES }) : undefined;
+  for (const [scope, facts] of scopes) {
+    let snapshot = given;
+    if (!snapshot) {
+      for (const object of globals) facts.builder!.add(object);
+      const built = facts.builder!.build();
+      // The global objects' problems would repeat once per scope: each is said once.
+      for (const problem of built.problems.filter((problem) => !warned.has(problem))) {
+        warned.add(problem);
+        io.err(`warning: ${problem}\n`);
+      }
+      snapshot = built.snapshot;
+    }
+    judges.set(scope, givenJudge ?? objectJudge(snapshot, { policies: POLICIES }));
+    for (const [policy, keys] of selectorNeeds(snapshot)) for (const key of keys) needs.set(policy, (needs.get(policy) ?? new Set()).add(key));
+    unknownNamespaces.set(scope, new Set([...facts.namespaces].filter((name) => !Object.hasOwn(snapshot.namespaces, name))));
+  }
+  scopes.clear();
+
+  // Pass 2: every resource judged in input order, its text dropped once its verdict is kept.
+  const checked: CheckedObject[] = [];
+  const separate = judges.size > 1;
+  const total = pending.count;
+  for (const { object, source, scope } of pending.drain()) {
+    defaults.apply(object);
+    checked.push(checkedOf(judges.get(scope)!(object), source, separate ? scope : undefined));
+    progress.tick(() => `judged ${checked.length.toLocaleString("en")} of ${count(total, "object")}`);
+  }
+  progress.done();
+  if (checked.length === 0 && errors.length === 0) {
+    const summary = skippedSummary(skipped);
+    throw new CliError(`no Kubernetes objects in ${options.files.join(", ")}${summary ? ` (${summary})` : ""}`);
+  }
+  const missing = [...new Set([...unknownNamespaces.values()].flatMap((names) => [...names]))].sort();
+  const missingFacts =
+    missing.length > 0 && needs.size > 0 ? { namespaces: missing, labels: [...needs].sort(([a], [b]) => (a < b ? -1 : 1)).map(([policy, keys]) => ({ policy, labels: [...keys] })) } : undefined;
+  return { objects: checked, policies: POLICIES, errors, skipped, scopes: Math.max(judges.size, 1), ...(missingFacts ? { missingFacts } : {}) };
+}
+
 export const check: Verb = {
   name: "check",
   summary: "judge Kubernetes YAML with every policy, as the webhook would",
-  usage: `edgeadmit check -f PATH... [-n NS] [--snapshot FILE | --from-cluster [--context NAME]] [-o text|json|sarif] [--fail-on deny|warn|audit]
+  usage: `edgeadmit check -f PATH... [--policies PATH...] [-n NS] [--scope auto|dir|input | --one-cluster]
+                [--snapshot FILE | --from-cluster [--context NAME]] [--strict] [-o text|json|sarif] [--fail-on deny|warn|audit]
 
-Judges each object in PATH (files, directories, - for stdin: the output of
-kubectl kustomize or helm template) as the webhook would judge its creation:
-the built-in policies and the cluster's own ValidatingAdmissionPolicies, with
-the webhook's messages. Namespaced objects without a namespace go to -n
-(default: default).
-The cluster facts (AffinityClasses, tenants, claims, nodes, settings, policies,
-bindings and their params) come from the same input, or from --snapshot FILE
-(as edgeadmit snapshot build writes it), or from the live cluster
-(--from-cluster, through the kubeconfig, as the sync job lists it).
+Judges each object in PATH (files, directories walked recursively, - for
+stdin: the output of kubectl kustomize or helm template) as the webhook would
+judge its creation: the built-in policies and the cluster's own
+ValidatingAdmissionPolicies, with the webhook's messages. Namespaced objects
+without a namespace go to -n (default: default).
+
+What is not judged: --policies PATH holds the policies, their bindings and
+params, the settings ConfigMap, EdgeAdmissionExceptions and any other cluster
+facts (Namespaces, Nodes, AffinityClasses) for every cluster; policies,
+bindings, exceptions and the settings found under -f count the same way.
+YAML that is no Kubernetes object (no apiVersion/kind: workflows, Chart.yaml,
+values.yaml) is skipped and named in one line (--strict: an error), and so are
+kustomizations and the patch files they list. An AdmissionReview is judged by
+its request.object.
+
+Which objects are one cluster (--scope): auto (default) makes each directory
+a cluster of its own files, a directory with a kustomization one cluster with
+its subdirectories that have none, and the files named on the command line
+(and stdin) one cluster together; dir makes every directory its own; input
+makes each -f its own; --one-cluster judges everything as one. Two objects with
+the same group, kind, namespace and name in one cluster are an error naming
+both places; neither is merged into the other.
+
+The cluster facts come from each cluster's own input (with --policies), or
+from --snapshot FILE (as edgeadmit snapshot build writes it), or from the live
+cluster (--from-cluster, through the kubeconfig, as the sync job lists it).
 -o text (default) prints file:line, object, policy, mode and message per
-result, then the counts; json prints every object with its results; sarif
-prints SARIF 2.1.0 for code scanning.
+result, input errors after every verdict, then the counts and what was
+skipped; json prints every object with its results; sarif prints SARIF 2.1.0.
 Exits 0 when nothing is denied, 1 when something is (--fail-on warn: or
-warned; --fail-on audit: or audited) or an object cannot be read, 2 when the
-check cannot run (bad flags, unreadable input).
+warned; --fail-on audit: or audited), 2 when some input could not be judged
+(reported after every verdict) or the check cannot run.
 
 Examples:
-  edgeadmit check -f deploy/ --snapshot snapshot.json
+  edgeadmit check -f deploy/ --policies policies/
+  edgeadmit check -f examples/ -o json
   kubectl kustomize overlays/prod | edgeadmit check -f - --from-cluster --context prod-eu
   helm template my-release chart/ | edgeadmit check -f - -n shop -o sarif > edgeadmit.sarif`,
   async run(argv, io) {
     const args = parseVerbArgs("check", argv, {
       file: { type: "string", short: "f", multiple: true },
+      policies: { type: "string", multiple: true },
       namespace: { type: "string", short: "n" },
+      scope: { type: "string" },
+      "one-cluster": { type: "boolean" },
+      strict: { type: "boolean" },
       snapshot: { type: "string" },
       "from-cluster": { type: "boolean" },
       output: { type: "string", short: "o" },
@@ -78,26 +385,48 @@ Examples:
       return 0;
     }
     const files = stringList(args, "file");
+    const policies = stringList(args, "policies");
     if (files.length === 0) throw new CliError("-f PATH is required (see edgeadmit check --help)", EXIT_USAGE);
     const output = choice("output", optionalString(args, "output"), OUTPUTS, "text");
     const failOn = choice("fail-on", optionalString(args, "fail-on"), FAIL_ON, "deny");
+    const scopeFlag = optionalString(args, "scope");
+    if (scopeFlag !== undefined && args.values["one-cluster"] === true) throw new CliError("give --scope or --one-cluster, not both", EXIT_USAGE);
+    const scope = args.values["one-cluster"] === true ? "one" : choice("scope", scopeFlag, SCOPE_RULES.filter((rule) => rule !== "one"), "auto");
     const snapshotFile = optionalString(args, "snapshot");
     const fromCluster = args.values["from-cluster"] === true;
     if (snapshotFile !== undefined && fromCluster) throw new CliError("give --snapshot FILE or --from-cluster, not both", EXIT_USAGE);
-    if (snapshotFile === "-" && files.includes("-")) throw new CliError("stdin can be read once: give -f - or --snapshot -, not both", EXIT_USAGE);
+    if ([snapshotFile, ...files, ...policies].filter((path) => path === "-").length > 1) throw new CliError("stdin can be read once: give - to one of -f, --policies and --snapshot", EXIT_USAGE);
     if (!fromCluster && optionalString(args, "context") !== undefined) throw new CliError("--context goes with --from-cluster", EXIT_USAGE);
 
-    let objects: KubeObject[];
-    let snapshot: Snapshot;
+    let report: CheckReport;
     try {
-      objects = await readObjects(files, io, { namespace: optionalString(args, "namespace") });
-      if (objects.length === 0) throw new CliError(`no Kubernetes objects in ${files.join(", ")}`);
-      snapshot = fromCluster ? await snapshotFromCluster("check", args, io) : snapshotFile !== undefined ? await snapshotFromFile(snapshotFile, io) : snapshotOf("check", objects, io, optionalString(args, "settings-namespace") ?? JOB_NAMESPACE, { reportIgnored: false });
+      report = await runCheck(
+        {
+          files,
+          policies,
+          namespace: optionalString(args, "namespace"),
+          scope,
+          strict: args.values.strict === true,
+          settingsNamespace: optionalString(args, "settings-namespace") ?? JOB_NAMESPACE,
+          ...(fromCluster ? { snapshot: () => snapshotFromCluster("check", args, io) } : snapshotFile !== undefined ? { snapshot: () => snapshotFromFile(snapshotFile, io) } : {}),
+        },
+        io,
+      );
     } catch (e) {
       throw cannotRun(e);
     }
-    const report = checkObjects(objects, snapshot);
-    io.out(RENDERERS[output](report));
+    // JSON goes out in pieces, each once the one before has left: the report of a large tree is never one string, nor queued whole on a slow pipe.
+    if (output === "json") {
+      let piece = "";
+      for (const chunk of jsonChunks(report)) {
+        piece += chunk;
+        if (piece.length < 256 * 1024) continue;
+        io.out(piece);
+        piece = "";
+        await io.drained?.();
+      }
+      io.out(piece);
+    } else io.out(RENDERERS[output](report));
     return exitCodeOf(report, failOn);
   },
 };

@@ -6,11 +6,19 @@ export interface CliIo {
   out(text: string): void;
   err(text: string): void;
   readStdin(): Promise<string>;
+  /** Whether stderr is a terminal, where a progress line may be rewritten in place. */
+  readonly stderrIsTerminal?: boolean;
+  /** Resolves once what `out` wrote has gone out (a pipe's reader can be slower than us): a long report waits instead of piling up in memory. */
+  drained?(): Promise<void>;
 }
 
 export const processIo: CliIo = {
   out: (text) => void process.stdout.write(text),
   err: (text) => void process.stderr.write(text),
+  get stderrIsTerminal() {
+    return process.stderr.isTTY === true;
+  },
+  drained: () => (process.stdout.writableNeedDrain ? new Promise((resolve) => process.stdout.once("drain", () => resolve())) : Promise.resolve()),
   readStdin: async () => {
     // Waiting on a terminal looks like a hang: say what was expected instead.
     if (process.stdin.isTTY) throw new CliError("expected input on stdin (a pipe or a file), not a terminal: give a FILE or pipe the input in");

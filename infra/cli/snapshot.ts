@@ -22,7 +22,7 @@ const IGNORED_NAMED = 5;
 
 /** The objects a snapshot holds, settings aside: none means pushing it forgets everything the function knew of the cluster. */
 export function objectCount(snapshot: Snapshot): number {
-  const records = [snapshot.affinityClasses, snapshot.tenants, snapshot.applications, snapshot.volumeClaims, snapshot.nodes, snapshot.validatingAdmissionPolicies, snapshot.policyBindings, snapshot.namespaces];
+  const records = [snapshot.affinityClasses, snapshot.tenants, snapshot.applications, snapshot.volumeClaims, snapshot.nodes, snapshot.validatingAdmissionPolicies, snapshot.policyBindings, snapshot.namespaces, snapshot.exceptions];
   return records.reduce((sum, record) => sum + Object.keys(record).length, 0) + Object.values(snapshot.policyParams).reduce((sum, param) => sum + param.objects.length, 0);
 }
 
@@ -181,7 +181,8 @@ Examples:
       } catch (e) {
         throw fileError("write", output, e);
       }
-      const counts = `${Object.keys(snapshot.affinityClasses).length} AffinityClasses, ${Object.keys(snapshot.tenants).length} tenants, ${Object.keys(snapshot.applications).length} applications, ${Object.keys(snapshot.volumeClaims).length} RWO volume claims`;
+      const size = (record: object) => Object.keys(record).length;
+      const counts = `${size(snapshot.affinityClasses)} AffinityClasses, ${size(snapshot.tenants)} tenants, ${size(snapshot.applications)} applications, ${size(snapshot.volumeClaims)} RWO volume claims, ${size(snapshot.validatingAdmissionPolicies)} ValidatingAdmissionPolicies bound at the edge, ${size(snapshot.exceptions)} exceptions`;
       io.err(`wrote ${output}: generation ${snapshot.generation}, ${counts}\n`);
     }
     return 0;

@@ -33,6 +33,7 @@ expect:
 - {object: Deployment/gateway, policy: rwo-rollout, result: pass}
 - {object: Deployment/gateway, policy: ha-spread, result: pass}
 - {object: Deployment/other/gateway, policy: rwo-rollout, result: warn}
+- {object: Deployment/gateway, policy: rwo-rolout, result: pass}
 `);
     const got = "warn: rwo-rollout: deploy/gateway: surge pod + RWO PVC session-store: Multi-Attach; use Recreate or maxSurge 0";
     expect(await runCli(["test", file])).toEqual({
@@ -48,8 +49,11 @@ expect:
         "  PASS  Deployment/gateway  ha-spread  pass",
         "  FAIL  Deployment/other/gateway  rwo-rollout  warn",
         "        no object Deployment/other/gateway among the resources",
+        // A pass for a policy that does not exist would pass forever.
+        "  FAIL  Deployment/gateway  rwo-rolout  pass",
+        "        no policy rwo-rolout: the built-in policies and the suite's bound ValidatingAdmissionPolicies are affinity-class, affinity-class-references, affinity-class-definitions, rwo-rollout, rwo-shared, pod-affinity-deadlock, anti-affinity-drift, ha-spread",
         "",
-        "1 suite, 5 expectations: 1 passed, 4 failed",
+        "1 suite, 6 expectations: 1 passed, 5 failed",
         "",
       ].join("\n"),
       stderr: "",

@@ -5,6 +5,7 @@ import { dirname, join, resolve } from "node:path";
 import * as z from "zod/mini";
 import { describeResult } from "../../shared/dispatcher/index.js";
 import { POLICY_MODES } from "../../shared/policy/index.js";
+import { POLICIES } from "../../policies/index.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { describeZodError } from "../../shared/zod/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
@@ -71,16 +72,17 @@ async function readSuites(file: string, io: CliIo): Promise<SuiteFile[]> {
 }
 
 const refMatches = (checked: CheckedObject, object: string): boolean => {
-  const { kind, namespace, name } = checked.judged.ref;
+  const { kind, namespace, name } = checked.ref;
   return object === `${kind}/${name}` || object === `${kind}/${namespace ?? ""}/${name}`;
 };
 
 /** Why one expectation does not hold, or undefined when it does. */
-export function differenceOf(expectation: Expectation, objects: readonly CheckedObject[]): string | undefined {
+export function differenceOf(expectation: Expectation, objects: readonly CheckedObject[], knownPolicies: readonly string[]): string | undefined {
+  if (!knownPolicies.includes(expectation.policy)) return `no policy ${expectation.policy}: the built-in policies and the suite's bound ValidatingAdmissionPolicies are ${knownPolicies.join(", ")}`;
   const found = objects.filter((checked) => refMatches(checked, expectation.object));
   if (found.length === 0) return `no object ${expectation.object} among the resources`;
   if (found.length > 1) return `${found.length} objects are ${expectation.object}: name the namespace (Kind/namespace/name)`;
-  const { judged } = found[0]!;
+  const judged = found[0]!;
   if (judged.error !== undefined) return `the object cannot be read: ${judged.error}`;
   const results = judged.results.filter((result) => result.policy === expectation.policy);
   const got = results.length === 0 ? "pass" : results.map((result) => `${result.mode.toLowerCase()}: ${describeResult(result)}`).join("; ");
@@ -111,13 +113,14 @@ async function checkSuite({ file, suite }: SuiteFile, io: CliIo) {
   }
   const snapshot = snapshotOf("test", facts, io, JOB_NAMESPACE, { reportIgnored: false });
   snapshot.settings.policies = { ...snapshot.settings.policies, ...suite.policies };
-  return checkObjects(objects, snapshot);
+  const knownPolicies = [...POLICIES.map((policy) => policy.id), ...Object.keys(snapshot.validatingAdmissionPolicies)];
+  return { report: checkObjects(objects, snapshot, sourceOf), knownPolicies };
 }
 
-function outcomeOf({ file, suite }: SuiteFile, report: CheckReport): SuiteOutcome {
+function outcomeOf({ file, suite }: SuiteFile, { report, knownPolicies }: { report: CheckReport; knownPolicies: readonly string[] }): SuiteOutcome {
   const outcome: SuiteOutcome = { lines: [`${file}: ${suite.metadata.name}`], passed: 0, failed: 0 };
   for (const expectation of suite.expect) {
-    const difference = differenceOf(expectation, report.objects);
+    const difference = differenceOf(expectation, report.objects, knownPolicies);
     const what = `${expectation.object}  ${expectation.policy}  ${expectation.result}`;
     outcome.lines.push(difference === undefined ? `  PASS  ${what}` : `  FAIL  ${what}\n        ${difference}`);
     if (difference === undefined) outcome.passed++;

@@ -68,6 +68,8 @@ function checkManifests(docs: Doc[]) {
   expect(version.schema.openAPIV3Schema.properties.spec.properties.enforcement.enum).toEqual(["Deny", "Warn", "Audit"]);
   const bindingCrd = find(docs, "CustomResourceDefinition", "edgeadmissionpolicybindings.edgeadmit.io");
   expect(bindingCrd.spec).toMatchObject({ group: "edgeadmit.io", scope: "Cluster", names: { kind: "EdgeAdmissionPolicyBinding" } });
+  // Cluster-scoped, so a tenant who writes only in its namespaces cannot exempt itself.
+  expect(find(docs, "CustomResourceDefinition", "edgeadmissionexceptions.edgeadmit.io").spec).toMatchObject({ group: "edgeadmit.io", scope: "Cluster", names: { kind: "EdgeAdmissionException" } });
 
   // Safe to apply as is: no webhook aimed at a placeholder, no settings a re-apply would reset.
   expect(docs.filter((d) => d.kind === "ValidatingWebhookConfiguration" || d.kind === "MutatingWebhookConfiguration")).toEqual([]);
@@ -265,7 +267,7 @@ describe.skipIf(!hasKubectl)("kubectl kustomize infra/k8s", () => {
   it("renders everything in place: namespaced objects in the job's namespace, generated names wired, the image", async () => {
     const docs = await render(DIR);
     expect(docs.map((d) => d.kind).sort()).toEqual(
-      ["ClusterRole", "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "ConfigMap", "CronJob", "CustomResourceDefinition", "CustomResourceDefinition", "Namespace", "Role", "RoleBinding", "ServiceAccount"].sort(),
+      ["ClusterRole", "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "ConfigMap", "CronJob", "CustomResourceDefinition", "CustomResourceDefinition", "CustomResourceDefinition", "Namespace", "Role", "RoleBinding", "ServiceAccount"].sort(),
     );
     checkManifests(docs);
     const clusterScoped = new Set(["Namespace", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding"]);

@@ -10,6 +10,7 @@ import { runCli } from "../cli/test-io.js";
 import { LISTED_RESOURCES } from "./cluster.js";
 import { startFakeApiServer, type FakeApiServer } from "./fake-apiserver.js";
 import { objectsFromText } from "./yaml.js";
+import { EXCEPTION_GROUP, EXCEPTION_KIND } from "../../shared/exceptions/index.js";
 import { PLACEHOLDER, webhookConfiguration } from "../webhook/index.js";
 
 const YAML = readFileSync(join(__dirname, "testdata", "live-cluster.yaml"), "utf8");
@@ -118,6 +119,7 @@ describe("snapshot build --from-cluster", () => {
         "GET /apis/batch/v1/cronjobs",
         "GET /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
         "GET /apis/edgeadmit.io/v1alpha1/edgeadmissionpolicybindings",
+        "GET /apis/edgeadmit.io/v1alpha1/edgeadmissionexceptions",
         "GET /api/v1/namespaces",
       ]),
     );
@@ -137,6 +139,7 @@ describe("what the sync job lists", () => {
     // buildSnapshot dispatches on `group === "…" && kind === "…"` and on the workload kinds.
     const source = readFileSync(join(__dirname, "..", "..", "shared", "snapshot", "build", "index.ts"), "utf8");
     const dispatched = [...source.matchAll(/group === "([^"]*)" && kind === "(\w+)"/g)].map(([, group, kind]) => `${kind}.${group}`);
+    if (source.includes("group === EXCEPTION_GROUP && kind === EXCEPTION_KIND")) dispatched.push(`${EXCEPTION_KIND}.${EXCEPTION_GROUP}`);
     const workloads = Object.keys(POD_SPEC_PATHS).map((kind) => `${kind}.${WORKLOAD_API_GROUPS[kind as keyof typeof POD_SPEC_PATHS]}`);
     const consumed = new Set([...dispatched, ...workloads]);
     consumed.delete("Pod.");
@@ -201,7 +204,7 @@ metadata: {name: team-a, labels: {team: a}}
       expect(snapshot.policyParams).toEqual({
         "example.io/v1/ReplicaLimit": { namespaced: true, objects: [{ apiVersion: "example.io/v1", kind: "ReplicaLimit", metadata: { name: "limit", namespace: "team-a" }, maxReplicas: 3 }] },
       });
-      expect(snapshot.namespaces["team-a"]).toEqual({ metadata: { name: "team-a", labels: { team: "a" } } });
+      expect(snapshot.namespaces["team-a"]).toEqual({ metadata: { name: "team-a", labels: { team: "a", "kubernetes.io/metadata.name": "team-a" } } });
       // The paramKind found through discovery, then listed page by page like the rest.
       expect(server.requests).toContain("GET /apis/example.io/v1");
       expect(server.requests).toContain("GET /apis/example.io/v1/replicalimits?limit=500");

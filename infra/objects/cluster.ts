@@ -105,6 +105,8 @@ export const LISTED_RESOURCES: readonly ListedResource[] = [
     list: ({ admission }, page) => admission.listValidatingAdmissionPolicy(page),
   },
   custom("edgeadmit.io", "v1alpha1", "edgeadmissionpolicybindings", "EdgeAdmissionPolicyBinding", "kubectl apply -k infra/k8s installs it", "Cluster"),
+  // Objects exempt from named policies (shared/exceptions).
+  custom("edgeadmit.io", "v1alpha1", "edgeadmissionexceptions", "EdgeAdmissionException", "kubectl apply -k infra/k8s installs it", "Cluster"),
   { group: "", version: "v1", resource: "namespaces", kind: "Namespace", list: ({ core }, page) => core.listNamespace(page) },
 ];
 

@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { LISTED_RESOURCES } from "./cluster.js";
 
-const CLUSTER_SCOPED_RESOURCES = new Set(["nodes", "persistentvolumes", "namespaces", "validatingadmissionpolicies", "affinityclasses", "edgeadmissionpolicybindings"]);
+const CLUSTER_SCOPED_RESOURCES = new Set(["nodes", "persistentvolumes", "namespaces", "validatingadmissionpolicies", "affinityclasses", "edgeadmissionpolicybindings", "edgeadmissionexceptions"]);
 
 export interface FakeApiServerOptions {
   /** Objects per page, whatever `limit` asks (the real server may also return fewer). */

@@ -6,7 +6,7 @@ import { parse } from "yaml";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import type { CliIo } from "../cli/io.js";
 import { runCli } from "../cli/test-io.js";
-import { isClusterScoped, objectsFromText, readObjects, sourceOf } from "./yaml.js";
+import { documentsOf, fileChunks, isClusterScoped, objectsFromText, readObjects, sourceOf } from "./yaml.js";
 
 /** The project's own reproduction of incident B: an RWO claim and a Deployment, neither naming a namespace. */
 const INCIDENT_B = join(__dirname, "..", "..", "test", "fixtures", "hygiene", "b-before.yaml");
@@ -50,6 +50,19 @@ items:
     );
   });
 
+});
+
+describe("documentsOf", () => {
+  it("gives the same documents, lines and errors from a file read in pieces as from its whole text, a bad document not stopping the rest", () => {
+    const dir = mkdtempSync(join(tmpdir(), "edgeadmit-chunks-"));
+    const file = join(dir, "many.yaml");
+    const text = `${readFileSync(INCIDENT_B, "utf8")}\n---\nkind: A\nkind: B\n---\n# é, ü: multi-byte characters across pieces\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: "naïve"}\n---\n${readFileSync(DEMO, "utf8")}`;
+    writeFileSync(file, text);
+    const whole = [...documentsOf(text, file)];
+    expect(whole.filter((entry) => entry.error !== undefined)).toEqual([{ source: { file, line: 32, column: 1 }, error: "Map keys must be unique" }]);
+    for (const size of [1, 7, 64, 4096]) expect([...documentsOf(fileChunks(file, size), file)], `pieces of ${size}`).toEqual(whole);
+    expect(whole.map((entry) => entry.source.line)).toEqual([5, 12, 32, 35, ...whole.slice(4).map((entry) => entry.source.line)]);
+  });
 });
 
 describe("readObjects", () => {
@@ -214,7 +227,7 @@ describe("snapshot build -f", () => {
     expect(code).toBe(0);
     expect(stdout).toBe("");
     const snapshot = JSON.parse(readFileSync(out, "utf8"));
-    expect(stderr).toBe(`wrote ${out}: generation ${snapshot.generation}, 3 AffinityClasses, 2 tenants, 1 applications, 0 RWO volume claims\n`);
+    expect(stderr).toBe(`wrote ${out}: generation ${snapshot.generation}, 3 AffinityClasses, 2 tenants, 1 applications, 0 RWO volume claims, 0 ValidatingAdmissionPolicies bound at the edge, 0 exceptions\n`);
   });
 
   it("fails with file and line for broken YAML in a directory, one line, exit 1", async () => {

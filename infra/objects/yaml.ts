@@ -3,9 +3,9 @@
 // returns it) unpacked into its items. A syntax error names file and line;
 // every object read remembers its file and line (sourceOf), and a namespaced
 // object that names no namespace gets one, as kubectl gives it the current one.
-import { readdirSync, statSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { isMap, isNode, isSeq, LineCounter, parseAllDocuments } from "yaml";
+import { Composer, isMap, isNode, isSeq, Parser } from "yaml";
 import * as z from "zod/mini";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { CliError, fileError, firstLine } from "../cli/errors.js";
@@ -21,6 +21,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export interface Source {
   file: string;
   line?: number;
+  /** Only for a syntax error: where in the line the parser stopped. */
+  column?: number;
 }
 
 // Keyed by the object itself, so callers pass objects around as plain values and still find their origin.
@@ -52,48 +54,158 @@ function manifestFiles(path: string): string[] {
   return path === "-" ? [path] : filesUnder(path, (name) => MANIFEST.test(name));
 }
 
+/** One document of a YAML stream (or one item of a List in it), or why it cannot be read, with where it starts. */
+export type DocumentEntry = { object: KubeObject; source: Source; error?: undefined } | { object?: undefined; source: Source; error: string };
+
 /** A list's items, each with its own apiVersion/kind (a typed `<Kind>List` leaves them out) and its own line. */
-function unpack(object: Record<string, unknown>, node: unknown, source: Source, lineOf: (node: unknown) => number | undefined): KubeObject[] {
+function* unpack(object: Record<string, unknown>, node: unknown, source: Source, lineOf: (node: unknown) => number | undefined): Generator<DocumentEntry> {
   const kind = typeof object.kind === "string" ? object.kind : "";
   if (!kind.endsWith("List") || !Array.isArray(object.items)) {
     sources.set(object, source);
-    return [object];
+    yield { object, source };
+    return;
   }
   const itemKind = kind === "List" ? undefined : kind.slice(0, -"List".length);
   const itemNodes = isMap(node) ? node.get("items", true) : undefined;
-  return object.items.flatMap((item, index) => {
+  for (const [index, item] of object.items.entries()) {
     const itemNode = isSeq(itemNodes) ? itemNodes.items[index] : undefined;
-    const itemSource = { file: source.file, ...(lineOf(itemNode) !== undefined ? { line: lineOf(itemNode) } : source.line !== undefined ? { line: source.line } : {}) };
-    if (!isObject(item)) throw new CliError(`${where(itemSource)}: items[${index}] is not a Kubernetes object`);
+    const line = lineOf(itemNode) ?? source.line;
+    const itemSource = { file: source.file, ...(line !== undefined ? { line } : {}) };
+    if (!isObject(item)) {
+      yield { source: itemSource, error: `items[${index}] is not a Kubernetes object` };
+      continue;
+    }
     const typed = itemKind ? { apiVersion: object.apiVersion, kind: itemKind, ...item } : item;
-    return unpack(typed, itemNode, itemSource, lineOf);
-  });
+    yield* unpack(typed, itemNode, itemSource, lineOf);
+  }
 }
 
-/** `file:line`, or the file alone when the line is unknown. */
+/** `file:line` (`file:line:column` for a syntax error), or the file alone when the line is unknown. */
 export function where(source: Source): string {
-  return source.line === undefined ? source.file : `${source.file}:${source.line}`;
+  if (source.line === undefined) return source.file;
+  return `${source.file}:${source.line}${source.column !== undefined ? `:${source.column}` : ""}`;
 }
 
-/** Every object in `text`, as written (no namespace filled in); `name` is how errors and sourceOf refer to it (a path, or `<stdin>`). */
-export function objectsFromText(text: string, name: string): KubeObject[] {
-  const objects: KubeObject[] = [];
+/**
+ * Lines of a stream parsed in order: line starts are kept only from the
+ * current document on (`forget`), so a file of millions of lines costs one
+ * document's lines, not the file's. Same answers as yaml's LineCounter.
+ */
+class StreamLineCounter {
+  /** Offsets of line starts (the parser reports offset 0 first), from the first line not forgotten on. */
+  #starts: number[] = [];
+  #forgotten = 0;
+
+  readonly addNewLine = (offset: number) => void this.#starts.push(offset);
+
+  /** 1-based line and column of `offset`, which must not be before what was forgotten. */
+  linePos(offset: number): { line: number; col: number } {
+    let low = 0;
+    let high = this.#starts.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.#starts[middle]! <= offset) low = middle + 1;
+      else high = middle;
+    }
+    const index = Math.max(low - 1, 0);
+    return { line: this.#forgotten + index + 1, col: offset - (this.#starts[index] ?? 0) + 1 };
+  }
+
+  /** Drops the line starts before the line holding `offset`. */
+  forget(offset: number): void {
+    const { line } = this.linePos(offset);
+    const drop = line - 1 - this.#forgotten;
+    if (drop <= 0) return;
+    this.#starts = this.#starts.slice(drop);
+    this.#forgotten += drop;
+  }
+}
+
+/** A file's text in pieces of about `size` bytes, decoded as UTF-8 across piece boundaries: a large file is never one string. */
+export function* fileChunks(path: string, size = 64 * 1024): Generator<string> {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (e) {
+    throw fileError("read", `file ${path}`, e);
+  }
+  try {
+    const buffer = Buffer.allocUnsafe(size);
+    const decoder = new TextDecoder("utf-8");
+    for (;;) {
+      let read: number;
+      try {
+        read = readSync(fd, buffer, 0, size, null);
+      } catch (e) {
+        throw fileError("read", `file ${path}`, e);
+      }
+      if (read === 0) break;
+      yield decoder.decode(buffer.subarray(0, read), { stream: true });
+    }
+    const rest = decoder.decode();
+    if (rest !== "") yield rest;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Every document in `source` (a text, or its pieces in order), one at a time:
+ * a parsed document is dropped once its object is made, so a large file costs
+ * one document's syntax tree at a time. Each object is as written (no
+ * namespace filled in), or why it cannot be read: a syntax error
+ * (file:line:column), a document that is not a mapping. A bad document does
+ * not stop the ones after it. `name` is how sources name the text (a path,
+ * or `<stdin>`).
+ */
+export function* documentsOf(source: string | Iterable<string>, name: string): Generator<DocumentEntry> {
   // Records line starts while parsing, so finding a document's line is a binary search, not a rescan of the file.
-  const lineCounter = new LineCounter();
+  const lineCounter = new StreamLineCounter();
   const lineOf = (node: unknown) => (isNode(node) && node.range ? lineCounter.linePos(node.range[0]).line : undefined);
-  for (const doc of parseAllDocuments(text, { lineCounter })) {
+  const parser = new Parser(lineCounter.addNewLine);
+  const composer = new Composer();
+  const entries = function* (doc: ReturnType<Composer["end"]> extends Generator<infer D> ? D : never): Generator<DocumentEntry> {
     const error = doc.errors[0];
     if (error) {
-      const at = error.linePos?.[0];
+      const at = lineCounter.linePos(error.pos[0]);
       const message = firstLine(error.message).replace(/ at line \d+, column \d+:?$/, "");
-      throw new CliError(`${name}${at ? `:${at.line}:${at.col}` : ""}: ${message}`);
+      yield { source: { file: name, line: at.line, column: at.col }, error: message };
+      return;
     }
-    const value: unknown = doc.toJS();
-    if (value === null || value === undefined) continue;
     const line = lineOf(doc.contents);
-    const source = { file: name, ...(line !== undefined ? { line } : {}) };
-    if (!isObject(value)) throw new CliError(`${where(source)}: a document is not a Kubernetes object (a mapping with apiVersion and kind)`);
-    objects.push(...unpack(value, doc.contents, source, lineOf));
+    const where = { file: name, ...(line !== undefined ? { line } : {}) };
+    let value: unknown;
+    try {
+      value = doc.toJS();
+    } catch (e) {
+      // An alias that expands past the library's limit, say: that document only.
+      yield { source: where, error: firstLine(e instanceof Error ? e.message : String(e)) };
+      return;
+    }
+    if (value === null || value === undefined) return;
+    if (!isObject(value)) yield { source: where, error: "a document is not a Kubernetes object (a mapping with apiVersion and kind)" };
+    else yield* unpack(value, doc.contents, where, lineOf);
+    // Later documents never ask for lines before this one's end.
+    lineCounter.forget(doc.range[2]);
+  };
+  // The parser is given whole lines: a piece's last, partial line waits for the next piece.
+  let partial = "";
+  for (const chunk of typeof source === "string" ? [source] : source) {
+    const text = partial + chunk;
+    const cut = text.lastIndexOf("\n") + 1;
+    partial = text.slice(cut);
+    if (cut > 0) for (const doc of composer.compose(parser.parse(text.slice(0, cut), true))) yield* entries(doc);
+  }
+  for (const doc of composer.compose(parser.parse(partial, false))) yield* entries(doc);
+  for (const doc of composer.end(true)) yield* entries(doc);
+}
+
+/** Every object in `text`, as written (no namespace filled in); the first bad document stops it with file:line. */
+export function objectsFromText(text: string, name: string): KubeObject[] {
+  const objects: KubeObject[] = [];
+  for (const entry of documentsOf(text, name)) {
+    if (entry.error !== undefined) throw new CliError(`${where(entry.source)}: ${entry.error}`);
+    objects.push(entry.object);
   }
   return objects;
 }
@@ -114,15 +226,41 @@ export async function readObjects(paths: readonly string[], io: CliIo, options: 
     const text = await readInput(file, io, "file");
     objects.push(...objectsFromText(text, file === "-" ? "<stdin>" : file));
   }
-  const crds = objects.filter((object) => crdOf(object) !== undefined);
-  const namespace = options.namespace ?? "default";
-  for (const object of objects) {
-    if (isClusterScoped(object.apiVersion, object.kind, crds)) continue;
-    // In place: the objects are this call's own, and sourceOf is keyed by their identity.
-    if (!isObject(object.metadata)) object.metadata = { namespace };
-    else if (typeof object.metadata.namespace !== "string" || object.metadata.namespace === "") object.metadata.namespace = namespace;
-  }
+  const defaults = new NamespaceDefaults(options.namespace);
+  for (const object of objects) defaults.learn(object);
+  for (const object of objects) defaults.apply(object);
   return objects;
+}
+
+/**
+ * Gives namespaced objects that name no namespace `namespace` ("default" when
+ * unset, as kubectl's current namespace usually is), knowing the
+ * cluster-scoped kinds built in and those the CustomResourceDefinitions it
+ * has learned declare.
+ */
+export class NamespaceDefaults {
+  readonly #clusterScoped = new Set<string>();
+  readonly #namespace: string;
+
+  constructor(namespace: string | undefined) {
+    this.#namespace = namespace ?? "default";
+  }
+
+  /** Takes note of a CustomResourceDefinition's scope; other objects are no news. */
+  learn(object: KubeObject): void {
+    const crd = crdOf(object);
+    if (crd?.clusterScoped) this.#clusterScoped.add(crd.groupKind);
+  }
+
+  /** In place: the objects are the reader's own, and sourceOf is keyed by their identity. */
+  apply(object: KubeObject): void {
+    if (typeof object.apiVersion === "string" && typeof object.kind === "string") {
+      const key = groupKind(groupOf(object.apiVersion), object.kind);
+      if (CLUSTER_SCOPED.has(key) || this.#clusterScoped.has(key)) return;
+    }
+    if (!isObject(object.metadata)) object.metadata = { namespace: this.#namespace };
+    else if (typeof object.metadata.namespace !== "string" || object.metadata.namespace === "") object.metadata.namespace = this.#namespace;
+  }
 }
 
 function metadataOf(object: KubeObject): { name?: unknown; namespace?: unknown } {
@@ -182,7 +320,7 @@ const CLUSTER_SCOPED: ReadonlySet<string> = new Set(
     "storage.k8s.io": ["StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "VolumeAttributesClass"],
     "storagemigration.k8s.io": ["StorageVersionMigration"],
     "cozystack.io": ["AffinityClass"],
-    "edgeadmit.io": ["EdgeAdmissionPolicyBinding"],
+    "edgeadmit.io": ["EdgeAdmissionPolicyBinding", "EdgeAdmissionException"],
   }).flatMap(([group, kinds]) => kinds.map((kind) => groupKind(group, kind))),
 );
 

@@ -5,6 +5,7 @@ import { truncateUtf8, utf8Length, MAX_WARNINGS_TOTAL_BYTES, type AdmissionReque
 import type { WithoutSnapshot } from "../clusters/index.js";
 import type { EnforcementMode, Finding, Policy } from "../policy/index.js";
 import type { SnapshotView } from "../snapshot/view.js";
+import { exceptionFor, indexExceptions, type ExceptionIndex } from "../exceptions/index.js";
 import { policySetOf, type PolicyOutcome } from "../vap/index.js";
 
 export type { WithoutSnapshot };
@@ -138,13 +139,31 @@ export function decide(results: readonly PolicyResult[], warnings: string[] = []
   return { allowed: true, warnings: allWarnings, auditAnnotations };
 }
 
+/** A result an EdgeAdmissionException set aside: it decides nothing, and reports name the exception. */
+export interface SkippedResult extends PolicyResult {
+  exception: string;
+}
+
 /** A review's verdict, and the per-policy results it came from (what `edgeadmit check` and the audit report). */
 export interface ReviewOutcome {
   decision: Decision;
   results: PolicyResult[];
+  /** Results of policies an exception exempts the request from: not enforced. */
+  skipped: SkippedResult[];
 }
 
-const allowAll = (): ReviewOutcome => ({ decision: { allowed: true, warnings: [], auditAnnotations: {} }, results: [] });
+const allowAll = (): ReviewOutcome => ({ decision: { allowed: true, warnings: [], auditAnnotations: {} }, results: [], skipped: [] });
+
+const exceptionIndexOf = (view: SnapshotView): ExceptionIndex => indexExceptions(view.cluster.exceptions);
+
+/** The EdgeAdmissionException that exempts the request from `policy` (a built-in id or a ValidatingAdmissionPolicy's name), if any. */
+export function exceptionOf(view: SnapshotView, policy: string, request: AdmissionRequest): string | undefined {
+  const index = view.derived(exceptionIndexOf);
+  return index.size === 0 ? undefined : exceptionFor(index, policy, request);
+}
+
+/** The audit annotation that records what exceptions set aside, so the apiserver's audit log shows why a finding did not count. */
+const EXCEPTIONS_ANNOTATION = "exceptions";
 
 /**
  * Whether any policy looks at `request` (a built-in one the cluster has not
@@ -169,7 +188,7 @@ export function review(request: AdmissionRequest, context: ReviewContext): Revie
       context.withoutSnapshot === "FailClosed"
         ? deny(`${message}; the cluster is configured fail-closed, run the sync job`)
         : { allowed: true, warnings: [`${message}; policies not enforced`], auditAnnotations: {} };
-    return { decision, results: [] };
+    return { decision, results: [], skipped: [] };
   }
 
   const { maxAgeSeconds, onStale } = snapshot.view.settings;
@@ -177,10 +196,18 @@ export function review(request: AdmissionRequest, context: ReviewContext): Revie
   const warnings: string[] = [];
   if (ageSeconds > maxAgeSeconds) {
     const message = `edgeadmit: snapshot for cluster "${cluster}" is stale since ${new Date(snapshot.pushedAt + maxAgeSeconds * 1000).toISOString()} (max age ${maxAgeSeconds}s)`;
-    if (onStale === "Deny") return { decision: deny(`${message}; the cluster denies on stale data, check the sync job`), results: [] };
+    if (onStale === "Deny") return { decision: deny(`${message}; the cluster denies on stale data, check the sync job`), results: [], skipped: [] };
     warnings.push(message);
   }
   const edge = policySet?.evaluate(request, snapshot.view);
-  const results = [...evaluate(request, matched, snapshot.view), ...vapResults(edge?.outcomes ?? [])];
-  return { decision: decide(results, warnings, edge?.auditAnnotations), results };
+  const results: PolicyResult[] = [];
+  const skipped: SkippedResult[] = [];
+  for (const result of [...evaluate(request, matched, snapshot.view), ...vapResults(edge?.outcomes ?? [])]) {
+    const exception = exceptionOf(snapshot.view, result.policy, request);
+    if (exception === undefined) results.push(result);
+    else skipped.push({ ...result, exception });
+  }
+  const annotations = { ...edge?.auditAnnotations };
+  if (skipped.length > 0) annotations[EXCEPTIONS_ANNOTATION] = joined([...new Set(skipped.map((r) => `${r.policy} by ${r.exception}`))], MAX_WARNINGS_TOTAL_BYTES);
+  return { decision: decide(results, warnings, annotations), results, skipped };
 }

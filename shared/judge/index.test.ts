@@ -68,7 +68,7 @@ describe("judgeObjects", () => {
   it("gives objects no policy looks at no results, and takes the namespace from the object only", () => {
     const configMap: KubeObject = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "app-config" }, data: {} };
     const [judged] = judgeObjects([configMap], snapshotOf([]), { policies: [everyOne] });
-    expect(judged).toEqual({ object: configMap, ref: { apiVersion: "v1", kind: "ConfigMap", name: "app-config" }, results: [], decision: { allowed: true, warnings: [], auditAnnotations: {} } });
+    expect(judged).toEqual({ object: configMap, ref: { apiVersion: "v1", kind: "ConfigMap", name: "app-config" }, results: [], skipped: [], decision: { allowed: true, warnings: [], auditAnnotations: {} } });
   });
 
   it("judges with the snapshot's ValidatingAdmissionPolicies when no policy is passed, a ValidatingAdmissionPolicyBinding counting offline", () => {
@@ -97,5 +97,35 @@ spec:
       [],
     ]);
     expect(judged[0]!.decision?.warnings).toEqual(["Validation failed for ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-warn': at most 5 replicas"]);
+  });
+
+  it("hands policies the object as the apiserver serves it: quantities canonical, numbers read as the apiserver reads them", () => {
+    const cluster = yaml(`
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: requests}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  validations:
+  - expression: "object.spec.template.spec.containers.all(c, c.resources.requests.cpu == '500m' && c.resources.requests.memory == '1G' && c.resources.limits['google.com/tpu'] == '8')"
+    messageExpression: "'got ' + object.spec.template.spec.containers.map(c, c.resources.requests.cpu + '/' + c.resources.requests.memory).join(', ')"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: requests}
+spec: {policyName: requests, validationActions: [Deny]}
+`);
+    const withRequests = (requests: Record<string, unknown>): KubeObject => {
+      const object = deployment("web", 1, "shop");
+      (object as { spec: { template: { spec: { containers: Array<Record<string, unknown>> } } } }).spec.template.spec.containers[0]!.resources = { requests, limits: { "google.com/tpu": 8 } };
+      return object;
+    };
+    const asWritten = withRequests({ cpu: 0.5, memory: 1e9 });
+    const judged = judgeObjects([asWritten, withRequests({ cpu: "0.5", memory: "1000M" }), withRequests({ cpu: "1", memory: 1e9 })], snapshotOf(cluster));
+    expect(judged.map(({ results }) => results.map((result) => result.message))).toEqual([[], [], ["got 1/1G"]]);
+    // The caller's object is left as written.
+    expect((asWritten as { spec: { template: { spec: { containers: Array<{ resources: unknown }> } } } }).spec.template.spec.containers[0]!.resources).toEqual({ requests: { cpu: 0.5, memory: 1e9 }, limits: { "google.com/tpu": 8 } });
   });
 });

@@ -4,12 +4,13 @@
 // snapshot's own.
 import { admissionRequestSchema, type Decision } from "../admission/index.js";
 import { wrapReview } from "../admission/wrap.js";
-import { review, type PolicyResult } from "../dispatcher/index.js";
+import { review, type PolicyResult, type SkippedResult } from "../dispatcher/index.js";
 import type { Policy } from "../policy/index.js";
 import type { KubeObject } from "../snapshot/build/index.js";
 import type { Snapshot } from "../snapshot/schema.js";
 import { SnapshotView } from "../snapshot/view.js";
 import { describeZodError } from "../zod/index.js";
+import { asServed } from "./served.js";
 
 /** Which object a verdict is about, as reports name it. */
 export interface ObjectRef {
@@ -25,6 +26,8 @@ interface JudgedBase {
   ref: ObjectRef;
   /** Every policy's result, in the order the webhook reports them; [] when no policy looks at the object. */
   results: PolicyResult[];
+  /** Results an EdgeAdmissionException set aside, each naming it. */
+  skipped: SkippedResult[];
 }
 
 /**
@@ -55,24 +58,31 @@ export function refOf(object: KubeObject): ObjectRef {
 }
 
 /**
- * Every object's verdict against `snapshot`, each wrapped as `edgeadmit review`
- * wraps it and decoded by the function's own schema. "Now" is when the
- * snapshot was built, so a saved snapshot is never judged stale. An object
- * that breaks a policy is that object's `error`; the rest are still judged.
+ * A judge of objects against `snapshot`, one at a time, each as the
+ * apiserver would serve it (asServed: quantities canonical), wrapped as
+ * `edgeadmit review` wraps it and decoded by the function's own schema. "Now"
+ * is when the snapshot was built, so a saved snapshot is never judged stale.
+ * An object that breaks a policy is that object's `error`. One view serves
+ * every object, so what policies derive from the snapshot is derived once.
  */
-export function judgeObjects(objects: readonly KubeObject[], snapshot: Snapshot, options: JudgeOptions = {}): JudgedObject[] {
+export function objectJudge(snapshot: Snapshot, options: JudgeOptions = {}): (object: KubeObject) => JudgedObject {
   const view = new SnapshotView(snapshot);
   const pushedAt = Date.parse(snapshot.builtAt);
   const context = { cluster: options.cluster ?? "offline", policies: options.policies ?? [], snapshot: { view, pushedAt }, withoutSnapshot: "FailOpen", now: pushedAt } as const;
-  return objects.map((object): JudgedObject => {
+  return (object): JudgedObject => {
     const ref = refOf(object);
-    const decoded = admissionRequestSchema.safeParse(wrapReview(object, { operation: options.operation ?? "CREATE" }).request);
-    if (!decoded.success) return { object, ref, results: [], error: `not an admission request: ${describeZodError(decoded.error)}` };
+    const decoded = admissionRequestSchema.safeParse(wrapReview(asServed(object), { operation: options.operation ?? "CREATE" }).request);
+    if (!decoded.success) return { object, ref, results: [], skipped: [], error: `not an admission request: ${describeZodError(decoded.error)}` };
     try {
-      const { decision, results } = review(decoded.data, context);
-      return { object, ref, results, decision };
+      const { decision, results, skipped } = review(decoded.data, context);
+      return { object, ref, results, skipped, decision };
     } catch (e) {
-      return { object, ref, results: [], error: e instanceof Error ? e.message : String(e) };
+      return { object, ref, results: [], skipped: [], error: e instanceof Error ? e.message : String(e) };
     }
-  });
+  };
+}
+
+/** Every object's verdict against `snapshot` (see objectJudge); the rest are still judged when one breaks a policy. */
+export function judgeObjects(objects: readonly KubeObject[], snapshot: Snapshot, options: JudgeOptions = {}): JudgedObject[] {
+  return objects.map(objectJudge(snapshot, options));
 }

@@ -2,6 +2,7 @@
 // job or `edgeadmit snapshot build`, signed, pushed, decoded once per isolate.
 import * as z from "zod/mini";
 import "../zod/index.js";
+import { exceptionSchema } from "../exceptions/index.js";
 import { isQuantity } from "../k8s/quantity/index.js";
 import { nodeAffinitySchema, stringMapSchema } from "../k8s/schemas/index.js";
 import { ENFORCEMENT_MODES, POLICY_MODES } from "../policy/modes.js";
@@ -112,6 +113,8 @@ export const snapshotSchema = z.object({
    * quantity; absent when the snapshot was built without Nodes. A pod that
    * asks for more than half of it cannot share a node with another replica.
    */
+  /** EdgeAdmissionExceptions by name: objects exempt from named policies (shared/exceptions). Cluster-wide. */
+  exceptions: z._default(z.record(z.string(), exceptionSchema), {}),
   largestAllocatable: z.optional(z.record(z.string(), z.string().check(z.refine(isQuantity, "must be a Kubernetes quantity")))),
 });
 export type Snapshot = z.infer<typeof snapshotSchema>;

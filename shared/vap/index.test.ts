@@ -186,7 +186,19 @@ resourceRules:
   it("a namespace the snapshot does not know is a configuration error, under failurePolicy", () => {
     const objects = cluster(`namespaceSelector: {matchLabels: {env: prod}}\n${deployments.replace("matchConstraints:\n", "")}`);
     expect(judge(objects, { ...deployment(1), metadata: { name: "web", namespace: "brand-new" } }).decision.denial?.message).toBe(
-      `ValidatingAdmissionPolicy 'p' denied request: failed to configure policy: namespaces "brand-new" not found in the snapshot (created after the sync job last ran?): its labels decide the namespaceSelector`,
+      `ValidatingAdmissionPolicy 'p' denied request: failed to configure policy: namespace "brand-new" is not in the snapshot, so only its name is known; the namespaceSelector needs its label env`,
+    );
+  });
+
+  it("a namespace the snapshot does not know is known by its name: a selector on kubernetes.io/metadata.name alone decides", () => {
+    const only = (selector: string) => cluster(`namespaceSelector: ${selector}\n${deployments.replace("matchConstraints:\n", "")}`);
+    const inNamespace = (namespace: string) => ({ ...deployment(1), metadata: { name: "web", namespace } });
+    const byName = only(`{matchExpressions: [{key: kubernetes.io/metadata.name, operator: NotIn, values: [kube-system]}]}`);
+    expect(denied(byName, inNamespace("brand-new"))).toBe(true);
+    expect(denied(byName, inNamespace("kube-system"))).toBe(false);
+    expect(denied(only(`{matchLabels: {kubernetes.io/metadata.name: shop}}`), inNamespace("lab"))).toBe(false);
+    expect(judge(only(`{matchLabels: {kubernetes.io/metadata.name: shop, team: a}, matchExpressions: [{key: env, operator: Exists}]}`), inNamespace("shop")).decision.denial?.message).toBe(
+      `ValidatingAdmissionPolicy 'p' denied request: failed to configure policy: namespace "shop" is not in the snapshot, so only its name is known; the namespaceSelector needs its label team, env`,
     );
   });
 

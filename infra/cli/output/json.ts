@@ -1,21 +1,49 @@
 // The report for scripts: every object checked, in input order, with its
-// results; messages as the webhook writes them. Fields are only ever added.
-import { describeResult } from "../../../shared/dispatcher/index.js";
-import { countsOf, type CheckReport } from "./index.js";
+// results; messages as the webhook writes them; then the input errors and
+// what was skipped. Fields are only ever added.
+import { describeResult, type PolicyResult } from "../../../shared/dispatcher/index.js";
+import type { Source } from "../../objects/yaml.js";
+import { countsOf, type CheckedObject, type CheckReport } from "./index.js";
+
+const at = (source: Source | undefined) => (source ? { file: source.file, ...(source.line !== undefined ? { line: source.line } : {}) } : {});
+
+const resultOf = (result: PolicyResult) => ({
+  policy: result.policy,
+  ...(result.origin ? { origin: result.origin } : {}),
+  ...(result.binding !== undefined ? { binding: result.binding } : {}),
+  mode: result.mode,
+  message: describeResult(result),
+  ...(result.field !== undefined ? { field: result.field } : {}),
+});
+
+const objectOf = ({ ref, source, scope, results, skipped, error }: CheckedObject) => ({
+  ...ref,
+  ...at(source),
+  ...(scope !== undefined ? { scope } : {}),
+  ...(error !== undefined ? { error } : { allowed: !results.some((result) => result.mode === "Deny") }),
+  results: results.map(resultOf),
+  ...(skipped.length > 0 ? { skipped: skipped.map((result) => ({ ...resultOf(result), exception: result.exception })) } : {}),
+});
+
+/** `value` as JSON.stringify(value, null, 2) writes it at `depth` levels of indentation. */
+const indented = (value: unknown, depth: number) => JSON.stringify(value, null, 2).replace(/\n/g, `\n${"  ".repeat(depth)}`);
+
+/**
+ * The report in pieces, one per object, exactly as JSON.stringify(report,
+ * null, 2) would write it whole: a report of 45,000 objects is never one
+ * string, nor a second copy of the verdicts.
+ */
+export function* jsonChunks(report: CheckReport): Generator<string> {
+  const head = { apiVersion: "edgeadmit.io/v1alpha1", kind: "CheckReport", summary: { ...countsOf(report), clusters: report.scopes } };
+  yield `${indented(head, 0).slice(0, -2)},\n  "objects": [`;
+  for (const [index, checked] of report.objects.entries()) yield `${index === 0 ? "\n" : ",\n"}    ${indented(objectOf(checked), 2)}`;
+  yield report.objects.length > 0 ? "\n  ]" : "]";
+  const errors = report.errors.map((error) => ({ ...at(error.source), ...(error.object ? { object: error.object } : {}), message: error.message }));
+  const skipped = report.skipped.map(({ source, reason }) => ({ ...at(source), reason }));
+  const tail = { errors, skipped, ...(report.missingFacts ? { missingFacts: report.missingFacts } : {}) };
+  yield `,\n${indented(tail, 0).slice(2, -2)}\n}\n`;
+}
 
 export function renderJson(report: CheckReport): string {
-  const objects = report.objects.map(({ judged, source }) => ({
-    ...judged.ref,
-    ...(source ? { file: source.file, ...(source.line !== undefined ? { line: source.line } : {}) } : {}),
-    ...(judged.error !== undefined ? { error: judged.error } : { allowed: judged.decision.allowed }),
-    results: judged.results.map((result) => ({
-      policy: result.policy,
-      ...(result.origin ? { origin: result.origin } : {}),
-      ...(result.binding !== undefined ? { binding: result.binding } : {}),
-      mode: result.mode,
-      message: describeResult(result),
-      ...(result.field !== undefined ? { field: result.field } : {}),
-    })),
-  }));
-  return `${JSON.stringify({ apiVersion: "edgeadmit.io/v1alpha1", kind: "CheckReport", summary: countsOf(report), objects }, null, 2)}\n`;
+  return [...jsonChunks(report)].join("");
 }

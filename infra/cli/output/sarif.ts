@@ -11,6 +11,8 @@ const LEVELS: Record<EnforcementMode, "error" | "warning" | "note"> = { Deny: "e
 
 /** The rule of objects no policy could read (the function answers their reviews 400). */
 const UNREADABLE_RULE = "unreadable-object";
+/** The rule of input that could not be judged as given: a bad file or document, a duplicate object. */
+const INPUT_RULE = "input-error";
 
 interface Rule {
   id: string;
@@ -40,19 +42,29 @@ export function renderSarif(report: CheckReport): string {
     if (known >= 0) return known;
     return rules.push({ id, shortDescription: { text: description } }) - 1;
   };
-  const results = report.objects.flatMap(({ judged, source }) => {
-    const object = describeRef(judged.ref);
+  const results = report.objects.flatMap(({ ref, source, results: found, skipped, error }) => {
+    const object = describeRef(ref);
     const locations = [locationOf(source, object)];
-    if (judged.error !== undefined) {
+    if (error !== undefined) {
       const index = ruleIndex(UNREADABLE_RULE, "An object no policy can read: the function refuses its review");
-      return [{ ruleId: UNREADABLE_RULE, ruleIndex: index, level: "error", message: { text: `${object}: ${judged.error}` }, locations }];
+      return [{ ruleId: UNREADABLE_RULE, ruleIndex: index, level: "error", message: { text: `${object}: ${error}` }, locations }];
     }
-    return judged.results.map((result) => {
+    const resultOf = (result: PolicyResult) => {
       const id = ruleIdOf(result);
       const index = ruleIndex(id, `The cluster's ValidatingAdmissionPolicy ${result.policy}`);
       return { ruleId: id, ruleIndex: index, level: LEVELS[result.mode], message: { text: describeResult(result) }, locations };
-    });
+    };
+    // An exception's results stay visible as suppressed, as code scanning shows a dismissed alert.
+    return [
+      ...found.map(resultOf),
+      ...skipped.map((result) => ({ ...resultOf(result), suppressions: [{ kind: "external", justification: `EdgeAdmissionException ${result.exception}` }] })),
+    ];
   });
+  for (const error of report.errors) {
+    const index = ruleIndex(INPUT_RULE, "Input that cannot be judged as given: a bad file or document, or two objects with one identity in one cluster");
+    const object = error.object ? describeRef(error.object) : (error.source?.file ?? "input");
+    results.push({ ruleId: INPUT_RULE, ruleIndex: index, level: "error", message: { text: error.message }, locations: [locationOf(error.source, object)] });
+  }
   const log = {
     $schema: "https://json.schemastore.org/sarif-2.1.0.json",
     version: "2.1.0",

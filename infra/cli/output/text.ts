@@ -1,20 +1,31 @@
 // The report for people: one line per result, columns aligned, the message as
-// the webhook writes it; then the counts.
+// the webhook writes it; input errors after every verdict; then the counts and
+// what was skipped, one line each.
 import { describeResult } from "../../../shared/dispatcher/index.js";
 import { where } from "../../objects/yaml.js";
-import { countsOf, describeRef, type CheckReport } from "./index.js";
+import { countsOf, describeRef, missingFactsLine, skippedSummary, type CheckReport } from "./index.js";
 
 export function renderText(report: CheckReport): string {
-  const rows = report.objects.flatMap(({ judged, source }) => {
+  const rows = report.objects.flatMap(({ ref, source, results, skipped, error }) => {
     const location = source ? where(source) : "-";
-    const object = describeRef(judged.ref);
-    if (judged.error !== undefined) return [[location, object, "-", "Error", judged.error]];
-    return judged.results.map((result) => [location, object, result.policy, result.mode, describeResult(result)]);
+    const object = describeRef(ref);
+    if (error !== undefined) return [[location, object, "-", "Error", error]];
+    return [
+      ...results.map((result) => [location, object, result.policy, result.mode, describeResult(result)]),
+      ...skipped.map((result) => [location, object, result.policy, "Skip", `skipped by EdgeAdmissionException ${result.exception}: ${describeResult(result)}`]),
+    ];
   });
+  for (const error of report.errors) rows.push([error.source ? where(error.source) : "-", error.object ? describeRef(error.object) : "-", "-", "Error", error.message]);
   const widths = [0, 1, 2, 3].map((column) => Math.max(0, ...rows.map((row) => row[column]!.length)));
   const lines = rows.map((row) => row.map((cell, column) => (column < widths.length ? cell.padEnd(widths[column]!) : cell)).join("  "));
   const counts = countsOf(report);
-  const unreadable = counts.unreadable > 0 ? `, ${counts.unreadable} unreadable` : "";
-  const summary = `${counts.objects} ${counts.objects === 1 ? "object" : "objects"} checked: ${counts.Deny} Deny, ${counts.Warn} Warn, ${counts.Audit} Audit${unreadable}`;
-  return [...lines, ...(lines.length > 0 ? [""] : []), summary, ""].join("\n");
+  const extra = [
+    ...(counts.unreadable > 0 ? [`${counts.unreadable} unreadable`] : []),
+    ...(counts.exempted > 0 ? [`${counts.exempted} skipped by exceptions`] : []),
+    ...(counts.inputErrors > 0 ? [`${counts.inputErrors} input ${counts.inputErrors === 1 ? "error" : "errors"}`] : []),
+  ];
+  const clusters = report.scopes > 1 ? ` as ${report.scopes} separate clusters` : "";
+  const summary = `${counts.objects} ${counts.objects === 1 ? "object" : "objects"} checked${clusters}: ${counts.Deny} Deny, ${counts.Warn} Warn, ${counts.Audit} Audit${extra.map((part) => `, ${part}`).join("")}`;
+  const notes = [skippedSummary(report.skipped), missingFactsLine(report)].filter((line) => line !== undefined);
+  return [...lines, ...(lines.length > 0 ? [""] : []), summary, ...notes, ""].join("\n");
 }

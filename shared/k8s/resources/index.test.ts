@@ -4,7 +4,7 @@ import { podRequests } from "./index.js";
 
 const requests = (podSpec: Record<string, unknown>) =>
   Object.fromEntries([...podRequests({ kind: "Deployment", podSpecPath: "spec.template.spec", podSpec })].map(([resource, q]) => [resource, q.toString()]));
-const container = (requests?: Record<string, string>, limits?: Record<string, string>, restartPolicy?: string) => ({
+const container = (requests?: Record<string, string | number>, limits?: Record<string, string | number>, restartPolicy?: string) => ({
   name: "c",
   resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) },
   ...(restartPolicy ? { restartPolicy } : {}),
@@ -13,6 +13,16 @@ const container = (requests?: Record<string, string>, limits?: Record<string, st
 describe("podRequests", () => {
   it("adds the containers' requests, exactly", () => {
     expect(requests({ containers: [container({ cpu: "100m", memory: "1Gi" }), container({ cpu: "1.9", memory: "512Mi" })] })).toEqual({ cpu: "2", memory: "1536Mi" });
+  });
+
+  it("reads numbers as the apiserver reads them (Quantity.UnmarshalJSON parses the text Go prints: 1e9 is 1000000000, 1e21 stays 1e+21)", () => {
+    expect(requests({ containers: [container({ cpu: 1, memory: 1e9, "google.com/tpu": 8 }), container({ cpu: 0.5 }, { "nvidia.com/gpu": 2 })], overhead: { cpu: 0.25 } })).toEqual({
+      cpu: "1750m",
+      memory: "1G",
+      "google.com/tpu": "8",
+      "nvidia.com/gpu": "2",
+    });
+    expect(requests({ containers: [container({ memory: 1e21, cpu: 1e-7 })] })).toEqual({ memory: "1e21", cpu: "100e-9" });
   });
 
   it("takes a container's limit as its request when it sets no request (SetDefaults_Pod)", () => {

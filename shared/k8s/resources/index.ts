@@ -6,17 +6,17 @@
 // A container that sets only a limit requests its limit (SetDefaults_Pod).
 import * as z from "zod/mini";
 import "../../zod/index.js";
-import { stringMapSchema, type PodSpec } from "../schemas/index.js";
+import { quantityMapSchema, type PodSpec } from "../schemas/index.js";
 import { parseQuantity, QuantityError, type Quantity } from "../quantity/index.js";
 import { invalidObject, type Workload } from "../workload/index.js";
 
-const resourcesSchema = z.optional(z.nullable(z.looseObject({ requests: z.optional(z.nullable(stringMapSchema)), limits: z.optional(z.nullable(stringMapSchema)) })));
+const resourcesSchema = z.optional(z.nullable(z.looseObject({ requests: z.optional(z.nullable(quantityMapSchema)), limits: z.optional(z.nullable(quantityMapSchema)) })));
 const containerSchema = z.looseObject({ resources: resourcesSchema, restartPolicy: z.optional(z.nullable(z.string())) });
 const requestsSchema = z.looseObject({
   containers: z.optional(z.nullable(z.array(containerSchema))),
   initContainers: z.optional(z.nullable(z.array(containerSchema))),
   resources: resourcesSchema,
-  overhead: z.optional(z.nullable(stringMapSchema)),
+  overhead: z.optional(z.nullable(quantityMapSchema)),
 });
 
 /** Resources pod-level requests may set (PodLevelResources): cpu, memory, hugepages-*. */

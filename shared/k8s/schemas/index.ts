@@ -5,6 +5,24 @@ import "../../zod/index.js";
 
 export const stringMapSchema = z.record(z.string(), z.string());
 
+/**
+ * The text the apiserver parses for a resource.Quantity written as a JSON (or
+ * YAML) number: Quantity.UnmarshalJSON hands the number's own text to
+ * ParseQuantity, so `cpu: 1` is "1" and `cpu: 0.5` is "0.5" (500m). A double
+ * prints as Go's encoder prints it up to the exponent's zero padding
+ * (`1e+21`, `1e-7`), which ParseQuantity reads alike. Integers past 2^53 are
+ * already rounded by the YAML or JSON reader, as in any JavaScript tool.
+ */
+export function quantityText(value: string | number): string {
+  return typeof value === "number" ? String(value) : value;
+}
+
+/** A resource.Quantity as the apiserver decodes one: a string, or a number read as its text (see quantityText). */
+export const quantitySchema = z.pipe(z.union([z.string(), z.number()]), z.transform(quantityText));
+
+/** resources.requests/limits, overhead, allocatable: resource name → quantity, numbers accepted as the apiserver accepts them. */
+export const quantityMapSchema = z.record(z.string(), quantitySchema);
+
 export const objectMetaSchema = z.looseObject({
   name: z.optional(z.string()),
   generateName: z.optional(z.string()),

@@ -3,7 +3,7 @@
 // produce the same snapshot for the same cluster.
 import * as z from "zod/mini";
 import { describeZodError } from "../../zod/index.js";
-import { nodeAffinitySchema, objectMetaSchema, stringMapSchema } from "../../k8s/schemas/index.js";
+import { nodeAffinitySchema, objectMetaSchema, quantityMapSchema, stringMapSchema } from "../../k8s/schemas/index.js";
 import { ENFORCEMENT_MODES, POLICY_MODES } from "../../policy/modes.js";
 import {
   DEFAULT_MAX_AGE_SECONDS,
@@ -22,6 +22,7 @@ import { madeByWorkloadController, WORKLOAD_API_GROUPS } from "../../k8s/control
 import { sharedClaimNames } from "../../k8s/volumes/index.js";
 import { collectPolicyObjects, usedByPolicies } from "./policies.js";
 import { parseQuantity, QuantityError, type Quantity } from "../../k8s/quantity/index.js";
+import { EXCEPTION_GROUP, EXCEPTION_KIND, exceptionObjectSchema, type Exception } from "../../exceptions/index.js";
 
 export const SETTINGS_CONFIGMAP = "edgeadmit-settings";
 export const ROOT_TENANT_NAMESPACE = "tenant-root";
@@ -66,7 +67,7 @@ const pvObject = z.looseObject({
 
 const nodeObject = z.looseObject({
   metadata: z.looseObject({ name: z.string(), labels: objectMetaSchema.shape.labels }),
-  status: z.optional(z.nullable(z.looseObject({ allocatable: z.optional(z.nullable(stringMapSchema)) }))),
+  status: z.optional(z.nullable(z.looseObject({ allocatable: z.optional(z.nullable(quantityMapSchema)) }))),
 });
 
 const settingsObject = z.looseObject({
@@ -152,97 +153,149 @@ function settingsFrom(data: Record<string, string>, policyIds: readonly string[]
 }
 
 export function buildSnapshot(objects: readonly KubeObject[], options: BuildOptions): BuildResult {
-  const problems: string[] = [];
-  const affinityClasses: Record<string, AffinityClass> = {};
-  const tenantObjects: Array<z.infer<typeof tenantObject>> = [];
-  const applications: Record<string, Application> = {};
-  const claims: Array<z.infer<typeof pvcObject>> = [];
-  const pinned = new Map<string, boolean>();
-  const nodeObjects: Array<z.infer<typeof nodeObject>> = [];
-  const usersByClaim = new Map<string, VolumeUser[]>();
-  let settings: Settings = { policies: {}, maxAgeSeconds: DEFAULT_MAX_AGE_SECONDS, onStale: "Warn" };
+  const builder = new SnapshotBuilder(options);
+  for (const object of objects) builder.add(object);
+  return builder.build();
+}
 
-  const decode = <T>(schema: z.ZodMiniType<T>, object: KubeObject): T | undefined => {
+export interface BuilderOptions extends BuildOptions {
+  /**
+   * Which objects are kept until build(), where the cluster's policies, their
+   * params and the Namespaces are sorted out of them (and the rest reported
+   * as ignored). Unset: every object. Set: only objects no fact branch has
+   * already reduced to its facts, and of those the ones it accepts; a caller
+   * that streams many objects keeps the policies' kinds only, so memory holds
+   * the facts, not the input.
+   */
+  retain?: (object: KubeObject) => boolean;
+}
+
+/**
+ * The snapshot built one object at a time: each object is reduced to the
+ * facts it gives as it is added (a workload to the claims it mounts), so what
+ * the builder holds is the snapshot, not its input.
+ */
+export class SnapshotBuilder {
+  readonly #options: BuilderOptions;
+  readonly #problems: string[] = [];
+  readonly #affinityClasses: Record<string, AffinityClass> = {};
+  readonly #tenantObjects: Array<z.infer<typeof tenantObject>> = [];
+  readonly #applications: Record<string, Application> = {};
+  readonly #claims: Array<z.infer<typeof pvcObject>> = [];
+  readonly #pinned = new Map<string, boolean>();
+  readonly #nodeObjects: Array<z.infer<typeof nodeObject>> = [];
+  readonly #usersByClaim = new Map<string, VolumeUser[]>();
+  #settings: Settings = { policies: {}, maxAgeSeconds: DEFAULT_MAX_AGE_SECONDS, onStale: "Warn" };
+  readonly #exceptions: Record<string, Exception> = {};
+  /** Objects kept for the policies (see BuilderOptions.retain), and which of them no fact branch read. */
+  readonly #kept: KubeObject[] = [];
+  readonly #unread = new Set<KubeObject>();
+
+  constructor(options: BuilderOptions) {
+    this.#options = options;
+  }
+
+  #decode<T>(schema: z.ZodMiniType<T>, object: KubeObject): T | undefined {
     const result = schema.safeParse(object);
     if (result.success) return result.data;
-    problems.push(`${describeKubeObject(object)}: ${describeZodError(result.error)}`);
+    this.#problems.push(`${describeKubeObject(object)}: ${describeZodError(result.error)}`);
     return undefined;
-  };
+  }
 
-  // Objects no branch below reads; the policies' objects are sorted out of them once those are collected.
-  const unread: KubeObject[] = [];
-  for (const object of objects) {
+  add(object: KubeObject): void {
     const { group, kind } = kindOf(object);
+    const read = this.#read(group, kind, object);
+    if (this.#options.retain && (read || !this.#options.retain(object))) return;
+    this.#kept.push(object);
+    if (!read) this.#unread.add(object);
+  }
+
+  /** Takes the object's facts; false when no branch reads its kind. */
+  #read(group: string, kind: string, object: KubeObject): boolean {
+    const options = this.#options;
     if (group === "cozystack.io" && kind === "AffinityClass") {
-      const ac = decode(affinityClassObject, object);
+      const ac = this.#decode(affinityClassObject, object);
       if (ac) {
         const entry: AffinityClass = {};
         if (ac.spec.nodeSelector) entry.nodeSelector = ac.spec.nodeSelector;
         if (ac.spec.nodeAffinity) entry.nodeAffinity = ac.spec.nodeAffinity;
         if (ac.spec.enforcement) entry.enforcement = ac.spec.enforcement;
-        affinityClasses[ac.metadata.name] = entry;
+        this.#affinityClasses[ac.metadata.name] = entry;
       }
     } else if (group === "apps.cozystack.io" && kind === "Tenant") {
-      const tenant = decode(tenantObject, object);
-      if (tenant) tenantObjects.push(tenant);
+      const tenant = this.#decode(tenantObject, object);
+      if (tenant) this.#tenantObjects.push(tenant);
     } else if (group === "helm.toolkit.fluxcd.io" && kind === "HelmRelease") {
-      const hr = decode(named, object);
+      const hr = this.#decode(named, object);
       if (hr && hr.metadata.namespace) {
         const labels = hr.metadata.labels ?? {};
         const application: Application = { ...lineageOf(labels) };
         const affinityClass = labels[AFFINITY_CLASS_LABEL];
         if (affinityClass) application.affinityClass = affinityClass;
-        applications[`${hr.metadata.namespace}/${hr.metadata.name}`] = application;
+        this.#applications[`${hr.metadata.namespace}/${hr.metadata.name}`] = application;
       }
     } else if (group === "" && kind === "PersistentVolumeClaim") {
-      const pvc = decode(pvcObject, object);
-      if (pvc) claims.push(pvc);
+      const pvc = this.#decode(pvcObject, object);
+      if (pvc) this.#claims.push(pvc);
     } else if (group === "" && kind === "PersistentVolume") {
-      const pv = decode(pvObject, object);
-      if (pv) pinned.set(pv.metadata.name, pinsOneNode(pv));
+      const pv = this.#decode(pvObject, object);
+      if (pv) this.#pinned.set(pv.metadata.name, pinsOneNode(pv));
     } else if (group === "" && kind === "Node") {
-      const node = decode(nodeObject, object);
-      if (node) nodeObjects.push(node);
+      const node = this.#decode(nodeObject, object);
+      if (node) this.#nodeObjects.push(node);
     } else if (isWorkloadKind(kind) && group === WORKLOAD_API_GROUPS[kind]) {
-      collectVolumeUsers(kind, object, usersByClaim, problems);
+      collectVolumeUsers(kind, object, this.#usersByClaim, this.#problems);
+    } else if (group === EXCEPTION_GROUP && kind === EXCEPTION_KIND) {
+      const exception = this.#decode(exceptionObjectSchema, object);
+      if (!exception) return true;
+      const name = exception.metadata.name;
+      if (Object.hasOwn(this.#exceptions, name)) this.#problems.push(`${EXCEPTION_KIND} ${name}: an exception of that name came before; this one wins`);
+      this.#exceptions[name] = exception.spec;
     } else if (group === "" && kind === "ConfigMap" && named.safeParse(object).data?.metadata.name === SETTINGS_CONFIGMAP) {
-      const cm = decode(settingsObject, object);
-      if (!cm) continue;
-      if (!options.settingsNamespace || cm.metadata.namespace === options.settingsNamespace) settings = settingsFrom(cm.data ?? {}, options.policyIds, problems);
-      else problems.push(`${describeKubeObject(object)}: not in the settings namespace ${options.settingsNamespace}; ignored`);
-    } else unread.push(object);
-  }
-  const policyObjects = collectPolicyObjects(objects, problems);
-
-  const volumeClaims: Record<string, VolumeClaim> = {};
-  for (const pvc of claims) {
-    const accessModes = pvc.spec.accessModes ?? [];
-    if (!accessModes.some((mode) => RWO_MODES.has(mode)) || accessModes.some((mode) => MULTI_NODE_MODES.has(mode))) continue;
-    const claim: VolumeClaim = { accessModes, pinnedToNode: pvc.spec.volumeName ? (pinned.get(pvc.spec.volumeName) ?? false) : false };
-    const key = `${pvc.metadata.namespace}/${pvc.metadata.name}`;
-    const users = usersByClaim.get(key);
-    if (users) claim.mountedBy = users.sort((a, b) => (a.kind === b.kind ? compare(a.name, b.name) : compare(a.kind, b.kind)));
-    volumeClaims[key] = claim;
+      const cm = this.#decode(settingsObject, object);
+      if (!cm) return true;
+      if (!options.settingsNamespace || cm.metadata.namespace === options.settingsNamespace) this.#settings = settingsFrom(cm.data ?? {}, options.policyIds, this.#problems);
+      else this.#problems.push(`${describeKubeObject(object)}: not in the settings namespace ${options.settingsNamespace}; ignored`);
+    } else return false;
+    return true;
   }
 
-  return {
-    snapshot: {
-      apiVersion: SNAPSHOT_API_VERSION,
-      kind: "Snapshot",
-      generation: options.generation,
-      builtAt: options.builtAt,
-      settings,
-      affinityClasses,
-      tenants: resolveTenants(tenantObjects, problems),
-      applications,
-      volumeClaims,
-      nodes: classLabelsOfNodes(nodeObjects, affinityClasses),
-      ...policyObjects,
-      ...(nodeObjects.length > 0 ? { largestAllocatable: largestAllocatable(nodeObjects, problems) } : {}),
-    },
-    problems,
-    ignored: unread.filter((object) => !usedByPolicies(object, policyObjects)),
-  };
+  build(): BuildResult {
+    const options = this.#options;
+    const problems = this.#problems;
+    const policyObjects = collectPolicyObjects(this.#kept, problems);
+
+    const volumeClaims: Record<string, VolumeClaim> = {};
+    for (const pvc of this.#claims) {
+      const accessModes = pvc.spec.accessModes ?? [];
+      if (!accessModes.some((mode) => RWO_MODES.has(mode)) || accessModes.some((mode) => MULTI_NODE_MODES.has(mode))) continue;
+      const claim: VolumeClaim = { accessModes, pinnedToNode: pvc.spec.volumeName ? (this.#pinned.get(pvc.spec.volumeName) ?? false) : false };
+      const key = `${pvc.metadata.namespace}/${pvc.metadata.name}`;
+      const users = this.#usersByClaim.get(key);
+      if (users) claim.mountedBy = [...users].sort((a, b) => (a.kind === b.kind ? compare(a.name, b.name) : compare(a.kind, b.kind)));
+      volumeClaims[key] = claim;
+    }
+
+    return {
+      snapshot: {
+        apiVersion: SNAPSHOT_API_VERSION,
+        kind: "Snapshot",
+        generation: options.generation,
+        builtAt: options.builtAt,
+        settings: this.#settings,
+        affinityClasses: this.#affinityClasses,
+        tenants: resolveTenants(this.#tenantObjects, problems),
+        applications: this.#applications,
+        volumeClaims,
+        nodes: classLabelsOfNodes(this.#nodeObjects, this.#affinityClasses),
+        ...policyObjects,
+        exceptions: this.#exceptions,
+        ...(this.#nodeObjects.length > 0 ? { largestAllocatable: largestAllocatable(this.#nodeObjects, problems) } : {}),
+      },
+      problems,
+      ignored: this.#kept.filter((object) => this.#unread.has(object) && !usedByPolicies(object, policyObjects)),
+    };
+  }
 }
 
 /** Per resource, the most any one node can give a pod: a small map, whatever the number of nodes. */

@@ -1,6 +1,7 @@
 // The objects the cluster's own policies need at the edge (shared/vap): the
 // ValidatingAdmissionPolicies some binding binds there, those bindings, the
 // objects of the bound policies' paramKinds, and the namespaces.
+import { NAMESPACE_NAME_LABEL } from "../../vap/match/index.js";
 import type { KubeObject } from "./index.js";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -38,11 +39,16 @@ function definition(object: KubeObject) {
   return { apiVersion: object.apiVersion, kind: object.kind, metadata: { name: nameOf(object) }, spec: object["spec"] };
 }
 
-/** The Namespace as the apiserver hands it to CEL (namespaceObject): metadata without managed fields or owners, spec, status. */
-function namespaceObject(object: KubeObject) {
+/**
+ * The Namespace as the apiserver hands it to CEL (namespaceObject): metadata
+ * without managed fields or owners, spec, status. Its name label is set as the
+ * apiserver sets it on every Namespace (a YAML file often leaves it out).
+ */
+function namespaceObject(object: KubeObject, name: string) {
   const metadata = metadataOf(object);
   const kept = ["name", "generateName", "uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations"];
   const trimmed = Object.fromEntries(kept.filter((key) => metadata[key] !== undefined).map((key) => [key, metadata[key]]));
+  trimmed["labels"] = { ...(isRecord(trimmed["labels"]) ? trimmed["labels"] : {}), [NAMESPACE_NAME_LABEL]: name };
   if (isRecord(trimmed["annotations"]) && LAST_APPLIED in trimmed["annotations"]) {
     const { [LAST_APPLIED]: _applied, ...annotations } = trimmed["annotations"];
     trimmed["annotations"] = annotations;
@@ -79,7 +85,7 @@ export function collectPolicyObjects(objects: readonly KubeObject[], problems: s
         if (Object.hasOwn(bindings, name)) problems.push(`${kind.split("/")[1]} ${name}: a binding of that name came before; this one wins`);
         bindings[name] = definition(object);
       }
-    } else if (kind === "/Namespace" && name) namespaces[name] = namespaceObject(object);
+    } else if (kind === "/Namespace" && name) namespaces[name] = namespaceObject(object, name);
   }
 
   // Only bound policies travel; each bound policy's paramKind brings its objects.

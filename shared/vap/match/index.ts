@@ -91,7 +91,21 @@ function labelsOf(object: unknown): Labels | undefined {
   return typeof labels === "object" && !Array.isArray(labels) && Object.values(labels).every((v) => typeof v === "string") ? (labels as Labels) : undefined;
 }
 
-/** namespace.Matcher: cluster-scoped objects other than Namespaces always match; a Namespace written is judged by its own labels. */
+/** The label the apiserver sets on every Namespace (NamespaceDefaultLabelName): its name, known even of a namespace the snapshot lacks. */
+export const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
+
+/** The label keys a selector reads, in order, once each. */
+export function selectorKeys(selector: LabelSelector): string[] {
+  return [...new Set([...Object.keys(selector.matchLabels ?? {}), ...(selector.matchExpressions ?? []).map((requirement) => requirement.key)])];
+}
+
+/**
+ * namespace.Matcher: cluster-scoped objects other than Namespaces always
+ * match; a Namespace written is judged by its own labels. A namespace the
+ * snapshot lacks is still known by its name (the apiserver labels every
+ * namespace with NAMESPACE_NAME_LABEL), so a selector on that label alone
+ * decides; one that needs any other label is an error naming what is missing.
+ */
 function namespaceSelectorMatches(selector: LabelSelector, request: AdmissionRequest, namespaceLabels: NamespaceLabels): MatchResult {
   const resource = request.resource?.resource ?? "";
   const namespace = request.namespace ?? "";
@@ -100,9 +114,14 @@ function namespaceSelectorMatches(selector: LabelSelector, request: AdmissionReq
   let labels: Labels | undefined;
   if (resource === NAMESPACES && !request.subResource && (request.operation === "CREATE" || request.operation === "UPDATE")) labels = labelsOf(request.object) ?? {};
   else labels = namespaceLabels(namespace);
-  if (labels === undefined)
-    return { matches: false, error: `namespaces "${namespace.slice(0, 253)}" not found in the snapshot (created after the sync job last ran?): its labels decide the namespaceSelector` };
-  return { matches: selectorMatches(selector, labels) };
+  if (labels !== undefined) return { matches: selectorMatches(selector, labels) };
+  const missing = selectorKeys(selector).filter((key) => key !== NAMESPACE_NAME_LABEL);
+  if (missing.length === 0) return { matches: selectorMatches(selector, { [NAMESPACE_NAME_LABEL]: namespace }) };
+  const shown = missing.slice(0, 5).map((key) => key.slice(0, 317));
+  return {
+    matches: false,
+    error: `namespace "${namespace.slice(0, 253)}" is not in the snapshot, so only its name is known; the namespaceSelector needs its label ${shown.join(", ")}${missing.length > shown.length ? ` and ${missing.length - shown.length} more` : ""}`,
+  };
 }
 
 /** object.Matcher: the object's or the old object's labels; an absent object does not match a non-empty selector. */

@@ -1,0 +1,206 @@
+// What `edgeadmit check` reads from a tree: which files, which of them are
+// kustomize patches or kustomizations (never judged as objects), and which
+// cluster (scope) each file belongs to, by a rule a user can predict:
+//
+//   auto (default)  every directory is a cluster of its own files, except
+//                   that a directory holding a kustomization takes its
+//                   subdirectories without one (kustomize builds them
+//                   together); the files named on the command line and stdin
+//                   are one cluster together
+//   dir             every directory is a cluster of its own files
+//   input           every -f argument is one cluster
+//   one             everything is one cluster (--one-cluster)
+import { readFileSync, statSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
+import { parse, YAMLError } from "yaml";
+import * as z from "zod/mini";
+import { describeZodError } from "../../shared/zod/index.js";
+import { describeFsError, fileError, firstLine } from "../cli/errors.js";
+import { EXCEPTION_GROUP, EXCEPTION_KIND } from "../../shared/exceptions/index.js";
+import { SETTINGS_CONFIGMAP, type KubeObject } from "../../shared/snapshot/build/index.js";
+import { filesUnder, type Source } from "./yaml.js";
+
+export const SCOPE_RULES = ["auto", "dir", "input", "one"] as const;
+export type ScopeRule = (typeof SCOPE_RULES)[number];
+
+/** The names kustomize looks for in a directory (konfig.RecognizedKustomizationFileNames). */
+export const KUSTOMIZATION_FILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"] as const;
+
+const MANIFEST = /\.(ya?ml|json)$/i;
+
+/** The scope of the files named on the command line (and stdin) under the auto rule. */
+export const COMMAND_LINE_SCOPE = "(command line)";
+const ALL_SCOPE = "(all input)";
+
+export interface InputFile {
+  /** As read: a path, or `-` for stdin. */
+  path: string;
+  /** As reports name it: the path, or `<stdin>`. */
+  name: string;
+  /** The cluster the file's objects belong to. */
+  scope: string;
+  /** Why the file is not read as objects: a kustomization, or a patch a kustomization lists. */
+  skip?: string;
+}
+
+export interface InputProblem {
+  source: Source;
+  message: string;
+}
+
+const pathList = z.optional(z.nullable(z.array(z.unknown())));
+const kustomizationSchema = z.looseObject({
+  patchesStrategicMerge: pathList,
+  patchesJson6902: pathList,
+  patches: pathList,
+});
+
+/** The files a kustomization lists as patches, resolved: strategic-merge paths (inline patches are YAML text, not paths), and `path:` of JSON 6902 and `patches` entries. */
+function patchFilesOf(file: string, problems: InputProblem[]): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    problems.push({ source: { file }, message: `cannot read the kustomization: ${describeFsError(e)}` });
+    return [];
+  }
+  let value: unknown;
+  try {
+    value = parse(text);
+  } catch (e) {
+    // A YAML error knows its line; its message repeats it.
+    const at = e instanceof YAMLError ? e.linePos?.[0] : undefined;
+    const message = firstLine(e instanceof Error ? e.message : String(e)).replace(/ at line \d+, column \d+:?$/, "");
+    problems.push({ source: { file, ...(at ? { line: at.line, column: at.col } : {}) }, message: `cannot read the kustomization: ${message}` });
+    return [];
+  }
+  const parsed = kustomizationSchema.safeParse(value ?? {});
+  if (!parsed.success) {
+    problems.push({ source: { file }, message: `not a kustomization: ${describeZodError(parsed.error)}` });
+    return [];
+  }
+  const { patchesStrategicMerge, patchesJson6902, patches } = parsed.data;
+  const paths = [
+    ...(patchesStrategicMerge ?? []).filter((entry): entry is string => typeof entry === "string" && !entry.includes("\n")),
+    ...[...(patchesJson6902 ?? []), ...(patches ?? [])].flatMap((entry) =>
+      typeof entry === "object" && entry !== null && typeof (entry as { path?: unknown }).path === "string" ? [(entry as { path: string }).path] : [],
+    ),
+  ];
+  return paths.map((path) => resolve(dirname(file), path));
+}
+
+const isKustomization = (file: string) => (KUSTOMIZATION_FILES as readonly string[]).includes(basename(file));
+
+/** Whether `path` is a directory; a path that cannot be read throws `cannot read PATH: no such file`, as nothing can be checked as asked. */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch (e) {
+    throw fileError("read", path, e);
+  }
+}
+
+/**
+ * The files to read for `paths` (files, directories walked recursively in name
+ * order, `-` for stdin), each with its scope under `rule`; kustomizations and
+ * the patch files they list come with why they are skipped. A missing path
+ * throws (nothing can be checked as asked); a kustomization that cannot be
+ * read is a problem, and its directory is still read.
+ */
+export function inputFiles(paths: readonly string[], rule: ScopeRule): { files: InputFile[]; problems: InputProblem[] } {
+  const files: InputFile[] = [];
+  const problems: InputProblem[] = [];
+  for (const path of paths) {
+    if (path === "-" || !isDirectory(path)) {
+      const name = path === "-" ? "<stdin>" : path;
+      const scope = rule === "one" ? ALL_SCOPE : rule === "input" ? name : rule === "dir" ? (path === "-" ? name : dirname(path)) : COMMAND_LINE_SCOPE;
+      files.push({ path, name, scope });
+      continue;
+    }
+    const found = filesUnder(path, (name) => MANIFEST.test(name) || isKustomization(name));
+    // Kustomization directories (resolved), and the patch files they list.
+    const kustomizationDirs = new Set<string>();
+    const patches = new Map<string, string>();
+    for (const file of found.filter(isKustomization)) {
+      kustomizationDirs.add(resolve(dirname(file)));
+      for (const patch of patchFilesOf(file, problems)) patches.set(patch, file);
+    }
+    for (const file of found) {
+      const dir = dirname(file);
+      let scope: string;
+      if (rule === "one") scope = ALL_SCOPE;
+      else if (rule === "input") scope = path;
+      else if (rule === "dir") scope = dir;
+      else {
+        // The nearest directory with a kustomization, up to the path given; else the file's own directory.
+        scope = dir;
+        for (let at = dir; ; at = dirname(at)) {
+          if (kustomizationDirs.has(resolve(at))) {
+            scope = at;
+            break;
+          }
+          if (resolve(at) === resolve(path) || dirname(at) === at) break;
+        }
+      }
+      const patchOf = patches.get(resolve(file));
+      const skip = isKustomization(file) ? "a kustomization" : patchOf !== undefined ? `a patch listed in ${patchOf}` : undefined;
+      files.push({ path: file, name: file, scope, ...(skip !== undefined ? { skip } : {}) });
+    }
+  }
+  return { files, problems };
+}
+
+/** Kinds that configure the policies rather than being judged by them: read from --policies, and from -f too (taken out of the resources). */
+const POLICY_KINDS: ReadonlySet<string> = new Set([
+  "admissionregistration.k8s.io/ValidatingAdmissionPolicy",
+  "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding",
+  "edgeadmit.io/EdgeAdmissionPolicyBinding",
+  `${EXCEPTION_GROUP}/${EXCEPTION_KIND}`,
+]);
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** `group/Kind` of an object, "" group for the core one. */
+export function groupKindOf(object: KubeObject): string {
+  const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : "";
+  const slash = apiVersion.indexOf("/");
+  return `${slash >= 0 ? apiVersion.slice(0, slash) : ""}/${typeof object.kind === "string" ? object.kind : ""}`;
+}
+
+export function isSettingsConfigMap(object: KubeObject): boolean {
+  return groupKindOf(object) === "/ConfigMap" && isRecord(object["metadata"]) && object["metadata"]["name"] === SETTINGS_CONFIGMAP;
+}
+
+/** What one document is to check. */
+export type DocumentRole =
+  | { role: "resource"; object: KubeObject }
+  | { role: "policy"; object: KubeObject }
+  | { role: "skip"; reason: string }
+  | { role: "error"; message: string };
+
+const REVIEW_VERSIONS = new Set(["admission.k8s.io/v1", "admission.k8s.io/v1beta1"]);
+
+/**
+ * A document read: a resource to judge; a policy, binding, exception or the
+ * settings (configuration, not judged); a YAML file that is no Kubernetes
+ * object (no apiVersion or kind: a workflow, Chart.yaml, values.yaml), skipped;
+ * an AdmissionReview, whose request.object is judged as a resource (its
+ * operation and oldObject are not: edgeadmit check judges creations).
+ */
+export function roleOf(object: KubeObject): DocumentRole {
+  const { apiVersion, kind } = object;
+  const missing = [typeof apiVersion !== "string" || apiVersion === "" ? "apiVersion" : "", typeof kind !== "string" || kind === "" ? "kind" : ""].filter(Boolean);
+  if (missing.length > 0 || typeof apiVersion !== "string" || typeof kind !== "string") return { role: "skip", reason: `not a Kubernetes object (no ${missing.join(" and ")})` };
+  if (kind === "AdmissionReview" && REVIEW_VERSIONS.has(apiVersion)) {
+    const request = isRecord(object["request"]) ? object["request"] : undefined;
+    const inner = request?.["object"];
+    if (!isRecord(inner)) return { role: "error", message: `an ${apiVersion} AdmissionReview without request.object (a DELETE, or a response): nothing to judge` };
+    const namespace = request!["namespace"];
+    const metadata = isRecord(inner["metadata"]) ? inner["metadata"] : {};
+    const placed = typeof namespace === "string" && namespace !== "" && typeof metadata["namespace"] !== "string" ? { ...inner, metadata: { ...metadata, namespace } } : inner;
+    return roleOf(placed);
+  }
+  if (groupKindOf(object) === "kustomize.config.k8s.io/Kustomization" || groupKindOf(object) === "kustomize.config.k8s.io/Component") return { role: "skip", reason: "a kustomization" };
+  if (POLICY_KINDS.has(groupKindOf(object)) || isSettingsConfigMap(object)) return { role: "policy", object };
+  return { role: "resource", object };
+}

@@ -1,0 +1,68 @@
+// EdgeAdmissionExceptions over HTTP: the function sets aside exactly the named
+// policies for exactly the matched objects, says so in an audit annotation
+// (no warning: the exception is the cluster's own decision), and enforces
+// everything else as before.
+import { describe, expect, it } from "vitest";
+import { wrapReview } from "../../shared/admission/wrap.js";
+import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import { claim, workload } from "../support/judge.js";
+import { objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
+
+const CLUSTER = "other";
+const SURGE = "rwo-rollout: deploy/web: surge pod + RWO PVC data: Multi-Attach; use Recreate or maxSurge 0";
+
+const STRICT_WITH_EXCEPTION = objectsFromYaml(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: edgeadmit-settings, namespace: edgeadmit-system}
+data: {policy.rwo-rollout: Deny}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: max-replicas}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  validations:
+  - expression: "!has(object.spec.replicas) || object.spec.replicas <= 1"
+    message: at most 1 replica
+---
+apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionPolicyBinding
+metadata: {name: max-replicas}
+spec: {policyName: max-replicas, validationActions: [Deny]}
+---
+apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionException
+metadata: {name: legacy-web}
+spec:
+  policies: [rwo-rollout, rwo-shared, max-replicas]
+  match:
+  - {kinds: [Deployment], namespaces: [shop], names: [web]}
+  reason: migrating to a StatefulSet`);
+
+const review = (object: KubeObject, namespace = "shop") => wrapReview(object, { namespace, operation: "CREATE" });
+
+describe("EdgeAdmissionException", () => {
+  it("exempts the named object from the named policies: allowed, recorded in the auditAnnotation 'exceptions', no warning", async () => {
+    expect((await push(CLUSTER, snapshotOf([claim("data"), ...STRICT_WITH_EXCEPTION]))).status).toBe(200);
+    const exempt = review(workload({ claims: ["data"], spec: { replicas: 3 } }));
+    expect((await validate(CLUSTER, exempt)).response).toEqual({
+      uid: exempt.request.uid,
+      allowed: true,
+      auditAnnotations: { exceptions: "rwo-shared by legacy-web; max-replicas by legacy-web" },
+    });
+  });
+
+  it("leaves every other object, and every other policy, enforced", async () => {
+    const inLab = <T extends KubeObject>(object: T): T => ({ ...object, metadata: { ...(object["metadata"] as object), namespace: "lab" } });
+    expect((await push(CLUSTER, snapshotOf([claim("data"), inLab(claim("data")), ...STRICT_WITH_EXCEPTION]))).status).toBe(200);
+    const elsewhere = review(inLab(workload({ claims: ["data"] })), "lab");
+    expect((await validate(CLUSTER, elsewhere)).response).toMatchObject({ allowed: false, status: { code: 403, message: SURGE } });
+    const otherName = review(workload({ name: "api", claims: ["data"], spec: { replicas: 3 } }));
+    expect((await validate(CLUSTER, otherName)).response).toMatchObject({
+      allowed: false,
+      status: { code: 422, message: "ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas' denied request: at most 1 replica" },
+    });
+  });
+});
