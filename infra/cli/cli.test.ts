@@ -76,7 +76,7 @@ describe("keygen", () => {
     expect(stdout).toBe(`${publicKey}\n{"prod-eu":{"publicKey":"${publicKey}","withoutSnapshot":"FailOpen"}}\n`);
     expect(readFileSync(join(dir, "edgeadmit.pub"), "utf8")).toBe(`${publicKey}\n`);
     expect(stderr).toBe(
-      `wrote ${join(dir, "edgeadmit.key")} (mode 0600) and ${join(dir, "edgeadmit.pub")}; add the entry above to the function's CLUSTERS with the apiserver's credential: ` +
+      `wrote ${join(dir, "edgeadmit.key")} (mode 0600) and ${join(dir, "edgeadmit.pub")}; register the cluster with its apiserver's credential, in the function's registry (edgeadmit clusters add prod-eu --public-key ${join(dir, "edgeadmit.pub")} --token-hash …) or as the entry above in CLUSTERS: ` +
         `edgeadmit token --cluster prod-eu --url https://<function> --out ${dir} prints the "tokenHashes" to add (edgeadmit clusters check names what an entry lacks)\n`,
     );
 

@@ -52,14 +52,15 @@ export async function readPrivateKey(keyFile: string, io: CliIo, flag = "--key")
 
 export const keygen: Verb = {
   name: "keygen",
-  summary: "make a cluster's signing key pair; print the public key for CLUSTERS",
+  summary: "make a cluster's signing key pair; print the public key to register",
   usage: `edgeadmit keygen --out DIR [--cluster ID] [--force]
 
 Writes DIR/${PRIVATE_KEY_FILE} (PKCS#8 PEM, mode 0600: it belongs in the cluster's
 Secret only) and DIR/${PUBLIC_KEY_FILE}; an existing key is kept unless --force.
-Prints the public key as the function's CLUSTERS registration wants it, then
-a CLUSTERS entry for --cluster (default my-cluster). The entry still needs the
-apiserver's credential: edgeadmit token prints the tokenHashes to add to it.
+Prints the public key, as edgeadmit clusters add --public-key and a CLUSTERS
+registration take it, then a CLUSTERS entry for --cluster (default
+my-cluster). A registration also needs the apiserver's credential: edgeadmit
+token prints the token hash to add.
 
 Example:
   edgeadmit keygen --out ./keys --cluster prod-eu`,
@@ -76,7 +77,7 @@ Example:
     const { publicKey, privateFile, publicFile } = await writeKeyPair(dir, PRIVATE_KEY_FILE, PUBLIC_KEY_FILE, args.values.force === true);
     io.out(`${publicKey}\n${JSON.stringify({ [cluster]: { publicKey, withoutSnapshot: "FailOpen" } })}\n`);
     io.err(
-      `wrote ${privateFile} (mode 0600) and ${publicFile}; add the entry above to the function's CLUSTERS with the apiserver's credential: ` +
+      `wrote ${privateFile} (mode 0600) and ${publicFile}; register the cluster with its apiserver's credential, in the function's registry (edgeadmit clusters add ${cluster} --public-key ${publicFile} --token-hash …) or as the entry above in CLUSTERS: ` +
         `edgeadmit token --cluster ${cluster} --url https://<function> --out ${dir} prints the "tokenHashes" to add (edgeadmit clusters check names what an entry lacks)\n`,
     );
     return 0;
