@@ -53,7 +53,7 @@ afterAll(async () => {
 
 /** What the CLI says when the function does not take a key for a cluster (a wrong key, or a cluster it does not know). */
 const refusedKey = (cluster: string) =>
-  `the function does not accept this key for cluster "${cluster}": is the cluster registered in its CLUSTERS, with this key's public key (edgeadmit key public --key FILE)?`;
+  `the function does not accept this key for cluster "${cluster}": is the cluster registered (edgeadmit clusters list, or the function's CLUSTERS) with this key's public key (edgeadmit key public --key FILE)?`;
 
 const pushArgs = (cluster: string, key = keyFile(cluster)) => ["snapshot", "push", "--endpoint", worker.url, "--cluster", cluster, "--key", key];
 

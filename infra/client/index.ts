@@ -79,7 +79,7 @@ export async function errorText(response: Response): Promise<string> {
 
 /** What a 401 means to someone holding the cluster's key: the function does not know this key for this cluster. */
 function refusedKey(cluster: string): string {
-  return `the function does not accept this key for cluster "${cluster}": is the cluster registered in its CLUSTERS, with this key's public key (edgeadmit key public --key FILE)?`;
+  return `the function does not accept this key for cluster "${cluster}": is the cluster registered (edgeadmit clusters list, or the function's CLUSTERS) with this key's public key (edgeadmit key public --key FILE)?`;
 }
 
 /** What a push sent: how many bodies, bytes and units, of how many units in all. */

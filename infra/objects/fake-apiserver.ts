@@ -16,7 +16,7 @@ import { LISTED_RESOURCES } from "./cluster.js";
 const CLUSTER_SCOPED_RESOURCES = new Set(["nodes", "persistentvolumes", "namespaces", "validatingadmissionpolicies", "affinityclasses", "edgeadmissionpolicybindings", "edgeadmissionexceptions"]);
 
 export interface FakeApiServerOptions {
-  /** Objects per page, whatever `limit` asks (the real server may also return fewer). */
+  /** Most objects per page, fewer when `limit` asks fewer (the real server may also return fewer than asked). */
   pageSize?: number;
   /** `resource.group` (as RBAC names it) the token may not list. */
   forbidden?: string[];
@@ -91,6 +91,8 @@ export async function startFakeApiServer(objects: KubeObject[], options: FakeApi
   const conflicts = new Set(options.conflictOnce ?? []);
   const served = options.resources ?? [];
   let revision = 1000;
+  /** Lists being paged, by what they list. */
+  const listings = new Map<string, KubeObject[]>();
 
   /** What the server serves: the listed kinds, and any other kind among `objects` (a paramKind) as `<kind>s`. */
   const servedResources = (): Array<{ group: string; version: string; resource: string; kind: string; namespaced: boolean }> => {
@@ -209,10 +211,19 @@ export async function startFakeApiServer(objects: KubeObject[], options: FakeApi
       );
     }
     const apiVersion = group ? `${group}/${version}` : version!;
-    const all = objects.filter((o) => apiVersionOf(o) === apiVersion && o.kind === resource.kind && selectedBy(url.searchParams.get("labelSelector"), o));
-    const offset = Number(url.searchParams.get("continue") ?? "0");
-    const page = all.slice(offset, offset + pageSize);
-    const next = offset + pageSize < all.length ? String(offset + pageSize) : undefined;
+    // A list is taken once and paged from that copy, as the apiserver pages a consistent snapshot; a list without continue takes it anew.
+    const listKey = `${apiVersion}\u0000${resource.kind}\u0000${url.searchParams.get("labelSelector") ?? ""}`;
+    const continued = url.searchParams.get("continue");
+    const all =
+      (continued !== null ? listings.get(listKey) : undefined) ??
+      objects.filter((o) => apiVersionOf(o) === apiVersion && o.kind === resource.kind && selectedBy(url.searchParams.get("labelSelector"), o));
+    const offset = Number(continued ?? "0");
+    const limit = Number(url.searchParams.get("limit") ?? pageSize);
+    const size = Math.max(1, Math.min(pageSize, Number.isInteger(limit) && limit > 0 ? limit : pageSize));
+    const page = all.slice(offset, offset + size);
+    const next = offset + size < all.length ? String(offset + size) : undefined;
+    if (next) listings.set(listKey, all);
+    else listings.delete(listKey);
     send(response, 200, {
       apiVersion,
       kind: `${resource.kind}List`,

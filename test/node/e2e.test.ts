@@ -90,7 +90,7 @@ describe("the demo cluster end to end", () => {
   it("tells the holder of a wrong key, on a push and on a read, what to check", async () => {
     const other = await generateKeyPair();
     const { snapshot } = buildSnapshot([], { generation: Date.now() + 2000, builtAt: new Date().toISOString() });
-    const refusedKey = 'the function does not accept this key for cluster "demo": is the cluster registered in its CLUSTERS, with this key\'s public key (edgeadmit key public --key FILE)?';
+    const refusedKey = 'the function does not accept this key for cluster "demo": is the cluster registered (edgeadmit clusters list, or the function\'s CLUSTERS) with this key\'s public key (edgeadmit key public --key FILE)?';
     await expect(pushSnapshot(worker.url, "demo", other.privateKeyPem, snapshot)).rejects.toThrow(
       new FunctionError(`the function refused the snapshot (401): ${refusedKey}`, 401),
     );

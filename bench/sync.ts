@@ -1,0 +1,63 @@
+// Section: the sync job at cluster size. `edgeadmit sync` as the CronJob runs
+// it, against the fake API server holding a cluster of N applications (their
+// HelmReleases, PVCs and PVs, tenants, classes), pushing to the function in
+// workerd: the first run sends every unit, the second finds nothing changed.
+// Wall time and the process's peak resident memory (/usr/bin/time -v), to say
+// what the CronJob's resources (infra/k8s/cronjob.yaml) carry.
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DEFAULT_PAGE_SIZE } from "../infra/objects/cluster.js";
+import { startFakeApiServer } from "../infra/objects/fake-apiserver.js";
+import { PROJECT_ROOT, startLocalWorker } from "../scripts/local-worker.js";
+import { generateKeyPair } from "../shared/signing/index.js";
+import { CLI, TIME, timed } from "./cli.js";
+import { clusterObjects, clusterShape } from "./cluster.js";
+import { figure, type Section } from "./figures.js";
+import { spread } from "./stats.js";
+
+export const SYNC_SIZES = [10_000, 100_000] as const;
+/** The CronJob's limits (infra/k8s/cronjob.yaml): what a run must fit. */
+const JOB_MEMORY_MB = 256;
+const JOB_DEADLINE_S = 50;
+
+export async function syncScale(dir: string): Promise<Section> {
+  const section: Section = { id: "sync", title: "10. The sync job at cluster size", figures: [], commands: [], notes: [] };
+  if (!existsSync(join(PROJECT_ROOT, CLI)) || !existsSync(TIME)) {
+    section.notes.push(`Not measured: ${existsSync(TIME) ? CLI : TIME} is missing.`);
+    return section;
+  }
+  const key = await generateKeyPair();
+  const keyFile = join(dir, "sync.key");
+  writeFileSync(keyFile, key.privateKeyPem, { mode: 0o600 });
+  const worker = await startLocalWorker({ clusters: { bench: { publicKey: key.publicKey, anonymous: true } } });
+  try {
+    for (const applications of SYNC_SIZES) {
+      const objects = clusterObjects(clusterShape(applications));
+      const apiServer = await startFakeApiServer(objects, { pageSize: DEFAULT_PAGE_SIZE });
+      const previous = process.env.KUBECONFIG;
+      process.env.KUBECONFIG = apiServer.kubeconfig;
+      try {
+        const args = [CLI, "sync", "--endpoint", worker.url, "--cluster", "bench", "--key", keyFile];
+        const first = await timed(args);
+        const again = await timed(args);
+        const label = `${applications.toLocaleString("en-US")} applications (${objects.length.toLocaleString("en-US")} objects)`;
+        section.figures.push(
+          figure(`${label}: first sync, every unit: wall`, "s", spread([first.seconds]), { op: "<=", value: JOB_DEADLINE_S }),
+          figure(`${label}: first sync: peak RSS`, "MB", spread([first.maxRssMb]), { op: "<=", value: JOB_MEMORY_MB }),
+          figure(`${label}: unchanged re-sync: wall`, "s", spread([again.seconds]), { op: "<=", value: JOB_DEADLINE_S }),
+          figure(`${label}: unchanged re-sync: peak RSS`, "MB", spread([again.maxRssMb]), { op: "<=", value: JOB_MEMORY_MB }),
+        );
+      } finally {
+        process.env.KUBECONFIG = previous;
+        await apiServer.stop();
+      }
+    }
+  } finally {
+    await worker.stop();
+  }
+  section.commands.push(`KUBECONFIG=<fake API server> ${TIME} -v node ${CLI} sync --endpoint <workerd> --cluster bench --key sync.key   # twice per size`);
+  section.notes.push(
+    `The goals are the CronJob's own limits (memory ${JOB_MEMORY_MB}Mi, activeDeadlineSeconds ${JOB_DEADLINE_S}); the API server is the in-process fake (infra/objects/fake-apiserver.ts), the function workerd on loopback, so the figures are the job's own work, without a real API server's latency.`,
+  );
+  return section;
+}
