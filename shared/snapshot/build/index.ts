@@ -84,6 +84,8 @@ export interface KubeObject {
 export interface BuildOptions {
   generation: number;
   builtAt: string;
+  /** `group/Kind` → namespaced, as the API server's discovery answered: how the inventory of a kind with no objects is cut. */
+  namespacedKinds?: ReadonlyMap<string, boolean>;
   /** Only a ConfigMap `edgeadmit-settings` in this namespace counts; any namespace when unset. */
   settingsNamespace?: string;
   /** The policy ids settings may name (`policy.<id>`); when given, any other id is a problem (still carried: a newer function may know it). */
@@ -190,6 +192,8 @@ export class SnapshotBuilder {
   /** Objects kept for the policies (see BuilderOptions.retain), and which of them no fact branch read. */
   readonly #kept: KubeObject[] = [];
   readonly #unread = new Set<KubeObject>();
+  /** Objects given only for the inventory (addInventory). */
+  readonly #inventoryCandidates: KubeObject[] = [];
 
   constructor(options: BuilderOptions) {
     this.#options = options;
@@ -208,6 +212,15 @@ export class SnapshotBuilder {
     if (this.#options.retain && (read || !this.#options.retain(object))) return;
     this.#kept.push(object);
     if (!read) this.#unread.add(object);
+  }
+
+  /**
+   * An object that counts only for the inventory, if a bound policy declares
+   * its kind: how a caller that streams with `retain` hands over objects of
+   * kinds it learned were declared after it had added them.
+   */
+  addInventory(object: KubeObject): void {
+    this.#inventoryCandidates.push(object);
   }
 
   /** Takes the object's facts; false when no branch reads its kind. */
@@ -263,7 +276,10 @@ export class SnapshotBuilder {
   build(): BuildResult {
     const options = this.#options;
     const problems = this.#problems;
-    const policyObjects = collectPolicyObjects(this.#kept, problems);
+    const policyObjects = collectPolicyObjects(this.#kept, problems, {
+      inventoryCandidates: this.#inventoryCandidates,
+      ...(options.namespacedKinds ? { namespacedKinds: options.namespacedKinds } : {}),
+    });
 
     const volumeClaims: Record<string, VolumeClaim> = {};
     for (const pvc of this.#claims) {
