@@ -47,7 +47,7 @@ export interface KindDeclaration {
   kind: string;
   /** The fields kept besides the identity (apiVersion, kind, metadata.name, metadata.namespace). */
   fields: FieldPath[];
-  /** The fields inventory.index() may look up by value: each among `fields`. */
+  /** The fields inventory.index() may look up by value: each among `fields`, or inside one. */
   index: FieldPath[];
 }
 
@@ -88,8 +88,8 @@ export function parseDeclaration(value: unknown): InventoryDeclaration | string 
     if (typeof fields === "string") return fields;
     const index = paths(declared.index, "index");
     if (typeof index === "string") return index;
-    const stray = index.find((path) => !fields.some((field) => field.text === path.text));
-    if (stray) return `kinds.${i}.index: ${stray.text} is not among the kind's fields (an index looks up kept values)`;
+    const stray = index.find((path) => !fields.some((field) => field.steps.every((step, at) => path.steps[at] === step)));
+    if (stray) return `kinds.${i}.index: ${stray.text} is not among the kind's fields, nor inside one (an index looks up kept values)`;
     kinds.set(key, { apiVersion: declared.apiVersion, kind: declared.kind, fields, index });
   }
   return { kinds, variables: new Map(Object.entries(parsed.data.variables)) };
