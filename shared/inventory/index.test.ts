@@ -32,6 +32,7 @@ describe("field paths", () => {
     ["1spec", '"1spec": a path starts with a field name'],
     [`a${".b".repeat(16)}`, `"a${".b".repeat(16)}": a path has at most 16 steps`],
     ["x".repeat(257), "a field path is at most 256 characters"],
+    ["metadata['__proto__']", "\"metadata['__proto__']\": no field is named __proto__"],
   ])("%s is refused", (text, error) => expect(parseFieldPath(text)).toBe(error));
 
   it("a projection keeps the identity and the paths, lists' elements that hold a kept field, and shares the values", () => {

@@ -66,6 +66,7 @@ export function parseFieldPath(text: string): FieldPath | string {
       steps.push(name[0]);
       at += name[0].length;
     } else return `"${text}": unexpected "${rest[0]}" at character ${at + 1} (fields are .name, ['key'] or [*])`;
+    if (steps.at(-1) === "__proto__") return `"${text}": no field is named __proto__`;
     if (steps.length > MAX_STEPS) return `"${text}": a path has at most ${MAX_STEPS} steps`;
   }
   return { text: canonical(steps), steps };

@@ -145,6 +145,8 @@ describe("units and their digests", () => {
 });
 
 describe("the inventory in units", () => {
+  const KIND = "networking.k8s.io/v1/Ingress";
+  const FIELD = "spec.rules[*].host";
   const declaration = JSON.stringify({
     kinds: [
       { apiVersion: "networking.k8s.io/v1", kind: "Ingress", fields: ["spec.rules[*].host"], index: ["spec.rules[*].host"] },
@@ -181,10 +183,10 @@ describe("the inventory in units", () => {
     });
     expect(parts.inventory.get("inventory-kind/networking.k8s.io/v1/Ingress")).toEqual({ namespaces: { a: 1, b: 1 } });
     const buckets = [...parts.inventory].filter(([name]) => name.startsWith("inventory-index/"));
-    const entries = buckets.flatMap(([, content]) => (content as { entries: Array<{ value: unknown; objects: Array<{ metadata: { namespace: string } }> }> }).entries);
-    expect(entries.map((entry) => [entry.value, entry.objects.map((o) => o.metadata.namespace)]).sort()).toEqual([
-      ["a.example", ["a", "b"]],
-      ["b.example", ["a"]],
+    const values = buckets.flatMap(([, content]) => Object.entries((content as { index: Record<string, Record<string, Record<string, Array<{ metadata: { namespace: string } }>>>> }).index[KIND]![FIELD]!));
+    expect(values.map(([value, objects]) => [value, objects.map((o) => o.metadata.namespace)]).sort()).toEqual([
+      ["sa.example", ["a", "b"]],
+      ["sb.example", ["a"]],
     ]);
     for (const [name, content] of parts.inventory) expect(decodeUnit(name, content).ok, name).toBe(true);
     expect(joinSnapshot(parts, snapshot)).toEqual(snapshot);
@@ -208,8 +210,8 @@ describe("the inventory in units", () => {
     const parts = splitSnapshot(build([ingress("a", "web", "a.example")]));
     const [name, content] = [...parts.inventory].find(([unit]) => unit.startsWith("inventory-index/"))!;
     const other = `inventory-index/${(Number(name.slice("inventory-index/".length)) + 1) % 1024}`;
-    expect(decodeUnit(other, content)).toEqual({ ok: false, error: "entry networking.k8s.io/v1/Ingress spec.rules[*].host is not in this bucket" });
-    expect(decodeUnit("inventory-index/01", { entries: [] })).toEqual({ ok: false, error: "an index bucket is a number from 0 to 1023" });
+    expect(decodeUnit(other, content)).toEqual({ ok: false, error: "networking.k8s.io/v1/Ingress spec.rules[*].host: a value that is not in this bucket" });
+    expect(decodeUnit("inventory-index/01", { index: {} })).toEqual({ ok: false, error: "an index bucket is a number from 0 to 1023" });
     expect(decodeUnit(`inventory-kind/${"x".repeat(401)}`, { namespaces: {} })).toEqual({ ok: false, error: "unit name is longer than 415 characters" });
     expect(describeUnit("inventory-kind/v1/Service")).toBe("the namespaces of inventory kind v1/Service");
   });

@@ -13,7 +13,7 @@ import * as z from "zod/mini";
 import { fnv1a, sha256Hex, sha256HexSync } from "../digest/index.js";
 import { MAX_LISTED } from "../text/index.js";
 import { describeZodError } from "../zod/index.js";
-import { parseFieldPath, indexedValues, indexKey, type FieldPath } from "../inventory/paths.js";
+import { parseFieldPath, indexedValues, type FieldPath } from "../inventory/paths.js";
 import { indexBucketOf, INDEX_BUCKETS, INVENTORY_INDEX_UNIT, INVENTORY_KIND_UNIT, inventoryIndexUnit, inventoryKindUnit } from "../inventory/units.js";
 import { snapshotSchema, type Snapshot } from "./schema.js";
 
@@ -165,9 +165,9 @@ export type Shard = z.infer<typeof shardSchema>;
 export const clusterPartSchema = z.omit(snapshotSchema, ENVELOPE);
 export type ClusterPart = z.infer<typeof clusterPartSchema>;
 
-/** One bucket of the inventory's indexes: per kind, field and value, the objects having it. */
+/** One bucket of the inventory's indexes: kind → field → value (keyed as inventory/paths indexKey does) → the objects having it. */
 export const inventoryBucketSchema = z.object({
-  entries: z.array(z.object({ kind: z.string(), field: z.string(), value: z.union([z.string(), z.number(), z.boolean()]), objects: z.array(z.unknown()) })),
+  index: z.record(z.string(), z.record(z.string(), z.record(z.string(), z.array(z.unknown())))),
 });
 export type InventoryBucketContent = z.infer<typeof inventoryBucketSchema>;
 
@@ -267,7 +267,7 @@ const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  */
 export function inventoryUnits(inventory: Snapshot["inventory"]): Map<string, InventoryBucketContent | InventoryDirectory> {
   const units = new Map<string, InventoryBucketContent | InventoryDirectory>();
-  const entries = new Map<string, InventoryBucketContent["entries"][number]>();
+  const buckets = new Map<number, InventoryBucketContent["index"]>();
   for (const [kind, entry] of Object.entries(inventory)) {
     const keys = Object.keys(entry.objects).sort(byCode);
     if (entry.namespaced && keys.length > 0) {
@@ -282,22 +282,20 @@ export function inventoryUnits(inventory: Snapshot["inventory"]): Map<string, In
     for (const path of index) {
       for (const key of keys) {
         const object = entry.objects[key];
-        for (const { key: valueKey, value } of indexedValues(object, path)) {
-          const id = `${kind}\u0000${path.text}\u0000${valueKey}`;
-          let found = entries.get(id);
-          if (!found) entries.set(id, (found = { kind, field: path.text, value: value as string | number | boolean, objects: [] }));
-          found.objects.push(object);
+        for (const { key: valueKey } of indexedValues(object, path)) {
+          const bucket = indexBucketOf(kind, path.text, valueKey);
+          const byKind = buckets.get(bucket) ?? buckets.set(bucket, {}).get(bucket)!;
+          ((byKind[kind] ??= {})[path.text] ??= {})[valueKey] ??= [];
+          byKind[kind]![path.text]![valueKey]!.push(object);
         }
       }
     }
   }
-  const buckets = new Map<number, Array<[string, InventoryBucketContent["entries"][number]]>>();
-  for (const [id, found] of entries) {
-    const bucket = indexBucketOf(found.kind, found.field, indexKey(found.value)!);
-    (buckets.get(bucket) ?? buckets.set(bucket, []).get(bucket)!).push([id, found]);
-  }
+  // Keys in code-unit order at every level, so a bucket's bytes depend on its content alone.
+  const sorted = <T>(record: Record<string, T>, each: (value: T) => T = (value) => value) =>
+    Object.fromEntries(Object.keys(record).sort(byCode).map((key) => [key, each(record[key]!)]));
   for (const bucket of [...buckets.keys()].sort((a, b) => a - b))
-    units.set(inventoryIndexUnit(bucket), { entries: buckets.get(bucket)!.sort(([a], [b]) => byCode(a, b)).map(([, found]) => found) });
+    units.set(inventoryIndexUnit(bucket), { index: sorted(buckets.get(bucket)!, (fields) => sorted(fields, (values) => sorted(values))) });
   return units;
 }
 
@@ -444,14 +442,13 @@ export function describeUnit(name: string): string {
   return family ? family.describe(name.slice(family.prefix.length)) : `the shard of namespace ${name}`;
 }
 
-/** Every entry of an index bucket is in that bucket, so a lookup of its value finds it there. */
+/** Every value of an index bucket is in that bucket, so a lookup of it finds it there. */
 function bucketStrayEntry(name: string, content: InventoryBucketContent): string | undefined {
   const bucket = Number(name.slice(INVENTORY_INDEX_UNIT.length));
   if (name !== inventoryIndexUnit(bucket) || !(bucket < INDEX_BUCKETS)) return `an index bucket is a number from 0 to ${INDEX_BUCKETS - 1}`;
-  for (const entry of content.entries) {
-    const key = indexKey(entry.value);
-    if (key === undefined || indexBucketOf(entry.kind, entry.field, key) !== bucket) return `entry ${entry.kind} ${entry.field} is not in this bucket`;
-  }
+  for (const [kind, fields] of Object.entries(content.index))
+    for (const [field, values] of Object.entries(fields))
+      for (const valueKey of Object.keys(values)) if (indexBucketOf(kind, field, valueKey) !== bucket) return `${kind} ${field}: a value that is not in this bucket`;
   return undefined;
 }
 

@@ -13,8 +13,7 @@ import type { AdmissionRequest } from "../admission/index.js";
 import { parseQuantity, type Quantity } from "../k8s/quantity/index.js";
 import type { PolicyFacts } from "../vap/index.js";
 import type { InventoryFacts } from "../inventory/library.js";
-import { indexKey } from "../inventory/paths.js";
-import { indexBucketOf, INVENTORY_INDEX_UNIT, inventoryIndexUnit, inventoryKindUnit } from "../inventory/units.js";
+import { indexBucketOf, inventoryIndexUnit, inventoryKindUnit } from "../inventory/units.js";
 import type { AffinityClass, Application, InventoryKind, Settings, Snapshot, Tenant, VolumeClaim } from "./schema.js";
 import {
   classReferencesUnit,
@@ -106,29 +105,12 @@ export class NamespaceFacts {
   }
 }
 
-/** An index bucket, and its lookup map, built on the first lookup and kept with the bucket. */
-export class InventoryBucket {
-  #byValue: Map<string, readonly unknown[]> | undefined;
-
-  constructor(readonly content: InventoryBucketContent) {}
-
-  lookup(kind: string, field: string, valueKey: string): readonly unknown[] {
-    if (!this.#byValue) {
-      this.#byValue = new Map();
-      for (const entry of this.content.entries) this.#byValue.set(`${entry.kind}\u0000${entry.field}\u0000${indexKey(entry.value)}`, entry.objects);
-    }
-    return this.#byValue.get(`${kind}\u0000${field}\u0000${valueKey}`) ?? [];
-  }
-}
-
 /** A loaded unit besides the cluster part: a namespace's shard, a class's references, an index bucket, a kind's directory. */
-export type LoadedUnit = NamespaceFacts | ClassReferences | InventoryBucket | InventoryDirectory;
+export type LoadedUnit = NamespaceFacts | ClassReferences | InventoryBucketContent | InventoryDirectory;
 
-/** A stored unit's content (as its schema gave it on push) as a view reads it. */
+/** A stored unit's content (as its schema gave it on push) as a view reads it: a namespace's shard with its facts, any other as it is. */
 export function loadedUnit(name: string, content: unknown): LoadedUnit {
-  if (name.startsWith(INVENTORY_INDEX_UNIT)) return new InventoryBucket(content as InventoryBucketContent);
-  if (name.includes("/")) return content as ClassReferences | InventoryDirectory;
-  return new NamespaceFacts(content as Shard);
+  return name.includes("/") ? (content as ClassReferences | InventoryBucketContent | InventoryDirectory) : new NamespaceFacts(content as Shard);
 }
 
 /**
@@ -310,7 +292,9 @@ export class SnapshotView implements PolicyFacts, InventoryFacts {
   }
 
   inventoryLookup(key: string, field: string, valueKey: string): readonly unknown[] {
-    return (this.#unit(inventoryIndexUnit(indexBucketOf(key, field, valueKey))) as InventoryBucket | undefined)?.lookup(key, field, valueKey) ?? [];
+    const bucket = this.#unit(inventoryIndexUnit(indexBucketOf(key, field, valueKey))) as InventoryBucketContent | undefined;
+    const values = bucket && own(bucket.index, key) && own(bucket.index[key]!, field);
+    return (values && own(values, valueKey)) ?? [];
   }
 }
 
