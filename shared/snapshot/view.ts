@@ -34,6 +34,12 @@ export const LINEAGE_LABELS = {
 export const AFFINITY_CLASS_LABEL = "apps.cozystack.io/affinity-class";
 export const FLUX_HELMRELEASE_NAME_LABEL = "helm.toolkit.fluxcd.io/name";
 export const FLUX_HELMRELEASE_NAMESPACE_LABEL = "helm.toolkit.fluxcd.io/namespace";
+export const ROOT_TENANT_NAMESPACE = "tenant-root";
+
+/** CozyStack naming: tenant `x` in `tenant-root` owns `tenant-x`; in `tenant-a` it owns `tenant-a-x`. */
+export function tenantNamespaceOf(name: string, namespace: string): string {
+  return namespace === ROOT_TENANT_NAMESPACE ? `tenant-${name}` : `${namespace}-${name}`;
+}
 
 export interface Lineage {
   group: string;

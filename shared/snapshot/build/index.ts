@@ -16,7 +16,9 @@ import {
   type VolumeClaim,
   type VolumeUser,
 } from "../schema.js";
-import { AFFINITY_CLASS_LABEL, lineageOf } from "../view.js";
+import { AFFINITY_CLASS_LABEL, lineageOf, tenantNamespaceOf } from "../view.js";
+
+export { ROOT_TENANT_NAMESPACE, tenantNamespaceOf } from "../view.js";
 import { InvalidObjectError, isWorkloadKind, workloadOf, type Workload, type WorkloadKind } from "../../k8s/workload/index.js";
 import { madeByWorkloadController, WORKLOAD_API_GROUPS } from "../../k8s/controller/index.js";
 import { sharedClaimNames } from "../../k8s/volumes/index.js";
@@ -25,7 +27,6 @@ import { parseQuantity, QuantityError, type Quantity } from "../../k8s/quantity/
 import { EXCEPTION_GROUP, EXCEPTION_KIND, exceptionObjectSchema, type Exception } from "../../exceptions/index.js";
 
 export const SETTINGS_CONFIGMAP = "edgeadmit-settings";
-export const ROOT_TENANT_NAMESPACE = "tenant-root";
 
 const named = z.looseObject({ metadata: z.looseObject({ name: z.string(), namespace: z.optional(z.string()), labels: objectMetaSchema.shape.labels }) });
 
@@ -104,10 +105,6 @@ const RWO_MODES = new Set(["ReadWriteOnce", "ReadWriteOncePod"]);
 /** With one of these the attach/detach controller lets the volume attach to many nodes (isMultiAttachAllowed). */
 const MULTI_NODE_MODES = new Set(["ReadWriteMany", "ReadOnlyMany"]);
 
-/** CozyStack naming: tenant `x` in `tenant-root` owns `tenant-x`; in `tenant-a` it owns `tenant-a-x`. */
-export function tenantNamespaceOf(name: string, namespace: string): string {
-  return namespace === ROOT_TENANT_NAMESPACE ? `tenant-${name}` : `${namespace}-${name}`;
-}
 
 function kindOf(object: KubeObject): { group: string; kind: string } {
   const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : "";
