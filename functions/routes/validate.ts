@@ -6,6 +6,7 @@ import { decodeAdmissionReview, encodeAdmissionResponse, type Decision } from ".
 import type { AdmissionRequest } from "../../shared/admission/index.js";
 import { judged, review, type ReviewContext, type ReviewOutcome } from "../../shared/dispatcher/index.js";
 import { InvalidObjectError } from "../../shared/k8s/workload/index.js";
+import { MAX_LOAD_ROUNDS } from "../../shared/inventory/index.js";
 import { reviewUnits, SnapshotView, type LoadedUnit } from "../../shared/snapshot/index.js";
 import { POLICIES, policyById } from "../../policies/index.js";
 import { reviewer, type AuthEnv } from "../auth/index.js";
@@ -26,20 +27,14 @@ function verdictOf(decision: Decision): "deny" | "warn" | "audit" | "allow" {
 }
 
 /**
- * How many times a review is judged again with the units its evaluation
- * asked for (an inventory lookup names its index bucket only as it runs): a
- * list across namespaces takes two (the kind's directory, then the
- * namespaces' shards). Past these, what is still missing is an evaluation
- * error of the policy that reads it, and its failurePolicy decides.
- */
-export const MAX_LOAD_ROUNDS = 4;
-
-/**
  * The review against the cluster part and the units the review reads, all of
  * one generation: first those reviewUnits names (a request no policy looks at
- * loads none), then any an evaluation asked for, judging again until nothing
- * is missing. Judging is pure, so a review judged again with more units
- * answers as one judged with all of them at once (check's complete view). If
+ * loads none), then any an evaluation asked for (an inventory lookup names
+ * its index bucket only as it runs), judging again until nothing is missing.
+ * Judging is pure, so a review judged again with more units answers as one
+ * judged with all of them at once (check's complete view). After
+ * MAX_LOAD_ROUNDS, a unit still missing is an evaluation error of the policy
+ * that reads it, and its failurePolicy decides. If
  * the store dropped the generation the cluster part is at (two pushes
  * since), the part is read again and the units with it.
  */

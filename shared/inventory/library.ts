@@ -24,6 +24,7 @@
 //   MAX_UNITS storage units (shards, index buckets), as decided from the
 //   snapshot alone, so the function and check agree.
 import { chargeTraversal, CelType, EvalError, LibraryValue, mapKey, MapValue, noSuchOverload, Optional, type CallContext, type Library, type OverloadDecl, type Value } from "../cel/index.js";
+import { UnloadedUnitError } from "../snapshot/view.js";
 import { capped } from "../text/index.js";
 import { ANNOTATION_FIELD, describeKind, kindKey, type InventoryDeclaration } from "./declaration.js";
 import { indexKey, parseFieldPath } from "./paths.js";
@@ -35,6 +36,8 @@ const INVENTORY_TYPE = new CelType("edgeadmit.Inventory");
 export const MAX_LIST_NAMESPACES = 256;
 export const MAX_LIST_OBJECTS = 10_000;
 export const MAX_UNITS = 512;
+/** How many times the function judges a review again with the parts of the snapshot its evaluation asked for. */
+export const MAX_LOAD_ROUNDS = 4;
 
 /** What the snapshot answers about the inventory (a snapshot view). */
 export interface InventoryFacts {
@@ -58,6 +61,21 @@ export interface Reviewed {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const groupOf = (apiVersion: string) => (apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "");
+
+/**
+ * What the snapshot answers, or an evaluation error when the function could
+ * not load the part asked for within one review (shared/snapshot's view
+ * throws UnloadedUnitError only then: functions/routes/validate.ts).
+ */
+function answer<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof UnloadedUnitError)
+      throw new EvalError(`inventory: this evaluation reads parts of the snapshot it names only one after another, more than one review loads (${MAX_LOAD_ROUNDS} rounds)`);
+    throw e;
+  }
+}
 
 /** One policy invocation's view of the inventory: its declaration, the snapshot, and who is under review. */
 export class InventoryValue extends LibraryValue {
@@ -89,7 +107,7 @@ export class InventoryValue extends LibraryValue {
     if (typeof apiVersion !== "string" || typeof kind !== "string") throw noSuchOverload();
     const key = kindKey(apiVersion, kind);
     if (!this.declaration.kinds.has(key)) throw new EvalError(`inventory: ${capped(describeKind(key), 127)} is not declared in this policy's ${ANNOTATION_FIELD}`);
-    const entry = this.facts.inventoryKind(key);
+    const entry = answer(() => this.facts.inventoryKind(key));
     if (!entry)
       throw new EvalError(
         `inventory: ${describeKind(key)} is not in the snapshot: the sync job could not list it (RBAC, or the API server does not serve it; see its warnings)`,
@@ -113,13 +131,13 @@ export class InventoryValue extends LibraryValue {
     if (namespace !== undefined) {
       if (namespace === "") throw new EvalError(`inventory: ${describeKind(key)} is namespaced: name a namespace, or list every one without`);
       this.#read(namespace);
-      const objects = this.facts.inventoryInNamespace(key, namespace);
+      const objects = answer(() => this.facts.inventoryInNamespace(key, namespace));
       chargeTraversal(ctx, Object.keys(objects).length);
       kept(objects, out);
       return out;
     }
     this.#read(inventoryKindUnit(key));
-    const counts = this.facts.inventoryNamespaces(key);
+    const counts = answer(() => this.facts.inventoryNamespaces(key));
     const namespaces = Object.keys(counts);
     const total = namespaces.reduce((sum, name) => sum + counts[name]!, 0);
     if (namespaces.length > MAX_LIST_NAMESPACES || total > MAX_LIST_OBJECTS)
@@ -129,7 +147,7 @@ export class InventoryValue extends LibraryValue {
     chargeTraversal(ctx, total);
     for (const name of namespaces) {
       this.#read(name);
-      kept(this.facts.inventoryInNamespace(key, name), out);
+      kept(answer(() => this.facts.inventoryInNamespace(key, name)), out);
     }
     return out;
   }
@@ -141,7 +159,7 @@ export class InventoryValue extends LibraryValue {
     if (entry.namespaced) {
       if (namespace === "") throw new EvalError(`inventory: ${describeKind(key)} is namespaced: get needs the namespace`);
       this.#read(namespace);
-      object = own(this.facts.inventoryInNamespace(key, namespace), `${namespace}/${name}`);
+      object = own(answer(() => this.facts.inventoryInNamespace(key, namespace)), `${namespace}/${name}`);
     } else {
       if (namespace !== "") throw new EvalError(`inventory: ${describeKind(key)} is cluster-scoped: get it with namespace ''`);
       object = own(entry.objects, name);
@@ -167,7 +185,7 @@ export class InventoryValue extends LibraryValue {
     const valueKey = normal === undefined ? undefined : indexKey(normal);
     if (valueKey === undefined) return undefined;
     this.#read(inventoryIndexUnit(indexBucketOf(key, field, valueKey)));
-    const found = this.facts.inventoryLookup(key, field, valueKey).filter((object) => !isSelf(object, self)) as Value[];
+    const found = answer(() => this.facts.inventoryLookup(key, field, valueKey)).filter((object) => !isSelf(object, self)) as Value[];
     return found.length > 0 ? found : undefined;
   }
 }
