@@ -230,39 +230,36 @@ function boundPolicies(policies: ReadonlyMap<string, KubeObject>, bindings: Read
   return { validatingAdmissionPolicies, paramKinds };
 }
 
+/** The policies bound at the edge among `objects` (as they travel) and their paramKinds. */
+function boundAmong(objects: readonly KubeObject[], problems: string[]) {
+  const policies = new Map<string, KubeObject>();
+  const bindings: Record<string, unknown> = {};
+  for (const object of objects) {
+    const name = nameOf(object);
+    if (!name) continue;
+    const kind = groupKind(object);
+    if (kind === POLICY_KIND) policies.set(name, object);
+    else if (BINDING_KINDS.has(kind)) bindings[name] = definition(object);
+  }
+  return boundPolicies(policies, bindings, problems);
+}
+
 /**
  * The paramKinds of the policies bound at the edge among `objects`: what the
  * sync job lists next, by `<apiVersion>/<kind>` (the key of policyParams).
  */
 export function boundParamKinds(objects: readonly KubeObject[]): Map<string, ParamKind> {
-  const policies = new Map<string, KubeObject>();
-  const bindings: Record<string, unknown> = {};
-  for (const object of objects) {
-    const name = nameOf(object);
-    if (!name) continue;
-    const kind = groupKind(object);
-    if (kind === POLICY_KIND) policies.set(name, object);
-    else if (BINDING_KINDS.has(kind)) bindings[name] = definition(object);
-  }
-  return boundPolicies(policies, bindings, []).paramKinds;
+  return boundAmong(objects, []).paramKinds;
 }
 
 /**
  * The kinds the policies bound at the edge among `objects` declare in their
  * inventory annotation, by `<apiVersion>/<kind>`: what the sync job lists
- * besides its own kinds. An annotation that is not YAML is reported in `problems`.
+ * besides its own kinds (an annotation that is not YAML declares none; the
+ * builder reports it).
  */
-export function boundInventoryKinds(objects: readonly KubeObject[], problems: string[] = []): Map<string, KindInventory> {
-  const policies = new Map<string, KubeObject>();
-  const bindings: Record<string, unknown> = {};
-  for (const object of objects) {
-    const name = nameOf(object);
-    if (!name) continue;
-    const kind = groupKind(object);
-    if (kind === POLICY_KIND) policies.set(name, object);
-    else if (BINDING_KINDS.has(kind)) bindings[name] = definition(object);
-  }
-  return inventoryKinds(boundPolicies(policies, bindings, problems).validatingAdmissionPolicies);
+export function boundInventoryKinds(objects: readonly KubeObject[]): Map<string, KindInventory> {
+  return inventoryKinds(boundAmong(objects, []).validatingAdmissionPolicies);
 }
 
 /** Whether collectPolicyObjects kept `object`: a binding, a Namespace, a bound policy, an object of a bound policy's paramKind. */
