@@ -192,7 +192,7 @@ describe("the inventory in units", () => {
     expect(joinSnapshot(parts, snapshot)).toEqual(snapshot);
   });
 
-  it("a change to one Ingress among many rewrites its shard, the buckets of its old and new hosts, and nothing else", async () => {
+  it("a change to one Ingress's host among many rewrites its shard, the buckets of its old and new host, and nothing else", async () => {
     const many = Array.from({ length: 2_000 }, (_, i) => ingress(`team-${i % 40}`, `app-${i}`, `app-${i}.example`));
     const before = await encodeSnapshot(build(many));
     const after = await encodeSnapshot(build(many.map((one, i) => (i === 7 ? ingress("team-7", "app-7", "renamed.example") : one))));

@@ -262,8 +262,9 @@ const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /**
  * The units derived from the inventory: per namespaced kind, where its
  * objects are; per indexed value, the objects having it, in its bucket. A
- * change to one object rewrites its shard, the buckets of its old and new
- * values, and its kind's directory when a namespace gains or loses one.
+ * change to one object rewrites its shard, the buckets of every value it has
+ * or had (each holds the object), and its kind's directory when its namespace
+ * gains or loses one.
  */
 export function inventoryUnits(inventory: Snapshot["inventory"]): Map<string, InventoryBucketContent | InventoryDirectory> {
   const units = new Map<string, InventoryBucketContent | InventoryDirectory>();
