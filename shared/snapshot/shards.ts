@@ -8,7 +8,10 @@
 // namespace and how to find the namespace of an entry; every other field of
 // the snapshot, present or future, travels in the cluster part untouched.
 // The cluster part never lists namespaces or their hashes, so its size does
-// not grow with the applications.
+// not grow with the applications. Besides, indexes over every namespace are
+// derived into units of their own, named with a prefix that holds "/": a
+// class's references (`affinityclass/<class>`), and the inventory's index
+// buckets and kind directories (shared/inventory/units.ts).
 import * as z from "zod/mini";
 import { fnv1a, sha256Hex, sha256HexSync } from "../digest/index.js";
 import { MAX_LISTED } from "../text/index.js";
