@@ -62,7 +62,7 @@ function difference(base: EncodedSnapshot, next: EncodedSnapshot) {
 const bodyBytes = (bodies: readonly string[]) => bodies.reduce((sum, body) => sum + Buffer.byteLength(body), 0);
 
 export async function fleet(dir: string): Promise<Section> {
-  const section: Section = { id: "fleet", title: "Fleet: snapshots in shards", figures: [], commands: [`${CHILD_COMMAND}   # full push, then a one-namespace incremental push`], notes: [] };
+  const section: Section = { id: "fleet", title: "2. Fleet: snapshots in shards", figures: [], commands: [`${CHILD_COMMAND}   # full push, then a one-namespace incremental push`], notes: [] };
 
   // --- 1,000,000 applications in one cluster ---
   let started = nowMs();

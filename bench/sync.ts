@@ -21,7 +21,7 @@ const JOB_MEMORY_MB = 256;
 const JOB_DEADLINE_S = 50;
 
 export async function syncScale(dir: string): Promise<Section> {
-  const section: Section = { id: "sync", title: "10. The sync job at cluster size", figures: [], commands: [], notes: [] };
+  const section: Section = { id: "sync", title: "11. The sync job at cluster size", figures: [], commands: [], notes: [] };
   if (!existsSync(join(PROJECT_ROOT, CLI)) || !existsSync(TIME)) {
     section.notes.push(`Not measured: ${existsSync(TIME) ? CLI : TIME} is missing.`);
     return section;

@@ -4,10 +4,10 @@
 import { Hono, type Context } from "hono";
 import { decodeAdmissionReview, encodeAdmissionResponse, type Decision } from "../../shared/admission/index.js";
 import type { AdmissionRequest } from "../../shared/admission/index.js";
-import { judged, review, type ReviewContext } from "../../shared/dispatcher/index.js";
+import { judged, review, type ReviewContext, type ReviewOutcome } from "../../shared/dispatcher/index.js";
 import { InvalidObjectError } from "../../shared/k8s/workload/index.js";
-import type { Policy } from "../../shared/policy/index.js";
-import { reviewUnits, SnapshotView } from "../../shared/snapshot/index.js";
+import { MAX_LOAD_ROUNDS } from "../../shared/inventory/index.js";
+import { reviewUnits, SnapshotView, type LoadedUnit } from "../../shared/snapshot/index.js";
 import { POLICIES, policyById } from "../../policies/index.js";
 import { reviewer, type AuthEnv } from "../auth/index.js";
 import { readBody } from "../body/index.js";
@@ -27,24 +27,40 @@ function verdictOf(decision: Decision): "deny" | "warn" | "audit" | "allow" {
 }
 
 /**
- * What the review is judged against: the cluster part, and the shards of the
- * namespaces the review reads (reviewUnits), all of one generation. A
- * request no policy looks at loads no shard. If the store dropped the
- * generation the cluster part is at (two pushes since), the part is read
- * again and the shards with it.
+ * The review against the cluster part and the units the review reads, all of
+ * one generation: first those reviewUnits names (a request no policy looks at
+ * loads none), then any an evaluation asked for (an inventory lookup names
+ * its index bucket only as it runs), judging again until nothing is missing.
+ * Judging is pure, so a review judged again with more units answers as one
+ * judged with all of them at once (check's complete view). After
+ * MAX_LOAD_ROUNDS, a unit still missing is an evaluation error of the policy
+ * that reads it, and its failurePolicy decides. If
+ * the store dropped the generation the cluster part is at (two pushes
+ * since), the part is read again and the units with it.
  */
-async function snapshotFor(env: Env, cluster: string, request: AdmissionRequest, policies: readonly Policy[]): Promise<Pick<ReviewContext, "snapshot" | "unusable">> {
+async function reviewWithSnapshot(env: Env, cluster: string, request: AdmissionRequest, context: Omit<ReviewContext, "snapshot" | "unusable">): Promise<ReviewOutcome> {
   for (let attempt = 0; attempt < 2; attempt++) {
     const state = await loadSnapshot(env, cluster, Date.now(), { force: attempt > 0 });
-    if (!state.loaded) return { snapshot: undefined, ...(state.unusable ? { unusable: state.unusable } : {}) };
+    if (!state.loaded) return review(request, { ...context, snapshot: undefined, ...(state.unusable ? { unusable: state.unusable } : {}) });
     const { facts, meta } = state.loaded;
     const clusterOnly = new SnapshotView(facts, new Map());
-    if (!judged(request, policies, clusterOnly)) return { snapshot: { view: clusterOnly, pushedAt: meta.pushedAt } };
-    const shards = await loadShards(env, cluster, state.loaded, reviewUnits(request, facts));
-    if (shards.ok) return { snapshot: { view: new SnapshotView(facts, shards.shards), pushedAt: meta.pushedAt } };
-    if (!shards.gone) return { snapshot: undefined, unusable: shards.corrupt };
+    if (!judged(request, context.policies, clusterOnly)) return review(request, { ...context, snapshot: { view: clusterOnly, pushedAt: meta.pushedAt } });
+    const units = new Map<string, LoadedUnit | null>();
+    let names = reviewUnits(request, facts);
+    for (let round = 0; ; round++) {
+      const loaded = await loadShards(env, cluster, state.loaded, names);
+      if (!loaded.ok) {
+        if (loaded.gone) break;
+        return review(request, { ...context, snapshot: undefined, unusable: loaded.corrupt });
+      }
+      for (const [name, unit] of loaded.shards) units.set(name, unit);
+      const missing = round < MAX_LOAD_ROUNDS ? new Set<string>() : undefined;
+      const outcome = review(request, { ...context, snapshot: { view: new SnapshotView(facts, units, missing ? { missing } : {}), pushedAt: meta.pushedAt } });
+      if (!missing || missing.size === 0) return outcome;
+      names = [...missing];
+    }
   }
-  return { snapshot: undefined, unusable: "the stored snapshot changed generations twice while this review read it" };
+  return review(request, { ...context, snapshot: undefined, unusable: "the stored snapshot changed generations twice while this review read it" });
 }
 
 async function judge(c: Context<AuthEnv>) {
@@ -66,16 +82,9 @@ async function judge(c: Context<AuthEnv>) {
   const { request } = decoded.review;
 
   const policies = policy ? [policy] : POLICIES;
-  const loaded = await snapshotFor(c.env, cluster.id, request, policies);
-  let outcome: ReturnType<typeof review>;
+  let outcome: ReviewOutcome;
   try {
-    outcome = review(request, {
-      cluster: cluster.id,
-      policies,
-      ...loaded,
-      withoutSnapshot: cluster.withoutSnapshot,
-      now: Date.now(),
-    });
+    outcome = await reviewWithSnapshot(c.env, cluster.id, request, { cluster: cluster.id, policies, withoutSnapshot: cluster.withoutSnapshot, now: Date.now() });
   } catch (e) {
     if (e instanceof InvalidObjectError) return failed(400, e.message);
     throw e;

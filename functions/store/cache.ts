@@ -13,17 +13,7 @@
 // registered cluster ids (callers are authenticated first) and by namespaces
 // the store holds: a namespace it does not hold leaves only a gap between two
 // stored names behind, with the cluster part, never an entry of its own.
-import {
-  CLASS_REFERENCES_UNIT,
-  ClusterFacts,
-  clusterPartSchema,
-  MAX_UNIT_NAME,
-  NamespaceFacts,
-  type ClassReferences,
-  type ClusterPart,
-  type LoadedShards,
-  type Shard,
-} from "../../shared/snapshot/index.js";
+import { ClusterFacts, clusterPartSchema, loadedUnit, unitNameProblem, type ClusterPart, type LoadedShards, type LoadedUnit } from "../../shared/snapshot/index.js";
 import type { Env } from "../config/index.js";
 import { log } from "../log/index.js";
 import type { SnapshotMeta, UnitRead } from "./index.js";
@@ -59,7 +49,7 @@ interface ShardEntry {
   kind: "shard";
   generation: number;
   sha256: string;
-  facts: NamespaceFacts | ClassReferences;
+  facts: LoadedUnit;
 }
 
 /** A Map in use order, evicting the least recently used entries past `limit` bytes. */
@@ -220,51 +210,47 @@ function addGap(loaded: LoadedSnapshot, gap: [string | null, string | null]): vo
 
 export type ShardsResult = { ok: true; shards: LoadedShards } | { ok: false; gone: true } | { ok: false; gone?: undefined; corrupt: string };
 
-/** A unit name no stored unit can have: longer than any, or a "/" that is not a class's references. */
-const impossible = (name: string) =>
-  name.startsWith(CLASS_REFERENCES_UNIT) ? name.length > CLASS_REFERENCES_UNIT.length + MAX_UNIT_NAME : name.length > MAX_UNIT_NAME || name.includes("/");
-
 /**
- * The units of `names` (namespaces' shards, classes' references: shared/snapshot
- * reviewUnits) at the generation of `loaded`, from the cache or the store: a
- * name with no unit maps to null. `gone` when the store no longer holds that
- * generation (the cluster part must be read again).
+ * The units of `names` (namespaces' shards, classes' references, the
+ * inventory's buckets and directories: shared/snapshot reviewUnits, and what
+ * a review's evaluation asked for) at the generation of `loaded`, from the
+ * cache or the store: a name with no unit maps to null. `gone` when the store
+ * no longer holds that generation (the cluster part must be read again).
  */
 export async function loadShards(env: Env, cluster: string, loaded: LoadedSnapshot, names: readonly string[]): Promise<ShardsResult> {
   const generation = loaded.meta.generation;
-  const shards = new Map<string, NamespaceFacts | ClassReferences | null>();
-  const reads = names.map(async (namespace): Promise<ShardsResult | undefined> => {
-    if (impossible(namespace) || inGap(loaded.gaps, namespace)) {
-      shards.set(namespace, null);
+  const shards = new Map<string, LoadedUnit | null>();
+  const reads = names.map(async (name): Promise<ShardsResult | undefined> => {
+    if (unitNameProblem(name) !== undefined || inGap(loaded.gaps, name)) {
+      shards.set(name, null);
       return undefined;
     }
-    const key = shardKey(cluster, namespace);
+    const key = shardKey(cluster, name);
     const entry = cache.get(key) as ShardEntry | undefined;
     if (entry?.generation === generation) {
-      shards.set(namespace, entry.facts);
+      shards.set(name, entry.facts);
       return undefined;
     }
-    const read = (await storeOf(env, cluster).readUnit(namespace, generation, entry?.sha256)) as UnitRead;
+    const read = (await storeOf(env, cluster).readUnit(name, generation, entry?.sha256)) as UnitRead;
     switch (read.status) {
       case "same":
         cacheStats.shardChecks++;
         if (entry!.generation < generation) entry!.generation = generation;
-        shards.set(namespace, entry!.facts);
+        shards.set(name, entry!.facts);
         return undefined;
       case "ok": {
         cacheStats.shardReads++;
-        const content = JSON.parse(new TextDecoder().decode(read.bytes)) as unknown;
-        const facts = namespace.startsWith(CLASS_REFERENCES_UNIT) ? (content as ClassReferences) : new NamespaceFacts(content as Shard);
+        const facts = loadedUnit(name, JSON.parse(new TextDecoder().decode(read.bytes)) as unknown);
         // A review still on an older generation does not replace what a newer one cached.
         if (!entry || entry.generation <= generation) cache.set(key, { kind: "shard", generation, sha256: read.sha256, facts }, estimate(read.bytes.length));
-        shards.set(namespace, facts);
+        shards.set(name, facts);
         return undefined;
       }
       case "absent":
         cacheStats.absentReads++;
         if (entry) cache.delete(key);
         addGap(loaded, read.gap);
-        shards.set(namespace, null);
+        shards.set(name, null);
         return undefined;
       case "gone":
         return { ok: false, gone: true };

@@ -12,6 +12,7 @@ import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/inde
 import { POLICIES } from "../../policies/index.js";
 import { runCli } from "../cli/test-io.js";
 import { startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from "../objects/fake-apiserver.js";
+import { objectsFromText } from "../objects/yaml.js";
 import { auditClusterObjects, AUDIT_SERVED } from "./fixture.js";
 import { schemaNodeSchema, schemaViolations } from "./openapi.js";
 import type { PolicyReport } from "./reports.js";
@@ -132,6 +133,25 @@ describe("edgeadmit audit", () => {
       message: "ha-spread: skipped by EdgeAdmissionException api-burst",
       properties: { mode: "Audit", exception: "api-burst" },
     });
+  });
+
+  it("judges what the cluster holds against its inventory: two Ingresses on one host both fail, none fails against itself", async () => {
+    const examples = join(__dirname, "..", "..", "examples", "inventory", "unique-ingress-host");
+    const text = (file: string) => readFileSync(join(examples, file), "utf8");
+    const copy: KubeObject = { apiVersion: "networking.k8s.io/v1", kind: "Ingress", metadata: { name: "web-copy", namespace: "blog" }, spec: { rules: [{ host: "shop.example.com" }] } };
+    const api = await cluster({}, [...auditClusterObjects(), ...objectsFromText(text("policy.yaml"), "policy.yaml"), ...objectsFromText(text("cluster.yaml"), "cluster.yaml"), copy]);
+    const { code, stdout, stderr } = await runCli(["audit"]);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "warning: no ConfigMap edgeadmit-system/edgeadmit-settings: the snapshot carries the default settings\n" });
+    expect(stdout).toContain("ingresses.networking.k8s.io");
+    const ingressRows = [...rowsOf(reportNamed(api, "edgeadmit-shop")), ...rowsOf(reportNamed(api, "edgeadmit-blog"))].filter((row) => row.startsWith("Ingress "));
+    expect(ingressRows.sort()).toEqual([
+      "Ingress blog unique-ingress-host unique-ingress-host pass Deny",
+      "Ingress web unique-ingress-host unique-ingress-host fail Deny",
+      "Ingress web-copy unique-ingress-host unique-ingress-host fail Deny",
+    ]);
+    expect(reportNamed(api, "edgeadmit-blog").results.find((r) => r.resources[0].name === "web-copy")?.message).toBe(
+      "ValidatingAdmissionPolicy 'unique-ingress-host' with binding 'unique-ingress-host' denied request: host shop.example.com is already served by Ingress shop/web: one host, one Ingress",
+    );
   });
 
   it("each run replaces its reports: results of deleted objects go, and so does the report of a namespace left without any", async () => {

@@ -52,6 +52,7 @@ export const AUDITABLE_RESOURCES: readonly AuditableResource[] = [
   { group: "batch", version: "v1", resource: "jobs", kind: "Job", namespaced: true },
   { group: "batch", version: "v1", resource: "cronjobs", kind: "CronJob", namespaced: true },
   { group: "networking.k8s.io", version: "v1", resource: "ingresses", kind: "Ingress", namespaced: true },
+  { group: "autoscaling", version: "v2", resource: "horizontalpodautoscalers", kind: "HorizontalPodAutoscaler", namespaced: true },
   { group: "cozystack.io", version: "v1alpha1", resource: "affinityclasses", kind: "AffinityClass", namespaced: false },
   { group: "apps.cozystack.io", version: "v1alpha1", resource: "tenants", kind: "Tenant", namespaced: true },
   { group: "helm.toolkit.fluxcd.io", version: "v2", resource: "helmreleases", kind: "HelmRelease", namespaced: true },

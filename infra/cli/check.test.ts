@@ -158,3 +158,28 @@ describe("edgeadmit check", () => {
     });
   });
 });
+
+describe("edgeadmit check with a policy that reads the inventory", () => {
+  const example = "examples/inventory/unique-ingress-host";
+  const ingress = (namespace: string, name: string, host: string) => `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: ${name}, namespace: ${namespace}}
+spec:
+  rules: [{host: ${host}}]
+`;
+
+  it("builds each scope's inventory from its own input, and never counts an object against itself", async () => {
+    const tree = mkdtempSync(join(tmpdir(), "edgeadmit-inventory-"));
+    const { mkdirSync } = await import("node:fs");
+    for (const app of ["shop", "blog"]) mkdirSync(join(tree, app));
+    // Each directory is a cluster of its own (--scope auto): the same host in two of them is no collision.
+    writeFileSync(join(tree, "shop", "ingress.yaml"), ingress("shop", "web", "www.example.com"));
+    writeFileSync(join(tree, "blog", "ingress.yaml"), `${ingress("blog", "blog", "www.example.com")}---\n${ingress("blog", "blog-copy", "www.example.com")}`);
+    const denial = (name: string, other: string) =>
+      `Ingress blog/${name}  unique-ingress-host  Deny  ValidatingAdmissionPolicy 'unique-ingress-host' with binding 'unique-ingress-host' denied request: host www.example.com is already served by Ingress blog/${other}: one host, one Ingress`;
+    const { code, stdout, stderr } = await runCli(["check", "-f", tree, "--policies", `${example}/policy.yaml`]);
+    expect({ code, stderr }).toEqual({ code: 1, stderr: "" });
+    expect(stdout.split("\n").filter((line) => line.includes("Deny  ")).map((line) => line.replace(/^\S+ +/, "").replace(/ {2,}/g, "  "))).toEqual([denial("blog", "blog-copy"), denial("blog-copy", "blog")]);
+    expect(stdout).toContain("3 objects checked as 2 separate clusters: 2 Deny, 0 Warn, 0 Audit");
+  });
+});

@@ -9,6 +9,7 @@
 import { judgeObjects, objectJudge, refOf, type JudgedObject } from "../../shared/judge/index.js";
 import { decodeSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
 import { SnapshotBuilder, type KubeObject } from "../../shared/snapshot/build/index.js";
+import { boundInventoryKinds } from "../../shared/snapshot/build/policies.js";
 import { POLICIES } from "../../policies/index.js";
 import { groupKindOf, inputFiles, isSettingsConfigMap, roleOf, SCOPE_RULES, type InputFile, type ScopeRule } from "../objects/inputs.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
@@ -155,7 +156,8 @@ class PendingObjects {
     this.#bytes = 0;
   }
 
-  *drain(): Generator<{ object: KubeObject; source: Source; scope: string }> {
+  /** Every object in order; `keep` reads them without dropping any (a second pass follows). */
+  *drain({ keep = false } = {}): Generator<{ object: KubeObject; source: Source; scope: string }> {
     this.#seal();
     let texts: string[] = [];
     let at = 0;
@@ -164,7 +166,7 @@ class PendingObjects {
       if (place.batch !== batch) {
         batch = place.batch;
         texts = inflateRawSync(this.#batches[batch]!).toString("utf8").split("\n");
-        this.#batches[batch] = undefined;
+        if (!keep) this.#batches[batch] = undefined;
         at = 0;
       }
       yield { object: JSON.parse(texts[at++]!) as KubeObject, source: place.source, scope: place.scope };
@@ -277,6 +279,13 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
 
   // The snapshot of each scope: its own facts and every global one.
   const given = options.snapshot ? await options.snapshot() : undefined;
+  // A scope's objects of the kinds bound policies declare are its inventory: known only now that every policy is read.
+  const declared = given ? new Map() : boundInventoryKinds(globals);
+  if (declared.size > 0)
+    for (const { object, scope } of pending.drain({ keep: true })) {
+      defaults.apply(object);
+      if (declared.has(`${String(object.apiVersion)}/${String(object.kind)}`)) scopes.get(scope)?.builder?.addInventory(object);
+    }
   const warned = new Set<string>();
   const judges = new Map<string, (object: KubeObject) => JudgedObject>();
   // What a namespaceSelector would need to know of namespaces the facts lack (known by name only).

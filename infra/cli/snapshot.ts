@@ -23,7 +23,11 @@ const IGNORED_NAMED = 5;
 /** The objects a snapshot holds, settings aside: none means pushing it forgets everything the function knew of the cluster. */
 export function objectCount(snapshot: Snapshot): number {
   const records = [snapshot.affinityClasses, snapshot.tenants, snapshot.applications, snapshot.volumeClaims, snapshot.nodes, snapshot.validatingAdmissionPolicies, snapshot.policyBindings, snapshot.namespaces, snapshot.exceptions];
-  return records.reduce((sum, record) => sum + Object.keys(record).length, 0) + Object.values(snapshot.policyParams).reduce((sum, param) => sum + param.objects.length, 0);
+  return (
+    records.reduce((sum, record) => sum + Object.keys(record).length, 0) +
+    Object.values(snapshot.policyParams).reduce((sum, param) => sum + param.objects.length, 0) +
+    Object.values(snapshot.inventory).reduce((sum, kind) => sum + Object.keys(kind.objects).length, 0)
+  );
 }
 
 const EMPTY_HINT = "pushed, it replaces everything the function knows of the cluster; pass --allow-empty if that is meant";
@@ -35,13 +39,20 @@ const EMPTY_HINT = "pushed, it replaces everything the function knows of the clu
  * in `settingsNamespace` is read. `check` and `test` judge every object
  * whether it is a cluster fact or not, so they do not report the rest.
  */
-export function snapshotOf(verb: string, objects: readonly KubeObject[], io: CliIo, settingsNamespace: string, { reportIgnored = true } = {}): Snapshot {
+export function snapshotOf(
+  verb: string,
+  objects: readonly KubeObject[],
+  io: CliIo,
+  settingsNamespace: string,
+  { reportIgnored = true, namespacedKinds }: { reportIgnored?: boolean; namespacedKinds?: ReadonlyMap<string, boolean> } = {},
+): Snapshot {
   const now = Date.now();
   const { snapshot, problems, ignored } = buildSnapshot(objects, {
     generation: now,
     builtAt: new Date(now).toISOString(),
     settingsNamespace,
     policyIds: POLICIES.map((policy) => policy.id),
+    ...(namespacedKinds ? { namespacedKinds } : {}),
   });
   for (const problem of problems) io.err(`warning: ${problem}\n`);
   if (reportIgnored && ignored.length > 0) {
@@ -54,10 +65,11 @@ export function snapshotOf(verb: string, objects: readonly KubeObject[], io: Cli
 
 export const CLUSTER_FLAGS = { context: { type: "string" }, "settings-namespace": { type: "string" } } as const;
 
-/** The snapshot of what the cluster lists: a paramKind that could not be listed stays unknown, never empty (its policies' failurePolicy decides). */
+/** The snapshot of what the cluster lists: a paramKind or inventory kind that could not be listed stays unknown, never empty (its policies' failurePolicy decides). */
 export function snapshotOfListed(verb: string, listed: ClusterObjects, io: CliIo, settingsNamespace: string): Snapshot {
-  const snapshot = snapshotOf(verb, listed.objects, io, settingsNamespace);
+  const snapshot = snapshotOf(verb, listed.objects, io, settingsNamespace, { namespacedKinds: listed.namespacedKinds });
   for (const key of listed.unlistedParamKinds) delete snapshot.policyParams[key];
+  for (const key of listed.unlistedInventoryKinds) delete snapshot.inventory[key];
   return snapshot;
 }
 

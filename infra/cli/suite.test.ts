@@ -21,6 +21,12 @@ describe("edgeadmit test", () => {
     expect(stdout.endsWith("\n9 suites, 25 expectations: 25 passed, 0 failed\n")).toBe(true);
   });
 
+  it("passes every suite of the inventory examples (examples/inventory)", async () => {
+    const { code, stdout, stderr } = await runCli(["test", "examples/inventory"]);
+    expect({ code, stderr, failures: stdout.split("\n").filter((line) => line.includes("FAIL")) }).toEqual({ code: 0, stderr: "", failures: [] });
+    expect(stdout.endsWith("\n6 suites, 20 expectations: 20 passed, 0 failed\n")).toBe(true);
+  });
+
   it("fails a broken expectation with the difference spelled out, and exits 1", async () => {
     const file = suiteFile(`apiVersion: edgeadmit.io/v1alpha1
 kind: EdgeAdmissionTest

@@ -9,7 +9,7 @@ import { WORKLOAD_API_GROUPS } from "../../shared/k8s/controller/index.js";
 import { runCli } from "../cli/test-io.js";
 import { LISTED_RESOURCES } from "./cluster.js";
 import { startFakeApiServer, type FakeApiServer } from "./fake-apiserver.js";
-import { objectsFromText } from "./yaml.js";
+import { objectsFromText, readObjects } from "./yaml.js";
 import { EXCEPTION_GROUP, EXCEPTION_KIND } from "../../shared/exceptions/index.js";
 import { PLACEHOLDER, webhookConfiguration } from "../webhook/index.js";
 
@@ -345,5 +345,58 @@ describe("live path failures: one line, exit 1", () => {
     });
     process.env.KUBECONFIG = "/nonexistent/kubeconfig";
     expect((await runCli(["snapshot", "build", "--from-cluster"])).stderr).toBe("edgeadmit snapshot build: no kubeconfig: KUBECONFIG names /nonexistent/kubeconfig, which does not exist\n");
+  });
+});
+
+describe("the inventory of policies bound at the edge", () => {
+  const examples = join(__dirname, "..", "..", "examples", "inventory");
+  const webhook = webhookConfiguration(PLACEHOLDER);
+  const clusterOf = async (...names: string[]) => (await readObjects(names.flatMap((name) => [join(examples, name, "policy.yaml"), join(examples, name, "cluster.yaml")]), { out: () => {}, err: () => {} } as never, {})).map((object) => {
+    // As the API server serves them: no source positions, a uid and a resourceVersion.
+    const { metadata, ...rest } = JSON.parse(JSON.stringify(object)) as { metadata: Record<string, unknown> };
+    return { ...rest, metadata: { ...metadata, uid: "u", resourceVersion: "1", managedFields: [{ manager: "kubectl" }] } };
+  });
+
+  it("lists each declared kind through discovery (a kind the job lists anyway, once), projected to the declared fields", async () => {
+    const server = await startFakeApiServer([...OBJECTS, ...(await clusterOf("unique-ingress-host", "storage-class-exists")), webhook]);
+    process.env.KUBECONFIG = server.kubeconfig;
+    try {
+      const { code, stdout, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
+      expect(code, stderr).toBe(0);
+      // No warning but that the example webhook configuration does not send these kinds.
+      for (const line of stderr.trimEnd().split("\n")) expect(line).toMatch(/^warning: ValidatingAdmissionPolicy '.*' matches .* which ValidatingWebhookConfiguration edgeadmit does not send the function/);
+      const { inventory } = JSON.parse(stdout);
+      expect(inventory["networking.k8s.io/v1/Ingress"]).toEqual({
+        namespaced: true,
+        fields: ["spec.rules[*].host"],
+        index: ["spec.rules[*].host"],
+        objects: {
+          "blog/blog": { apiVersion: "networking.k8s.io/v1", kind: "Ingress", metadata: { name: "blog", namespace: "blog" }, spec: { rules: [{ host: "blog.example.com" }] } },
+          "shop/web": { apiVersion: "networking.k8s.io/v1", kind: "Ingress", metadata: { name: "web", namespace: "shop" }, spec: { rules: [{ host: "shop.example.com" }, { host: "www.shop.example.com" }] } },
+        },
+      });
+      expect(Object.keys(inventory["storage.k8s.io/v1/StorageClass"].objects)).toEqual(["fast"]);
+      expect(inventory["v1/PersistentVolume"].objects).toMatchObject({ "task-pv-volume": { spec: { storageClassName: "manual" } } });
+      expect(server.requests).toContain("GET /apis/networking.k8s.io/v1/ingresss?limit=500");
+      expect(server.requests).toContain("GET /apis/storage.k8s.io/v1/storageclasss?limit=500");
+      expect(server.requests.filter((request) => request.startsWith("GET /api/v1/persistentvolumes?"))).toHaveLength(1);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it("a kind RBAC does not grant: the command that grants it, and the kind left unknown, not empty", async () => {
+    const server = await startFakeApiServer([...OBJECTS, ...(await clusterOf("unique-ingress-host")), webhook], { forbidden: ["ingresss.networking.k8s.io"] });
+    process.env.KUBECONFIG = server.kubeconfig;
+    try {
+      const { code, stdout, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
+      expect(code).toBe(0);
+      expect(stderr).toContain(
+        'warning: the sync job may not list ingresss.networking.k8s.io, an inventory kind of unique-ingress-host: those policies meet "not in the snapshot" at the edge and their failurePolicy decides; grant it with kubectl create clusterrole edgeadmit-sync-inventory-ingresss --verb=get,list --resource=ingresss.networking.k8s.io && kubectl create clusterrolebinding edgeadmit-sync-inventory-ingresss --clusterrole=edgeadmit-sync-inventory-ingresss --serviceaccount=edgeadmit-system:edgeadmit-sync\n',
+      );
+      expect(JSON.parse(stdout).inventory).toEqual({});
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -12,7 +12,7 @@ import { AdmissionregistrationV1Api, ApiException, AppsV1Api, BatchV1Api, CoreV1
 import * as z from "zod/mini";
 import "../../shared/zod/index.js";
 import { SETTINGS_CONFIGMAP, type KubeObject } from "../../shared/snapshot/build/index.js";
-import { boundParamKinds } from "../../shared/snapshot/build/policies.js";
+import { boundInventoryKinds, boundParamKinds } from "../../shared/snapshot/build/policies.js";
 import { CliError, firstLine } from "../cli/errors.js";
 import { JOB_NAMESPACE } from "./job.js";
 import { WEBHOOK_CONFIGURATION_NAME, type WebhookRule } from "../webhook/index.js";
@@ -132,6 +132,10 @@ export interface ClusterObjects {
    * policies meet "paramKind not known" and their failurePolicy decides.
    */
   unlistedParamKinds: string[];
+  /** Inventory kinds (`<apiVersion>/<kind>`) of bound policies that could not be listed: left unknown, never empty, for the same reason. */
+  unlistedInventoryKinds: string[];
+  /** `group/Kind` → namespaced, for the kinds found through discovery: how the inventory of a kind with no objects is cut. */
+  namespacedKinds: Map<string, boolean>;
   /** The rules of the ValidatingWebhookConfiguration that sends the function its requests, read when some policy is bound at the edge. */
   webhookRules?: WebhookRule[];
 }
@@ -226,23 +230,47 @@ async function readWebhookRules(apis: Apis, server: string, warnings: string[]):
   return (parsed.data.webhooks ?? []).flatMap((webhook) => webhook.rules ?? []);
 }
 
-/** One line saying what RBAC the sync job lacks for a paramKind, and the commands that grant it. */
-export function paramKindGrant(resource: string, group: string, policies: readonly string[], serviceAccount: string): string {
+/** Why a bound policy needs a kind the job does not list by itself: as a paramKind, or in its inventory. */
+interface DeclaredUse {
+  /** `the paramKind of max-replicas`, `an inventory kind of unique-ingress-host`. */
+  what: string;
+  /** What those policies meet at the edge when the kind is unknown. */
+  meet: string;
+  /** The middle of the ClusterRole's name: `params`, `inventory`. */
+  role: string;
+}
+
+const paramUse = (policies: readonly string[]): DeclaredUse => ({ what: `the paramKind of ${policies.join(", ")}`, meet: "paramKind not known", role: "params" });
+const inventoryUse = (policies: readonly string[]): DeclaredUse => ({ what: `an inventory kind of ${policies.join(", ")}`, meet: "not in the snapshot", role: "inventory" });
+
+/** One line saying what RBAC the sync job lacks for a kind a bound policy needs, and the commands that grant it. */
+function grantLine(resource: string, group: string, use: DeclaredUse, serviceAccount: string): string {
   const qualifiedName = group ? `${resource}.${group}` : resource;
+  const role = `${serviceAccount}-${use.role}-${resource}`;
   return (
-    `the sync job may not list ${qualifiedName}, the paramKind of ${policies.join(", ")}: those policies meet "paramKind not known" at the edge and their failurePolicy decides; grant it with ` +
-    `kubectl create clusterrole ${serviceAccount}-params-${resource} --verb=get,list --resource=${qualifiedName} && ` +
-    `kubectl create clusterrolebinding ${serviceAccount}-params-${resource} --clusterrole=${serviceAccount}-params-${resource} --serviceaccount=${JOB_NAMESPACE}:${serviceAccount}`
+    `the sync job may not list ${qualifiedName}, ${use.what}: those policies meet "${use.meet}" at the edge and their failurePolicy decides; grant it with ` +
+    `kubectl create clusterrole ${role} --verb=get,list --resource=${qualifiedName} && ` +
+    `kubectl create clusterrolebinding ${role} --clusterrole=${role} --serviceaccount=${JOB_NAMESPACE}:${serviceAccount}`
   );
 }
 
-/** The objects of a bound policy's paramKind, or why they cannot be listed (undefined objects). */
-async function listParams(
+/** One line saying what RBAC the sync job lacks for a paramKind, and the commands that grant it. */
+export function paramKindGrant(resource: string, group: string, policies: readonly string[], serviceAccount: string): string {
+  return grantLine(resource, group, paramUse(policies), serviceAccount);
+}
+
+/** One line saying what RBAC the sync job lacks for a kind a policy's inventory declares, and the commands that grant it. */
+export function inventoryKindGrant(resource: string, group: string, policies: readonly string[], serviceAccount: string): string {
+  return grantLine(resource, group, inventoryUse(policies), serviceAccount);
+}
+
+/** The objects of a kind a bound policy needs (found through discovery) and whether it is namespaced, or why they cannot be listed (a warning per use). */
+async function listDeclared(
   apis: Apis,
-  paramKind: { apiVersion: string; kind: string; policies: string[] },
+  { apiVersion, kind }: { apiVersion: string; kind: string },
+  uses: readonly DeclaredUse[],
   { pageSize, server, serviceAccount }: { pageSize: number; server: string; serviceAccount: string },
-): Promise<{ objects?: KubeObject[]; warning?: string }> {
-  const { apiVersion, kind } = paramKind;
+): Promise<{ objects: KubeObject[]; namespaced: boolean } | { warnings: string[] }> {
   const slash = apiVersion.indexOf("/");
   const [group, version] = slash >= 0 ? [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)] : ["", apiVersion];
   let served;
@@ -252,7 +280,7 @@ async function listParams(
     // Discovery of a group nobody serves answers 404: the kind is not known, as the apiserver would find.
     if (!(e instanceof ApiException && e.code === 404)) throw requestFailure(e, "discover", apiVersion, server);
   }
-  if (!served) return { warning: `the API server serves no ${kind} in ${apiVersion}, the paramKind of ${paramKind.policies.join(", ")}: those policies meet "paramKind not known" at the edge` };
+  if (!served) return { warnings: uses.map((use) => `the API server serves no ${kind} in ${apiVersion}, ${use.what}: those policies meet "${use.meet}" at the edge`) };
   const resource: ListedResource = {
     group,
     version,
@@ -261,9 +289,9 @@ async function listParams(
     list: ({ params }, page) => params.list(apiVersion, kind, undefined, undefined, undefined, undefined, undefined, undefined, page.limit, page._continue),
   };
   try {
-    return { objects: await listAll(apis, resource, pageSize, server) };
+    return { objects: await listAll(apis, resource, pageSize, server), namespaced: served.namespaced };
   } catch (e) {
-    if (e instanceof CliError && e.message.startsWith("RBAC forbids")) return { warning: paramKindGrant(served.name, group, paramKind.policies, serviceAccount) };
+    if (e instanceof CliError && e.message.startsWith("RBAC forbids")) return { warnings: uses.map((use) => grantLine(served.name, group, use, serviceAccount)) };
     throw e;
   }
 }
@@ -365,16 +393,31 @@ export async function listClusterObjects(options: ClusterOptions = {}): Promise<
   };
   const lists = await Promise.all([...LISTED_RESOURCES.map((resource) => listAll(apis, resource, pageSize, server)), settings()]);
   const objects = lists.flat();
-  // Then what the bound policies name: the objects of their paramKinds, whatever kind that is.
+  // Then what the bound policies name, whatever kind that is: the objects of their paramKinds, and the
+  // kinds their inventory declares (each listed once; a kind the job lists anyway is there already).
+  const declared = new Map<string, { apiVersion: string; kind: string; params?: string[]; inventory?: string[] }>();
+  for (const [key, { apiVersion, kind, policies }] of boundParamKinds(objects)) declared.set(key, { apiVersion, kind, params: policies });
+  for (const [key, { apiVersion, kind, policies }] of boundInventoryKinds(objects)) {
+    const groupOf = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
+    const version = apiVersion.slice(apiVersion.indexOf("/") + 1);
+    if (LISTED_RESOURCES.some((r) => r.group === groupOf && r.version === version && r.kind === kind)) continue;
+    declared.set(key, { ...(declared.get(key) ?? { apiVersion, kind }), inventory: policies });
+  }
   const unlistedParamKinds: string[] = [];
-  for (const [key, paramKind] of boundParamKinds(objects)) {
-    const listed = await listParams(apis, paramKind, { pageSize, server, serviceAccount: options.serviceAccount ?? "edgeadmit-sync" });
-    if (listed.objects) objects.push(...listed.objects);
-    else {
-      unlistedParamKinds.push(key);
-      warnings.push(listed.warning!);
+  const unlistedInventoryKinds: string[] = [];
+  const namespacedKinds = new Map<string, boolean>();
+  for (const [key, needed] of declared) {
+    const uses = [...(needed.params ? [paramUse(needed.params)] : []), ...(needed.inventory ? [inventoryUse(needed.inventory)] : [])];
+    const listed = await listDeclared(apis, needed, uses, { pageSize, server, serviceAccount: options.serviceAccount ?? "edgeadmit-sync" });
+    if ("objects" in listed) {
+      objects.push(...listed.objects);
+      namespacedKinds.set(`${needed.apiVersion.includes("/") ? needed.apiVersion.slice(0, needed.apiVersion.indexOf("/")) : ""}/${needed.kind}`, listed.namespaced);
+      continue;
     }
+    if (needed.params) unlistedParamKinds.push(key);
+    if (needed.inventory) unlistedInventoryKinds.push(key);
+    warnings.push(...listed.warnings);
   }
   const webhookRules = options.readWebhook && objects.some((o) => o.kind === "EdgeAdmissionPolicyBinding") ? await readWebhookRules(apis, server, warnings) : undefined;
-  return { objects, warnings, unlistedParamKinds, ...(webhookRules ? { webhookRules } : {}) };
+  return { objects, warnings, unlistedParamKinds, unlistedInventoryKinds, namespacedKinds, ...(webhookRules ? { webhookRules } : {}) };
 }

@@ -94,9 +94,9 @@ export async function startFakeApiServer(objects: KubeObject[], options: FakeApi
   /** Lists being paged, by what they list. */
   const listings = new Map<string, KubeObject[]>();
 
-  /** What the server serves: the listed kinds, and any other kind among `objects` (a paramKind) as `<kind>s`. */
+  /** What the server serves: the listed kinds, those in `resources`, and any other kind among `objects` (a paramKind) as `<kind>s`. */
   const servedResources = (): Array<{ group: string; version: string; resource: string; kind: string; namespaced: boolean }> => {
-    const served = LISTED_RESOURCES.map((r) => ({ group: r.group, version: r.version, resource: r.resource, kind: r.kind, namespaced: !CLUSTER_SCOPED_RESOURCES.has(r.resource) }));
+    const served = [...LISTED_RESOURCES.map((r) => ({ group: r.group, version: r.version, resource: r.resource, kind: r.kind, namespaced: !CLUSTER_SCOPED_RESOURCES.has(r.resource) })), ...(options.resources ?? [])];
     for (const object of objects) {
       const apiVersion = apiVersionOf(object);
       const slash = apiVersion.indexOf("/");

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { Composer, isMap, isNode, isSeq, Parser } from "yaml";
 import * as z from "zod/mini";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import { BUILT_IN_CLUSTER_SCOPED } from "../../shared/snapshot/build/scopes.js";
 import { CliError, fileError, firstLine } from "../cli/errors.js";
 import { readInput, type CliIo } from "../cli/io.js";
 
@@ -256,7 +257,7 @@ export class NamespaceDefaults {
   apply(object: KubeObject): void {
     if (typeof object.apiVersion === "string" && typeof object.kind === "string") {
       const key = groupKind(groupOf(object.apiVersion), object.kind);
-      if (CLUSTER_SCOPED.has(key) || this.#clusterScoped.has(key)) return;
+      if (BUILT_IN_CLUSTER_SCOPED.has(key) || this.#clusterScoped.has(key)) return;
     }
     if (!isObject(object.metadata)) object.metadata = { namespace: this.#namespace };
     else if (typeof object.metadata.namespace !== "string" || object.metadata.namespace === "") object.metadata.namespace = this.#namespace;
@@ -293,37 +294,6 @@ function groupOf(apiVersion: string): string {
   return slash >= 0 ? apiVersion.slice(0, slash) : "";
 }
 
-/** Kubernetes' built-in cluster-scoped kinds (kubectl api-resources --namespaced=false), and this repo's own CRDs (infra/k8s/*-crd.yaml). */
-const CLUSTER_SCOPED: ReadonlySet<string> = new Set(
-  Object.entries({
-    "": ["Namespace", "Node", "PersistentVolume", "ComponentStatus"],
-    "admissionregistration.k8s.io": [
-      "ValidatingWebhookConfiguration",
-      "MutatingWebhookConfiguration",
-      "ValidatingAdmissionPolicy",
-      "ValidatingAdmissionPolicyBinding",
-      "MutatingAdmissionPolicy",
-      "MutatingAdmissionPolicyBinding",
-    ],
-    "apiextensions.k8s.io": ["CustomResourceDefinition"],
-    "apiregistration.k8s.io": ["APIService"],
-    "authentication.k8s.io": ["TokenReview", "SelfSubjectReview"],
-    "authorization.k8s.io": ["SubjectAccessReview", "SelfSubjectAccessReview", "SelfSubjectRulesReview"],
-    "certificates.k8s.io": ["CertificateSigningRequest", "ClusterTrustBundle"],
-    "flowcontrol.apiserver.k8s.io": ["FlowSchema", "PriorityLevelConfiguration"],
-    "internal.apiserver.k8s.io": ["StorageVersion"],
-    "networking.k8s.io": ["IngressClass", "IPAddress", "ServiceCIDR"],
-    "node.k8s.io": ["RuntimeClass"],
-    "rbac.authorization.k8s.io": ["ClusterRole", "ClusterRoleBinding"],
-    "resource.k8s.io": ["DeviceClass", "ResourceSlice"],
-    "scheduling.k8s.io": ["PriorityClass"],
-    "storage.k8s.io": ["StorageClass", "CSIDriver", "CSINode", "VolumeAttachment", "VolumeAttributesClass"],
-    "storagemigration.k8s.io": ["StorageVersionMigration"],
-    "cozystack.io": ["AffinityClass"],
-    "edgeadmit.io": ["EdgeAdmissionPolicyBinding", "EdgeAdmissionException"],
-  }).flatMap(([group, kinds]) => kinds.map((kind) => groupKind(group, kind))),
-);
-
 const crdSchema = z.looseObject({
   apiVersion: z.string().check(z.startsWith("apiextensions.k8s.io/")),
   kind: z.literal("CustomResourceDefinition"),
@@ -346,7 +316,7 @@ function crdOf(object: KubeObject): { groupKind: string; clusterScoped: boolean 
 export function isClusterScoped(apiVersion: unknown, kind: unknown, crds: readonly KubeObject[] = []): boolean {
   if (typeof apiVersion !== "string" || typeof kind !== "string") return false;
   const key = groupKind(groupOf(apiVersion), kind);
-  if (CLUSTER_SCOPED.has(key)) return true;
+  if (BUILT_IN_CLUSTER_SCOPED.has(key)) return true;
   return crds.some((object) => {
     const crd = crdOf(object);
     return crd !== undefined && crd.groupKind === key && crd.clusterScoped;

@@ -7,8 +7,7 @@ import type { Finding, Policy } from "../../shared/policy/index.js";
 import * as z from "zod/mini";
 import { objectMetaSchema } from "../../shared/k8s/schemas/index.js";
 import { invalidObject } from "../../shared/k8s/workload/index.js";
-import { tenantNamespaceOf } from "../../shared/snapshot/build/index.js";
-import type { SnapshotView } from "../../shared/snapshot/view.js";
+import { tenantNamespaceOf, type SnapshotView } from "../../shared/snapshot/view.js";
 import { capped, listed, MAX_NAME } from "../../shared/text/index.js";
 
 export const id = "affinity-class-references";

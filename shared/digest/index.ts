@@ -1,4 +1,5 @@
-// SHA-256 and a comparison whose time does not depend on where two values differ.
+// SHA-256, a comparison whose time does not depend on where two values differ,
+// and FNV-1a for spreading names over buckets.
 
 export async function sha256(data: Uint8Array | string): Promise<Uint8Array> {
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
@@ -86,4 +87,14 @@ export function sha256HexSync(text: string): string {
     h[7] = (h[7]! + hh) >>> 0;
   }
   return [...h].map((word) => word.toString(16).padStart(8, "0")).join("");
+}
+
+/** FNV-1a (32 bits) of the text's UTF-16 code units: a spread over buckets that both sides compute alike, no crypto needed. */
+export function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
 }

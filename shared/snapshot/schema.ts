@@ -66,6 +66,16 @@ export const volumeClaimSchema = z.object({
 });
 export type VolumeClaim = z.infer<typeof volumeClaimSchema>;
 
+/** One inventory kind. The cluster part keeps every kind with its fields and index, and the objects of cluster-scoped kinds; a namespace's shard the kind's objects in it. */
+export const inventoryKindSchema = z.object({
+  namespaced: z.boolean(),
+  /** The fields kept besides the identity, and those indexed by value (canonical paths): what the policies declare, merged. */
+  fields: z.optional(z.array(z.string())),
+  index: z.optional(z.array(z.string())),
+  objects: z.record(z.string(), z.unknown()),
+});
+export type InventoryKind = z.infer<typeof inventoryKindSchema>;
+
 export const DEFAULT_MAX_AGE_SECONDS = 3600;
 
 export const settingsSchema = z.object({
@@ -106,6 +116,14 @@ export const snapshotSchema = z.object({
   policyBindings: z._default(z.record(z.string(), z.unknown()), {}),
   /** The objects of each bound policy's paramKind, by `<apiVersion>/<kind>`. */
   policyParams: z._default(z.record(z.string(), z.object({ namespaced: z.boolean(), objects: z.array(z.unknown()) })), {}),
+  /**
+   * The objects of the kinds bound policies declare in their edgeadmit.io/inventory
+   * annotation, by `<apiVersion>/<kind>` (shared/inventory): each object
+   * projected to its identity and the declared fields, keyed `namespace/name`
+   * (namespaced kinds) or `name`. A kind that was listed is here, possibly
+   * empty; one that could not be listed is absent, so policies meet it as unknown.
+   */
+  inventory: z._default(z.record(z.string(), inventoryKindSchema), {}),
   /** Namespaces by name (metadata without managed fields, spec, status): namespaceSelector labels and namespaceObject. */
   namespaces: z._default(z.record(z.string(), z.unknown()), {}),
   /**

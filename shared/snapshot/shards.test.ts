@@ -7,6 +7,8 @@ import { buildSnapshot, type KubeObject } from "./build/index.js";
 import {
   bucketDigests,
   CLUSTER_UNIT,
+  decodeUnit,
+  describeUnit,
   encodeSnapshot,
   joinSnapshot,
   MAX_PUSH_BYTES,
@@ -139,5 +141,91 @@ describe("units and their digests", () => {
     for (const body of bodies) expect(Buffer.byteLength(body)).toBeLessThanOrEqual(Math.max(PUSH_BATCH_BYTES + 64 * 1024, 0));
     expect(new Set(parsed.flatMap((body) => Object.keys(body.units))).size).toBe(units.length);
     expect(MAX_PUSH_BYTES).toBeGreaterThan(PUSH_BATCH_BYTES);
+  });
+});
+
+describe("the inventory in units", () => {
+  const KIND = "networking.k8s.io/v1/Ingress";
+  const FIELD = "spec.rules[*].host";
+  const declaration = JSON.stringify({
+    kinds: [
+      { apiVersion: "networking.k8s.io/v1", kind: "Ingress", fields: ["spec.rules[*].host"], index: ["spec.rules[*].host"] },
+      { apiVersion: "storage.k8s.io/v1", kind: "StorageClass" },
+    ],
+  });
+  const policy: KubeObject[] = [
+    {
+      apiVersion: "admissionregistration.k8s.io/v1",
+      kind: "ValidatingAdmissionPolicy",
+      metadata: { name: "p", annotations: { "edgeadmit.io/inventory": declaration } },
+      spec: { matchConstraints: { resourceRules: [{ apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*"] }] }, validations: [{ expression: "true" }] },
+    },
+    { apiVersion: "edgeadmit.io/v1alpha1", kind: "EdgeAdmissionPolicyBinding", metadata: { name: "p" }, spec: { policyName: "p", validationActions: ["Deny"] } },
+  ];
+  const ingress = (namespace: string, name: string, ...hosts: string[]): KubeObject => ({
+    apiVersion: "networking.k8s.io/v1",
+    kind: "Ingress",
+    metadata: { name, namespace, uid: `${namespace}-${name}` },
+    spec: { rules: hosts.map((host) => ({ host, http: { paths: [] } })) },
+  });
+  const build = (objects: KubeObject[]) => buildSnapshot([...policy, ...objects], { generation: 1, builtAt: base.builtAt }).snapshot;
+  const names = (units: Array<{ name: string }>) => units.map((unit) => unit.name);
+
+  it("puts namespaced kinds' objects in their shards, cluster-scoped ones in the cluster part, and derives index buckets and directories", () => {
+    const snapshot = build([ingress("a", "web", "a.example", "b.example"), ingress("b", "web", "a.example"), { apiVersion: "storage.k8s.io/v1", kind: "StorageClass", metadata: { name: "fast" }, provisioner: "x" }]);
+    const parts = splitSnapshot(snapshot);
+    expect(parts.cluster.inventory).toEqual({
+      "networking.k8s.io/v1/Ingress": { namespaced: true, fields: ["spec.rules[*].host"], index: ["spec.rules[*].host"], objects: {} },
+      "storage.k8s.io/v1/StorageClass": { namespaced: false, fields: [], index: [], objects: { fast: { apiVersion: "storage.k8s.io/v1", kind: "StorageClass", metadata: { name: "fast" } } } },
+    });
+    expect(parts.shards.get("b")!.inventory).toEqual({
+      "networking.k8s.io/v1/Ingress": { namespaced: true, objects: { "b/web": { apiVersion: "networking.k8s.io/v1", kind: "Ingress", metadata: { name: "web", namespace: "b" }, spec: { rules: [{ host: "a.example" }] } } } },
+    });
+    expect(parts.inventory.get("inventory-kind/networking.k8s.io/v1/Ingress")).toEqual({ namespaces: { a: 1, b: 1 } });
+    const buckets = [...parts.inventory].filter(([name]) => name.startsWith("inventory-index/"));
+    const values = buckets.flatMap(([, content]) => Object.entries((content as { index: Record<string, Record<string, Record<string, Array<{ metadata: { namespace: string } }>>>> }).index[KIND]![FIELD]!));
+    expect(values.map(([value, objects]) => [value, objects.map((o) => o.metadata.namespace)]).sort()).toEqual([
+      ["sa.example", ["a", "b"]],
+      ["sb.example", ["a"]],
+    ]);
+    for (const [name, content] of parts.inventory) expect(decodeUnit(name, content).ok, name).toBe(true);
+    expect(joinSnapshot(parts, snapshot)).toEqual(snapshot);
+  });
+
+  it("a change to one Ingress's host among many rewrites its shard, the buckets of its old and new host, and nothing else", async () => {
+    const many = Array.from({ length: 2_000 }, (_, i) => ingress(`team-${i % 40}`, `app-${i}`, `app-${i}.example`));
+    const before = await encodeSnapshot(build(many));
+    const after = await encodeSnapshot(build(many.map((one, i) => (i === 7 ? ingress("team-7", "app-7", "renamed.example") : one))));
+    const changed = after.units.filter((unit) => before.units.find((old) => old.name === unit.name)?.sha256 !== unit.sha256);
+    const gone = before.units.filter((unit) => !after.units.some((now) => now.name === unit.name));
+    const moved = [...names(changed), ...names(gone)];
+    expect(moved.filter((name) => !name.startsWith("inventory-index/"))).toEqual(["team-7"]);
+    expect(moved.filter((name) => name.startsWith("inventory-index/")).length).toBeGreaterThanOrEqual(1);
+    expect(moved.filter((name) => name.startsWith("inventory-index/")).length).toBeLessThanOrEqual(2);
+    // The cluster part does not grow with the Ingresses.
+    expect(before.units.find((unit) => unit.name === CLUSTER_UNIT)!.bytes.length).toBe((await encodeSnapshot(build(many.slice(0, 10)))).units.find((unit) => unit.name === CLUSTER_UNIT)!.bytes.length);
+  });
+
+  it("refuses a bucket entry that belongs to another bucket, and a bucket name that is no bucket", () => {
+    const parts = splitSnapshot(build([ingress("a", "web", "a.example")]));
+    const [name, content] = [...parts.inventory].find(([unit]) => unit.startsWith("inventory-index/"))!;
+    const other = `inventory-index/${(Number(name.slice("inventory-index/".length)) + 1) % 1024}`;
+    expect(decodeUnit(other, content)).toEqual({ ok: false, error: "networking.k8s.io/v1/Ingress spec.rules[*].host: a value that is not in this bucket" });
+    expect(decodeUnit("inventory-index/01", { index: {} })).toEqual({ ok: false, error: "an index bucket is a number from 0 to 1023" });
+    expect(decodeUnit(`inventory-kind/${"x".repeat(401)}`, { namespaces: {} })).toEqual({ ok: false, error: "unit name is longer than 415 characters" });
+    expect(describeUnit("inventory-kind/v1/Service")).toBe("the namespaces of inventory kind v1/Service");
+  });
+
+  it("a view made to discover names the units it was not given and answers as if they were empty", () => {
+    const snapshot = build([ingress("a", "web", "a.example")]);
+    const whole = new SnapshotView(snapshot);
+    const missing = new Set<string>();
+    const discovering = new SnapshotView(whole.facts, new Map(), { missing });
+    expect(discovering.inventoryLookup("networking.k8s.io/v1/Ingress", "spec.rules[*].host", "sa.example")).toEqual([]);
+    expect(discovering.inventoryInNamespace("networking.k8s.io/v1/Ingress", "a")).toEqual({});
+    expect(discovering.inventoryNamespaces("networking.k8s.io/v1/Ingress")).toEqual({});
+    expect([...missing].map(describeUnit)).toEqual([expect.stringMatching(/^bucket \d+ of the inventory's indexes$/), "the shard of namespace a", "the namespaces of inventory kind networking.k8s.io/v1/Ingress"]);
+    expect(whole.inventoryLookup("networking.k8s.io/v1/Ingress", "spec.rules[*].host", "sa.example")).toHaveLength(1);
+    expect(() => new SnapshotView(whole.facts, new Map()).inventoryInNamespace("networking.k8s.io/v1/Ingress", "a")).toThrow(UnloadedUnitError);
   });
 });

@@ -8,11 +8,16 @@
 // namespace and how to find the namespace of an entry; every other field of
 // the snapshot, present or future, travels in the cluster part untouched.
 // The cluster part never lists namespaces or their hashes, so its size does
-// not grow with the applications.
+// not grow with the applications. Besides, indexes over every namespace are
+// derived into units of their own, named with a prefix that holds "/": a
+// class's references (`affinityclass/<class>`), and the inventory's index
+// buckets and kind directories (shared/inventory/units.ts).
 import * as z from "zod/mini";
-import { sha256Hex, sha256HexSync } from "../digest/index.js";
+import { fnv1a, sha256Hex, sha256HexSync } from "../digest/index.js";
 import { MAX_LISTED } from "../text/index.js";
 import { describeZodError } from "../zod/index.js";
+import { parseFieldPath, indexedValues, type FieldPath } from "../inventory/paths.js";
+import { indexBucketOf, INDEX_BUCKETS, INVENTORY_INDEX_UNIT, INVENTORY_KIND_UNIT, inventoryIndexUnit, inventoryKindUnit } from "../inventory/units.js";
 import { snapshotSchema, type Snapshot } from "./schema.js";
 
 /** Envelope fields: push metadata, kept with the generation in storage, never in a unit (so an unchanged cluster hashes the same). */
@@ -25,6 +30,8 @@ interface NamespacedField<T> {
   cut(value: T): { cluster: T; byNamespace: Map<string, T> };
   join(into: T, part: T): void;
   empty(): T;
+  /** Whether the cluster side of a cut holds an entry (what a shard must not). */
+  holdsEntries(cluster: T): boolean;
 }
 
 function keyedRecord<V>(namespaceOfKey: (key: string) => string | undefined): NamespacedField<Record<string, V>> {
@@ -48,6 +55,7 @@ function keyedRecord<V>(namespaceOfKey: (key: string) => string | undefined): Na
       Object.assign(into, part);
     },
     empty: () => ({}),
+    holdsEntries: (cluster) => Object.keys(cluster).length > 0,
   };
 }
 
@@ -94,6 +102,45 @@ const policyParamsField: NamespacedField<ParamRecord> = {
     for (const [kind, { namespaced, objects }] of Object.entries(part)) (into[kind] ??= { namespaced, objects: [] }).objects.push(...objects);
   },
   empty: () => ({}),
+  holdsEntries: (cluster) => Object.values(cluster).some((param) => param.objects.length > 0),
+};
+
+type InventoryRecord = Snapshot["inventory"];
+
+/**
+ * Inventory objects of namespaced kinds go to the shard of their namespace
+ * (keys `namespace/name`); the cluster part keeps every kind, with its fields
+ * and index and the objects of cluster-scoped kinds.
+ */
+const inventoryField: NamespacedField<InventoryRecord> = {
+  cut(inventory) {
+    const cluster: InventoryRecord = {};
+    const byNamespace = new Map<string, InventoryRecord>();
+    for (const [kind, entry] of Object.entries(inventory)) {
+      if (!entry.namespaced) {
+        cluster[kind] = entry;
+        continue;
+      }
+      const kept: Record<string, unknown> = {};
+      cluster[kind] = { ...entry, objects: kept };
+      for (const [key, object] of Object.entries(entry.objects)) {
+        const namespace = prefixNamespace(key);
+        if (namespace === undefined) {
+          kept[key] = object;
+          continue;
+        }
+        let part = byNamespace.get(namespace);
+        if (!part) byNamespace.set(namespace, (part = {}));
+        (part[kind] ??= { namespaced: true, objects: {} }).objects[key] = object;
+      }
+    }
+    return { cluster, byNamespace };
+  },
+  join(into, part) {
+    for (const [kind, { namespaced, objects }] of Object.entries(part)) Object.assign((into[kind] ??= { namespaced, objects: {} }).objects, objects);
+  },
+  empty: () => ({}),
+  holdsEntries: (cluster) => Object.values(cluster).some((entry) => !entry.namespaced || Object.keys(entry.objects).length > 0),
 };
 
 /** The fields cut by namespace. Every field not named here is cluster-wide. */
@@ -103,6 +150,7 @@ export const NAMESPACED_FIELDS = {
   tenants: keyedRecord<Snapshot["tenants"][string]>(ownNamespace),
   namespaces: keyedRecord<unknown>(ownNamespace),
   policyParams: policyParamsField,
+  inventory: inventoryField,
 } satisfies { [K in keyof Snapshot]?: NamespacedField<Snapshot[K]> };
 
 type NamespacedFieldName = keyof typeof NAMESPACED_FIELDS;
@@ -113,12 +161,22 @@ export const classReferencesSchema = z.object({ shown: z.array(z.string()), tota
 export type ClassReferences = z.infer<typeof classReferencesSchema>;
 
 /** A namespace's shard: the namespaced fields' entries in that namespace (each field present, possibly empty). */
-export const shardSchema = z.pick(snapshotSchema, { applications: true, volumeClaims: true, tenants: true, namespaces: true, policyParams: true });
+export const shardSchema = z.pick(snapshotSchema, { applications: true, volumeClaims: true, tenants: true, namespaces: true, policyParams: true, inventory: true });
 export type Shard = z.infer<typeof shardSchema>;
 
 /** The cluster-wide part: every field but the envelope, the namespaced ones holding only entries without a namespace. */
 export const clusterPartSchema = z.omit(snapshotSchema, ENVELOPE);
 export type ClusterPart = z.infer<typeof clusterPartSchema>;
+
+/** One bucket of the inventory's indexes: kind → field → value (keyed as inventory/paths indexKey does) → the objects having it. */
+export const inventoryBucketSchema = z.object({
+  index: z.record(z.string(), z.record(z.string(), z.record(z.string(), z.array(z.unknown())))),
+});
+export type InventoryBucketContent = z.infer<typeof inventoryBucketSchema>;
+
+/** Where a namespaced inventory kind has objects: namespace → how many. */
+export const inventoryDirectorySchema = z.object({ namespaces: z.record(z.string(), z.number().check(z.int(), z.minimum(1))) });
+export type InventoryDirectory = z.infer<typeof inventoryDirectorySchema>;
 
 export interface SnapshotParts {
   cluster: ClusterPart;
@@ -130,6 +188,8 @@ export interface SnapshotParts {
    * it, not a cluster-wide part that grows with the classes.
    */
   classReferences: Map<string, ClassReferences>;
+  /** The inventory's index buckets (`inventory-index/<n>`) and namespaced kinds' directories (`inventory-kind/<key>`), by unit name: only non-empty ones. */
+  inventory: Map<string, InventoryBucketContent | InventoryDirectory>;
 }
 
 /** The unit name of the cluster part; a namespace's shard is named by the namespace, never empty and never holding "/". */
@@ -197,7 +257,50 @@ export function splitSnapshot(snapshot: Snapshot): SnapshotParts {
       (shard as Record<string, unknown>)[field] = part;
     }
   }
-  return { cluster: cluster as ClusterPart, shards, classReferences: new Map(Object.entries(affinityClassReferences(snapshot))) };
+  return { cluster: cluster as ClusterPart, shards, classReferences: new Map(Object.entries(affinityClassReferences(snapshot))), inventory: inventoryUnits(snapshot.inventory) };
+}
+
+const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The units derived from the inventory: per namespaced kind, where its
+ * objects are; per indexed value, the objects having it, in its bucket. A
+ * change to one object rewrites its shard, the buckets of every value it has
+ * or had (each holds the object), and its kind's directory when its namespace
+ * gains or loses one.
+ */
+export function inventoryUnits(inventory: Snapshot["inventory"]): Map<string, InventoryBucketContent | InventoryDirectory> {
+  const units = new Map<string, InventoryBucketContent | InventoryDirectory>();
+  const buckets = new Map<number, InventoryBucketContent["index"]>();
+  for (const [kind, entry] of Object.entries(inventory)) {
+    const keys = Object.keys(entry.objects).sort(byCode);
+    if (entry.namespaced && keys.length > 0) {
+      const namespaces: Record<string, number> = {};
+      for (const key of keys) {
+        const namespace = prefixNamespace(key);
+        if (namespace !== undefined) namespaces[namespace] = (namespaces[namespace] ?? 0) + 1;
+      }
+      if (Object.keys(namespaces).length > 0) units.set(inventoryKindUnit(kind), { namespaces });
+    }
+    const index = (entry.index ?? []).map(parseFieldPath).filter((path): path is FieldPath => typeof path !== "string");
+    for (const path of index) {
+      for (const key of keys) {
+        const object = entry.objects[key];
+        for (const { key: valueKey } of indexedValues(object, path)) {
+          const bucket = indexBucketOf(kind, path.text, valueKey);
+          const byKind = buckets.get(bucket) ?? buckets.set(bucket, {}).get(bucket)!;
+          ((byKind[kind] ??= {})[path.text] ??= {})[valueKey] ??= [];
+          byKind[kind]![path.text]![valueKey]!.push(object);
+        }
+      }
+    }
+  }
+  // Keys in code-unit order at every level, so a bucket's bytes depend on its content alone.
+  const sorted = <T>(record: Record<string, T>, each: (value: T) => T = (value) => value) =>
+    Object.fromEntries(Object.keys(record).sort(byCode).map((key) => [key, each(record[key]!)]));
+  for (const bucket of [...buckets.keys()].sort((a, b) => a - b))
+    units.set(inventoryIndexUnit(bucket), { index: sorted(buckets.get(bucket)!, (fields) => sorted(fields, (values) => sorted(values))) });
+  return units;
 }
 
 export function emptyShard(): Shard {
@@ -219,9 +322,7 @@ export function shardStrayEntry(namespace: string, shard: Shard): string | undef
   for (const field of NAMESPACED_NAMES) {
     const cut = (NAMESPACED_FIELDS[field] as NamespacedField<unknown>).cut(shard[field]);
     for (const other of cut.byNamespace.keys()) if (other !== namespace) return `${field} holds an entry of namespace "${other.slice(0, 63)}"`;
-    const leftover = cut.cluster as Record<string, { objects?: unknown[] }>;
-    const stray = field === "policyParams" ? Object.values(leftover).some((param) => (param.objects?.length ?? 0) > 0) : Object.keys(leftover).length > 0;
-    if (stray) return `${field} holds an entry of no namespace`;
+    if ((NAMESPACED_FIELDS[field] as NamespacedField<unknown>).holdsEntries(cut.cluster)) return `${field} holds an entry of no namespace`;
   }
   return undefined;
 }
@@ -241,7 +342,7 @@ export interface EncodedUnit {
 }
 
 /** What a unit holds. */
-export type UnitContent = ClusterPart | Shard | ClassReferences;
+export type UnitContent = ClusterPart | Shard | ClassReferences | InventoryBucketContent | InventoryDirectory;
 
 export async function encodeUnit(name: string, value: UnitContent): Promise<EncodedUnit> {
   const bytes = new TextEncoder().encode(JSON.stringify(value));
@@ -255,14 +356,9 @@ export async function encodeUnit(name: string, value: UnitContent): Promise<Enco
  */
 export const BUCKETS = 1024;
 
-/** FNV-1a of the name's UTF-16 code units: the same bucket on both sides, no crypto needed. */
+/** The bucket of a unit name: the same on both sides. */
 export function bucketOf(name: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < name.length; i++) {
-    hash ^= name.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash % BUCKETS;
+  return fnv1a(name) % BUCKETS;
 }
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -308,7 +404,7 @@ export interface EncodedSnapshot {
  * so both sides hash the same bytes.
  */
 export async function encodeSnapshot(snapshot: Snapshot): Promise<EncodedSnapshot> {
-  const { cluster, shards, classReferences } = splitSnapshot(snapshot);
+  const { cluster, shards, classReferences, inventory } = splitSnapshot(snapshot);
   const encode = (name: string, value: UnitContent) => {
     const unit = decodeUnit(name, value);
     if (!unit.ok) throw new Error(`${describeUnit(name)}: ${unit.error}`);
@@ -317,27 +413,60 @@ export async function encodeSnapshot(snapshot: Snapshot): Promise<EncodedSnapsho
   const units = [await encode(CLUSTER_UNIT, cluster)];
   for (const [namespace, shard] of shards) units.push(await encode(namespace, shard));
   for (const [className, references] of classReferences) units.push(await encode(classReferencesUnit(className), references));
+  for (const [name, content] of inventory) units.push(await encode(name, content));
   const buckets = bucketDigests(units);
   return { units, buckets, digest: rootDigest(buckets) };
+}
+
+/**
+ * The units besides the cluster part and the namespaces' shards, each named
+ * with a prefix that holds "/", which no namespace's name has.
+ */
+const FAMILIES = [
+  { prefix: CLASS_REFERENCES_UNIT, longest: MAX_UNIT_NAME, schema: classReferencesSchema, describe: (rest: string) => `the references of AffinityClass ${rest}` },
+  { prefix: INVENTORY_INDEX_UNIT, longest: String(INDEX_BUCKETS - 1).length, schema: inventoryBucketSchema, describe: (rest: string) => `bucket ${rest} of the inventory's indexes` },
+  // `<apiVersion>/<kind>`: a group (253), a version and a kind (63 each).
+  { prefix: INVENTORY_KIND_UNIT, longest: 400, schema: inventoryDirectorySchema, describe: (rest: string) => `the namespaces of inventory kind ${rest}` },
+] as const;
+
+const familyOf = (name: string) => FAMILIES.find((family) => name.startsWith(family.prefix));
+
+/** Why no stored unit can have this name (too long, or a "/" in a namespace's), or undefined. */
+export function unitNameProblem(name: string): string | undefined {
+  const family = familyOf(name);
+  if (family) return name.length > family.prefix.length + family.longest ? `unit name is longer than ${family.prefix.length + family.longest} characters` : undefined;
+  if (name.length > MAX_UNIT_NAME) return `unit name is longer than ${MAX_UNIT_NAME} characters`;
+  return name.includes("/") ? `a namespace's name holds no "/"` : undefined;
 }
 
 /** A unit as messages name it. */
 export function describeUnit(name: string): string {
   if (name === CLUSTER_UNIT) return "the cluster-wide part";
-  if (name.startsWith(CLASS_REFERENCES_UNIT)) return `the references of AffinityClass ${name.slice(CLASS_REFERENCES_UNIT.length)}`;
-  return `the shard of namespace ${name}`;
+  const family = familyOf(name);
+  return family ? family.describe(name.slice(family.prefix.length)) : `the shard of namespace ${name}`;
 }
 
-/** The unit's content through its schema: the cluster part, a class's references, or a shard whose every entry is in its namespace. */
+/** Every value of an index bucket is in that bucket, so a lookup of it finds it there. */
+function bucketStrayEntry(name: string, content: InventoryBucketContent): string | undefined {
+  const bucket = Number(name.slice(INVENTORY_INDEX_UNIT.length));
+  if (name !== inventoryIndexUnit(bucket) || !(bucket < INDEX_BUCKETS)) return `an index bucket is a number from 0 to ${INDEX_BUCKETS - 1}`;
+  for (const [kind, fields] of Object.entries(content.index))
+    for (const [field, values] of Object.entries(fields))
+      for (const valueKey of Object.keys(values)) if (indexBucketOf(kind, field, valueKey) !== bucket) return `${kind} ${field}: a value that is not in this bucket`;
+  return undefined;
+}
+
+/** The unit's content through its schema: the cluster part, a shard whose every entry is in its namespace, or a unit of a named family. */
 export function decodeUnit(name: string, value: unknown): { ok: true; value: UnitContent } | { ok: false; error: string } {
-  if (name.length > MAX_UNIT_NAME + CLASS_REFERENCES_UNIT.length) return { ok: false, error: `unit name is longer than ${MAX_UNIT_NAME} characters` };
-  const references = name.startsWith(CLASS_REFERENCES_UNIT);
-  if (!references && name.includes("/")) return { ok: false, error: `a namespace's name holds no "/"` };
-  const parsed = name === CLUSTER_UNIT ? clusterPartSchema.safeParse(value) : references ? classReferencesSchema.safeParse(value) : shardSchema.safeParse(value);
+  const problem = unitNameProblem(name);
+  if (problem) return { ok: false, error: problem };
+  const family = familyOf(name);
+  const parsed = name === CLUSTER_UNIT ? clusterPartSchema.safeParse(value) : family ? family.schema.safeParse(value) : shardSchema.safeParse(value);
   if (!parsed.success) return { ok: false, error: describeZodError(parsed.error) };
-  if (name !== CLUSTER_UNIT && !references) {
-    const stray = shardStrayEntry(name, parsed.data as Shard);
-    if (stray) return { ok: false, error: stray };
-  }
-  return { ok: true, value: parsed.data };
+  const stray =
+    name === CLUSTER_UNIT ? undefined
+    : family === undefined ? shardStrayEntry(name, parsed.data as Shard)
+    : family.prefix === INVENTORY_INDEX_UNIT ? bucketStrayEntry(name, parsed.data as InventoryBucketContent)
+    : undefined;
+  return stray ? { ok: false, error: stray } : { ok: true, value: parsed.data };
 }

@@ -1,16 +1,30 @@
-// Lookups over a snapshot: its cluster-wide part and the shards of the
-// namespaces a review reads (shards.ts). The function builds a view per
-// review from what its isolate holds; check, test and audit build one over
-// the whole snapshot, split the same way, so both read through this code.
-// Every lookup is a hash-map lookup in one part, so a review costs the same at
-// any cluster size. A view that holds only some namespaces throws
-// UnloadedNamespaceError for any other: a namespace a review did not load is
-// a bug in reviewNamespaces, never a silent "absent".
+// Lookups over a snapshot: its cluster-wide part and the units a review
+// reads (shards.ts). The function builds a view per review from what its
+// isolate holds; check, test and audit build one over the whole snapshot,
+// split the same way, so both read through this code. Every lookup is a
+// hash-map lookup in one unit, so a review costs the same at any cluster size.
+// A view that holds only some units throws UnloadedUnitError for any other:
+// a unit a review did not load is a bug in reviewUnits, never a silent
+// "absent". Only a view made to discover what a review reads (`missing`)
+// answers "absent" instead, and names the unit: the inventory's lookups reach
+// units only evaluation can name (a host's index bucket), so the function
+// loads them and judges the review again.
 import type { AdmissionRequest } from "../admission/index.js";
 import { parseQuantity, type Quantity } from "../k8s/quantity/index.js";
 import type { PolicyFacts } from "../vap/index.js";
-import type { AffinityClass, Application, Settings, Snapshot, Tenant, VolumeClaim } from "./schema.js";
-import { classReferencesUnit, MAX_UNIT_NAME, splitSnapshot, type ClassReferences, type ClusterPart, type Shard } from "./shards.js";
+import type { InventoryFacts } from "../inventory/library.js";
+import { indexBucketOf, inventoryIndexUnit, inventoryKindUnit } from "../inventory/units.js";
+import type { AffinityClass, Application, InventoryKind, Settings, Snapshot, Tenant, VolumeClaim } from "./schema.js";
+import {
+  classReferencesUnit,
+  MAX_UNIT_NAME,
+  splitSnapshot,
+  type ClassReferences,
+  type ClusterPart,
+  type InventoryBucketContent,
+  type InventoryDirectory,
+  type Shard,
+} from "./shards.js";
 
 export const LINEAGE_LABELS = {
   group: "apps.cozystack.io/application.group",
@@ -20,6 +34,12 @@ export const LINEAGE_LABELS = {
 export const AFFINITY_CLASS_LABEL = "apps.cozystack.io/affinity-class";
 export const FLUX_HELMRELEASE_NAME_LABEL = "helm.toolkit.fluxcd.io/name";
 export const FLUX_HELMRELEASE_NAMESPACE_LABEL = "helm.toolkit.fluxcd.io/namespace";
+export const ROOT_TENANT_NAMESPACE = "tenant-root";
+
+/** CozyStack naming: tenant `x` in `tenant-root` owns `tenant-x`; in `tenant-a` it owns `tenant-a-x`. */
+export function tenantNamespaceOf(name: string, namespace: string): string {
+  return namespace === ROOT_TENANT_NAMESPACE ? `tenant-${name}` : `${namespace}-${name}`;
+}
 
 export interface Lineage {
   group: string;
@@ -91,37 +111,55 @@ export class NamespaceFacts {
   }
 }
 
-/**
- * The units a view may read besides the cluster part, by unit name: a
- * namespace's shard, or a class's references (shards.ts). A name mapped to
- * null has no unit (nothing of it is stored); a name not in the map was not
- * loaded, unless the view is `complete` (offline: every unit is there, so a
- * missing one is absent).
- */
-export type LoadedShards = ReadonlyMap<string, NamespaceFacts | ClassReferences | null>;
+/** A loaded unit besides the cluster part: a namespace's shard, a class's references, an index bucket, a kind's directory. */
+export type LoadedUnit = NamespaceFacts | ClassReferences | InventoryBucketContent | InventoryDirectory;
 
-export class SnapshotView implements PolicyFacts {
+/** A stored unit's content (as its schema gave it on push) as a view reads it: a namespace's shard with its facts, any other as it is. */
+export function loadedUnit(name: string, content: unknown): LoadedUnit {
+  return name.includes("/") ? (content as ClassReferences | InventoryBucketContent | InventoryDirectory) : new NamespaceFacts(content as Shard);
+}
+
+/**
+ * The units a view may read besides the cluster part, by unit name (shards.ts).
+ * A name mapped to null has no unit (nothing of it is stored); a name not in
+ * the map was not loaded, unless the view is `complete` (offline: every unit
+ * is there, so a missing one is absent).
+ */
+export type LoadedShards = ReadonlyMap<string, LoadedUnit | null>;
+
+export interface ViewOptions {
+  /** Every unit is there (offline): one not in the map is absent. */
+  complete?: boolean;
+  /** Discovering: a unit not loaded is taken as absent and its name added here (the function loads it and judges again). */
+  missing?: Set<string>;
+}
+
+export class SnapshotView implements PolicyFacts, InventoryFacts {
   readonly facts: ClusterFacts;
   readonly #shards: LoadedShards;
   readonly #complete: boolean;
+  readonly #missing: Set<string> | undefined;
 
   /** The whole snapshot (check, test, audit): split as storage splits it, every shard present. */
   constructor(snapshot: Snapshot);
   /** A cluster part and the shards one review loaded (the function). */
-  constructor(facts: ClusterFacts, shards: LoadedShards, options?: { complete?: boolean });
-  constructor(source: Snapshot | ClusterFacts, shards?: LoadedShards, options: { complete?: boolean } = {}) {
+  constructor(facts: ClusterFacts, shards: LoadedShards, options?: ViewOptions);
+  constructor(source: Snapshot | ClusterFacts, shards?: LoadedShards, options: ViewOptions = {}) {
     if (source instanceof ClusterFacts) {
       this.facts = source;
       this.#shards = shards!;
       this.#complete = options.complete ?? false;
+      this.#missing = options.missing;
     } else {
       const parts = splitSnapshot(source);
       this.facts = new ClusterFacts(parts.cluster);
-      const units = new Map<string, NamespaceFacts | ClassReferences>();
+      const units = new Map<string, LoadedUnit>();
       for (const [namespace, shard] of parts.shards) units.set(namespace, new NamespaceFacts(shard));
       for (const [className, references] of parts.classReferences) units.set(classReferencesUnit(className), references);
+      for (const [name, content] of parts.inventory) units.set(name, loadedUnit(name, content));
       this.#shards = units;
       this.#complete = true;
+      this.#missing = undefined;
     }
   }
 
@@ -131,10 +169,14 @@ export class SnapshotView implements PolicyFacts {
   }
 
   /** Unit `name`; undefined when there is none. */
-  #unit(name: string): NamespaceFacts | ClassReferences | undefined {
+  #unit(name: string): LoadedUnit | undefined {
     const loaded = this.#shards.get(name);
     if (loaded === undefined) {
       if (this.#complete) return undefined;
+      if (this.#missing) {
+        this.#missing.add(name);
+        return undefined;
+      }
       throw new UnloadedUnitError(name);
     }
     return loaded ?? undefined;
@@ -182,8 +224,7 @@ export class SnapshotView implements PolicyFacts {
 
   /** The HelmReleases and Tenants that name class `name`, as precomputed over the whole snapshot; undefined when none does. */
   affinityClassReferences(name: string): ClassReferences | undefined {
-    const unit = this.#unit(classReferencesUnit(name));
-    return unit instanceof NamespaceFacts ? undefined : unit;
+    return this.#unit(classReferencesUnit(name)) as ClassReferences | undefined;
   }
 
   /** The tenant that owns `namespace`. */
@@ -240,7 +281,30 @@ export class SnapshotView implements PolicyFacts {
     const shard = this.#shard(namespace);
     return (shard && own(shard.policyParams, kind)?.objects) ?? [];
   }
+
+  // The inventory, as shared/inventory's library asks for it.
+
+  inventoryKind(key: string): InventoryKind | undefined {
+    return own(this.cluster.inventory, key);
+  }
+
+  inventoryInNamespace(key: string, namespace: string): Readonly<Record<string, unknown>> {
+    const shard = this.#shard(namespace);
+    return (shard && own(shard.inventory, key)?.objects) ?? NOTHING;
+  }
+
+  inventoryNamespaces(key: string): Readonly<Record<string, number>> {
+    return (this.#unit(inventoryKindUnit(key)) as InventoryDirectory | undefined)?.namespaces ?? NOTHING;
+  }
+
+  inventoryLookup(key: string, field: string, valueKey: string): readonly unknown[] {
+    const bucket = this.#unit(inventoryIndexUnit(indexBucketOf(key, field, valueKey))) as InventoryBucketContent | undefined;
+    const values = bucket && own(bucket.index, key) && own(bucket.index[key]!, field);
+    return (values && own(values, valueKey)) ?? [];
+  }
 }
+
+const NOTHING: Readonly<Record<string, never>> = Object.freeze({});
 
 function namespaceOf(object: unknown): unknown {
   const metadata = typeof object === "object" && object !== null ? (object as Record<string, unknown>)["metadata"] : undefined;

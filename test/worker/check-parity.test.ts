@@ -46,3 +46,30 @@ describe("shared/judge gives every incident fixture the webhook's own response",
     }
   }
 });
+
+const INVENTORY = import.meta.glob<string>("../../examples/inventory/*/*.yaml", { query: "?raw", import: "default", eager: true });
+
+describe("shared/judge gives the inventory examples' objects the webhook's own response", () => {
+  const examples = [...new Set(Object.keys(INVENTORY).map((path) => path.split("/").at(-2)!))];
+  it("covers every example", () => expect(examples.sort()).toEqual(["hpa-target-exists", "service-selector-collision", "storage-class-exists", "unique-ingress-host"]));
+
+  for (const example of examples) {
+    const file = (name: string) => objectsFromYaml(INVENTORY[`../../examples/inventory/${example}/${name}.yaml`]!);
+    it(`${example}: the new objects, and the cluster's own as UPDATEs`, async () => {
+      // As check -f requests.yaml -f cluster.yaml --policies policy.yaml: the cluster and the new objects are the inventory.
+      const cluster = file("cluster");
+      const objects = [...file("requests"), ...cluster];
+      const snapshot = snapshotOf([...file("policy"), ...objects]);
+      expect((await push("other", snapshot)).status).toBe(200);
+      const judged = [...judgeObjects(objects, snapshot, { policies: POLICIES }), ...judgeObjects(cluster, snapshot, { policies: POLICIES, operation: "UPDATE" })];
+      expect(judged.some((one) => one.decision?.allowed === false || (one.decision?.warnings.length ?? 0) > 0), "some object is denied or warned").toBe(true);
+      for (const one of judged) {
+        if (one.error !== undefined) throw new Error(`${one.ref.kind}/${one.ref.name}: ${one.error}`);
+        const operation = judged.indexOf(one) >= objects.length ? "UPDATE" : "CREATE";
+        const review = wrapReview(one.object, { operation });
+        const { response } = await validate("other", review);
+        expect(encodeAdmissionResponse(review, one.decision).response, `${operation} ${one.ref.kind}/${one.ref.namespace}/${one.ref.name}`).toEqual(response);
+      }
+    });
+  }
+});

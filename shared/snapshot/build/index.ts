@@ -16,7 +16,9 @@ import {
   type VolumeClaim,
   type VolumeUser,
 } from "../schema.js";
-import { AFFINITY_CLASS_LABEL, lineageOf } from "../view.js";
+import { AFFINITY_CLASS_LABEL, lineageOf, tenantNamespaceOf } from "../view.js";
+
+export { ROOT_TENANT_NAMESPACE, tenantNamespaceOf } from "../view.js";
 import { InvalidObjectError, isWorkloadKind, workloadOf, type Workload, type WorkloadKind } from "../../k8s/workload/index.js";
 import { madeByWorkloadController, WORKLOAD_API_GROUPS } from "../../k8s/controller/index.js";
 import { sharedClaimNames } from "../../k8s/volumes/index.js";
@@ -25,7 +27,6 @@ import { parseQuantity, QuantityError, type Quantity } from "../../k8s/quantity/
 import { EXCEPTION_GROUP, EXCEPTION_KIND, exceptionObjectSchema, type Exception } from "../../exceptions/index.js";
 
 export const SETTINGS_CONFIGMAP = "edgeadmit-settings";
-export const ROOT_TENANT_NAMESPACE = "tenant-root";
 
 const named = z.looseObject({ metadata: z.looseObject({ name: z.string(), namespace: z.optional(z.string()), labels: objectMetaSchema.shape.labels }) });
 
@@ -84,6 +85,8 @@ export interface KubeObject {
 export interface BuildOptions {
   generation: number;
   builtAt: string;
+  /** `group/Kind` → namespaced, as the API server's discovery answered: how the inventory of a kind with no objects is cut. */
+  namespacedKinds?: ReadonlyMap<string, boolean>;
   /** Only a ConfigMap `edgeadmit-settings` in this namespace counts; any namespace when unset. */
   settingsNamespace?: string;
   /** The policy ids settings may name (`policy.<id>`); when given, any other id is a problem (still carried: a newer function may know it). */
@@ -102,10 +105,6 @@ const RWO_MODES = new Set(["ReadWriteOnce", "ReadWriteOncePod"]);
 /** With one of these the attach/detach controller lets the volume attach to many nodes (isMultiAttachAllowed). */
 const MULTI_NODE_MODES = new Set(["ReadWriteMany", "ReadOnlyMany"]);
 
-/** CozyStack naming: tenant `x` in `tenant-root` owns `tenant-x`; in `tenant-a` it owns `tenant-a-x`. */
-export function tenantNamespaceOf(name: string, namespace: string): string {
-  return namespace === ROOT_TENANT_NAMESPACE ? `tenant-${name}` : `${namespace}-${name}`;
-}
 
 function kindOf(object: KubeObject): { group: string; kind: string } {
   const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : "";
@@ -190,6 +189,8 @@ export class SnapshotBuilder {
   /** Objects kept for the policies (see BuilderOptions.retain), and which of them no fact branch read. */
   readonly #kept: KubeObject[] = [];
   readonly #unread = new Set<KubeObject>();
+  /** Objects given only for the inventory (addInventory). */
+  readonly #inventoryCandidates: KubeObject[] = [];
 
   constructor(options: BuilderOptions) {
     this.#options = options;
@@ -208,6 +209,15 @@ export class SnapshotBuilder {
     if (this.#options.retain && (read || !this.#options.retain(object))) return;
     this.#kept.push(object);
     if (!read) this.#unread.add(object);
+  }
+
+  /**
+   * An object that counts only for the inventory, if a bound policy declares
+   * its kind: how a caller that streams with `retain` hands over objects of
+   * kinds it learned were declared after it had added them.
+   */
+  addInventory(object: KubeObject): void {
+    this.#inventoryCandidates.push(object);
   }
 
   /** Takes the object's facts; false when no branch reads its kind. */
@@ -263,7 +273,10 @@ export class SnapshotBuilder {
   build(): BuildResult {
     const options = this.#options;
     const problems = this.#problems;
-    const policyObjects = collectPolicyObjects(this.#kept, problems);
+    const policyObjects = collectPolicyObjects(this.#kept, problems, {
+      inventoryCandidates: this.#inventoryCandidates,
+      ...(options.namespacedKinds ? { namespacedKinds: options.namespacedKinds } : {}),
+    });
 
     const volumeClaims: Record<string, VolumeClaim> = {};
     for (const pvc of this.#claims) {

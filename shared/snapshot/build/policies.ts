@@ -1,8 +1,14 @@
 // The objects the cluster's own policies need at the edge (shared/vap): the
 // ValidatingAdmissionPolicies some binding binds there, those bindings, the
-// objects of the bound policies' paramKinds, and the namespaces.
+// objects of the bound policies' paramKinds, the inventory they declare
+// (shared/inventory), and the namespaces.
+import { parse as parseYaml } from "yaml";
+import { annotationOf, declarationOf, INVENTORY_ANNOTATION, ANNOTATION_FIELD, mergeDeclarations, type InventoryDeclaration, type KindInventory } from "../../inventory/declaration.js";
+import { projection } from "../../inventory/paths.js";
 import { NAMESPACE_NAME_LABEL } from "../../vap/match/index.js";
+import type { InventoryKind } from "../schema.js";
 import type { KubeObject } from "./index.js";
+import { BUILT_IN_CLUSTER_SCOPED } from "./scopes.js";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -10,6 +16,7 @@ export interface PolicyObjects {
   validatingAdmissionPolicies: Record<string, unknown>;
   policyBindings: Record<string, unknown>;
   policyParams: Record<string, { namespaced: boolean; objects: unknown[] }>;
+  inventory: Record<string, InventoryKind>;
   namespaces: Record<string, unknown>;
 }
 
@@ -37,6 +44,25 @@ const nameOf = (object: unknown): string | undefined => {
 /** A policy or binding as it matters at the edge: its name and spec (no status, no managed fields). */
 function definition(object: KubeObject) {
   return { apiVersion: object.apiVersion, kind: object.kind, metadata: { name: nameOf(object) }, spec: object["spec"] };
+}
+
+/**
+ * A policy as it matters at the edge: a binding's definition, with its
+ * edgeadmit.io/inventory annotation written as JSON, so the function reads it
+ * without a YAML parser. An annotation that is not YAML stays as written (the
+ * function then reports the policy's declaration as unusable) and is a problem here.
+ */
+function policyDefinition(object: KubeObject, problems: string[]) {
+  const text = annotationOf(object);
+  if (text === undefined) return definition(object);
+  let json = text;
+  try {
+    json = JSON.stringify(parseYaml(text, { maxAliasCount: 100 }) ?? null);
+  } catch (e) {
+    problems.push(`ValidatingAdmissionPolicy ${nameOf(object)}: ${ANNOTATION_FIELD} is not YAML: ${(e as Error).message.split("\n")[0]}`);
+  }
+  const { metadata, ...rest } = definition(object);
+  return { ...rest, metadata: { ...metadata, annotations: { [INVENTORY_ANNOTATION]: json } } };
 }
 
 /**
@@ -68,7 +94,14 @@ function namespacedKinds(objects: readonly KubeObject[]): Map<string, boolean> {
   return scopes;
 }
 
-export function collectPolicyObjects(objects: readonly KubeObject[], problems: string[]): PolicyObjects {
+export interface PolicyObjectOptions {
+  /** Objects given as inventory only (check adds them once the declarations are known); each kind's objects among `objects` count too. */
+  inventoryCandidates?: readonly KubeObject[];
+  /** `group/Kind` → namespaced, as the API server's discovery answered (the sync job). */
+  namespacedKinds?: ReadonlyMap<string, boolean>;
+}
+
+export function collectPolicyObjects(objects: readonly KubeObject[], problems: string[], options: PolicyObjectOptions = {}): PolicyObjects {
   const policies = new Map<string, KubeObject>();
   const bindings: Record<string, unknown> = {};
   const namespaces: Record<string, unknown> = {};
@@ -89,7 +122,7 @@ export function collectPolicyObjects(objects: readonly KubeObject[], problems: s
   }
 
   // Only bound policies travel; each bound policy's paramKind brings its objects.
-  const { validatingAdmissionPolicies, paramKinds } = boundPolicies(policies, bindings);
+  const { validatingAdmissionPolicies, paramKinds } = boundPolicies(policies, bindings, problems);
   const scopes = namespacedKinds(objects);
   const policyParams: Record<string, { namespaced: boolean; objects: unknown[] }> = {};
   for (const [key, { apiVersion, kind }] of paramKinds) {
@@ -98,21 +131,94 @@ export function collectPolicyObjects(objects: readonly KubeObject[], problems: s
     const namespaced = scopes.get(`${group}/${kind}`) ?? found.some((object) => typeof metadataOf(object)["namespace"] === "string");
     policyParams[key] = { namespaced, objects: found.map(({ metadata, ...rest }) => ({ ...rest, metadata: withoutManagedFields(metadata) })) };
   }
+  const inventory = collectInventory(inventoryKinds(validatingAdmissionPolicies), objects, options.inventoryCandidates ?? [], options.namespacedKinds ?? scopes, scopes, problems);
   // Namespaces serve only namespaceSelector and namespaceObject: without a bound policy they would only churn the snapshot.
-  return { validatingAdmissionPolicies, policyBindings: bindings, policyParams, namespaces: Object.keys(validatingAdmissionPolicies).length > 0 ? namespaces : {} };
+  return { validatingAdmissionPolicies, policyBindings: bindings, policyParams, inventory, namespaces: Object.keys(validatingAdmissionPolicies).length > 0 ? namespaces : {} };
+}
+
+/** The kinds the bound policies (definitions, annotation as JSON) declare, merged; a policy whose declaration is unusable declares none (compiling it says why). */
+export function inventoryKinds(validatingAdmissionPolicies: Readonly<Record<string, unknown>>): Map<string, KindInventory> {
+  const declarations = new Map<string, InventoryDeclaration>();
+  for (const [name, policy] of Object.entries(validatingAdmissionPolicies)) {
+    const declaration = declarationOf(policy);
+    if (typeof declaration !== "string") declarations.set(name, declaration);
+  }
+  return mergeDeclarations(declarations);
+}
+
+const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The declared kinds' objects, projected and keyed `namespace/name` (or
+ * `name`), each kind present even with no objects: the input is the cluster
+ * (offline), or what the sync job listed (a kind it could not list is
+ * dropped afterwards). Namespaced or not: as discovery or a CRD says, else
+ * as the objects show, else as Kubernetes' built-in kinds are.
+ */
+function collectInventory(
+  kinds: ReadonlyMap<string, KindInventory>,
+  objects: readonly KubeObject[],
+  candidates: readonly KubeObject[],
+  namespacedKinds: ReadonlyMap<string, boolean>,
+  crdScopes: ReadonlyMap<string, boolean>,
+  problems: string[],
+): Record<string, InventoryKind> {
+  const inventory: Record<string, InventoryKind> = {};
+  if (kinds.size === 0) return inventory;
+  const found = new Map<string, Map<string, unknown>>();
+  const facts = new Set(objects);
+  for (const object of [...objects, ...candidates]) {
+    const key = `${String(object.apiVersion)}/${String(object.kind)}`;
+    const kind = kinds.get(key);
+    if (!kind) continue;
+    const metadata = metadataOf(object);
+    const name = nameOf(object);
+    const namespace = typeof metadata["namespace"] === "string" && metadata["namespace"] !== "" ? metadata["namespace"] : undefined;
+    if (!name || namespace?.includes("/") || name.includes("/")) {
+      problems.push(`${kind.kind} ${namespace ? `${namespace}/` : ""}${name ?? "(no name)"}: not in the inventory (an object there has a name, and names hold no "/")`);
+      continue;
+    }
+    const byKey = found.get(key) ?? found.set(key, new Map()).get(key)!;
+    const id = namespace ? `${namespace}/${name}` : name;
+    if (byKey.has(id)) {
+      // A candidate may repeat an object the builder kept anyway: the first stays.
+      if (!facts.has(object)) continue;
+      problems.push(`${kind.kind} ${id}: an object of that name came before; this one wins in the inventory`);
+    }
+    byKey.set(id, object);
+  }
+  for (const [key, kind] of kinds) {
+    const group = kind.apiVersion.includes("/") ? kind.apiVersion.slice(0, kind.apiVersion.indexOf("/")) : "";
+    const listed = found.get(key) ?? new Map<string, unknown>();
+    const namespaced =
+      namespacedKinds.get(`${group}/${kind.kind}`) ??
+      crdScopes.get(`${group}/${kind.kind}`) ??
+      (listed.size > 0 ? [...listed.keys()].some((id) => id.includes("/")) : !BUILT_IN_CLUSTER_SCOPED.has(`${group}/${kind.kind}`));
+    const project = projection(kind.fields);
+    const kept: Record<string, unknown> = {};
+    for (const id of [...listed.keys()].sort(byCode)) {
+      if (id.includes("/") !== namespaced) {
+        problems.push(`${kind.kind} ${id}: ${namespaced ? "a namespaced kind's object names no namespace" : "a cluster-scoped kind's object names a namespace"}; not in the inventory`);
+        continue;
+      }
+      kept[id] = project(listed.get(id));
+    }
+    inventory[key] = { namespaced, fields: kind.fields.map((path) => path.text), index: kind.index.map((path) => path.text), objects: kept };
+  }
+  return inventory;
 }
 
 type ParamKind = { apiVersion: string; kind: string; policies: string[] };
 
 /** The policies some binding binds, and their paramKinds by `<apiVersion>/<kind>`. */
-function boundPolicies(policies: ReadonlyMap<string, KubeObject>, bindings: Readonly<Record<string, unknown>>) {
+function boundPolicies(policies: ReadonlyMap<string, KubeObject>, bindings: Readonly<Record<string, unknown>>, problems: string[]) {
   const validatingAdmissionPolicies: Record<string, unknown> = {};
   const paramKinds = new Map<string, ParamKind>();
   for (const binding of Object.values(bindings)) {
     const policyName = isRecord(binding) && isRecord(binding["spec"]) ? binding["spec"]["policyName"] : undefined;
     const policy = typeof policyName === "string" ? policies.get(policyName) : undefined;
     if (!policy || typeof policyName !== "string") continue;
-    validatingAdmissionPolicies[policyName] = definition(policy);
+    if (!Object.hasOwn(validatingAdmissionPolicies, policyName)) validatingAdmissionPolicies[policyName] = policyDefinition(policy, problems);
     const paramKind = isRecord(policy["spec"]) ? policy["spec"]["paramKind"] : undefined;
     if (isRecord(paramKind) && typeof paramKind["apiVersion"] === "string" && typeof paramKind["kind"] === "string") {
       const key = `${paramKind["apiVersion"]}/${paramKind["kind"]}`;
@@ -124,11 +230,8 @@ function boundPolicies(policies: ReadonlyMap<string, KubeObject>, bindings: Read
   return { validatingAdmissionPolicies, paramKinds };
 }
 
-/**
- * The paramKinds of the policies bound at the edge among `objects`: what the
- * sync job lists next, by `<apiVersion>/<kind>` (the key of policyParams).
- */
-export function boundParamKinds(objects: readonly KubeObject[]): Map<string, ParamKind> {
+/** The policies bound at the edge among `objects` (as they travel) and their paramKinds. */
+function boundAmong(objects: readonly KubeObject[], problems: string[]) {
   const policies = new Map<string, KubeObject>();
   const bindings: Record<string, unknown> = {};
   for (const object of objects) {
@@ -138,7 +241,25 @@ export function boundParamKinds(objects: readonly KubeObject[]): Map<string, Par
     if (kind === POLICY_KIND) policies.set(name, object);
     else if (BINDING_KINDS.has(kind)) bindings[name] = definition(object);
   }
-  return boundPolicies(policies, bindings).paramKinds;
+  return boundPolicies(policies, bindings, problems);
+}
+
+/**
+ * The paramKinds of the policies bound at the edge among `objects`: what the
+ * sync job lists next, by `<apiVersion>/<kind>` (the key of policyParams).
+ */
+export function boundParamKinds(objects: readonly KubeObject[]): Map<string, ParamKind> {
+  return boundAmong(objects, []).paramKinds;
+}
+
+/**
+ * The kinds the policies bound at the edge among `objects` declare in their
+ * inventory annotation, by `<apiVersion>/<kind>`: what the sync job lists
+ * besides its own kinds (an annotation that is not YAML declares none; the
+ * builder reports it).
+ */
+export function boundInventoryKinds(objects: readonly KubeObject[]): Map<string, KindInventory> {
+  return inventoryKinds(boundAmong(objects, []).validatingAdmissionPolicies);
 }
 
 /** Whether collectPolicyObjects kept `object`: a binding, a Namespace, a bound policy, an object of a bound policy's paramKind. */
@@ -147,7 +268,8 @@ export function usedByPolicies(object: KubeObject, collected: PolicyObjects): bo
   if (BINDING_KINDS.has(kind) || kind === "/Namespace") return true;
   const name = nameOf(object);
   if (kind === POLICY_KIND) return name !== undefined && Object.hasOwn(collected.validatingAdmissionPolicies, name);
-  return Object.hasOwn(collected.policyParams, `${String(object.apiVersion)}/${String(object.kind)}`);
+  const key = `${String(object.apiVersion)}/${String(object.kind)}`;
+  return Object.hasOwn(collected.policyParams, key) || Object.hasOwn(collected.inventory, key);
 }
 
 function withoutManagedFields(metadata: unknown): unknown {

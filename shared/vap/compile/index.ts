@@ -4,8 +4,10 @@
 // authorizer, which needs a live apiserver). Every problem is one line; a
 // policy whose expression does not compile is still enforced, and that
 // expression's error follows its failurePolicy when it runs.
-import { compile, createEnv, type Program } from "../../cel/index.js";
+import { compile, createEnv, type Env, type Program } from "../../cel/index.js";
 import { KUBERNETES_LIBRARIES } from "../../cel/kubernetes/index.js";
+import { ANNOTATION_FIELD, declarationOf, NO_DECLARATION, type InventoryDeclaration } from "../../inventory/declaration.js";
+import { INVENTORY_VARIABLE, inventoryLibrary } from "../../inventory/library.js";
 import { describeZodError } from "../../zod/index.js";
 import { bindingObjectSchema, policyObjectSchema, type BindingSpec, type FailurePolicy, type PolicySpec } from "../schema/index.js";
 
@@ -17,10 +19,19 @@ export interface AdmissionPolicySources {
   bindings: Readonly<Record<string, unknown>>;
 }
 
-/** The variables a policy's expressions may use; `authorizer` is not available at the edge, so naming it does not compile. */
+/** The variables of the apiserver's environment a policy's expressions may use; `authorizer` is not available at the edge, so naming it does not compile. */
 export const VARIABLES = ["object", "oldObject", "request", "params", "namespaceObject", "variables"] as const;
 
-const env = createEnv({ variables: VARIABLES, libraries: KUBERNETES_LIBRARIES });
+/**
+ * The edge's environment for a policy's inventory declaration: the
+ * apiserver's variables and libraries, and `inventory` (shared/inventory),
+ * whose calls are checked against the declaration.
+ */
+const envOf = (declaration: InventoryDeclaration): Env =>
+  createEnv({ variables: [...VARIABLES, INVENTORY_VARIABLE], libraries: [...KUBERNETES_LIBRARIES, inventoryLibrary(declaration)] });
+
+/** The environment of every policy without the annotation. */
+const env = envOf(NO_DECLARATION);
 
 /** An expression and what compiling it gave. */
 export interface Expression {
@@ -43,22 +54,40 @@ export interface CompiledPolicy {
   auditAnnotations: Array<Expression & { key: string }>;
   /** Whether any expression reads namespaceObject: only then must the snapshot know the namespace. */
   readsNamespace: boolean;
+  /** What the policy declares of the inventory (edgeadmit.io/inventory). */
+  inventory: InventoryDeclaration;
+  /** Whether any expression reads `inventory`: only then does an invocation get one. */
+  readsInventory: boolean;
   bindings: Array<{ name: string; spec: BindingSpec }>;
 }
 
-/** Compile results by source within one policy set: policies of one library repeat expressions, and a program is stateless. */
-type Compiled = Map<string, ReturnType<typeof compile>>;
+/** Compile results by source within one policy set, per environment: policies of one library repeat expressions, and a program is stateless. */
+type Compiled = Map<Env, Map<string, ReturnType<typeof compile>>>;
 
-function compilePolicy(name: string, spec: PolicySpec, bindings: CompiledPolicy["bindings"], problems: string[], compiled: Compiled): CompiledPolicy {
+function compilePolicy(name: string, object: unknown, spec: PolicySpec, bindings: CompiledPolicy["bindings"], problems: string[], compiled: Compiled): CompiledPolicy {
   const subject = `ValidatingAdmissionPolicy '${name}'`;
+  // A declaration that cannot be used is a compile error of every expression: the policy then follows its failurePolicy.
+  const declared = declarationOf(object);
+  if (typeof declared === "string") problems.push(`${subject}: ${declared}`);
+  const inventory = typeof declared === "string" ? NO_DECLARATION : declared;
+  const policyEnv = inventory === NO_DECLARATION ? env : envOf(inventory);
+  const results = compiled.get(policyEnv) ?? compiled.set(policyEnv, new Map()).get(policyEnv)!;
   const expression = (source: string, where: string): Expression => {
-    let result = compiled.get(source);
-    if (result === undefined) compiled.set(source, (result = compile(source, env)));
+    if (typeof declared === "string") return { source, error: declared };
+    let result = results.get(source);
+    if (result === undefined) results.set(source, (result = compile(source, policyEnv)));
     if (result.ok) return { source, program: result.program };
     problems.push(`${subject}: ${where}: compilation error: ${result.error.split("\n")[0]}`);
     return { source, error: result.error };
   };
-  const variables = spec.variables.map((v, i) => ({ name: v.name, ...expression(v.expression, `variables[${i}]`) }));
+  // The annotation's expression for a variable replaces the stand-in the apiserver compiles.
+  for (const variable of inventory.variables.keys())
+    if (!spec.variables.some((v) => v.name === variable))
+      problems.push(`${subject}: ${ANNOTATION_FIELD}: variables.${variable}: spec.variables declares no variable of that name (the annotation replaces a declared variable's expression at the edge)`);
+  const variables = spec.variables.map((v, i) => {
+    const edge = inventory.variables.get(v.name);
+    return { name: v.name, ...(edge === undefined ? expression(v.expression, `variables[${i}]`) : expression(edge, `${ANNOTATION_FIELD}: variables.${v.name}`)) };
+  });
   const policy: CompiledPolicy = {
     name,
     spec,
@@ -76,10 +105,13 @@ function compilePolicy(name: string, spec: PolicySpec, bindings: CompiledPolicy[
     })),
     auditAnnotations: spec.auditAnnotations.map((a, i) => ({ key: a.key, ...expression(a.valueExpression, `auditAnnotations[${i}].valueExpression`) })),
     readsNamespace: false,
+    inventory,
+    readsInventory: false,
     bindings,
   };
   const expressions = [...policy.matchConditions, ...policy.variables, ...policy.validations, ...policy.validations.flatMap((v) => v.messageExpression ?? []), ...policy.auditAnnotations];
   policy.readsNamespace = expressions.some((e) => e.program?.variables.has("namespaceObject"));
+  policy.readsInventory = expressions.some((e) => e.program?.variables.has(INVENTORY_VARIABLE));
   if (spec.matchConstraints.resourceRules.length === 0) problems.push(`${subject}: spec.matchConstraints.resourceRules is required; the policy matches nothing`);
   return policy;
 }
@@ -111,7 +143,7 @@ export function compilePolicies(sources: AdmissionPolicySources): { policies: Co
       problems.push(`ValidatingAdmissionPolicy '${policyName}': ${describeZodError(parsed.error)}; not enforced`);
       continue;
     }
-    policies.push(compilePolicy(policyName, parsed.data.spec, bindings, problems, compiled));
+    policies.push(compilePolicy(policyName, object, parsed.data.spec, bindings, problems, compiled));
   }
   return { policies: policies.sort((a, b) => (a.name < b.name ? -1 : 1)), problems };
 }

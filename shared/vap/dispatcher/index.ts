@@ -8,6 +8,7 @@ import type { AdmissionRequest } from "../../admission/index.js";
 import type { Labels } from "../../k8s/labels/index.js";
 import type { Value } from "../../cel/index.js";
 import type { CompiledPolicy } from "../compile/index.js";
+import { InventoryValue, type InventoryFacts, type Reviewed } from "../../inventory/library.js";
 import { matchResources, requestKeys, ruleKeys, type NamespaceLabels } from "../match/index.js";
 import { collectParams, type ParamFacts } from "../params/index.js";
 import type { NamedRule, ValidationAction } from "../schema/index.js";
@@ -18,7 +19,7 @@ import { validate } from "../validator/index.js";
  * per review: a snapshot view answers it, whether it holds the whole snapshot
  * or only the parts a review loaded.
  */
-export interface PolicyFacts extends ParamFacts {
+export interface PolicyFacts extends ParamFacts, InventoryFacts {
   /** The Namespace object named `name` as the snapshot holds it (labels for namespaceSelector, the object for namespaceObject), or undefined. */
   namespace(name: string): unknown;
 }
@@ -65,6 +66,13 @@ function isPolicyResource(request: AdmissionRequest): boolean {
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Who is under review, so the inventory leaves it out; undefined for an object with no name yet (generateName). */
+function reviewedOf(request: AdmissionRequest): Reviewed | undefined {
+  const metadata = [request.object, request.oldObject].map((o) => (isRecord(o) && isRecord(o["metadata"]) ? o["metadata"] : undefined)).find((m) => m !== undefined);
+  const name = request.name || (typeof metadata?.["name"] === "string" ? metadata["name"] : "");
+  return name === "" ? undefined : { group: request.kind.group, kind: request.kind.kind, namespace: request.namespace ?? "", name };
+}
 
 /** `request`: the AdmissionRequest without its objects, as the apiserver hands it to CEL. */
 function requestVariable(request: AdmissionRequest): Value {
@@ -152,6 +160,7 @@ export class PolicyDispatcher implements CompiledPolicySet {
     const object = (request.object ?? null) as Value;
     const oldObject = (request.oldObject ?? null) as Value;
     let requestValue: Value | undefined;
+    let reviewed: Reviewed | undefined | null = null;
     for (const policy of this.#candidates(request)) {
       const configError = (message: string, binding?: string) => {
         if (policy.failurePolicy === "Ignore") return;
@@ -191,6 +200,7 @@ export class PolicyDispatcher implements CompiledPolicySet {
             request: (requestValue ??= requestVariable(request)),
             params: param as Value,
             namespaceObject,
+            inventory: policy.readsInventory ? new InventoryValue(facts, policy.inventory, reviewed === null ? (reviewed = reviewedOf(request)) : reviewed) : null,
           });
           for (const decision of decisions) {
             if (decision.action !== "Deny") continue;

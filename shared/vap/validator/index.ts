@@ -24,6 +24,8 @@ interface Invocation {
   request: Value;
   params: Value;
   namespaceObject: Value;
+  /** The policy's view of the inventory (shared/inventory), or null for a policy that does not read it. */
+  inventory: Value;
 }
 
 const ADMIT: Decision = { action: "Admit" };
@@ -52,6 +54,7 @@ const activationOf = (invocation: Invocation, variables: Value): Activation => (
   request: invocation.request,
   params: invocation.params,
   namespaceObject: invocation.namespaceObject,
+  inventory: invocation.inventory,
   variables,
 });
 
