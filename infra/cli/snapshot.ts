@@ -2,10 +2,10 @@
 // `edgeadmit sync` shares with them: building from YAML or the cluster,
 // reading the signing key, reaching the function.
 import { writeFileSync } from "node:fs";
-import { decodeSnapshot, MAX_PUSH_BYTES, snapshotSchema, type EncodedSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
+import { decodeSnapshot, MAX_PUSH_BYTES, snapshotSchema, type Snapshot } from "../../shared/snapshot/index.js";
 import { buildSnapshot, type BuildOptions, type BuildResult, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { POLICIES } from "../../policies/index.js";
-import { pushSnapshot, type PushReport, type StoredSnapshot } from "../client/index.js";
+import { pushSnapshot, type StoredSnapshot } from "../client/index.js";
 import type { ClusterOptions } from "../objects/cluster.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 import { describeObject, readObjects } from "../objects/yaml.js";
@@ -117,16 +117,6 @@ export function checkPushable(target: PushTarget, snapshot: Snapshot): void {
 }
 
 
-/**
- * Pushes `snapshot`: every unit, or with `against` (what the function
- * holds) only those that changed. A unit too large for one body fails before
- * anything is sent.
- */
-export async function push(target: PushTarget, snapshot: Snapshot, options: { against?: StoredSnapshot; encoded?: EncodedSnapshot } = {}): Promise<PushReport> {
-  checkPushable(target, snapshot);
-  return pushSnapshot(target.endpoint, target.cluster, target.privateKeyPem, snapshot, options);
-}
-
 /** A snapshot file's text as a Snapshot; fields the schema does not know are refused, not dropped, so what is signed is what was written. */
 export function snapshotFromText(text: string, name: string): Snapshot {
   const decoded = decodeSnapshot(text);
@@ -226,7 +216,9 @@ Examples:
     const target = await pushTarget("snapshot push", args, io);
     const file = args.positionals[0] ?? "-";
     const snapshot = snapshotFromText(await readInput(file, io, "snapshot"), file === "-" ? "<stdin>" : file);
-    const { stored } = await push(target, snapshot);
+    checkPushable(target, snapshot);
+    // Every unit; one too large for a body fails before anything is sent.
+    const { stored } = await pushSnapshot(target.endpoint, target.cluster, target.privateKeyPem, snapshot);
     io.out(`stored generation ${stored.generation} for cluster ${stored.cluster} (${stored.bytes} bytes, content ${stored.contentHash.slice(0, 12)})\n`);
     reportPolicies(stored, io);
     return 0;
