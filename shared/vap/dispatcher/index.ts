@@ -8,7 +8,7 @@ import type { AdmissionRequest } from "../../admission/index.js";
 import type { Labels } from "../../k8s/labels/index.js";
 import type { Value } from "../../cel/index.js";
 import type { CompiledPolicy } from "../compile/index.js";
-import { matchResources, requestKeys, ruleKeys, type NamespaceLabels } from "../match/index.js";
+import { RequestMatcher, requestKeys, ruleKeys, type NamespaceLabels } from "../match/index.js";
 import { collectParams, type ParamFacts } from "../params/index.js";
 import type { NamedRule, ValidationAction } from "../schema/index.js";
 import { validate } from "../validator/index.js";
@@ -148,6 +148,7 @@ export class PolicyDispatcher implements CompiledPolicySet {
       if (!isRecord(metadata)) return undefined;
       return (isRecord(metadata["labels"]) ? metadata["labels"] : {}) as Labels;
     };
+    const matcher = new RequestMatcher(request, namespaceLabels);
     // What every policy, binding and param of this review sees alike: made once.
     const object = (request.object ?? null) as Value;
     const oldObject = (request.oldObject ?? null) as Value;
@@ -157,7 +158,7 @@ export class PolicyDispatcher implements CompiledPolicySet {
         if (policy.failurePolicy === "Ignore") return;
         outcomes.push({ policy: policy.name, ...(binding ? { binding } : {}), action: "Deny", message, status: { code: 422, reason: "Invalid" } });
       };
-      const matched = matchResources(policy.spec.matchConstraints, request, namespaceLabels);
+      const matched = matcher.matches(policy.spec.matchConstraints);
       if (matched.error !== undefined) {
         configError(`failed to configure policy: ${matched.error}`);
         continue;
@@ -167,7 +168,7 @@ export class PolicyDispatcher implements CompiledPolicySet {
       // Audit annotation values by key, for a policy that has any.
       const collected = policy.auditAnnotations.length > 0 ? new Map<string, string[]>() : undefined;
       for (const binding of policy.bindings) {
-        const bindingMatched = binding.spec.matchResources ? matchResources(binding.spec.matchResources, request, namespaceLabels) : { matches: true };
+        const bindingMatched = binding.spec.matchResources ? matcher.matches(binding.spec.matchResources) : { matches: true };
         if (bindingMatched.error !== undefined) {
           configError(`failed to configure binding: ${bindingMatched.error}`, binding.name);
           continue;
