@@ -100,13 +100,17 @@ export interface CompiledPolicySet {
   evaluate(request: AdmissionRequest, facts: PolicyFacts): PolicySetOutcome;
 }
 
+const byName = (policies: Iterable<CompiledPolicy>): CompiledPolicy[] => [...policies].sort((a, b) => (a.name < b.name ? -1 : 1));
+
 /** A cluster's compiled policies, indexed by the resources their rules name. */
 export class PolicyDispatcher implements CompiledPolicySet {
   readonly bound: number;
   readonly rules: ReadonlyArray<{ policy: string; rule: NamedRule }>;
   /** Policies by the `group/resource` their rules name; those with wildcard rules are tried for every request. */
   readonly #byResource = new Map<string, CompiledPolicy[]>();
-  readonly #anyResource: CompiledPolicy[] = [];
+  #anyResource: CompiledPolicy[] = [];
+  /** Per key of #byResource, its policies and those with wildcard rules, in name order. */
+  readonly #sorted = new Map<string, CompiledPolicy[]>();
 
   constructor(
     policies: readonly CompiledPolicy[],
@@ -119,6 +123,8 @@ export class PolicyDispatcher implements CompiledPolicySet {
       if (keys === undefined) this.#anyResource.push(policy);
       else for (const key of new Set(keys)) this.#byResource.set(key, [...(this.#byResource.get(key) ?? []), policy]);
     }
+    this.#anyResource = byName(this.#anyResource);
+    for (const [key, named] of this.#byResource) this.#sorted.set(key, byName(new Set([...this.#anyResource, ...named])));
   }
 
   mayMatch(request: AdmissionRequest): boolean {
@@ -126,10 +132,11 @@ export class PolicyDispatcher implements CompiledPolicySet {
   }
 
   /** The bound policies whose rules can select the request, in name order. */
-  #candidates(request: AdmissionRequest): CompiledPolicy[] {
-    const found = new Set<CompiledPolicy>(this.#anyResource);
-    for (const key of requestKeys(request)) for (const policy of this.#byResource.get(key) ?? []) found.add(policy);
-    return [...found].sort((a, b) => (a.name < b.name ? -1 : 1));
+  #candidates(request: AdmissionRequest): readonly CompiledPolicy[] {
+    const keys = requestKeys(request);
+    // Most requests name one key: its candidates were sorted when the set was compiled.
+    if (keys.length === 1) return this.#sorted.get(keys[0]!) ?? this.#anyResource;
+    return byName(new Set([...this.#anyResource, ...keys.flatMap((key) => this.#byResource.get(key) ?? [])]));
   }
 
   evaluate(request: AdmissionRequest, facts: PolicyFacts): PolicySetOutcome {
