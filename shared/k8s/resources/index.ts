@@ -6,6 +6,7 @@
 // A container that sets only a limit requests its limit (SetDefaults_Pod).
 import * as z from "zod/mini";
 import "../../zod/index.js";
+import { parseUnchanged } from "../../zod/unchanged.js";
 import { quantityMapSchema, type PodSpec } from "../schemas/index.js";
 import { parseQuantity, QuantityError, type Quantity } from "../quantity/index.js";
 import { invalidObject, type Workload } from "../workload/index.js";
@@ -45,7 +46,7 @@ function maxOne(into: Requests, resource: string, quantity: Quantity): void {
 
 /** The pod's requests by resource name. A value that is not a quantity is an invalid object (HTTP 400). */
 export function podRequests(workload: Pick<Workload, "kind" | "podSpecPath"> & { podSpec: PodSpec }): Requests {
-  const parsed = requestsSchema.safeParse(workload.podSpec);
+  const parsed = parseUnchanged(requestsSchema, workload.podSpec);
   if (!parsed.success) throw invalidObject(workload.kind, parsed.error);
   const spec = parsed.data;
   const requestsOf = (resources: z.infer<typeof resourcesSchema>, path: string): Requests => {
