@@ -17,26 +17,70 @@ const NAMESPACES = "namespaces";
 /** Resources the apiserver serves under more than one group: with matchPolicy Equivalent a rule for one matches the other. */
 const CROSS_GROUP_EQUIVALENTS: ReadonlyArray<readonly [string, string]> = [["", "events.k8s.io"]];
 
-function listed(values: readonly string[], value: string): boolean {
-  return values.includes("*") || values.includes(value);
+/** A rule list as a set; undefined when it holds "*" (any value). */
+type Listed = ReadonlySet<string> | undefined;
+
+const listOf = (values: readonly string[]): Listed => (values.includes("*") ? undefined : new Set(values));
+const listed = (list: Listed, value: string): boolean => list === undefined || list.has(value);
+
+// A NamedRule, read once per policy set: its lists as sets, its `resources`
+// entries split at the slash: "*" (every resource, no subresource), "*/*"
+// (everything), "pods/*", "*/status", "pods/status".
+interface PreparedRule {
+  operations: Listed;
+  apiGroups: Listed;
+  apiVersions: Listed;
+  /** The resources an entry names without a subresource or with "/*", which also take the resource itself; undefined when one is "*". */
+  resources: Listed;
+  /** Every entry as [resource, subresource] ("" when it names none), for requests of a subresource. */
+  entries: ReadonlyArray<readonly [string, string]>;
+  scope: NamedRule["scope"];
+  resourceNames: readonly string[];
 }
 
-// A rule's `resources` entries against `resource` and `subResource`: "*" (every
-// resource, no subresource), "*/*" (everything), "pods/*", "*/status", "pods/status".
-function resourceMatches(entries: readonly string[], resource: string, subResource: string): boolean {
-  for (const entry of entries) {
+function prepareRule(rule: NamedRule): PreparedRule {
+  const entries = rule.resources.map((entry): readonly [string, string] => {
     const slash = entry.indexOf("/");
-    if (slash < 0) {
-      if (subResource === "" && (entry === "*" || entry === resource)) return true;
-      continue;
-    }
-    const res = entry.slice(0, slash);
-    const sub = entry.slice(slash + 1);
-    if (res === "*" && sub === "*") return true;
-    if (sub === "" ? subResource !== "" : sub !== "*" && sub !== subResource) continue;
-    if (res === "*" || res === resource) return true;
-  }
+    return slash < 0 ? [entry, ""] : [entry.slice(0, slash), entry.slice(slash + 1)];
+  });
+  // An entry with no subresource or "/*" also names the resource itself.
+  const whole = entries.filter(([, sub]) => sub === "" || sub === "*").map(([res]) => res);
+  return {
+    operations: listOf(rule.operations),
+    apiGroups: listOf(rule.apiGroups),
+    apiVersions: listOf(rule.apiVersions),
+    resources: listOf(whole),
+    entries,
+    scope: rule.scope,
+    resourceNames: rule.resourceNames,
+  };
+}
+
+function resourceMatches(rule: PreparedRule, resource: string, subResource: string): boolean {
+  if (subResource === "") return listed(rule.resources, resource);
+  for (const [res, sub] of rule.entries) if ((sub === "*" || sub === subResource) && (res === "*" || res === resource)) return true;
   return false;
+}
+
+/** matchResources criteria read once per policy set (prepareMatch), so a request pays only for what they ask. */
+export interface PreparedMatch {
+  /** Undefined when empty: it selects everything. */
+  namespaceSelector: LabelSelector | undefined;
+  objectSelector: LabelSelector | undefined;
+  excludeResourceRules: readonly PreparedRule[];
+  resourceRules: readonly PreparedRule[];
+  equivalent: boolean;
+}
+
+export function prepareMatch(criteria: MatchResources): PreparedMatch {
+  const selector = (s: LabelSelector | undefined) => (s === undefined || selectorIsEmpty(s) ? undefined : s);
+  return {
+    namespaceSelector: selector(criteria.namespaceSelector),
+    objectSelector: selector(criteria.objectSelector),
+    excludeResourceRules: criteria.excludeResourceRules.map(prepareRule),
+    resourceRules: criteria.resourceRules.map(prepareRule),
+    equivalent: criteria.matchPolicy === "Equivalent",
+  };
 }
 
 /** What rules are matched against: the request's resource, taken once per request. */
@@ -56,10 +100,10 @@ interface RuleTarget {
  * scope, against the target's resource under `group`; `anyVersion` reads the
  * rule as if its apiVersions were ["*"].
  */
-function ruleMatches(rule: NamedRule, target: RuleTarget, group: string, anyVersion: boolean): boolean {
+function ruleMatches(rule: PreparedRule, target: RuleTarget, group: string, anyVersion: boolean): boolean {
   if (!listed(rule.operations, target.operation)) return false;
   if (!listed(rule.apiGroups, group) || (!anyVersion && !listed(rule.apiVersions, target.version))) return false;
-  if (!resourceMatches(rule.resources, target.resource, target.subResource)) return false;
+  if (!resourceMatches(rule, target.resource, target.subResource)) return false;
   // A Namespace object is cluster-scoped, though the request names it as its namespace.
   if (rule.scope === "Namespaced") return target.resource !== NAMESPACES && target.namespace !== "";
   if (rule.scope === "Cluster") return target.resource === NAMESPACES || target.namespace === "";
@@ -67,7 +111,7 @@ function ruleMatches(rule: NamedRule, target: RuleTarget, group: string, anyVers
 }
 
 /** A rule's resourceNames, when given, name the object. */
-const names = (rule: NamedRule, name: string) => rule.resourceNames.length === 0 || rule.resourceNames.includes(name);
+const names = (rule: PreparedRule, name: string) => rule.resourceNames.length === 0 || rule.resourceNames.includes(name);
 
 function targetOf(request: AdmissionRequest): RuleTarget {
   const group = request.resource?.group ?? request.kind.group;
@@ -134,12 +178,12 @@ export class RequestMatcher {
    * rules otherwise match), then excludeResourceRules, then resourceRules (all
    * resources when none are given, as for a binding's matchResources).
    */
-  matches(criteria: MatchResources): MatchResult {
-    const namespace = this.#namespaceSelectorMatches(criteria.namespaceSelector ?? {});
+  matches(criteria: PreparedMatch): MatchResult {
+    const namespace = criteria.namespaceSelector === undefined ? MATCHES : this.#namespaceSelectorMatches(criteria.namespaceSelector);
     if (!namespace.matches && namespace.error === undefined) return NO_MATCH;
-    if (!this.#objectSelectorMatches(criteria.objectSelector ?? {})) return NO_MATCH;
-    if (this.#rulesMatch(criteria.excludeResourceRules, criteria.matchPolicy)) return NO_MATCH;
-    if (criteria.resourceRules.length > 0 && !this.#rulesMatch(criteria.resourceRules, criteria.matchPolicy)) return NO_MATCH;
+    if (criteria.objectSelector !== undefined && !this.#objectSelectorMatches(criteria.objectSelector)) return NO_MATCH;
+    if (this.#rulesMatch(criteria.excludeResourceRules, criteria.equivalent)) return NO_MATCH;
+    if (criteria.resourceRules.length > 0 && !this.#rulesMatch(criteria.resourceRules, criteria.equivalent)) return NO_MATCH;
     return namespace.error !== undefined ? namespace : MATCHES;
   }
 
@@ -153,7 +197,6 @@ export class RequestMatcher {
   #namespaceSelectorMatches(selector: LabelSelector): MatchResult {
     const { resource, namespace } = this.#target;
     if (namespace === "" && resource !== NAMESPACES) return MATCHES;
-    if (selectorIsEmpty(selector)) return MATCHES;
     const labels = this.#namespaceLabelsOf();
     if (labels !== undefined) return selectorMatches(selector, labels) ? MATCHES : NO_MATCH;
     const missing = selectorKeys(selector).filter((key) => key !== NAMESPACE_NAME_LABEL);
@@ -178,7 +221,6 @@ export class RequestMatcher {
 
   /** object.Matcher: the object's or the old object's labels; an absent object does not match a non-empty selector. */
   #objectSelectorMatches(selector: LabelSelector): boolean {
-    if (selectorIsEmpty(selector)) return true;
     if (this.#objectLabels === UNREAD) this.#objectLabels = this.#labelsOf(this.#request.object);
     if (this.#objectLabels !== undefined && selectorMatches(selector, this.#objectLabels)) return true;
     if (this.#oldObjectLabels === UNREAD) this.#oldObjectLabels = this.#labelsOf(this.#request.oldObject);
@@ -195,11 +237,12 @@ export class RequestMatcher {
    * twin group: the apiserver would convert the object for such a rule; the edge
    * judges it in the version it was sent.
    */
-  #rulesMatch(rules: readonly NamedRule[], matchPolicy: MatchResources["matchPolicy"]): boolean {
+  #rulesMatch(rules: readonly PreparedRule[], equivalent: boolean): boolean {
+    if (rules.length === 0) return false;
     const target = this.#target;
     const name = this.#request.name ?? "";
     for (const rule of rules) if (ruleMatches(rule, target, target.group, false) && names(rule, name)) return true;
-    if (matchPolicy !== "Equivalent") return false;
+    if (!equivalent) return false;
     for (const rule of rules) {
       if (!names(rule, name)) continue;
       for (const group of target.groups) if (ruleMatches(rule, target, group, true)) return true;
@@ -210,7 +253,7 @@ export class RequestMatcher {
 
 /** Whether `criteria` select `request`: one matching; a review matching many criteria makes one RequestMatcher. */
 export function matchResources(criteria: MatchResources, request: AdmissionRequest, namespaceLabels: NamespaceLabels): MatchResult {
-  return new RequestMatcher(request, namespaceLabels).matches(criteria);
+  return new RequestMatcher(request, namespaceLabels).matches(prepareMatch(criteria));
 }
 
 /** What a request names, for finding the policies whose rules can select it: `group/resource` in every equivalent group. */
