@@ -11,7 +11,7 @@ import type { CompiledPolicy } from "../compile/index.js";
 import { prepareMatch, RequestMatcher, requestKeys, ruleKeys, type NamespaceLabels, type PreparedMatch } from "../match/index.js";
 import { collectParams, type ParamFacts } from "../params/index.js";
 import type { NamedRule, ValidationAction } from "../schema/index.js";
-import { validate } from "../validator/index.js";
+import { validate, type RequestVariables } from "../validator/index.js";
 
 /**
  * What evaluating needs to know of the cluster beyond the policies, looked up
@@ -172,6 +172,7 @@ export class PolicyDispatcher implements CompiledPolicySet {
     const object = (request.object ?? null) as Value;
     const oldObject = (request.oldObject ?? null) as Value;
     let requestValue: Value | undefined;
+    const requestVariables: RequestVariables = new Map();
     for (const { policy, match, bindings } of this.#candidates(request)) {
       const configError = (message: string, binding?: string) => {
         if (policy.failurePolicy === "Ignore") return;
@@ -211,6 +212,7 @@ export class PolicyDispatcher implements CompiledPolicySet {
             request: (requestValue ??= requestVariable(request)),
             params: param as Value,
             namespaceObject,
+            requestVariables,
           });
           for (const decision of decisions) {
             if (decision.action !== "Deny") continue;
