@@ -8,7 +8,7 @@ import type { AdmissionRequest } from "../../admission/index.js";
 import type { Labels } from "../../k8s/labels/index.js";
 import type { Value } from "../../cel/index.js";
 import type { CompiledPolicy } from "../compile/index.js";
-import { prepareMatch, RequestMatcher, requestKeys, ruleKeys, type NamespaceLabels, type PreparedMatch } from "../match/index.js";
+import { MatchCriteria, RequestMatcher, requestKeys, ruleKeys, type NamespaceLabels, type PreparedMatch } from "../match/index.js";
 import { collectParams, type ParamFacts } from "../params/index.js";
 import type { NamedRule, ValidationAction } from "../schema/index.js";
 import { validate, type RequestVariables } from "../validator/index.js";
@@ -125,11 +125,12 @@ export class PolicyDispatcher implements CompiledPolicySet {
   ) {
     this.bound = policies.length;
     this.rules = policies.flatMap((policy) => policy.spec.matchConstraints.resourceRules.map((rule) => ({ policy: policy.name, rule })));
+    const criteria = new MatchCriteria();
     for (const policy of policies) {
       const candidate: Candidate = {
         policy,
-        match: prepareMatch(policy.spec.matchConstraints),
-        bindings: policy.bindings.map((binding) => ({ ...binding, match: binding.spec.matchResources ? prepareMatch(binding.spec.matchResources) : undefined })),
+        match: criteria.prepare(policy.spec.matchConstraints),
+        bindings: policy.bindings.map((binding) => ({ ...binding, match: binding.spec.matchResources ? criteria.prepare(binding.spec.matchResources) : undefined })),
       };
       const keys = ruleKeys(policy.spec.matchConstraints.resourceRules);
       if (keys === undefined) this.#anyResource.push(candidate);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AdmissionRequest } from "../../admission/index.js";
 import { matchResourcesSchema } from "../schema/index.js";
-import { matchResources, RequestMatcher, prepareMatch } from "./index.js";
+import { MatchCriteria, matchResources, RequestMatcher, prepareMatch } from "./index.js";
 
 const request = (resource: string, subResource = "", extra: Partial<AdmissionRequest> = {}): AdmissionRequest => ({
   uid: "u",
@@ -91,5 +91,20 @@ describe("RequestMatcher", () => {
     // Labels that are not a string map are no labels.
     const odd = request("pods", "", { object: { metadata: { labels: { team: 1 } } } });
     expect(new RequestMatcher(odd, () => undefined).matches(prepareMatch(criteria({ objectSelector: { matchExpressions: [{ key: "team", operator: "DoesNotExist" }] } }))).matches).toBe(false);
+  });
+});
+
+describe("MatchCriteria", () => {
+  it("prepares equal criteria once, and a request is matched against them once", () => {
+    const criteria = new MatchCriteria();
+    const prod = () => criteria.prepare(matchResourcesSchema.parse({ namespaceSelector: { matchLabels: { env: "prod" } } }));
+    const first = prod();
+    expect(prod()).toBe(first);
+    const other = criteria.prepare(matchResourcesSchema.parse({ namespaceSelector: { matchLabels: { env: "dev" } } }));
+    expect(other).not.toBe(first);
+    let asked = 0;
+    const matcher = new RequestMatcher(request("pods"), () => (asked++, { env: "prod" }));
+    expect([matcher.matches(first), matcher.matches(prod()), matcher.matches(other)].map((r) => r.matches)).toEqual([true, true, false]);
+    expect(asked).toBe(1);
   });
 });

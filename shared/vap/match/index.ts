@@ -70,9 +70,11 @@ export interface PreparedMatch {
   excludeResourceRules: readonly PreparedRule[];
   resourceRules: readonly PreparedRule[];
   equivalent: boolean;
+  /** Its place among a MatchCriteria's distinct criteria, under which a RequestMatcher keeps its result. */
+  index?: number;
 }
 
-export function prepareMatch(criteria: MatchResources): PreparedMatch {
+export function prepareMatch(criteria: MatchResources, index?: number): PreparedMatch {
   const selector = (s: LabelSelector | undefined) => (s === undefined || selectorIsEmpty(s) ? undefined : s);
   return {
     namespaceSelector: selector(criteria.namespaceSelector),
@@ -80,7 +82,25 @@ export function prepareMatch(criteria: MatchResources): PreparedMatch {
     excludeResourceRules: criteria.excludeResourceRules.map(prepareRule),
     resourceRules: criteria.resourceRules.map(prepareRule),
     equivalent: criteria.matchPolicy === "Equivalent",
+    ...(index === undefined ? {} : { index }),
   };
+}
+
+/**
+ * A policy set's criteria, each distinct one prepared once: policies of one
+ * library share their matchConstraints, bindings their selectors (kubescape's
+ * 60 policies and bindings have 18 distinct criteria among 120), and a
+ * RequestMatcher matches a request against each distinct one once.
+ */
+export class MatchCriteria {
+  readonly #prepared = new Map<string, PreparedMatch>();
+
+  prepare(criteria: MatchResources): PreparedMatch {
+    const key = JSON.stringify(criteria);
+    let prepared = this.#prepared.get(key);
+    if (prepared === undefined) this.#prepared.set(key, (prepared = prepareMatch(criteria, this.#prepared.size)));
+    return prepared;
+  }
 }
 
 /** What rules are matched against: the request's resource, taken once per request. */
@@ -167,6 +187,9 @@ export class RequestMatcher {
   #ownLabels: Labels | undefined | typeof UNREAD = UNREAD;
   #snapshotLabels: Labels | undefined | typeof UNREAD = UNREAD;
 
+  /** Results by criteria index (PreparedMatch.index). */
+  readonly #results: MatchResult[] = [];
+
   constructor(request: AdmissionRequest, namespaceLabels: NamespaceLabels) {
     this.#request = request;
     this.#namespaceLabels = namespaceLabels;
@@ -179,6 +202,11 @@ export class RequestMatcher {
    * resources when none are given, as for a binding's matchResources).
    */
   matches(criteria: PreparedMatch): MatchResult {
+    if (criteria.index === undefined) return this.#matches(criteria);
+    return (this.#results[criteria.index] ??= this.#matches(criteria));
+  }
+
+  #matches(criteria: PreparedMatch): MatchResult {
     const namespace = criteria.namespaceSelector === undefined ? MATCHES : this.#namespaceSelectorMatches(criteria.namespaceSelector);
     if (!namespace.matches && namespace.error === undefined) return NO_MATCH;
     if (criteria.objectSelector !== undefined && !this.#objectSelectorMatches(criteria.objectSelector)) return NO_MATCH;
