@@ -187,7 +187,7 @@ export class RequestMatcher {
   #ownLabels: Labels | undefined | typeof UNREAD = UNREAD;
   #snapshotLabels: Labels | undefined | typeof UNREAD = UNREAD;
 
-  /** Results by criteria index (PreparedMatch.index). */
+  /** Results by criteria index (PreparedMatch.index): one matcher takes the criteria of one MatchCriteria. */
   readonly #results: MatchResult[] = [];
 
   constructor(request: AdmissionRequest, namespaceLabels: NamespaceLabels) {
