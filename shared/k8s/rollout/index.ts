@@ -3,6 +3,7 @@
 // intstr.GetScaledValueFromIntOrPercent), so policies see the numbers the
 // deployment controller will use rather than the ones written in YAML.
 import * as z from "zod/mini";
+import { parseUnchanged } from "../../zod/unchanged.js";
 import { invalidObject } from "../workload/index.js";
 
 /** An IntOrString of a rollout field: a non-negative integer or a percentage string like "25%". */
@@ -57,7 +58,7 @@ export type DeploymentRollout =
 
 /** A Deployment's `spec` → its rollout after defaulting (replicas 1, RollingUpdate, 25%/25%) and rounding. */
 export function deploymentRollout(spec: unknown): DeploymentRollout {
-  const parsed = deploymentSchema.safeParse({ spec });
+  const parsed = parseUnchanged(deploymentSchema, { spec });
   if (!parsed.success) throw invalidObject("Deployment", parsed.error);
   const replicas = parsed.data.spec?.replicas ?? 1;
   const strategy = parsed.data.spec?.strategy;

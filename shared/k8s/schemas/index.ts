@@ -18,7 +18,7 @@ export function quantityText(value: string | number): string {
 }
 
 /** A resource.Quantity as the apiserver decodes one: a string, or a number read as its text (see quantityText). */
-export const quantitySchema = z.pipe(z.union([z.string(), z.number()]), z.transform(quantityText));
+export const quantitySchema = z.union([z.string(), z.pipe(z.number(), z.transform<number, string>(quantityText))]);
 
 /** resources.requests/limits, overhead, allocatable: resource name → quantity, numbers accepted as the apiserver accepts them. */
 export const quantityMapSchema = z.record(z.string(), quantitySchema);
