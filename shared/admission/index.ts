@@ -3,7 +3,7 @@ import * as z from "zod/mini";
 import type { util } from "zod/v4/core";
 import { decodeJson } from "../zod/index.js";
 
-export const ADMISSION_API_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
+const ADMISSION_API_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
 
 const groupVersionKindSchema = z.object({
   group: z.string(),
@@ -34,7 +34,7 @@ export const admissionReviewSchema = z.object({
 });
 export type AdmissionReview = z.infer<typeof admissionReviewSchema>;
 
-export type DecodeResult = { ok: true; review: AdmissionReview } | { ok: false; error: string };
+type DecodeResult = { ok: true; review: AdmissionReview } | { ok: false; error: string };
 
 type JsonObject = Record<string, unknown>;
 const isJsonObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
@@ -128,7 +128,7 @@ export interface AdmissionResponseReview {
  * warnings that come after 4,096 in all (counted in bytes here, which is
  * never more generous than characters).
  */
-export const MAX_WARNING_BYTES = 256;
+const MAX_WARNING_BYTES = 256;
 export const MAX_WARNINGS_TOTAL_BYTES = 4096;
 
 const utf8 = new TextEncoder();

@@ -18,7 +18,7 @@ export const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
  * inside its workload; a selector on other keys (`volume-group`, `tier`)
  * may match pods of every application that shares the label.
  */
-export const IDENTIFYING_LABEL_KEYS: ReadonlySet<string> = new Set([
+const IDENTIFYING_LABEL_KEYS: ReadonlySet<string> = new Set([
   "app.kubernetes.io/name",
   "app.kubernetes.io/instance",
   "app",

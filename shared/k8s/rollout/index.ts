@@ -7,7 +7,7 @@ import { parseUnchanged } from "../../zod/unchanged.js";
 import { invalidObject } from "../workload/index.js";
 
 /** An IntOrString of a rollout field: a non-negative integer or a percentage string like "25%". */
-export type IntOrPercent = number | string;
+type IntOrPercent = number | string;
 
 const PERCENT = /^[0-9]+%$/;
 const intOrPercentSchema = z.union([z.number().check(z.int(), z.minimum(0)), z.string().check(z.regex(PERCENT, 'must be an integer or a percentage like "25%"'))]);
@@ -29,7 +29,7 @@ const deploymentSchema = z.looseObject({
 });
 
 /** The Kubernetes default for both maxSurge and maxUnavailable. */
-export const DEFAULT_ROLLING_UPDATE_PERCENT = "25%";
+const DEFAULT_ROLLING_UPDATE_PERCENT = "25%";
 
 /**
  * intstr.GetScaledValueFromIntOrPercent: an integer is itself; a percentage of
@@ -52,7 +52,7 @@ export function resolveFenceposts(maxSurge: IntOrPercent, maxUnavailable: IntOrP
   return { surge, unavailable: surge === 0 && unavailable === 0 ? 1 : unavailable };
 }
 
-export type DeploymentRollout =
+type DeploymentRollout =
   | { type: "Recreate"; replicas: number }
   | { type: "RollingUpdate"; replicas: number; maxSurge: IntOrPercent; maxUnavailable: IntOrPercent; surge: number; unavailable: number };
 

@@ -10,7 +10,7 @@ import type { MatchResources, NamedRule } from "../schema/index.js";
 /** What matching needs to know of the cluster: a namespace's labels, or undefined when the snapshot does not have it. */
 export type NamespaceLabels = (name: string) => Labels | undefined;
 
-export type MatchResult = { matches: boolean; error?: undefined } | { matches: false; error: string };
+type MatchResult = { matches: boolean; error?: undefined } | { matches: false; error: string };
 
 const NAMESPACES = "namespaces";
 
