@@ -32,7 +32,7 @@ import { buildClusterSnapshot, viewOf } from "./snapshot.js";
 import { quantile, spread } from "./stats.js";
 import { interleave } from "./timing.js";
 
-export interface AdversarialShape {
+interface AdversarialShape {
   name: string;
   /** What the shape attacks, for the report's notes. */
   attacks: string;
@@ -52,7 +52,7 @@ const reviewText = (object: KubeObject, operation: "CREATE" | "DELETE" = "CREATE
  * anti-affinity, Recreate), padded with environment variables (what makes real
  * pods big) to `bytes`.
  */
-export function benignReview(bytes: number): string {
+function benignReview(bytes: number): string {
   const labels = { ...lineage("plain"), "app.kubernetes.io/name": "plain" };
   const antiAffinity = { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { labelSelector: { matchLabels: labels }, topologyKey: "kubernetes.io/hostname" } }] };
   const make = (variables: number) =>
@@ -81,10 +81,10 @@ function viewOfObjects(objects: KubeObject[]): SnapshotView {
   return new SnapshotView(snapshot);
 }
 
-export const DELETE_SNAPSHOT_APPLICATIONS = 100_000;
+const DELETE_SNAPSHOT_APPLICATIONS = 100_000;
 
 /** Every shape, at the sizes the outsider's measurements used, up to the 3 MiB body limit. */
-export function adversarialShapes(): AdversarialShape[] {
+function adversarialShapes(): AdversarialShape[] {
   const view = viewOfObjects(adversarialCluster());
   const large = viewOf(buildClusterSnapshot(DELETE_SNAPSHOT_APPLICATIONS));
   const shape = (name: string, attacks: string, object: KubeObject, on = view, operation: "CREATE" | "DELETE" = "CREATE"): AdversarialShape => {
@@ -122,7 +122,7 @@ export function verdictOf(text: string, view: SnapshotView): string {
   return parts.join(", ");
 }
 
-export const ADVERSARIAL_TIMING = { rounds: 5, warmupMs: 200, batchMs: 150, minBatch: 3 };
+const ADVERSARIAL_TIMING = { rounds: 5, warmupMs: 200, batchMs: 150, minBatch: 3 };
 const NAMESPACE_REVIEWS = 10_000;
 const NAMESPACE_BYTES = 10_000;
 /** A review costs at most this many times a benign review of its size. */
@@ -141,7 +141,7 @@ function liveHeap(): number {
 }
 
 /** Reviews of one pod of the `plain` application, each naming a new 10 KB namespace: what the isolate keeps of them. */
-export function namespaceHeap(view: SnapshotView): { before: number; after: number } {
+function namespaceHeap(view: SnapshotView): { before: number; after: number } {
   const review = (namespace: string) => JSON.stringify(wrapReview(podInNamespace(namespace), { namespace, uid: "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0" }));
   const context = reviewContext(view);
   handleReview(review(NAMESPACE), context);

@@ -16,7 +16,7 @@ import { KUBERNETES_LIBRARIES } from "../shared/cel/kubernetes/index.js";
 import { VARIABLES } from "../shared/vap/index.js";
 import { nowNs, quantile } from "./stats.js";
 
-export interface KubescapeExpression {
+interface KubescapeExpression {
   /** `<policy> variables.<name>` or `<policy> validations[i]`. */
   name: string;
   source: string;
@@ -156,7 +156,7 @@ function comparable(value: unknown): unknown {
 
 const same = (a: unknown, b: unknown) => JSON.stringify(comparable(a)) === JSON.stringify(comparable(b));
 
-export interface EngineComparison {
+interface EngineComparison {
   /** Per engine other than ours: how many expressions it ran with our result, and the geomean of ours / its per-call median. */
   engines: Array<{ name: string; compared: number; skipped: string[]; geomeanRatio: number; sumOfMediansUs: number; oursSumUs: number }>;
   expressions: number;

@@ -20,7 +20,7 @@ const OBJECTS_PER_FILE = 100;
 const ONE_FILE_PARTS = 20;
 /** 100 classes, 499 tenants, the settings ConfigMap, 3,133 HelmReleases and Deployments, 1,567 PVCs and their PVs: 10,000 objects. */
 const SHAPE = { applications: 3_133, affinityClasses: 100, tenants: 499 };
-export const CLI_OBJECTS = 10_000;
+const CLI_OBJECTS = 10_000;
 
 /** One file per hundred objects, multi-document YAML, as `kubectl get -o yaml` exports split up would give. */
 function writeYaml(dir: string): number {

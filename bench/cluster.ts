@@ -88,7 +88,7 @@ function tenant(i: number, plans: readonly TenantPlan[]): KubeObject {
   };
 }
 
-export interface ApplicationRef {
+interface ApplicationRef {
   namespace: string;
   kind: string;
   name: string;
@@ -218,7 +218,7 @@ export function clusterObjects(shape: ClusterShape, { workloads = false, applica
   return objects.concat(stored, rendered);
 }
 
-export interface PodOptions {
+interface PodOptions {
   app: ApplicationRef;
   containers: number;
   /** Environment variables of each sidecar; sidecars without any are slim (no probes, no env). */

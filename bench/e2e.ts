@@ -15,7 +15,7 @@ import type { BuiltSnapshot } from "./snapshot.js";
 import { quantile, spread } from "./stats.js";
 import { interleave } from "./timing.js";
 
-export const CONNECTIONS = [1, 10, 50] as const;
+const CONNECTIONS = [1, 10, 50] as const;
 /** Short runs, many turns: on a shared machine, frequent alternation cancels drift better than long runs. */
 const REPETITIONS = 5;
 const SECONDS = 3;

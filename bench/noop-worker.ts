@@ -3,7 +3,8 @@
 // function costs beyond this is routing, decoding, policies and encoding.
 import { allowAll } from "./noop.js";
 
-// wrangler.toml binds this Durable Object class, so every entry must export it; the no-op never uses it.
+// wrangler.toml binds these Durable Object classes, so every entry must export them; the no-op never uses them.
 export { SnapshotStore } from "../functions/store/index.js";
+export { ClusterRegistry } from "../functions/registry/index.js";
 
 export default { fetch: allowAll };

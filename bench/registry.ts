@@ -20,7 +20,7 @@ import { interleave } from "./timing.js";
 
 const run = promisify(execFile);
 
-export const REGISTRY_SIZES = [10, 10_000] as const;
+const REGISTRY_SIZES = [10, 10_000] as const;
 const CHILD_RUNS = 3;
 const CHILD_COMMAND = "node --expose-gc scripts/tsrun.mjs bench/registry-child.ts 10000";
 

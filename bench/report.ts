@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { PROJECT_ROOT } from "../scripts/local-worker.js";
 import type { Figure, Section } from "./figures.js";
 
-export interface Machine {
+interface Machine {
   os: string;
   cpu: string;
   cores: number;

@@ -13,7 +13,7 @@ import { figure, goalsHold, type Figure, type Section } from "./figures.js";
 import { quantile, spread } from "./stats.js";
 import { gcLoad, interleave, type GcLoad, type InterleaveOptions } from "./timing.js";
 
-export interface ReviewCase {
+interface ReviewCase {
   name: string;
   text: string;
   containers: number;
@@ -21,7 +21,7 @@ export interface ReviewCase {
 }
 
 /** The application whose pods are judged: index 1 names its class, and exists in every cluster shape. */
-export const BENCH_APPLICATION = 1;
+const BENCH_APPLICATION = 1;
 
 function admissionReview(object: Record<string, unknown>, operation: "CREATE" | "UPDATE", oldObject: Record<string, unknown> | null, namespace: string, uid: string) {
   const metadata = object.metadata as { name?: string };
@@ -83,7 +83,7 @@ export function floor(text: string): string {
 }
 
 /** What the case exercises, checked before it is timed: the verdict and the policies that looked at it. */
-export function describeCase(reviewCase: ReviewCase, context: ReviewContext): string {
+function describeCase(reviewCase: ReviewCase, context: ReviewContext): string {
   const decoded = decodeAdmissionReview(reviewCase.text);
   if (!decoded.ok) throw new Error(`${reviewCase.name}: ${decoded.error}`);
   const response = JSON.parse(handleReview(reviewCase.text, context)) as { response: { allowed: boolean } };
@@ -94,7 +94,7 @@ export function describeCase(reviewCase: ReviewCase, context: ReviewContext): st
 
 const GC_CALLS = 1_000;
 
-export const REVIEW_TIMING: InterleaveOptions = { rounds: 9, warmupMs: 800, batchMs: 120, minBatch: 600 };
+const REVIEW_TIMING: InterleaveOptions = { rounds: 9, warmupMs: 800, batchMs: 120, minBatch: 600 };
 
 export async function perReview(view: SnapshotView, shape: ClusterShape): Promise<Section> {
   const context = reviewContext(view);

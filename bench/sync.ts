@@ -19,7 +19,7 @@ import { clusterObjects, clusterShape } from "./cluster.js";
 import { figure, type Section } from "./figures.js";
 import { spread } from "./stats.js";
 
-export const SYNC_SIZES = [10_000, 100_000] as const;
+const SYNC_SIZES = [10_000, 100_000] as const;
 /** The CronJob's limits (infra/k8s/cronjob.yaml): what a run must fit. */
 const JOB_MEMORY_MB = 256;
 const JOB_DEADLINE_S = 50;

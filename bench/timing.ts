@@ -4,7 +4,7 @@
 import { constants, PerformanceObserver } from "node:perf_hooks";
 import { nowNs } from "./stats.js";
 
-export interface Contender {
+interface Contender {
   name: string;
   /** One call; returns something derived from its result so the work cannot be optimised away. Async calls are awaited, sync ones are not. */
   run: () => number | Promise<number>;
@@ -19,7 +19,7 @@ export interface InterleaveOptions {
 }
 
 /** Per contender, per round: the duration of each call in nanoseconds. */
-export type RoundSamples = Record<string, number[][]>;
+type RoundSamples = Record<string, number[][]>;
 
 let sink = 0;
 

@@ -25,7 +25,7 @@ const TEST_LABEL = { "admission-policy-test": "abc" };
 const readYaml = (path: string) => parse(readFileSync(path, "utf8")) as KubeObject;
 
 /** Each kubescape policy with an edge binding (objectSelector and params as its own test binding names them), its params and the param CRD. */
-export function kubescapeObjects(): KubeObject[] {
+function kubescapeObjects(): KubeObject[] {
   const controls = readdirSync(join(KUBESCAPE, "controls"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
   const params = readYaml(join(KUBESCAPE, "test-resources", "default-control-configuration.yaml"));
   const objects: KubeObject[] = [readYaml(join(KUBESCAPE, "configuration", "policy-configuration-definition.yaml"))];
@@ -59,7 +59,7 @@ export function kubescapeObjects(): KubeObject[] {
  * from an external secret store). So a review runs every validation and
  * renders four denials.
  */
-export function deploymentReview(): string {
+function deploymentReview(): string {
   const container = (i: number) => ({
     name: `c${i}`,
     image: `gcr.io/example/app-${i}@sha256:${"a".repeat(64)}`,

@@ -5,7 +5,7 @@ import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../scripts/local-worker.js";
 
-export const SCRATCH_ROOT = join(PROJECT_ROOT, ".edgeadmit", "bench");
+const SCRATCH_ROOT = join(PROJECT_ROOT, ".edgeadmit", "bench");
 
 /** An empty directory for one section; what an earlier run left there is removed. */
 export function scratchDir(name: string): string {

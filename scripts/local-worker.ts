@@ -15,7 +15,7 @@ function projectRoot(from: string): string {
 
 export const PROJECT_ROOT = projectRoot(dirname(fileURLToPath(import.meta.url)));
 
-export interface LocalWorkerOptions {
+interface LocalWorkerOptions {
   clusters: Record<string, Registration>;
   /** More Worker vars (LOG_REVIEWS). */
   vars?: Record<string, string>;

@@ -25,7 +25,7 @@ import { clusterOf, operatorKeysOf, type Cluster, type Env } from "../config/ind
 import { log } from "../log/index.js";
 import { RegistryUnavailable, type Defer } from "../registry/cache.js";
 
-export const UNAUTHENTICATED = "not authenticated: this route needs the cluster's credential (docs/operations.md, Register a cluster)";
+const UNAUTHENTICATED = "not authenticated: this route needs the cluster's credential (docs/operations.md, Register a cluster)";
 
 export type AuthEnv = { Bindings: Env; Variables: { cluster: Cluster; contentSha256: string } };
 
@@ -173,7 +173,7 @@ export const reader: MiddlewareHandler<AuthEnv> = async (c, next) => {
 };
 
 /** The subject an operator signs: the path and query, so a signature for one request serves no other. */
-export function operatorSubject(url: string): string {
+function operatorSubject(url: string): string {
   const parsed = new URL(url);
   return `${parsed.pathname}${parsed.search}`;
 }

@@ -3,7 +3,7 @@
 // there, so no caller makes the isolate hold more than the limit.
 import type { Context } from "hono";
 
-export type BodyResult = { ok: true; bytes: Uint8Array } | { ok: false; status: 400 | 413; error: string };
+type BodyResult = { ok: true; bytes: Uint8Array } | { ok: false; status: 400 | 413; error: string };
 
 export async function readBody(c: Context, limitBytes: number, what: string): Promise<BodyResult> {
   const tooLarge = { ok: false as const, status: 413 as const, error: `${what} is larger than the limit of ${limitBytes} bytes` };

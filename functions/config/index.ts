@@ -52,7 +52,7 @@ export function clustersOf(env: Env): Promise<LoadedClusters> {
   return parsedClusters(env.CLUSTERS ?? "{}");
 }
 
-export interface OperatorKeys {
+interface OperatorKeys {
   keys: CryptoKey[];
   /** One line per entry that is not a key; that entry is ignored. */
   problems: string[];
@@ -91,7 +91,7 @@ function cacheCapacity(env: Env): number {
 export const REGISTRY_NAME = "registry";
 
 /** What this isolate keeps of the registry `env` binds, and the way to its one instance. */
-export interface Registry {
+interface Registry {
   cache: RegistryCache;
   stub: () => DurableObjectStub<ClusterRegistry>;
   /** The stub, as the cache reads it. */

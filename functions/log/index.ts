@@ -5,7 +5,7 @@
 // come from callers.
 import { truncateUtf8 } from "../../shared/admission/index.js";
 
-export type LogEvent =
+type LogEvent =
   | { event: "review"; cluster: string; uid: string; operation: string; kind: string; verdict: "deny" | "warn" | "audit" | "allow"; policies: string[]; durationMs: number }
   | { event: "review-failed"; cluster: string; uid?: string; status: number; reason: string; durationMs: number }
   | { event: "push"; cluster: string; status: number; generation?: number; bytes?: number; staged?: number; reason?: string; durationMs: number }

@@ -42,11 +42,11 @@ export interface AppliedChange {
   revision: number;
 }
 
-export type ApplyResult =
+type ApplyResult =
   | { ok: true; revision: number; applied: AppliedChange[] }
   | { ok: false; status: 404 | 409; error: string };
 
-export interface RegistryPage {
+interface RegistryPage {
   revision: number;
   clusters: StoredRegistration[];
   /** The last id of this page when more follow: the next page starts after it. */

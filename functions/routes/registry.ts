@@ -13,7 +13,7 @@ import { log } from "../log/index.js";
 import type { StoredRegistration } from "../registry/index.js";
 
 /** Registrations per page of GET …/clusters, at most and by default. */
-export const MAX_PAGE = 1_000;
+const MAX_PAGE = 1_000;
 
 export const registry = new Hono<OperatorEnv>();
 

@@ -16,7 +16,7 @@ import { log } from "../log/index.js";
 import { loadShards, loadSnapshot } from "../store/cache.js";
 
 /** The apiserver's own limit on an AdmissionReview body. */
-export const MAX_REVIEW_BYTES = 3 * 1024 * 1024;
+const MAX_REVIEW_BYTES = 3 * 1024 * 1024;
 
 export const validate = new Hono<AuthEnv>();
 

@@ -19,7 +19,7 @@ import { log } from "../log/index.js";
 import type { SnapshotMeta, UnitRead } from "./index.js";
 
 export const REVALIDATE_MS = 5_000;
-export const DEFAULT_CACHE_MB = 32;
+const DEFAULT_CACHE_MB = 32;
 /** Heap a decoded unit takes per byte of its stored JSON, its lineage index built (npm run bench, section "Fleet": 2.9). */
 export const HEAP_PER_STORED_BYTE = 3;
 /** What one entry costs beyond its content: keys, the entry, the facts objects. */
@@ -27,7 +27,7 @@ const ENTRY_OVERHEAD = 1024;
 /** Namespaces known to have no shard, per cluster generation: ranges between stored names. */
 const MAX_GAPS = 64;
 
-export interface LoadedSnapshot {
+interface LoadedSnapshot {
   meta: SnapshotMeta;
   facts: ClusterFacts;
   /** Stored bytes of the cluster part: what its cache entry is estimated from. */
@@ -37,7 +37,7 @@ export interface LoadedSnapshot {
 }
 
 /** What a cluster's reviews are judged against: its cluster part, or why there is none to use. */
-export type SnapshotState = { loaded: LoadedSnapshot; unusable?: undefined } | { loaded?: undefined; unusable: string | undefined };
+type SnapshotState = { loaded: LoadedSnapshot; unusable?: undefined } | { loaded?: undefined; unusable: string | undefined };
 
 interface ClusterEntry {
   kind: "cluster";
@@ -53,7 +53,7 @@ interface ShardEntry {
 }
 
 /** A Map in use order, evicting the least recently used entries past `limit` bytes. */
-export class ByteLru<V> {
+class ByteLru<V> {
   readonly #entries = new Map<string, { value: V; bytes: number }>();
   #bytes = 0;
 
@@ -208,7 +208,7 @@ function addGap(loaded: LoadedSnapshot, gap: [string | null, string | null]): vo
   loaded.gaps.push(gap);
 }
 
-export type ShardsResult = { ok: true; shards: LoadedShards } | { ok: false; gone: true } | { ok: false; gone?: undefined; corrupt: string };
+type ShardsResult = { ok: true; shards: LoadedShards } | { ok: false; gone: true } | { ok: false; gone?: undefined; corrupt: string };
 
 /**
  * The units of `names` (namespaces' shards, classes' references, the

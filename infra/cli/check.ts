@@ -33,7 +33,7 @@ const RENDERERS = { text: renderText, json: renderJson, sarif: renderSarif } as 
 const OUTPUTS = Object.keys(RENDERERS) as Array<keyof typeof RENDERERS>;
 
 /** A verdict without its object: what a report of many objects keeps. */
-export function checkedOf(judged: JudgedObject, source: Source | undefined, scope?: string): CheckedObject {
+function checkedOf(judged: JudgedObject, source: Source | undefined, scope?: string): CheckedObject {
   return { ref: judged.ref, source, ...(scope !== undefined ? { scope } : {}), results: judged.results, skipped: judged.skipped, ...(judged.error !== undefined ? { error: judged.error } : {}) };
 }
 
@@ -44,7 +44,7 @@ export function checkObjects(objects: readonly KubeObject[], snapshot: Snapshot,
 }
 
 /** 2 when some input could not be judged (a bad file or document, a duplicate, an unreadable object); else 1 when a result is in a mode `failOn` fails on; else 0. */
-export function exitCodeOf(report: CheckReport, failOn: FailOn): number {
+function exitCodeOf(report: CheckReport, failOn: FailOn): number {
   const counts = countsOf(report);
   if (counts.inputErrors > 0 || counts.unreadable > 0) return EXIT_USAGE;
   return failingModes(failOn).some((mode) => counts[mode] > 0) ? EXIT_FAILURE : 0;
@@ -56,7 +56,7 @@ export function cannotRun(e: unknown): CliError {
   return new CliError(firstLine(e instanceof Error ? e.message : String(e)), EXIT_USAGE);
 }
 
-export interface CheckOptions {
+interface CheckOptions {
   /** -f: the resources, judged. */
   files: readonly string[];
   /** --policies: policies, bindings, params, settings, exceptions and any other cluster facts, for every scope; never judged. */

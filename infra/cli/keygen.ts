@@ -9,8 +9,8 @@ import { CliError, EXIT_USAGE, fileError } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
 import type { Verb } from "./verb.js";
 
-export const PRIVATE_KEY_FILE = "edgeadmit.key";
-export const PUBLIC_KEY_FILE = "edgeadmit.pub";
+const PRIVATE_KEY_FILE = "edgeadmit.key";
+const PUBLIC_KEY_FILE = "edgeadmit.pub";
 
 /** Writes `text` to `file`; without `force`, a file already there is an error, not overwritten. */
 function writeNew(file: string, text: string, force: boolean, mode?: number): void {

@@ -17,7 +17,7 @@ import { token } from "./token.js";
 import type { Verb } from "./verb.js";
 import { webhookConfig } from "./webhook-config.js";
 
-export const VERBS: readonly Verb[] = [keygen, keyPublic, token, clustersCheck, ...registryVerbs, ...snapshotVerbs, sync, audit, review, check, suite, webhookConfig];
+const VERBS: readonly Verb[] = [keygen, keyPublic, token, clustersCheck, ...registryVerbs, ...snapshotVerbs, sync, audit, review, check, suite, webhookConfig];
 
 function help(): string {
   const width = Math.max(...VERBS.map((v) => v.name.length));

@@ -13,8 +13,8 @@ import { readInput, type CliIo } from "./io.js";
 import { readPrivateKey, writeKeyPair } from "./keygen.js";
 import type { Verb } from "./verb.js";
 
-export const OPERATOR_PRIVATE_KEY_FILE = "operator.key";
-export const OPERATOR_PUBLIC_KEY_FILE = "operator.pub";
+const OPERATOR_PRIVATE_KEY_FILE = "operator.key";
+const OPERATOR_PUBLIC_KEY_FILE = "operator.pub";
 
 const TARGET_FLAGS = { endpoint: { type: "string" }, "operator-key": { type: "string" } } as const;
 const TARGET_USAGE = "--endpoint URL --operator-key FILE";

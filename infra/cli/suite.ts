@@ -18,7 +18,7 @@ import type { CheckedObject, CheckReport } from "./output/index.js";
 import { snapshotOf } from "./snapshot.js";
 import type { Verb } from "./verb.js";
 
-export const SUITE_FILE = "edgeadmit-test.yaml";
+const SUITE_FILE = "edgeadmit-test.yaml";
 const RESULTS = ["pass", "deny", "warn", "audit"] as const;
 type ExpectedResult = (typeof RESULTS)[number];
 
@@ -77,7 +77,7 @@ const refMatches = (checked: CheckedObject, object: string): boolean => {
 };
 
 /** Why one expectation does not hold, or undefined when it does. */
-export function differenceOf(expectation: Expectation, objects: readonly CheckedObject[], knownPolicies: readonly string[]): string | undefined {
+function differenceOf(expectation: Expectation, objects: readonly CheckedObject[], knownPolicies: readonly string[]): string | undefined {
   if (!knownPolicies.includes(expectation.policy)) return `no policy ${expectation.policy}: the built-in policies and the suite's bound ValidatingAdmissionPolicies are ${knownPolicies.join(", ")}`;
   const found = objects.filter((checked) => refMatches(checked, expectation.object));
   if (found.length === 0) return `no object ${expectation.object} among the resources`;

@@ -1,7 +1,7 @@
 // Runs the CLI in-process for tests, with stdin given and stdout/stderr captured.
 import { main } from "./main.js";
 
-export interface CliRun {
+interface CliRun {
   code: number;
   stdout: string;
   stderr: string;

@@ -11,11 +11,11 @@ import { CliError, EXIT_USAGE, fileError } from "./errors.js";
 import { routeInBaseUrl, validateUrl } from "../webhook/index.js";
 import type { Verb } from "./verb.js";
 
-export const TOKEN_FILE = "edgeadmit.token";
-export const KUBECONFIG_FILE = "webhook-kubeconfig.yaml";
-export const ADMISSION_CONFIGURATION_FILE = "admission-configuration.yaml";
+const TOKEN_FILE = "edgeadmit.token";
+const KUBECONFIG_FILE = "webhook-kubeconfig.yaml";
+const ADMISSION_CONFIGURATION_FILE = "admission-configuration.yaml";
 /** Where the apiserver reads the kubeconfig: on the control-plane nodes, next to its own configuration. */
-export const DEFAULT_KUBECONFIG_PATH = "/etc/kubernetes/edgeadmit/webhook-kubeconfig.yaml";
+const DEFAULT_KUBECONFIG_PATH = "/etc/kubernetes/edgeadmit/webhook-kubeconfig.yaml";
 
 const FORMS = ["header", "url"] as const;
 
@@ -23,12 +23,12 @@ const FORMS = ["header", "url"] as const;
  * The kubeconfig the apiserver reads a webhook's credential from: it picks
  * the user whose name is the webhook's host (with the port, when not 443).
  */
-export function webhookKubeconfig(host: string, token: string) {
+function webhookKubeconfig(host: string, token: string) {
   return { apiVersion: "v1", kind: "Config", users: [{ name: host, user: { token } }] };
 }
 
 /** The file given to the apiserver's --admission-control-config-file. */
-export function admissionConfiguration(kubeconfigPath: string) {
+function admissionConfiguration(kubeconfigPath: string) {
   return {
     apiVersion: "apiserver.config.k8s.io/v1",
     kind: "AdmissionConfiguration",

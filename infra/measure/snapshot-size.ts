@@ -6,7 +6,7 @@
 import { gzipSync } from "node:zlib";
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
 
-export function syntheticCluster(applications: number, withVolumes: boolean): KubeObject[] {
+function syntheticCluster(applications: number, withVolumes: boolean): KubeObject[] {
   const objects: KubeObject[] = ["dc1", "dc2", "dc3"].map((zone) => ({
     apiVersion: "cozystack.io/v1alpha1",
     kind: "AffinityClass",

@@ -1,5 +1,8 @@
-import { describe, expect, it } from "vitest";
-import { decodeAdmissionReview, encodeAdmissionResponse, isValidAuditAnnotationKey, toWarning, toWarnings, utf8Length } from "./index.js";
+import fc from "fast-check";
+import { describe, expect, it, vi } from "vitest";
+import { near } from "../../test/support/zod.js";
+import { describeZodError } from "../zod/index.js";
+import { admissionReviewSchema, decodeAdmissionReview, encodeAdmissionResponse, isValidAuditAnnotationKey, toWarning, toWarnings, utf8Length } from "./index.js";
 import { wrapReview } from "./wrap.js";
 
 describe("toWarning", () => {
@@ -81,5 +84,47 @@ describe("decode and encode", () => {
       error:
         'body is not an AdmissionReview: apiVersion: Invalid option: expected one of "admission.k8s.io/v1"|"admission.k8s.io/v1beta1"; request: Invalid input: expected object, received undefined',
     });
+  });
+});
+
+describe("decodeAdmissionReview", () => {
+  const asZod = (text: string) => {
+    const parsed = admissionReviewSchema.safeParse(JSON.parse(text));
+    return parsed.success ? { ok: true, review: parsed.data } : { ok: false, error: `body is not an AdmissionReview: ${describeZodError(parsed.error)}` };
+  };
+
+  it("reads what zod reads, field for field and in zod's order, and words every error as zod does", () => {
+    const zodCalls = vi.spyOn(admissionReviewSchema, "safeParse");
+    let byHand = 0;
+    let valid = 0;
+    fc.assert(
+      fc.property(near(admissionReviewSchema), (value) => {
+        if (value === undefined) return;
+        const text = JSON.stringify(value);
+        const before = zodCalls.mock.calls.length;
+        const decoded = decodeAdmissionReview(text);
+        if (decoded.ok && zodCalls.mock.calls.length === before) byHand++;
+        const expected = asZod(text);
+        if (expected.ok) valid++;
+        expect(decoded).toStrictEqual(expected);
+        // The request is a CEL variable: its keys' order shows.
+        expect(JSON.stringify(decoded)).toBe(JSON.stringify(expected));
+      }),
+      { numRuns: 4000 },
+    );
+    zodCalls.mockRestore();
+    // Only a __proto__ key in userInfo sends a valid review to zod.
+    expect(byHand).toBeGreaterThan(0.8 * valid);
+    expect(valid).toBeGreaterThan(50);
+  });
+
+  it("drops the fields the schema does not name, keeps userInfo's, and leaves __proto__ keys to zod", () => {
+    const review = wrapReview({ apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "ns" } }, { uid: "u" });
+    const text = JSON.stringify({ ...review, request: { ...review.request, userInfo: { uid: "1", username: "alice", groups: ["a"] }, options: { kind: "CreateOptions" } } });
+    const decoded = decodeAdmissionReview(text);
+    expect(decoded.ok && Object.keys(decoded.review.request)).toEqual(["uid", "kind", "resource", "name", "namespace", "operation", "userInfo", "object", "oldObject", "dryRun"]);
+    expect(decoded.ok && decoded.review.request.userInfo).toEqual({ username: "alice", uid: "1", groups: ["a"] });
+    const polluted = text.replace('"userInfo":{', '"userInfo":{"__proto__":{"admin":true},');
+    expect(decodeAdmissionReview(polluted)).toStrictEqual(asZod(polluted));
   });
 });

@@ -1,8 +1,9 @@
 // The AdmissionReview wire contract the kube-apiserver enforces (DESIGN.md).
 import * as z from "zod/mini";
+import type { util } from "zod/v4/core";
 import { decodeJson } from "../zod/index.js";
 
-export const ADMISSION_API_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
+const ADMISSION_API_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
 
 const groupVersionKindSchema = z.object({
   group: z.string(),
@@ -33,11 +34,71 @@ export const admissionReviewSchema = z.object({
 });
 export type AdmissionReview = z.infer<typeof admissionReviewSchema>;
 
-export type DecodeResult = { ok: true; review: AdmissionReview } | { ok: false; error: string };
+type DecodeResult = { ok: true; review: AdmissionReview } | { ok: false; error: string };
+
+type JsonObject = Record<string, unknown>;
+const isJsonObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+const optionalString = (value: JsonObject, key: string) => !(key in value) || typeof value[key] === "string";
+
+function readGroupVersion<K extends "kind" | "resource">(value: unknown, last: K): ({ group: string; version: string } & Record<K, string>) | undefined {
+  if (!isJsonObject(value)) return undefined;
+  const { group, version } = value;
+  const named = value[last];
+  return typeof group === "string" && typeof version === "string" && typeof named === "string" ? ({ group, version, [last]: named } as { group: string; version: string } & Record<K, string>) : undefined;
+}
+
+const OPERATIONS: ReadonlySet<unknown> = new Set(admissionRequestSchema.shape.operation.options);
+
+/**
+ * What admissionRequestSchema makes of a request whose every field has its
+ * type, read without zod: the same fields in the same order (the request is
+ * a CEL variable, and its keys are iterable), the ones the schema does not
+ * name left out. Undefined for anything else, which zod reads and words the
+ * error for.
+ */
+function readRequest(value: unknown): AdmissionRequest | undefined {
+  if (!isJsonObject(value)) return undefined;
+  const { uid, operation, userInfo, dryRun } = value;
+  if (typeof uid !== "string" || uid.length === 0 || !OPERATIONS.has(operation)) return undefined;
+  const kind = readGroupVersion(value["kind"], "kind");
+  const resource = "resource" in value ? readGroupVersion(value["resource"], "resource") : undefined;
+  if (kind === undefined || ("resource" in value && resource === undefined)) return undefined;
+  if (!optionalString(value, "subResource") || !optionalString(value, "name") || !optionalString(value, "namespace")) return undefined;
+  if ("dryRun" in value && typeof dryRun !== "boolean") return undefined;
+  let user: JsonObject | undefined;
+  if ("userInfo" in value) {
+    if (!isJsonObject(userInfo) || !optionalString(userInfo, "username") || Object.hasOwn(userInfo, "__proto__")) return undefined;
+    // A loose object: username first, then the rest as sent.
+    user = "username" in userInfo ? { username: userInfo["username"] } : {};
+    for (const key in userInfo) if (key !== "username") user[key] = userInfo[key];
+  }
+  const request: JsonObject = { uid, kind };
+  if (resource !== undefined) request["resource"] = resource;
+  for (const key of ["subResource", "name", "namespace"] as const) if (key in value) request[key] = value[key];
+  request["operation"] = operation;
+  if (user !== undefined) request["userInfo"] = user;
+  if ("object" in value) request["object"] = value["object"];
+  if ("oldObject" in value) request["oldObject"] = value["oldObject"];
+  if ("dryRun" in value) request["dryRun"] = dryRun;
+  return request as AdmissionRequest;
+}
+
+const API_VERSIONS: ReadonlySet<unknown> = new Set(ADMISSION_API_VERSIONS);
+
+/** admissionReviewSchema, read by hand when the review is well formed (readRequest), else by zod. */
+const admissionReviewReader = {
+  safeParse(value: unknown): util.SafeParseResult<AdmissionReview> {
+    if (isJsonObject(value) && API_VERSIONS.has(value["apiVersion"]) && value["kind"] === "AdmissionReview") {
+      const request = readRequest(value["request"]);
+      if (request !== undefined) return { success: true, data: { apiVersion: value["apiVersion"] as AdmissionReview["apiVersion"], kind: "AdmissionReview", request } };
+    }
+    return admissionReviewSchema.safeParse(value);
+  },
+};
 
 /** JSON text → AdmissionReview, or a message that names the problem. */
 export function decodeAdmissionReview(text: string): DecodeResult {
-  const decoded = decodeJson(text, admissionReviewSchema, "body", "is not an AdmissionReview");
+  const decoded = decodeJson(text, admissionReviewReader, "body", "is not an AdmissionReview");
   return decoded.ok ? { ok: true, review: decoded.value } : decoded;
 }
 
@@ -67,7 +128,7 @@ export interface AdmissionResponseReview {
  * warnings that come after 4,096 in all (counted in bytes here, which is
  * never more generous than characters).
  */
-export const MAX_WARNING_BYTES = 256;
+const MAX_WARNING_BYTES = 256;
 export const MAX_WARNINGS_TOTAL_BYTES = 4096;
 
 const utf8 = new TextEncoder();

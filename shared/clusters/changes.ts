@@ -38,7 +38,7 @@ const rotateSchema = z.strictObject({
 
 const removeSchema = z.strictObject({ op: z.literal("remove"), cluster: clusterIdSchema, ifRevision: z.optional(revisionSchema) });
 
-export const changeSchema = z.discriminatedUnion("op", [addSchema, rotateSchema, removeSchema]);
+const changeSchema = z.discriminatedUnion("op", [addSchema, rotateSchema, removeSchema]);
 export type Change = z.infer<typeof changeSchema>;
 export type RotateChange = z.infer<typeof rotateSchema>;
 
@@ -51,7 +51,6 @@ export const changeRequestSchema = z.strictObject({
   requestId: z.string().check(z.regex(/^[A-Za-z0-9-]{16,64}$/, "must be 16-64 letters, digits and '-', new for every request")),
   changes: z.array(changeSchema).check(z.minLength(1), z.maxLength(MAX_CHANGES)),
 });
-export type ChangeRequest = z.infer<typeof changeRequestSchema>;
 
 export function newRequestId(): string {
   return crypto.randomUUID();

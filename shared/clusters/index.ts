@@ -101,7 +101,7 @@ export function tokenDigestsOf(cluster: Cluster): Uint8Array[] {
 }
 
 /** One reason a registration is unusable; `cluster` is absent when the whole value is. */
-export interface ClusterProblem {
+interface ClusterProblem {
   cluster?: string;
   reason: string;
 }

@@ -16,7 +16,7 @@ export const EXCEPTION_GROUP = "edgeadmit.io";
 const names = z.optional(z.array(z.string().check(z.minLength(1))));
 
 /** Which objects an exception covers: every field given must hold (kinds, namespaces and names each list alternatives). */
-export const exceptionMatchSchema = z.object({
+const exceptionMatchSchema = z.object({
   /** Kinds as written in the object (`Deployment`), any group; absent: any kind. */
   kinds: names,
   /** Namespaces; absent: any namespace (and cluster-scoped objects). */
@@ -26,7 +26,7 @@ export const exceptionMatchSchema = z.object({
   /** The object's labels; absent: any labels. */
   selector: z.optional(labelSelectorSchema),
 });
-export type ExceptionMatch = z.infer<typeof exceptionMatchSchema>;
+type ExceptionMatch = z.infer<typeof exceptionMatchSchema>;
 
 /** An exception as the snapshot carries it: its spec, by name. */
 export const exceptionSchema = z.object({
@@ -61,7 +61,7 @@ function nameOf(request: AdmissionRequest): string {
   return typeof name === "string" ? name : "";
 }
 
-export function matchesRequest(match: ExceptionMatch, request: AdmissionRequest): boolean {
+function matchesRequest(match: ExceptionMatch, request: AdmissionRequest): boolean {
   if (match.kinds && !match.kinds.includes(request.kind.kind)) return false;
   if (match.namespaces && !match.namespaces.includes(request.namespace ?? "")) return false;
   if (match.names && !match.names.includes(nameOf(request))) return false;

@@ -42,7 +42,7 @@ const declarationSchema = z.strictObject({
 });
 
 /** A declared kind, keyed `<apiVersion>/<kind>` as the snapshot keys it. */
-export interface KindDeclaration {
+interface KindDeclaration {
   apiVersion: string;
   kind: string;
   /** The fields kept besides the identity (apiVersion, kind, metadata.name, metadata.namespace). */

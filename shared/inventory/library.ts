@@ -34,8 +34,8 @@ export const INVENTORY_VARIABLE = "inventory";
 const INVENTORY_TYPE = new CelType("edgeadmit.Inventory");
 
 export const MAX_LIST_NAMESPACES = 256;
-export const MAX_LIST_OBJECTS = 10_000;
-export const MAX_UNITS = 512;
+const MAX_LIST_OBJECTS = 10_000;
+const MAX_UNITS = 512;
 /** How many times the function judges a review again with the parts of the snapshot its evaluation asked for. */
 export const MAX_LOAD_ROUNDS = 4;
 

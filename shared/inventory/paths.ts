@@ -10,8 +10,8 @@
 // quotes) is how declarations, the snapshot and inventory.index() name it.
 
 /** An object key, or every element of a list. */
-export type Step = string | typeof EACH;
-export const EACH: unique symbol = Symbol("[*]");
+type Step = string | typeof EACH;
+const EACH: unique symbol = Symbol("[*]");
 
 export interface FieldPath {
   /** The canonical text: `spec.rules[*].host`. */
@@ -20,7 +20,7 @@ export interface FieldPath {
 }
 
 /** A declaration's path is a field name's worth of text, not a document. */
-export const MAX_PATH_LENGTH = 256;
+const MAX_PATH_LENGTH = 256;
 const MAX_STEPS = 16;
 const NAME = /^[A-Za-z_$][A-Za-z0-9_$-]*/;
 const PLAIN = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
@@ -85,7 +85,7 @@ interface Tree {
 const node = (): Tree => ({ whole: false, keys: new Map(), each: undefined });
 
 /** Every object's identity, kept whatever the declaration. */
-export const IDENTITY_PATHS = ["apiVersion", "kind", "metadata.name", "metadata.namespace"];
+const IDENTITY_PATHS = ["apiVersion", "kind", "metadata.name", "metadata.namespace"];
 
 /**
  * A projection: `project(object)` is a new object with only the given paths

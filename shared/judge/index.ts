@@ -36,7 +36,7 @@ interface JudgedBase {
  */
 export type JudgedObject = JudgedBase & ({ decision: Decision; error?: undefined } | { decision?: undefined; error: string });
 
-export interface JudgeOptions {
+interface JudgeOptions {
   /** The policies to run besides the snapshot's ValidatingAdmissionPolicies: the CLI and the audit pass POLICIES. */
   policies?: readonly Policy[];
   /** The cluster's id, as messages about it name it. */

@@ -5,4 +5,3 @@
 export const ENFORCEMENT_MODES = ["Deny", "Warn", "Audit"] as const;
 export type EnforcementMode = (typeof ENFORCEMENT_MODES)[number];
 export const POLICY_MODES = [...ENFORCEMENT_MODES, "Off"] as const;
-export type PolicyMode = (typeof POLICY_MODES)[number];

@@ -17,7 +17,7 @@ export function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
-export function fromBase64(text: string): Uint8Array | undefined {
+function fromBase64(text: string): Uint8Array | undefined {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) return undefined;
   const binary = atob(text);
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
@@ -34,7 +34,7 @@ export type OperatorMethod = "GET" | "POST";
  * request's path and query). Each has its own domain tag, so a cluster's
  * signature never verifies as the operator's, nor the other way round.
  */
-export const SIGNING_DOMAINS = { cluster: "edgeadmit-request-v2", operator: "edgeadmit-operator-v1" } as const;
+const SIGNING_DOMAINS = { cluster: "edgeadmit-request-v2", operator: "edgeadmit-operator-v1" } as const;
 export type SigningDomain = keyof typeof SIGNING_DOMAINS;
 
 /**
@@ -116,7 +116,7 @@ export async function signRequest(
   return { [SIGNATURE_HEADER]: toBase64(signature), [TIMESTAMP_HEADER]: String(timestamp), [CONTENT_SHA256_HEADER]: contentSha256 };
 }
 
-export interface SignatureHeaders {
+interface SignatureHeaders {
   signature: string | undefined;
   timestamp: string | undefined;
   contentSha256: string | undefined;
@@ -127,9 +127,9 @@ export interface SignatureHeaders {
  * verified, so only a holder of the key learns anything from it; the others
  * are one generic refusal to the caller and a reason in the function's log.
  */
-export type SignatureRefusal = "unsigned" | "malformed" | "bad-signature" | "clock-skew";
+type SignatureRefusal = "unsigned" | "malformed" | "bad-signature" | "clock-skew";
 
-export type SignatureCheck =
+type SignatureCheck =
   | { ok: true; contentSha256: string }
   | { ok: false; refusal: SignatureRefusal; detail: string };
 

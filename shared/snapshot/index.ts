@@ -7,7 +7,7 @@ export * from "./schema.js";
 export * from "./shards.js";
 export * from "./view.js";
 
-export type SnapshotDecodeResult = { ok: true; snapshot: Snapshot } | { ok: false; error: string };
+type SnapshotDecodeResult = { ok: true; snapshot: Snapshot } | { ok: false; error: string };
 
 /** Far above what a snapshot holds (its own fields, and objects like params inside); the schema recurses no deeper. */
 export const MAX_SNAPSHOT_DEPTH = 100;

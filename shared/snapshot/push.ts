@@ -14,7 +14,7 @@ import * as z from "zod/mini";
 import { SNAPSHOT_API_VERSION } from "./schema.js";
 import { CLUSTER_UNIT, describeUnit, type EncodedUnit } from "./shards.js";
 
-export const PUSH_KIND = "SnapshotPush";
+const PUSH_KIND = "SnapshotPush";
 
 /**
  * The largest push body the function takes. A batch decodes to a few times
@@ -47,7 +47,7 @@ export const pushBodySchema = z.object({
     }),
   ),
 });
-export type PushBody = z.infer<typeof pushBodySchema>;
+type PushBody = z.infer<typeof pushBodySchema>;
 export type PushCommit = NonNullable<PushBody["commit"]>;
 
 /** The envelope of a body without its units, to measure and write around them. */

@@ -41,7 +41,7 @@ export const applicationSchema = z.object({
 export type Application = z.infer<typeof applicationSchema>;
 
 /** A workload whose pod template mounts a claim: enough to name it and to test whether a pod affinity selects its pods. */
-export const volumeUserSchema = z.object({
+const volumeUserSchema = z.object({
   kind: z.string(),
   name: z.string(),
   podLabels: z.optional(stringMapSchema),
@@ -49,7 +49,7 @@ export const volumeUserSchema = z.object({
 export type VolumeUser = z.infer<typeof volumeUserSchema>;
 
 /** A ReadWriteOnce(Pod) PVC (and not also ReadWriteMany/ReadOnlyMany, which may attach to many nodes), keyed by `namespace/name`. */
-export const volumeClaimSchema = z.object({
+const volumeClaimSchema = z.object({
   accessModes: z.array(z.string()),
   /**
    * The bound PV's node affinity admits exactly one node, so the scheduler
@@ -67,7 +67,7 @@ export const volumeClaimSchema = z.object({
 export type VolumeClaim = z.infer<typeof volumeClaimSchema>;
 
 /** One inventory kind. The cluster part keeps every kind with its fields and index, and the objects of cluster-scoped kinds; a namespace's shard the kind's objects in it. */
-export const inventoryKindSchema = z.object({
+const inventoryKindSchema = z.object({
   namespaced: z.boolean(),
   /** The fields kept besides the identity, and those indexed by value (canonical paths): what the policies declare, merged. */
   fields: z.optional(z.array(z.string())),
@@ -78,7 +78,7 @@ export type InventoryKind = z.infer<typeof inventoryKindSchema>;
 
 export const DEFAULT_MAX_AGE_SECONDS = 3600;
 
-export const settingsSchema = z.object({
+const settingsSchema = z.object({
   /** Per-policy mode; a policy not named runs in its default mode. */
   policies: z._default(z.record(z.string(), z.enum(POLICY_MODES)), {}),
   /** A snapshot older than this gets `onStale`. */

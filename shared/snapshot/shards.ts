@@ -67,7 +67,7 @@ const prefixNamespace = (key: string) => {
 /** Keys that are namespaces themselves (a tenant is keyed by the namespace it owns); a namespace name never holds "/". */
 const ownNamespace = (key: string) => (key === "" || key.includes("/") ? undefined : key);
 
-export function namespaceOfObject(object: unknown): string | undefined {
+function namespaceOfObject(object: unknown): string | undefined {
   const metadata = typeof object === "object" && object !== null ? (object as Record<string, unknown>)["metadata"] : undefined;
   const namespace = typeof metadata === "object" && metadata !== null ? (metadata as Record<string, unknown>)["namespace"] : undefined;
   return typeof namespace === "string" && namespace !== "" && !namespace.includes("/") ? namespace : undefined;
@@ -144,7 +144,7 @@ const inventoryField: NamespacedField<InventoryRecord> = {
 };
 
 /** The fields cut by namespace. Every field not named here is cluster-wide. */
-export const NAMESPACED_FIELDS = {
+const NAMESPACED_FIELDS = {
   applications: keyedRecord<Snapshot["applications"][string]>(prefixNamespace),
   volumeClaims: keyedRecord<Snapshot["volumeClaims"][string]>(prefixNamespace),
   tenants: keyedRecord<Snapshot["tenants"][string]>(ownNamespace),
@@ -157,11 +157,11 @@ type NamespacedFieldName = keyof typeof NAMESPACED_FIELDS;
 const NAMESPACED_NAMES = Object.keys(NAMESPACED_FIELDS) as NamespacedFieldName[];
 
 /** Who names an AffinityClass: the first few, as a message lists them, and how many in all. */
-export const classReferencesSchema = z.object({ shown: z.array(z.string()), total: z.number().check(z.int(), z.minimum(1)) });
+const classReferencesSchema = z.object({ shown: z.array(z.string()), total: z.number().check(z.int(), z.minimum(1)) });
 export type ClassReferences = z.infer<typeof classReferencesSchema>;
 
 /** A namespace's shard: the namespaced fields' entries in that namespace (each field present, possibly empty). */
-export const shardSchema = z.pick(snapshotSchema, { applications: true, volumeClaims: true, tenants: true, namespaces: true, policyParams: true, inventory: true });
+const shardSchema = z.pick(snapshotSchema, { applications: true, volumeClaims: true, tenants: true, namespaces: true, policyParams: true, inventory: true });
 export type Shard = z.infer<typeof shardSchema>;
 
 /** The cluster-wide part: every field but the envelope, the namespaced ones holding only entries without a namespace. */
@@ -169,16 +169,16 @@ export const clusterPartSchema = z.omit(snapshotSchema, ENVELOPE);
 export type ClusterPart = z.infer<typeof clusterPartSchema>;
 
 /** One bucket of the inventory's indexes: kind → field → value (keyed as inventory/paths indexKey does) → the objects having it. */
-export const inventoryBucketSchema = z.object({
+const inventoryBucketSchema = z.object({
   index: z.record(z.string(), z.record(z.string(), z.record(z.string(), z.array(z.unknown())))),
 });
 export type InventoryBucketContent = z.infer<typeof inventoryBucketSchema>;
 
 /** Where a namespaced inventory kind has objects: namespace → how many. */
-export const inventoryDirectorySchema = z.object({ namespaces: z.record(z.string(), z.number().check(z.int(), z.minimum(1))) });
+const inventoryDirectorySchema = z.object({ namespaces: z.record(z.string(), z.number().check(z.int(), z.minimum(1))) });
 export type InventoryDirectory = z.infer<typeof inventoryDirectorySchema>;
 
-export interface SnapshotParts {
+interface SnapshotParts {
   cluster: ClusterPart;
   shards: Map<string, Shard>;
   /**
@@ -195,7 +195,7 @@ export interface SnapshotParts {
 /** The unit name of the cluster part; a namespace's shard is named by the namespace, never empty and never holding "/". */
 export const CLUSTER_UNIT = "";
 /** Units of the class reference index are named `affinityclass/<class>`: a "/" no namespace name has. */
-export const CLASS_REFERENCES_UNIT = "affinityclass/";
+const CLASS_REFERENCES_UNIT = "affinityclass/";
 export const classReferencesUnit = (className: string) => `${CLASS_REFERENCES_UNIT}${className}`;
 /** Longest unit (namespace) name the function stores: a DNS subdomain's limit, above a namespace's 63. */
 export const MAX_UNIT_NAME = 253;
@@ -269,7 +269,7 @@ const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * or had (each holds the object), and its kind's directory when its namespace
  * gains or loses one.
  */
-export function inventoryUnits(inventory: Snapshot["inventory"]): Map<string, InventoryBucketContent | InventoryDirectory> {
+function inventoryUnits(inventory: Snapshot["inventory"]): Map<string, InventoryBucketContent | InventoryDirectory> {
   const units = new Map<string, InventoryBucketContent | InventoryDirectory>();
   const buckets = new Map<number, InventoryBucketContent["index"]>();
   for (const [kind, entry] of Object.entries(inventory)) {
@@ -318,7 +318,7 @@ export function joinSnapshot(parts: SnapshotParts, envelope: Pick<Snapshot, "gen
 }
 
 /** Whether every entry of `shard` belongs to `namespace` (so a lookup of that namespace is the only one that can reach it). */
-export function shardStrayEntry(namespace: string, shard: Shard): string | undefined {
+function shardStrayEntry(namespace: string, shard: Shard): string | undefined {
   for (const field of NAMESPACED_NAMES) {
     const cut = (NAMESPACED_FIELDS[field] as NamespacedField<unknown>).cut(shard[field]);
     for (const other of cut.byNamespace.keys()) if (other !== namespace) return `${field} holds an entry of namespace "${other.slice(0, 63)}"`;
@@ -342,7 +342,7 @@ export interface EncodedUnit {
 }
 
 /** What a unit holds. */
-export type UnitContent = ClusterPart | Shard | ClassReferences | InventoryBucketContent | InventoryDirectory;
+type UnitContent = ClusterPart | Shard | ClassReferences | InventoryBucketContent | InventoryDirectory;
 
 export async function encodeUnit(name: string, value: UnitContent): Promise<EncodedUnit> {
   const bytes = new TextEncoder().encode(JSON.stringify(value));

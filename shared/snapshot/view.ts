@@ -41,7 +41,7 @@ export function tenantNamespaceOf(name: string, namespace: string): string {
   return namespace === ROOT_TENANT_NAMESPACE ? `tenant-${name}` : `${namespace}-${name}`;
 }
 
-export interface Lineage {
+interface Lineage {
   group: string;
   kind: string;
   name: string;
@@ -127,7 +127,7 @@ export function loadedUnit(name: string, content: unknown): LoadedUnit {
  */
 export type LoadedShards = ReadonlyMap<string, LoadedUnit | null>;
 
-export interface ViewOptions {
+interface ViewOptions {
   /** Every unit is there (offline): one not in the map is absent. */
   complete?: boolean;
   /** Discovering: a unit not loaded is taken as absent and its name added here (the function loads it and judges again). */

@@ -31,7 +31,7 @@ export function capped(text: string, max = MAX_QUOTED): string {
   return shown.replace(UNPRINTABLE, "?");
 }
 
-export interface ListOptions {
+interface ListOptions {
   /** Names shown before the rest are counted. */
   max?: number;
   /** Characters of each name shown. */

@@ -4,7 +4,7 @@
 // managed control planes that cannot present one (docs/operations.md).
 import { sha256, toHex } from "../digest/index.js";
 
-export const TOKEN_PREFIX = "edgeadmit_";
+const TOKEN_PREFIX = "edgeadmit_";
 /** What a token may look like: URL-path-safe, so the same token works in a header and in the URL form. */
 export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
 export const TOKEN_HASH_PREFIX = "sha256:";

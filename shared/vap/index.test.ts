@@ -8,6 +8,7 @@ import { wrapReview, type WrapOptions } from "../admission/wrap.js";
 import { review } from "../dispatcher/index.js";
 import { buildSnapshot, type KubeObject } from "../snapshot/build/index.js";
 import { SnapshotView } from "../snapshot/view.js";
+import { compile, createEnv, RUNTIME_COST_BUDGET } from "../cel/index.js";
 import { compilePolicySet } from "./index.js";
 
 const yaml = (text: string) => parseAllDocuments(text).map((d) => d.toJS() as KubeObject).filter(Boolean);
@@ -255,6 +256,64 @@ validations:
     expect(judge(objects("object.spec.nothere"), deployment(5)).decision.denial?.message).toBe(
       "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: expression 'object.spec.nothere' resulted in error: no such key: nothere",
     );
+  });
+});
+
+describe("variables two policies share", () => {
+  const twoPolicies = (variable: string, validationsA: string, validationsB: string, paramsB = "") =>
+    yaml(
+      policy("a", `${deployments}\nvariables:\n- {name: v, expression: "${variable}"}\nvalidations:\n${validationsA}`) +
+        "---" +
+        binding("a", "a") +
+        "---" +
+        policy("b", `${deployments}\n${paramsB}variables:\n- {name: v, expression: "${variable}"}\nvalidations:\n${validationsB}`) +
+        "---" +
+        binding("b", "b", paramsB ? "validationActions: [Deny]\nparamRef: {name: limits, parameterNotFoundAction: Deny}" : undefined),
+    );
+
+  it("each policy sees the request's value of a variable that reads only the request", () => {
+    const objects = twoPolicies("object.spec.replicas * 2", `- {expression: "variables.v <= 10", message: a}`, `- {expression: "variables.v <= 6", message: b}`);
+    expect(judge(objects, deployment(4)).results.map((r) => r.message)).toEqual(["b"]);
+    expect(judge(objects, deployment(6)).results.map((r) => r.message)).toEqual(["a", "b"]);
+  });
+
+  it("a variable that reads params is each policy's own", () => {
+    const limits = `---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: limits, namespace: shop}\ndata: {max: "3"}\n`;
+    const objects = yaml(
+      policy("a", `${deployments}\nparamKind: {apiVersion: v1, kind: ConfigMap}\nvariables:\n- {name: v, expression: "has(params.data) ? int(params.data.max) : 100"}\nvalidations:\n- {expression: "object.spec.replicas <= variables.v", messageExpression: "'a ' + string(variables.v)"}`) +
+        "---" +
+        binding("a", "a", "validationActions: [Deny]\nparamRef: {name: limits, parameterNotFoundAction: Deny}") +
+        "---" +
+        policy("b", `${deployments}\nvariables:\n- {name: v, expression: "has(params.data) ? int(params.data.max) : 100"}\nvalidations:\n- {expression: "object.spec.replicas <= variables.v", messageExpression: "'b ' + string(variables.v)"}`) +
+        "---" +
+        binding("b", "b") +
+        limits,
+    );
+    expect(judge(objects, deployment(5)).results.map((r) => r.message)).toEqual(["a 3"]);
+  });
+
+  it("costs each policy what computing it would: a policy whose budget cannot pay for it runs out as the apiserver's would", () => {
+    // One walk of the list costs a little under the per-expression limit; a policy's budget pays for ten.
+    const walk = "object.spec.list.all(x, x >= 0)";
+    const list = Array.from({ length: 150_000 }, (_, i) => i);
+    const env = createEnv({ variables: ["object", "variables"] });
+    const cost = (source: string) => {
+      const compiled = compile(source, env);
+      if (!compiled.ok) throw new Error(compiled.error);
+      return compiled.program.evaluate({ object: { spec: { list } }, variables: { v: true } }).cost;
+    };
+    const variable = `${walk} == true`;
+    const walks = Math.floor(RUNTIME_COST_BUDGET / cost(walk));
+    // Without the variable's cost, policy b stays within its budget; with it, it does not.
+    expect(walks * cost(walk) + cost("variables.v")).toBeLessThan(RUNTIME_COST_BUDGET);
+    expect(walks * cost(walk) + cost(variable)).toBeGreaterThan(RUNTIME_COST_BUDGET);
+    const object = { ...deployment(1), spec: { ...deployment(1).spec, list } };
+    const results = (validationsB: string[]) => judge(twoPolicies(variable, `- {expression: "variables.v", message: a}`, validationsB.join("\n")), object).results.map((r) => `${r.policy}: ${r.message}`);
+    const walked = Array<string>(walks).fill(`- {expression: "${walk}", message: walked}`);
+    // Taken from policy a first, the value is still paid for: the walks after it run out.
+    expect(results([`- {expression: "variables.v", message: b}`, ...walked])).toEqual(["b: validation failed due to running out of cost budget, no further validation rules will be run"]);
+    // After the walks, too little is left to take it: computing it runs out.
+    expect(results([...walked, `- {expression: "variables.v", message: b}`])).toEqual([`b: expression 'variables.v' resulted in error: composited variable "v" fails to evaluate: operation cancelled: actual cost limit exceeded`]);
   });
 });
 

@@ -24,7 +24,7 @@ export function compilePolicySet(sources: AdmissionPolicySources): CompiledPolic
 }
 
 /** The snapshot fields a policy set is compiled from. */
-export interface AdmissionPolicySnapshot {
+interface AdmissionPolicySnapshot {
   validatingAdmissionPolicies: Readonly<Record<string, unknown>>;
   policyBindings: Readonly<Record<string, unknown>>;
 }

@@ -26,7 +26,7 @@ export type Decoded<T> = { ok: true; value: T } | { ok: false; error: string };
  * `<subject> is not JSON: …`, `<subject> nests deeper than …` (with
  * `maxDepth`) or `<subject> <mismatch>: <field>: …`.
  */
-export function decodeJson<T>(text: string, schema: z.ZodMiniType<T>, subject: string, mismatch: string, maxDepth?: number): Decoded<T> {
+export function decodeJson<T>(text: string, schema: Pick<z.ZodMiniType<T>, "safeParse">, subject: string, mismatch: string, maxDepth?: number): Decoded<T> {
   const tooDeep = maxDepth === undefined ? undefined : nestingError(text, maxDepth);
   if (tooDeep) return { ok: false, error: `${subject} ${tooDeep}` };
   let json: unknown;

@@ -7,7 +7,7 @@
 import { generateKeyPair } from "../../shared/signing/index.js";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
 
-export const TEST_CLUSTERS = ["demo", "strict", "other", "fresh", "sealed", "pushes", "rotating", "open"] as const;
+const TEST_CLUSTERS = ["demo", "strict", "other", "fresh", "sealed", "pushes", "rotating", "open"] as const;
 export type TestCluster = (typeof TEST_CLUSTERS)[number];
 
 export async function testClusters() {

@@ -12,7 +12,7 @@ export function operatorKeys(): [string, string] {
   return JSON.parse(env.TEST_OPERATOR_KEYS) as [string, string];
 }
 
-export interface SignOptions {
+interface SignOptions {
   /** PEM of the signing key: the first operator key unless said. */
   key?: string;
   timestamp?: number;
@@ -47,7 +47,7 @@ export async function applied(changes: unknown): Promise<{ revision: number; app
   return response.json();
 }
 
-export interface Listing {
+interface Listing {
   revision: number;
   clusters: Array<{ cluster: string; revision: number; publicKey: string[]; tokenHashes: string[]; withoutSnapshot: string; shadowedByClusters?: boolean }>;
   next?: string;

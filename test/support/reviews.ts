@@ -9,7 +9,7 @@ import type { TestCluster } from "./clusters.js";
 
 let uid = 0;
 
-export interface ReviewOptions {
+interface ReviewOptions {
   apiVersion?: "admission.k8s.io/v1" | "admission.k8s.io/v1beta1";
   operation?: "CREATE" | "UPDATE" | "DELETE" | "CONNECT";
   namespace?: string;
@@ -86,7 +86,7 @@ export function pod(spec: { name?: string; generateName?: string; namespace?: st
 // fixtures (test/fixtures) go through the same steps.
 
 export const HYGIENE = ["rwo-rollout", "rwo-shared", "pod-affinity-deadlock", "anti-affinity-drift", "ha-spread"] as const;
-export type HygienePolicy = (typeof HYGIENE)[number];
+type HygienePolicy = (typeof HYGIENE)[number];
 type Mode = "Deny" | "Warn" | "Audit";
 export type Profile = "default" | "recommended" | "strict";
 export type Verdict = "allow" | "warn" | "deny";
@@ -130,7 +130,7 @@ function expectedResponse(uid: string, findings: readonly Expected[], profile: P
   };
 }
 
-export interface ManifestCase {
+interface ManifestCase {
   /** The objects applied, in order. */
   objects: KubeObject[];
   namespace: string;

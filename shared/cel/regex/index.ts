@@ -58,7 +58,7 @@ function chargeMatch(regex: Regex, input: string, ctx: CallContext): void {
   ctx.charge(Math.max(0, strCost * regexCost - 1));
 }
 
-export interface PatternFunction {
+interface PatternFunction {
   readonly receiver: boolean;
   /** The subject string first, the pattern second, any others after. */
   readonly params: readonly TypeName[];

@@ -4,6 +4,7 @@
 // warning on every rollout and, under Deny, blocks the controller mid-flight.
 import * as z from "zod/mini";
 import "../../zod/index.js";
+import { parseUnchanged } from "../../zod/unchanged.js";
 import type { AdmissionRequest } from "../../admission/index.js";
 import { capped } from "../../text/index.js";
 import type { ObjectMeta } from "../schemas/index.js";
@@ -13,7 +14,7 @@ const ownerReferencesSchema = z.array(z.looseObject({ kind: z.string(), name: z.
 
 /** The controller named in the object's ownerReferences, if any. */
 export function controllerOf(metadata: ObjectMeta): { kind: string; name: string } | undefined {
-  const parsed = ownerReferencesSchema.safeParse(metadata["ownerReferences"] ?? []);
+  const parsed = parseUnchanged(ownerReferencesSchema, metadata["ownerReferences"] ?? []);
   const owner = parsed.success ? parsed.data.find((reference) => reference.controller === true) : undefined;
   return owner && { kind: owner.kind, name: owner.name };
 }
@@ -55,7 +56,7 @@ function jobPods(spec: z.infer<typeof jobSpecSchema> | null | undefined): number
 export function podsAtOnce(workload: Workload): number {
   if (workload.kind === "DaemonSet") return Number.POSITIVE_INFINITY;
   if (workload.kind === "Pod") return 1;
-  const parsed = scaledSpecSchema.safeParse(workload.spec);
+  const parsed = parseUnchanged(scaledSpecSchema, workload.spec);
   const spec = parsed.success ? parsed.data : {};
   if (workload.kind === "Job") return jobPods(spec);
   if (workload.kind === "CronJob") return jobPods(spec.jobTemplate?.spec);

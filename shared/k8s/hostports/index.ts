@@ -6,6 +6,7 @@
 // the same ports, so no node runs two of them.
 import * as z from "zod/mini";
 import "../../zod/index.js";
+import { parseUnchanged } from "../../zod/unchanged.js";
 import type { PodSpec } from "../schemas/index.js";
 
 const portSchema = z.looseObject({ containerPort: z.optional(z.nullable(z.number())), hostPort: z.optional(z.nullable(z.number())) });
@@ -17,7 +18,7 @@ const portsSchema = z.looseObject({
 });
 
 export function holdsHostPort(podSpec: PodSpec): boolean {
-  const parsed = portsSchema.safeParse(podSpec);
+  const parsed = parseUnchanged(portsSchema, podSpec);
   if (!parsed.success) return false;
   const { hostNetwork, containers, initContainers } = parsed.data;
   const running = [...(containers ?? []), ...(initContainers ?? []).filter((c) => c.restartPolicy === "Always")];

@@ -33,9 +33,8 @@ export function labelValueError(value: string): string | undefined {
  * null/absent selector is handled by the caller (in pod affinity it selects nothing).
  */
 export function selectorMatches(selector: LabelSelector, labels: Labels): boolean {
-  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
-    if (!Object.hasOwn(labels, key) || labels[key] !== value) return false;
-  }
+  const matchLabels = selector.matchLabels;
+  if (matchLabels) for (const key in matchLabels) if (Object.hasOwn(matchLabels, key) && (!Object.hasOwn(labels, key) || labels[key] !== matchLabels[key])) return false;
   for (const requirement of selector.matchExpressions ?? []) {
     const has = Object.hasOwn(labels, requirement.key);
     const values = requirement.values ?? [];
@@ -59,7 +58,10 @@ export function selectorMatches(selector: LabelSelector, labels: Labels): boolea
 
 /** Whether the selector has no requirement at all (selects every pod). */
 export function selectorIsEmpty(selector: LabelSelector): boolean {
-  return Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0;
+  if ((selector.matchExpressions ?? []).length > 0) return false;
+  const matchLabels = selector.matchLabels;
+  if (matchLabels) for (const key in matchLabels) if (Object.hasOwn(matchLabels, key)) return false;
+  return true;
 }
 
 /** Every label key the selector constrains. */

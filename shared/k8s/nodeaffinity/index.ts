@@ -18,14 +18,14 @@ export interface Requirement {
   field?: boolean;
 }
 /** Requirements ANDed: the nodes one term admits. */
-export type Conjunction = readonly Requirement[];
+type Conjunction = readonly Requirement[];
 
 /**
  * Every node a pod may run on, or a class allows: the `selector` (a
  * nodeSelector) ANDed with any one of `terms`. No required terms in the object
  * gives one empty term (the selector alone); an empty `terms` admits no node.
  */
-export interface Placement {
+interface Placement {
   selector: Conjunction;
   terms: readonly Conjunction[];
 }
@@ -297,7 +297,7 @@ export function admits(conjunction: Conjunction, node: { name: string; labels: R
 }
 
 /** A pod term found not to stay within the class. */
-export interface OutsideTerm {
+interface OutsideTerm {
   /** The term's own requirements; the pod's selector applies too. */
   requirements: Conjunction;
   /** Whether every node the term admits (selector included) satisfies `r`: what a message may say is missing. */

@@ -3,6 +3,7 @@
 // which namespaces, and whether a selector names one application.
 import * as z from "zod/mini";
 import "../../zod/index.js";
+import { parseUnchanged } from "../../zod/unchanged.js";
 import { selectorIsEmpty, selectorMatches, type Labels } from "../labels/index.js";
 import type { LabelSelector, PodAffinity, PodAffinityTerm, PodSpec } from "../schemas/index.js";
 import { capped } from "../../text/index.js";
@@ -17,7 +18,7 @@ export const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
  * inside its workload; a selector on other keys (`volume-group`, `tier`)
  * may match pods of every application that shares the label.
  */
-export const IDENTIFYING_LABEL_KEYS: ReadonlySet<string> = new Set([
+const IDENTIFYING_LABEL_KEYS: ReadonlySet<string> = new Set([
   "app.kubernetes.io/name",
   "app.kubernetes.io/instance",
   "app",
@@ -41,7 +42,7 @@ const labelKeysSchema = z.array(z.string());
 
 /** mismatchLabelKeys is not in the shared schema (it passes through the loose object): read it here. */
 function keysOf(value: unknown): string[] {
-  const parsed = labelKeysSchema.safeParse(value ?? []);
+  const parsed = parseUnchanged(labelKeysSchema, value ?? []);
   return parsed.success ? parsed.data : [];
 }
 

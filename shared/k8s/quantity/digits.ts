@@ -5,6 +5,11 @@
 /** Digits per chunk: a sum or a product by 1,024 of two chunks stays below 2^53. */
 const CHUNK = 12;
 const BASE = 10 ** CHUNK;
+/**
+ * Numbers this short are summed, subtracted and divided as doubles, exactly
+ * (below 10^15, a sum stays below 2^53): the quantities pods ask for are.
+ */
+const SHORT = 15;
 
 function chunksOf(digits: string): number[] {
   const chunks: number[] = [];
@@ -36,6 +41,7 @@ export function compareDigits(a: string, b: string): -1 | 0 | 1 {
 }
 
 export function addDigits(a: string, b: string): string {
+  if (a.length <= SHORT && b.length <= SHORT) return String(Number(a) + Number(b));
   const x = chunksOf(a);
   const y = chunksOf(b);
   const sum: number[] = [];
@@ -51,6 +57,7 @@ export function addDigits(a: string, b: string): string {
 
 /** `a - b` for `a >= b`. */
 export function subtractDigits(a: string, b: string): string {
+  if (a.length <= SHORT && b.length <= SHORT) return String(Number(a) - Number(b));
   const x = chunksOf(a);
   const y = chunksOf(b);
   const difference: number[] = [];
@@ -66,6 +73,7 @@ export function subtractDigits(a: string, b: string): string {
 
 /** `a × factor` for a small factor (≤ 1,024). */
 export function multiplyDigits(a: string, factor: number): string {
+  if (a.length <= CHUNK) return String(Number(a) * factor);
   const product: number[] = [];
   let carry = 0;
   for (const chunk of chunksOf(a)) {
@@ -82,6 +90,10 @@ export function multiplyDigits(a: string, factor: number): string {
 
 /** `a / divisor` when it divides exactly (divisor ≤ 1,024), else undefined. */
 export function divideDigitsExactly(a: string, divisor: number): string | undefined {
+  if (a.length <= SHORT) {
+    const n = Number(a);
+    return n % divisor === 0 ? String(n / divisor) : undefined;
+  }
   const chunks = chunksOf(a);
   const quotient = new Array<number>(chunks.length);
   let remainder = 0;

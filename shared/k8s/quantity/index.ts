@@ -6,7 +6,7 @@
 import { addDigits, compareDigits, divideDigitsExactly, multiplyDigits, subtractDigits, trimmed } from "./digits.js";
 
 /** How a quantity was written, which decides how it is printed (Quantity.Format). */
-export type QuantityFormat = "DecimalSI" | "BinarySI" | "DecimalExponent";
+type QuantityFormat = "DecimalSI" | "BinarySI" | "DecimalExponent";
 
 export class QuantityError extends Error {
   override name = "QuantityError";

@@ -27,6 +27,7 @@ describe("podRequests", () => {
 
   it("takes a container's limit as its request when it sets no request (SetDefaults_Pod)", () => {
     expect(requests({ containers: [container(undefined, { "nvidia.com/gpu": "1" }), container({ cpu: "1" }, { cpu: "2" })] })).toEqual({ "nvidia.com/gpu": "1", cpu: "1" });
+    expect(requests({ containers: [container({ cpu: "1", memory: "1Gi" }, { cpu: "2", "nvidia.com/gpu": "1" })] })).toEqual({ cpu: "1", "nvidia.com/gpu": "1", memory: "1Gi" });
   });
 
   it("adds sidecars and takes the peak of an init container beside the sidecars started before it", () => {
@@ -51,5 +52,8 @@ describe("podRequests", () => {
   it("answers a value that is not a quantity as an invalid object, naming where", () => {
     expect(() => requests({ containers: [container({ cpu: "lots" })] })).toThrow(InvalidObjectError);
     expect(() => requests({ containers: [container({ cpu: "lots" })] })).toThrow("spec.template.spec.containers[0].resources: quantities must match");
+    expect(() => requests({ initContainers: [container({ cpu: "1" }), container(undefined, { cpu: "1Zi" })] })).toThrow("spec.template.spec.initContainers[1].resources: quantities must match");
+    expect(() => requests({ resources: { requests: { "example.com/x": "x" } } })).toThrow("spec.template.spec.resources: ");
+    expect(() => requests({ containers: [container({ cpu: "1" })], overhead: { cpu: "abc" } })).toThrow("spec.template.spec.overhead: ");
   });
 });

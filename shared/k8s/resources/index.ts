@@ -6,6 +6,7 @@
 // A container that sets only a limit requests its limit (SetDefaults_Pod).
 import * as z from "zod/mini";
 import "../../zod/index.js";
+import { parseUnchanged } from "../../zod/unchanged.js";
 import { quantityMapSchema, type PodSpec } from "../schemas/index.js";
 import { parseQuantity, QuantityError, type Quantity } from "../quantity/index.js";
 import { invalidObject, type Workload } from "../workload/index.js";
@@ -43,43 +44,64 @@ function maxOne(into: Requests, resource: string, quantity: Quantity): void {
   if (!known || quantity.compareTo(known) > 0) into.set(resource, quantity);
 }
 
+type Resources = z.infer<typeof resourcesSchema>;
+
+function namesEvery(limits: object, requests: object): boolean {
+  for (const resource in requests) if (Object.hasOwn(requests, resource) && !Object.hasOwn(limits, resource)) return false;
+  return true;
+}
+
+/**
+ * Each resource a container asks for, with its request, or its limit when it
+ * sets no request (SetDefaults_Pod): Object.entries({ ...limits, ...requests })
+ * without building it when, as usual, the limits name every request.
+ */
+function eachRequest(resources: Resources, visit: (resource: string, text: string) => void): void {
+  const limits = resources?.limits ?? undefined;
+  const requests = resources?.requests ?? undefined;
+  const merged = !limits || !requests ? (limits ?? requests) : namesEvery(limits, requests) ? limits : { ...limits, ...requests };
+  if (merged === undefined) return;
+  for (const resource in merged) if (Object.hasOwn(merged, resource)) visit(resource, requests !== undefined && Object.hasOwn(requests, resource) ? requests[resource]! : merged[resource]!);
+}
+
 /** The pod's requests by resource name. A value that is not a quantity is an invalid object (HTTP 400). */
 export function podRequests(workload: Pick<Workload, "kind" | "podSpecPath"> & { podSpec: PodSpec }): Requests {
-  const parsed = requestsSchema.safeParse(workload.podSpec);
+  const parsed = parseUnchanged(requestsSchema, workload.podSpec);
   if (!parsed.success) throw invalidObject(workload.kind, parsed.error);
   const spec = parsed.data;
-  const requestsOf = (resources: z.infer<typeof resourcesSchema>, path: string): Requests => {
-    const requests: Requests = new Map();
-    for (const [resource, text] of Object.entries({ ...resources?.limits, ...resources?.requests })) {
+  /** The requests of `resources`, handed to `visit`; where they are (`containers[0].resources`) is spelled out only in an error. */
+  const requestsOf = (resources: Resources, where: string, index: number | undefined, visit: (resource: string, quantity: Quantity) => void): void =>
+    eachRequest(resources, (resource, text) => {
+      let quantity: Quantity;
       try {
-        requests.set(resource, saturated(parseQuantity(text)));
+        quantity = saturated(parseQuantity(text));
       } catch (e) {
         if (!(e instanceof QuantityError)) throw e;
-        throw invalidObject(workload.kind, `${workload.podSpecPath}.${path}: ${e.message}`);
+        throw invalidObject(workload.kind, `${workload.podSpecPath}.${index === undefined ? where : `${where}[${index}].resources`}: ${e.message}`);
       }
-    }
-    return requests;
-  };
+      visit(resource, quantity);
+    });
 
   const total: Requests = new Map();
-  spec.containers?.forEach((container, i) => {
-    for (const [resource, quantity] of requestsOf(container.resources, `containers[${i}].resources`)) addOne(total, resource, quantity);
-  });
+  const addToTotal = (resource: string, quantity: Quantity) => void addOne(total, resource, quantity);
+  spec.containers?.forEach((container, i) => requestsOf(container.resources, "containers", i, addToTotal));
   // While init container i runs, the sidecars started before it run too. Each
   // step touches only the resources that container names: the others' peak
   // was taken when they last changed.
   const sidecars: Requests = new Map();
   const initPeak: Requests = new Map();
-  spec.initContainers?.forEach((container, i) => {
-    for (const [resource, quantity] of requestsOf(container.resources, `initContainers[${i}].resources`)) {
+  spec.initContainers?.forEach((container, i) =>
+    requestsOf(container.resources, "initContainers", i, (resource, quantity) => {
       if (container.restartPolicy === "Always") {
         addOne(total, resource, quantity);
         maxOne(initPeak, resource, addOne(sidecars, resource, quantity));
       } else maxOne(initPeak, resource, saturated(sidecars.get(resource)?.add(quantity) ?? quantity));
-    }
-  });
+    }),
+  );
   for (const [resource, quantity] of initPeak) maxOne(total, resource, quantity);
-  for (const [resource, quantity] of requestsOf({ requests: spec.resources?.requests }, "resources")) if (podLevel(resource)) total.set(resource, quantity);
-  for (const [resource, quantity] of requestsOf({ requests: spec.overhead }, "overhead")) addOne(total, resource, quantity);
+  requestsOf({ requests: spec.resources?.requests }, "resources", undefined, (resource, quantity) => {
+    if (podLevel(resource)) total.set(resource, quantity);
+  });
+  requestsOf({ requests: spec.overhead }, "overhead", undefined, addToTotal);
   return total;
 }

@@ -3,10 +3,11 @@
 // intstr.GetScaledValueFromIntOrPercent), so policies see the numbers the
 // deployment controller will use rather than the ones written in YAML.
 import * as z from "zod/mini";
+import { parseUnchanged } from "../../zod/unchanged.js";
 import { invalidObject } from "../workload/index.js";
 
 /** An IntOrString of a rollout field: a non-negative integer or a percentage string like "25%". */
-export type IntOrPercent = number | string;
+type IntOrPercent = number | string;
 
 const PERCENT = /^[0-9]+%$/;
 const intOrPercentSchema = z.union([z.number().check(z.int(), z.minimum(0)), z.string().check(z.regex(PERCENT, 'must be an integer or a percentage like "25%"'))]);
@@ -28,7 +29,7 @@ const deploymentSchema = z.looseObject({
 });
 
 /** The Kubernetes default for both maxSurge and maxUnavailable. */
-export const DEFAULT_ROLLING_UPDATE_PERCENT = "25%";
+const DEFAULT_ROLLING_UPDATE_PERCENT = "25%";
 
 /**
  * intstr.GetScaledValueFromIntOrPercent: an integer is itself; a percentage of
@@ -51,13 +52,13 @@ export function resolveFenceposts(maxSurge: IntOrPercent, maxUnavailable: IntOrP
   return { surge, unavailable: surge === 0 && unavailable === 0 ? 1 : unavailable };
 }
 
-export type DeploymentRollout =
+type DeploymentRollout =
   | { type: "Recreate"; replicas: number }
   | { type: "RollingUpdate"; replicas: number; maxSurge: IntOrPercent; maxUnavailable: IntOrPercent; surge: number; unavailable: number };
 
 /** A Deployment's `spec` → its rollout after defaulting (replicas 1, RollingUpdate, 25%/25%) and rounding. */
 export function deploymentRollout(spec: unknown): DeploymentRollout {
-  const parsed = deploymentSchema.safeParse({ spec });
+  const parsed = parseUnchanged(deploymentSchema, { spec });
   if (!parsed.success) throw invalidObject("Deployment", parsed.error);
   const replicas = parsed.data.spec?.replicas ?? 1;
   const strategy = parsed.data.spec?.strategy;

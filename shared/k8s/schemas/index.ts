@@ -18,7 +18,7 @@ export function quantityText(value: string | number): string {
 }
 
 /** A resource.Quantity as the apiserver decodes one: a string, or a number read as its text (see quantityText). */
-export const quantitySchema = z.pipe(z.union([z.string(), z.number()]), z.transform(quantityText));
+const quantitySchema = z.union([z.string(), z.pipe(z.number(), z.transform<number, string>(quantityText))]);
 
 /** resources.requests/limits, overhead, allocatable: resource name → quantity, numbers accepted as the apiserver accepts them. */
 export const quantityMapSchema = z.record(z.string(), quantitySchema);
@@ -32,16 +32,16 @@ export const objectMetaSchema = z.looseObject({
 });
 export type ObjectMeta = z.infer<typeof objectMetaSchema>;
 
-export const NODE_SELECTOR_OPERATORS = ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"] as const;
+const NODE_SELECTOR_OPERATORS = ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"] as const;
 
-export const nodeSelectorRequirementSchema = z.object({
+const nodeSelectorRequirementSchema = z.object({
   key: z.string(),
   operator: z.enum(NODE_SELECTOR_OPERATORS),
   values: z.optional(z.nullable(z.array(z.string()))),
 });
 export type NodeSelectorRequirement = z.infer<typeof nodeSelectorRequirementSchema>;
 
-export const nodeSelectorTermSchema = z.object({
+const nodeSelectorTermSchema = z.object({
   matchExpressions: z.optional(z.nullable(z.array(nodeSelectorRequirementSchema))),
   matchFields: z.optional(z.nullable(z.array(nodeSelectorRequirementSchema))),
 });
@@ -55,7 +55,7 @@ export const nodeAffinitySchema = z.looseObject({
 });
 export type NodeAffinity = z.infer<typeof nodeAffinitySchema>;
 
-export const labelSelectorRequirementSchema = z.object({
+const labelSelectorRequirementSchema = z.object({
   key: z.string(),
   operator: z.enum(["In", "NotIn", "Exists", "DoesNotExist"]),
   values: z.optional(z.nullable(z.array(z.string()))),
@@ -66,7 +66,7 @@ export const labelSelectorSchema = z.object({
 });
 export type LabelSelector = z.infer<typeof labelSelectorSchema>;
 
-export const podAffinityTermSchema = z.looseObject({
+const podAffinityTermSchema = z.looseObject({
   labelSelector: z.optional(z.nullable(labelSelectorSchema)),
   namespaces: z.optional(z.nullable(z.array(z.string()))),
   namespaceSelector: z.optional(z.nullable(labelSelectorSchema)),
@@ -77,13 +77,13 @@ export type PodAffinityTerm = z.infer<typeof podAffinityTermSchema>;
 
 const weightedPodAffinityTermSchema = z.looseObject({ weight: z.optional(z.number()), podAffinityTerm: podAffinityTermSchema });
 
-export const podAffinitySchema = z.looseObject({
+const podAffinitySchema = z.looseObject({
   requiredDuringSchedulingIgnoredDuringExecution: z.optional(z.nullable(z.array(podAffinityTermSchema))),
   preferredDuringSchedulingIgnoredDuringExecution: z.optional(z.nullable(z.array(weightedPodAffinityTermSchema))),
 });
 export type PodAffinity = z.infer<typeof podAffinitySchema>;
 
-export const volumeSchema = z.looseObject({
+const volumeSchema = z.looseObject({
   name: z.string(),
   persistentVolumeClaim: z.optional(z.nullable(z.looseObject({ claimName: z.string(), readOnly: z.optional(z.boolean()) }))),
 });
@@ -109,4 +109,3 @@ export const podTemplateSchema = z.looseObject({
   metadata: z.optional(z.nullable(objectMetaSchema)),
   spec: z.optional(z.nullable(podSpecSchema)),
 });
-export type PodTemplate = z.infer<typeof podTemplateSchema>;

@@ -1,6 +1,7 @@
 // Which PersistentVolumeClaims a workload's pods share.
 import * as z from "zod/mini";
 import "../../zod/index.js";
+import { parseUnchanged } from "../../zod/unchanged.js";
 import type { Workload } from "../workload/index.js";
 
 const claimTemplatesSchema = z.looseObject({
@@ -15,7 +16,7 @@ const claimTemplatesSchema = z.looseObject({
 export function sharedClaimNames(workload: Workload): string[] {
   const perPod = new Set<string>();
   if (workload.kind === "StatefulSet") {
-    const parsed = claimTemplatesSchema.safeParse(workload.spec);
+    const parsed = parseUnchanged(claimTemplatesSchema, workload.spec);
     for (const template of (parsed.success ? parsed.data.volumeClaimTemplates : undefined) ?? []) {
       if (template.metadata?.name) perPod.add(template.metadata.name);
     }

@@ -1,6 +1,7 @@
 // The pod a workload will create, whatever the workload's kind.
 import * as z from "zod/mini";
 import { describeZodError } from "../../zod/index.js";
+import { parseUnchanged } from "../../zod/unchanged.js";
 import { capped } from "../../text/index.js";
 import { objectMetaSchema, podSpecSchema, podTemplateSchema, type ObjectMeta, type PodSpec } from "../schemas/index.js";
 
@@ -63,7 +64,7 @@ export function invalidObject(kind: string, problem: z.core.$ZodError | string):
 }
 
 function parse<T>(schema: z.ZodMiniType<T>, kind: string, object: unknown): T {
-  const result = schema.safeParse(object);
+  const result = parseUnchanged(schema, object);
   if (!result.success) throw invalidObject(kind, result.error);
   return result.data;
 }

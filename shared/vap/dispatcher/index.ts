@@ -9,10 +9,10 @@ import type { Labels } from "../../k8s/labels/index.js";
 import type { Value } from "../../cel/index.js";
 import type { CompiledPolicy } from "../compile/index.js";
 import { InventoryValue, type InventoryFacts, type Reviewed } from "../../inventory/library.js";
-import { matchResources, requestKeys, ruleKeys, type NamespaceLabels } from "../match/index.js";
+import { MatchCriteria, RequestMatcher, requestKeys, ruleKeys, type NamespaceLabels, type PreparedMatch } from "../match/index.js";
 import { collectParams, type ParamFacts } from "../params/index.js";
 import type { NamedRule, ValidationAction } from "../schema/index.js";
-import { validate } from "../validator/index.js";
+import { validate, type RequestVariables } from "../validator/index.js";
 
 /**
  * What evaluating needs to know of the cluster beyond the policies, looked up
@@ -108,13 +108,24 @@ export interface CompiledPolicySet {
   evaluate(request: AdmissionRequest, facts: PolicyFacts): PolicySetOutcome;
 }
 
+/** A bound policy, its matchConstraints and its bindings' matchResources prepared for matching. */
+interface Candidate {
+  policy: CompiledPolicy;
+  match: PreparedMatch;
+  bindings: ReadonlyArray<CompiledPolicy["bindings"][number] & { match: PreparedMatch | undefined }>;
+}
+
+const byName = (candidates: Iterable<Candidate>): Candidate[] => [...candidates].sort((a, b) => (a.policy.name < b.policy.name ? -1 : 1));
+
 /** A cluster's compiled policies, indexed by the resources their rules name. */
 export class PolicyDispatcher implements CompiledPolicySet {
   readonly bound: number;
   readonly rules: ReadonlyArray<{ policy: string; rule: NamedRule }>;
   /** Policies by the `group/resource` their rules name; those with wildcard rules are tried for every request. */
-  readonly #byResource = new Map<string, CompiledPolicy[]>();
-  readonly #anyResource: CompiledPolicy[] = [];
+  readonly #byResource = new Map<string, Candidate[]>();
+  #anyResource: Candidate[] = [];
+  /** Per key of #byResource, its policies and those with wildcard rules, in name order. */
+  readonly #sorted = new Map<string, Candidate[]>();
 
   constructor(
     policies: readonly CompiledPolicy[],
@@ -122,11 +133,19 @@ export class PolicyDispatcher implements CompiledPolicySet {
   ) {
     this.bound = policies.length;
     this.rules = policies.flatMap((policy) => policy.spec.matchConstraints.resourceRules.map((rule) => ({ policy: policy.name, rule })));
+    const criteria = new MatchCriteria();
     for (const policy of policies) {
+      const candidate: Candidate = {
+        policy,
+        match: criteria.prepare(policy.spec.matchConstraints),
+        bindings: policy.bindings.map((binding) => ({ ...binding, match: binding.spec.matchResources ? criteria.prepare(binding.spec.matchResources) : undefined })),
+      };
       const keys = ruleKeys(policy.spec.matchConstraints.resourceRules);
-      if (keys === undefined) this.#anyResource.push(policy);
-      else for (const key of new Set(keys)) this.#byResource.set(key, [...(this.#byResource.get(key) ?? []), policy]);
+      if (keys === undefined) this.#anyResource.push(candidate);
+      else for (const key of new Set(keys)) this.#byResource.set(key, [...(this.#byResource.get(key) ?? []), candidate]);
     }
+    this.#anyResource = byName(this.#anyResource);
+    for (const [key, named] of this.#byResource) this.#sorted.set(key, byName(new Set([...this.#anyResource, ...named])));
   }
 
   mayMatch(request: AdmissionRequest): boolean {
@@ -134,10 +153,11 @@ export class PolicyDispatcher implements CompiledPolicySet {
   }
 
   /** The bound policies whose rules can select the request, in name order. */
-  #candidates(request: AdmissionRequest): CompiledPolicy[] {
-    const found = new Set<CompiledPolicy>(this.#anyResource);
-    for (const key of requestKeys(request)) for (const policy of this.#byResource.get(key) ?? []) found.add(policy);
-    return [...found].sort((a, b) => (a.name < b.name ? -1 : 1));
+  #candidates(request: AdmissionRequest): readonly Candidate[] {
+    const keys = requestKeys(request);
+    // Most requests name one key: its candidates were sorted when the set was compiled.
+    if (keys.length === 1) return this.#sorted.get(keys[0]!) ?? this.#anyResource;
+    return byName(new Set([...this.#anyResource, ...keys.flatMap((key) => this.#byResource.get(key) ?? [])]));
   }
 
   evaluate(request: AdmissionRequest, facts: PolicyFacts): PolicySetOutcome {
@@ -156,17 +176,19 @@ export class PolicyDispatcher implements CompiledPolicySet {
       if (!isRecord(metadata)) return undefined;
       return (isRecord(metadata["labels"]) ? metadata["labels"] : {}) as Labels;
     };
+    const matcher = new RequestMatcher(request, namespaceLabels);
     // What every policy, binding and param of this review sees alike: made once.
     const object = (request.object ?? null) as Value;
     const oldObject = (request.oldObject ?? null) as Value;
     let requestValue: Value | undefined;
     let reviewed: Reviewed | undefined | null = null;
-    for (const policy of this.#candidates(request)) {
+    const requestVariables: RequestVariables = new Map();
+    for (const { policy, match, bindings } of this.#candidates(request)) {
       const configError = (message: string, binding?: string) => {
         if (policy.failurePolicy === "Ignore") return;
         outcomes.push({ policy: policy.name, ...(binding ? { binding } : {}), action: "Deny", message, status: { code: 422, reason: "Invalid" } });
       };
-      const matched = matchResources(policy.spec.matchConstraints, request, namespaceLabels);
+      const matched = matcher.matches(match);
       if (matched.error !== undefined) {
         configError(`failed to configure policy: ${matched.error}`);
         continue;
@@ -175,8 +197,8 @@ export class PolicyDispatcher implements CompiledPolicySet {
 
       // Audit annotation values by key, for a policy that has any.
       const collected = policy.auditAnnotations.length > 0 ? new Map<string, string[]>() : undefined;
-      for (const binding of policy.bindings) {
-        const bindingMatched = binding.spec.matchResources ? matchResources(binding.spec.matchResources, request, namespaceLabels) : { matches: true };
+      for (const binding of bindings) {
+        const bindingMatched = binding.match ? matcher.matches(binding.match) : { matches: true };
         if (bindingMatched.error !== undefined) {
           configError(`failed to configure binding: ${bindingMatched.error}`, binding.name);
           continue;
@@ -201,6 +223,7 @@ export class PolicyDispatcher implements CompiledPolicySet {
             params: param as Value,
             namespaceObject,
             inventory: policy.readsInventory ? new InventoryValue(facts, policy.inventory, reviewed === null ? (reviewed = reviewedOf(request)) : reviewed) : null,
+            requestVariables,
           });
           for (const decision of decisions) {
             if (decision.action !== "Deny") continue;

@@ -8,7 +8,7 @@ import "../../zod/index.js";
 import { labelSelectorSchema } from "../../k8s/schemas/index.js";
 
 export const OPERATIONS = ["CREATE", "UPDATE", "DELETE", "CONNECT", "*"] as const;
-export const VALIDATION_ACTIONS = ["Deny", "Warn", "Audit"] as const;
+const VALIDATION_ACTIONS = ["Deny", "Warn", "Audit"] as const;
 export type ValidationAction = (typeof VALIDATION_ACTIONS)[number];
 export const FAILURE_POLICIES = ["Fail", "Ignore"] as const;
 export type FailurePolicy = (typeof FAILURE_POLICIES)[number];
@@ -41,7 +41,7 @@ export type MatchResources = z.output<typeof matchResourcesSchema>;
 
 const expressionSchema = z.string().check(z.minLength(1));
 
-export const policySpecSchema = z.looseObject({
+const policySpecSchema = z.looseObject({
   paramKind: z.optional(z.nullable(z.looseObject({ apiVersion: z.string(), kind: z.string() }))),
   matchConstraints: orDefault(matchResourcesSchema, {
     namespaceSelector: {},
@@ -68,15 +68,14 @@ export const policySpecSchema = z.looseObject({
 });
 export type PolicySpec = z.output<typeof policySpecSchema>;
 
-export const paramRefSchema = z.looseObject({
+const paramRefSchema = z.looseObject({
   name: z.optional(z.nullable(z.string())),
   namespace: z.optional(z.nullable(z.string())),
   selector: z.optional(z.nullable(labelSelectorSchema)),
   parameterNotFoundAction: z.optional(z.nullable(z.enum(["Allow", "Deny"]))),
 });
-export type ParamRef = z.output<typeof paramRefSchema>;
 
-export const bindingSpecSchema = z.looseObject({
+const bindingSpecSchema = z.looseObject({
   policyName: z.string().check(z.minLength(1)),
   paramRef: z.optional(z.nullable(paramRefSchema)),
   matchResources: z.optional(z.nullable(matchResourcesSchema)),
@@ -88,8 +87,3 @@ const metadataSchema = z.looseObject({ name: z.string().check(z.minLength(1)) })
 
 export const policyObjectSchema = z.looseObject({ metadata: metadataSchema, spec: policySpecSchema });
 export const bindingObjectSchema = z.looseObject({ metadata: metadataSchema, spec: bindingSpecSchema });
-
-/** The binding kinds that bind a policy at the edge: edgeadmit's own, and the upstream one when given offline. */
-export const EDGE_BINDING = { apiVersion: "edgeadmit.io/v1alpha1", kind: "EdgeAdmissionPolicyBinding" } as const;
-export const UPSTREAM_BINDING = { group: "admissionregistration.k8s.io", kind: "ValidatingAdmissionPolicyBinding" } as const;
-export const POLICY = { group: "admissionregistration.k8s.io", kind: "ValidatingAdmissionPolicy" } as const;

@@ -4,7 +4,7 @@
 // message or expression), then the audit annotations; each phase with its
 // own cost budget and its own lazily computed `variables`, as the apiserver
 // runs them as separate compositions.
-import { createBudget, EvalError, LazyMap, RUNTIME_COST_BUDGET, typeOf, type Activation, type Budget, type Value } from "../../cel/index.js";
+import { createBudget, EvalError, LazyMap, RUNTIME_COST_BUDGET, typeOf, type Activation, type Budget, type EvalResult, type Program, type Value } from "../../cel/index.js";
 import type { CompiledPolicy, Expression } from "../compile/index.js";
 
 /** apiserver's MaxEvaluatedMessageExpressionSizeBytes. */
@@ -26,6 +26,30 @@ interface Invocation {
   namespaceObject: Value;
   /** The policy's view of the inventory (shared/inventory), or null for a policy that does not read it. */
   inventory: Value;
+  /** The request's variables that no policy's params or variables change, as evaluated by the first policy that used them (see sharedVariable). */
+  requestVariables?: RequestVariables;
+}
+
+/** Per request: the successful evaluations of variables that read neither params nor other variables, by program. */
+export type RequestVariables = Map<Program, EvalResult & { ok: true }>;
+
+/**
+ * A variable that reads neither params nor other variables has one value per
+ * request, whichever policy asks (programs are shared by source within a
+ * policy set; object, oldObject, request and namespaceObject are the
+ * request's). The first policy evaluates it; the others take its value and
+ * are charged its cost, as computing it would have charged them. A policy
+ * whose budget has less left computes it, and runs out as the apiserver's would.
+ */
+function sharedVariable(program: Program, activation: () => Activation, budget: Budget, shared: RequestVariables | undefined): EvalResult {
+  const known = shared?.get(program);
+  if (known !== undefined && known.cost <= budget.limit - budget.spent) {
+    budget.spent += known.cost;
+    return known;
+  }
+  const result = program.evaluate(activation(), budget);
+  if (shared !== undefined && result.ok && !program.variables.has("params") && !program.variables.has("variables")) shared.set(program, result);
+  return result;
 }
 
 const ADMIT: Decision = { action: "Admit" };
@@ -79,7 +103,7 @@ function phaseActivation(invocation: Invocation, budget: Budget): Activation {
         if (known !== undefined) return known;
         const variable = variables[index]!;
         if (!variable.program) throw new EvalError(`composited variable "${name}" fails to compile: ${variable.error}`);
-        const result = variable.program.evaluate(activationOf(invocation, view(index)), budget);
+        const result = sharedVariable(variable.program, () => activationOf(invocation, view(index)), budget, invocation.requestVariables);
         if (!result.ok) throw new EvalError(`composited variable "${name}" fails to evaluate: ${result.error}`);
         return (values[index] = result.value);
       },

@@ -1,0 +1,79 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import * as z from "zod/mini";
+import { labelSelectorSchema, nodeAffinitySchema, objectMetaSchema, podSpecSchema, podTemplateSchema, quantityMapSchema } from "../k8s/schemas/index.js";
+import { matchResourcesSchema } from "../vap/schema/index.js";
+import { describeZodError } from "./index.js";
+import { parseUnchanged } from "./unchanged.js";
+import { near } from "../../test/support/zod.js";
+
+const SCHEMAS: Record<string, z.ZodMiniType<unknown>> = {
+  podSpec: podSpecSchema,
+  podTemplate: podTemplateSchema,
+  objectMeta: objectMetaSchema,
+  quantities: quantityMapSchema,
+  labelSelector: labelSelectorSchema,
+  nodeAffinity: nodeAffinitySchema,
+  matchResources: matchResourcesSchema,
+  synthetic: z.looseObject({
+    anything: z.unknown(),
+    count: z.optional(z.number().check(z.int(), z.minimum(0))),
+    strict: z.optional(z.strictObject({ a: z.string() })),
+    mode: z.optional(z.literal("x")),
+  }),
+  defaulted: z.looseObject({ name: z.string(), defaulted: z.optional(z._default(z.string(), "d")) }),
+};
+/** Schemas whose values zod always rewrites (defaults): only the slow path answers. */
+const ALWAYS_COPIED = new Set(["matchResources", "defaulted"]);
+
+/** Same success, and the same data or the same error text, as zod's own safeParse; whether the value itself came back. */
+function agrees(schema: z.ZodMiniType<unknown>, value: unknown): boolean {
+  const ours = parseUnchanged(schema, value);
+  const zods = schema.safeParse(value);
+  expect(ours.success).toBe(zods.success);
+  if (ours.success && zods.success) expect(ours.data).toStrictEqual(zods.data);
+  if (!ours.success && !zods.success) expect(describeZodError(ours.error)).toBe(describeZodError(zods.error));
+  return ours.success && ours.data === value;
+}
+
+describe("parseUnchanged", () => {
+  for (const [name, schema] of Object.entries(SCHEMAS)) {
+    it(`${name}: the same result as zod's safeParse, as JSON and as objects built in code`, () => {
+      let unchanged = 0;
+      fc.assert(
+        fc.property(near(schema), (value) => {
+          if (agrees(schema, value)) unchanged++;
+          if (value !== undefined && agrees(schema, JSON.parse(JSON.stringify(value)))) unchanged++;
+        }),
+        { numRuns: 400 },
+      );
+      // The fast path is taken, or this test proves nothing about it.
+      if (!ALWAYS_COPIED.has(name)) expect(unchanged).toBeGreaterThan(20);
+    });
+  }
+
+  it("returns a valid object itself, and zod's copy when zod would change it", () => {
+    const spec = { containers: [{ name: "app", image: "nginx" }], nodeSelector: { zone: "a" } };
+    expect(parseUnchanged(podSpecSchema, spec)).toEqual({ success: true, data: spec });
+    expect((parseUnchanged(podSpecSchema, spec) as { data: unknown }).data).toBe(spec);
+    // Strips unknown keys of a plain object schema: zod's copy.
+    const selector = { matchLabels: { app: "web" }, extra: 1 };
+    expect((parseUnchanged(labelSelectorSchema, selector) as { data: unknown }).data).toStrictEqual({ matchLabels: { app: "web" } });
+    // Numbers as quantities become their text.
+    expect((parseUnchanged(quantityMapSchema, { cpu: 1 }) as { data: unknown }).data).toStrictEqual({ cpu: "1" });
+  });
+
+  it("leaves __proto__ keys to zod, which drops them", () => {
+    const labels = JSON.parse('{"app":"web","__proto__":{"polluted":"yes"}}') as unknown;
+    const parsed = parseUnchanged(objectMetaSchema, { labels });
+    expect(parsed.success && parsed.data.labels).toStrictEqual({ app: "web" });
+    const spec = JSON.parse('{"containers":[{"name":"a","__proto__":{"x":1}}]}') as unknown;
+    expect(parseUnchanged(podSpecSchema, spec)).toStrictEqual(podSpecSchema.safeParse(spec));
+  });
+
+  it("names the same fields as zod for invalid input", () => {
+    const parsed = parseUnchanged(podSpecSchema, { containers: [{ name: 7 }] });
+    expect(parsed.success).toBe(false);
+    expect(!parsed.success && describeZodError(parsed.error)).toBe("containers.0.name: Invalid input: expected string, received number");
+  });
+});
