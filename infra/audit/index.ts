@@ -14,7 +14,7 @@ import { writeReports } from "./write.js";
 /** The audit CronJob's ServiceAccount (infra/k8s/components/audit): who needs a grant for a paramKind. */
 const AUDIT_SERVICE_ACCOUNT = "edgeadmit-audit";
 
-export interface AuditOptions {
+interface AuditOptions {
   context?: string;
   settingsNamespace: string;
   pageSize: number;
@@ -22,7 +22,7 @@ export interface AuditOptions {
   dryRun: boolean;
 }
 
-export interface AuditOutcome {
+interface AuditOutcome {
   /** How many objects were judged, and of which kinds (`deployments.apps`). */
   objects: number;
   kinds: string[];

@@ -26,7 +26,7 @@ export function clusterApis(config: KubeConfig): ClusterApis {
   return { wire: config.makeApiClient(WireApi), custom: config.makeApiClient(CustomObjectsApi) };
 }
 
-export interface AuditableResource {
+interface AuditableResource {
   group: string;
   version: string;
   /** The plural resource, as RBAC rules, URLs and a policy's resourceRules name it. */
@@ -68,7 +68,7 @@ function probeRequest(resource: AuditableResource): AdmissionRequest {
   return admissionRequestSchema.parse(wrapReview({ apiVersion: apiVersionOf(resource), kind: resource.kind, metadata }).request);
 }
 
-export interface AuditScope {
+interface AuditScope {
   /** The kinds some policy looks at, in AUDITABLE_RESOURCES order. */
   resources: AuditableResource[];
   /** Kinds a bound policy selects that the audit cannot list. */

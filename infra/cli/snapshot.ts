@@ -21,7 +21,7 @@ import type { Verb } from "./verb.js";
 const IGNORED_NAMED = 5;
 
 /** The objects a snapshot holds, settings aside: none means pushing it forgets everything the function knew of the cluster. */
-export function objectCount(snapshot: Snapshot): number {
+function objectCount(snapshot: Snapshot): number {
   const records = [snapshot.affinityClasses, snapshot.tenants, snapshot.applications, snapshot.volumeClaims, snapshot.nodes, snapshot.validatingAdmissionPolicies, snapshot.policyBindings, snapshot.namespaces, snapshot.exceptions];
   return (
     records.reduce((sum, record) => sum + Object.keys(record).length, 0) +
@@ -118,7 +118,7 @@ export function checkPushable(target: PushTarget, snapshot: Snapshot): void {
 
 
 /** A snapshot file's text as a Snapshot; fields the schema does not know are refused, not dropped, so what is signed is what was written. */
-export function snapshotFromText(text: string, name: string): Snapshot {
+function snapshotFromText(text: string, name: string): Snapshot {
   const decoded = decodeSnapshot(text);
   if (!decoded.ok) throw new CliError(`${name}: ${decoded.error}`);
   const unknown = Object.keys(JSON.parse(text) as Record<string, unknown>).filter((key) => !Object.hasOwn(snapshotSchema.shape, key));

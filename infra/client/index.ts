@@ -83,7 +83,7 @@ function refusedKey(cluster: string): string {
 }
 
 /** What a push sent: how many bodies, bytes and units, of how many units in all. */
-export interface PushReport {
+interface PushReport {
   stored: StoredSnapshot;
   /** Whether every unit went (no base), and why when an incremental push was possible. */
   full: boolean;
@@ -180,7 +180,7 @@ async function difference(signer: Signer, units: readonly EncodedUnit[], buckets
  * A snapshot already cut into its units, with the fields no unit holds: all a
  * push needs, so a caller can let the snapshot's objects go once it has this.
  */
-export interface EncodedPush {
+interface EncodedPush {
   generation: number;
   builtAt: string;
   encoded: EncodedSnapshot;

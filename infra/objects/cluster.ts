@@ -24,7 +24,7 @@ export const DEFAULT_PAGE_SIZE = 500;
  * Lists running at once: the few large ones (HelmReleases, claims, volumes)
  * overlap their round trips, and memory holds at most this many pages.
  */
-export const LIST_CONCURRENCY = 4;
+const LIST_CONCURRENCY = 4;
 
 /** The answer type WireApi reads as sent. */
 const WIRE = "wire";
@@ -58,7 +58,7 @@ export class WireApi extends KubernetesObjectApi {
   }
 }
 
-export interface PageRequest {
+interface PageRequest {
   limit: number;
   _continue?: string;
   labelSelector?: string;
@@ -80,14 +80,14 @@ export interface ServedResource {
 }
 
 /** client-node's typed calls: see ListedResource.typed. */
-export interface TypedApis {
+interface TypedApis {
   core: CoreV1Api;
   apps: AppsV1Api;
   batch: BatchV1Api;
   admission: AdmissionregistrationV1Api;
 }
 
-export interface ListedResource extends ServedResource {
+interface ListedResource extends ServedResource {
   /** Who installs the CRD, for the message when the API server does not serve it; absent for built-in kinds. */
   crdFrom?: string;
   /**
@@ -147,7 +147,7 @@ export interface ClusterOptions {
   pageSize?: number;
 }
 
-export interface ClusterSnapshot {
+interface ClusterSnapshot {
   /**
    * The build: a paramKind or inventory kind of a bound policy that could not
    * be listed is left out of the snapshot, never empty, so its policies meet
@@ -306,7 +306,7 @@ async function listDeclared(
 }
 
 /** One resource to list page by page: what its items are, how messages name it, and the request for one page (answered in wire shape). */
-export interface PagedList {
+interface PagedList {
   apiVersion: string;
   kind: string;
   /** As RBAC names it: `deployments.apps`. */
@@ -346,7 +346,7 @@ export interface PageOptions {
  * compaction (about 5 minutes), so the pages read so far are from an older
  * revision than the rest would be. `failure` is the message if starting over fails too.
  */
-export class ListExpired extends Error {
+class ListExpired extends Error {
   constructor(readonly failure: CliError) {
     super(failure.message);
     this.name = "ListExpired";

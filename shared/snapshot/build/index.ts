@@ -140,7 +140,7 @@ function kindOf(object: KubeObject): { group: string; kind: string } {
   return { group: slash >= 0 ? apiVersion.slice(0, slash) : "", kind: typeof object.kind === "string" ? object.kind : "" };
 }
 
-export function describeKubeObject(object: KubeObject): string {
+function describeKubeObject(object: KubeObject): string {
   const meta = named.safeParse(object);
   const { kind } = kindOf(object);
   if (!meta.success) return kind || "object";
@@ -185,7 +185,7 @@ export function buildSnapshot(objects: readonly KubeObject[], options: BuildOpti
   return builder.build();
 }
 
-export interface BuilderOptions extends BuildOptions {
+interface BuilderOptions extends BuildOptions {
   /**
    * Which objects are kept until build(), where the cluster's policies, their
    * params and the Namespaces are sorted out of them (and the rest reported

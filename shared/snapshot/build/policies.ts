@@ -12,7 +12,7 @@ import { BUILT_IN_CLUSTER_SCOPED } from "./scopes.js";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-export interface PolicyObjects {
+interface PolicyObjects {
   validatingAdmissionPolicies: Record<string, unknown>;
   policyBindings: Record<string, unknown>;
   policyParams: Record<string, { namespaced: boolean; objects: unknown[] }>;
@@ -94,7 +94,7 @@ function namespacedKinds(objects: readonly KubeObject[]): Map<string, boolean> {
   return scopes;
 }
 
-export interface PolicyObjectOptions {
+interface PolicyObjectOptions {
   /** Objects given as inventory only (check adds them once the declarations are known); each kind's objects among `objects` count too. */
   inventoryCandidates?: readonly KubeObject[];
   /** `group/Kind` → namespaced, as the API server's discovery answered (the sync job). */
