@@ -5,8 +5,8 @@
 // pushes, never writes anything but its own reports.
 import { POLICIES } from "../../policies/index.js";
 import type { CliIo } from "../cli/io.js";
-import { snapshotOfListed } from "../cli/snapshot.js";
-import { listClusterObjects, loadKubeConfig, qualified } from "../objects/cluster.js";
+import { snapshotOfCluster } from "../cli/snapshot.js";
+import { loadKubeConfig, qualified } from "../objects/cluster.js";
 import { ObjectAuditor, ReportSet, summaryOf, type Summary } from "./reports.js";
 import { apiVersionOf, auditScope, clusterApis, forEachPage } from "./resources.js";
 import { writeReports } from "./write.js";
@@ -14,7 +14,7 @@ import { writeReports } from "./write.js";
 /** The audit CronJob's ServiceAccount (infra/k8s/components/audit): who needs a grant for a paramKind. */
 const AUDIT_SERVICE_ACCOUNT = "edgeadmit-audit";
 
-export interface AuditOptions {
+interface AuditOptions {
   context?: string;
   settingsNamespace: string;
   pageSize: number;
@@ -22,7 +22,7 @@ export interface AuditOptions {
   dryRun: boolean;
 }
 
-export interface AuditOutcome {
+interface AuditOutcome {
   /** How many objects were judged, and of which kinds (`deployments.apps`). */
   objects: number;
   kinds: string[];
@@ -39,16 +39,12 @@ export async function runAudit(options: AuditOptions, io: CliIo): Promise<AuditO
   const server = config.getCurrentCluster()!.server;
   const { pageSize } = options;
 
-  const facts = await listClusterObjects({
+  const { snapshot } = await snapshotOfCluster("audit", io, {
     settingsNamespace: options.settingsNamespace,
     pageSize,
     serviceAccount: AUDIT_SERVICE_ACCOUNT,
     ...(options.context !== undefined ? { context: options.context } : {}),
   });
-  for (const warning of facts.warnings) io.err(`warning: ${warning}\n`);
-  const snapshot = snapshotOfListed("audit", facts, io, options.settingsNamespace);
-  // The listed objects are not needed past the snapshot: each kind is listed again, page by page.
-  facts.objects.length = 0;
 
   const scope = auditScope(snapshot, POLICIES);
   for (const kind of scope.unlisted) io.err(`warning: a bound ValidatingAdmissionPolicy selects ${kind}, which the audit does not list: judged at admission only\n`);

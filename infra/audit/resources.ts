@@ -4,7 +4,7 @@
 // lists (infra/objects/cluster.ts). Listed page
 // by page through @kubernetes/client-node; each page is handed on and dropped,
 // so memory holds one page at a time.
-import { CoreV1Api, CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
+import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { admissionRequestSchema, type AdmissionRequest } from "../../shared/admission/index.js";
 import { wrapReview } from "../../shared/admission/wrap.js";
 import { matchPolicies } from "../../shared/dispatcher/index.js";
@@ -13,18 +13,20 @@ import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import type { Snapshot } from "../../shared/snapshot/schema.js";
 import { SnapshotView } from "../../shared/snapshot/view.js";
 import { policyObjectSchema, policySetOf } from "../../shared/vap/index.js";
-import { forEachPage as forEachListedPage, qualified, type PageOptions, type PageRequest } from "../objects/cluster.js";
+import { forEachPage as forEachListedPage, pagedList, qualified, WireApi, type PageOptions } from "../objects/cluster.js";
 
 export interface ClusterApis {
-  core: CoreV1Api;
+  /** Lists, in wire shape. */
+  wire: WireApi;
+  /** Writes the reports. */
   custom: CustomObjectsApi;
 }
 
 export function clusterApis(config: KubeConfig): ClusterApis {
-  return { core: config.makeApiClient(CoreV1Api), custom: config.makeApiClient(CustomObjectsApi) };
+  return { wire: config.makeApiClient(WireApi), custom: config.makeApiClient(CustomObjectsApi) };
 }
 
-export interface AuditableResource {
+interface AuditableResource {
   group: string;
   version: string;
   /** The plural resource, as RBAC rules, URLs and a policy's resourceRules name it. */
@@ -66,7 +68,7 @@ function probeRequest(resource: AuditableResource): AdmissionRequest {
   return admissionRequestSchema.parse(wrapReview({ apiVersion: apiVersionOf(resource), kind: resource.kind, metadata }).request);
 }
 
-export interface AuditScope {
+interface AuditScope {
   /** The kinds some policy looks at, in AUDITABLE_RESOURCES order. */
   resources: AuditableResource[];
   /** Kinds a bound policy selects that the audit cannot list. */
@@ -100,34 +102,11 @@ export function auditScope(snapshot: Snapshot, policies: readonly Policy[]): Aud
   return { resources, unlisted: [...unlisted].sort() };
 }
 
-/** Core kinds through their typed calls (CustomObjectsApi only reaches /apis/<group>); every other group through CustomObjectsApi. */
-function listPage(apis: ClusterApis, resource: AuditableResource, page: PageRequest): Promise<unknown> {
-  if (resource.group === "") {
-    switch (resource.resource) {
-      case "pods":
-        return apis.core.listPodForAllNamespaces(page);
-      case "replicationcontrollers":
-        return apis.core.listReplicationControllerForAllNamespaces(page);
-      case "persistentvolumeclaims":
-        return apis.core.listPersistentVolumeClaimForAllNamespaces(page);
-      case "services":
-        return apis.core.listServiceForAllNamespaces(page);
-      case "namespaces":
-        return apis.core.listNamespace(page);
-      default:
-        throw new Error(`no list call for core resource ${resource.resource}`);
-    }
-  }
-  const target = { group: resource.group, version: resource.version, plural: resource.resource, ...page };
-  return resource.namespaced ? apis.custom.listCustomObjectForAllNamespaces(target) : apis.custom.listClusterCustomObject(target);
-}
-
 /**
  * Every object of `resource`, handed to `onPage` one page at a time (the sync
  * job's paging: 410 restarts, wire shape). Returns false when the API server
  * does not serve the resource (404: a CRD not installed).
  */
 export function forEachPage(apis: ClusterApis, resource: AuditableResource, options: Omit<PageOptions, "skipNotServed" | "crd">, onPage: (objects: KubeObject[]) => void): Promise<boolean> {
-  const list = { apiVersion: apiVersionOf(resource), kind: resource.kind, name: qualified(resource), page: (request: PageRequest) => listPage(apis, resource, request) };
-  return forEachListedPage(list, { ...options, skipNotServed: true }, onPage);
+  return forEachListedPage(pagedList(apis.wire, resource), { ...options, skipNotServed: true }, onPage);
 }

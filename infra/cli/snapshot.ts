@@ -2,18 +2,18 @@
 // `edgeadmit sync` shares with them: building from YAML or the cluster,
 // reading the signing key, reaching the function.
 import { writeFileSync } from "node:fs";
-import { decodeSnapshot, MAX_PUSH_BYTES, snapshotSchema, type EncodedSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
-import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
+import { decodeSnapshot, MAX_PUSH_BYTES, snapshotSchema, type Snapshot } from "../../shared/snapshot/index.js";
+import { buildSnapshot, type BuildOptions, type BuildResult, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { POLICIES } from "../../policies/index.js";
-import { pushSnapshot, type PushReport, type StoredSnapshot } from "../client/index.js";
-import type { ClusterObjects } from "../objects/cluster.js";
+import { pushSnapshot, type StoredSnapshot } from "../client/index.js";
+import type { ClusterOptions } from "../objects/cluster.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 import { describeObject, readObjects } from "../objects/yaml.js";
 import { optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
 import { CliError, EXIT_USAGE, fileError } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
 import { policySetOf } from "../../shared/vap/index.js";
-import { uncoveredPolicyRules, WEBHOOK_CONFIGURATION_NAME } from "../webhook/index.js";
+import { uncoveredPolicyRules, WEBHOOK_CONFIGURATION_NAME, type WebhookRule } from "../webhook/index.js";
 import { readPrivateKey } from "./keygen.js";
 import type { Verb } from "./verb.js";
 
@@ -21,7 +21,7 @@ import type { Verb } from "./verb.js";
 const IGNORED_NAMED = 5;
 
 /** The objects a snapshot holds, settings aside: none means pushing it forgets everything the function knew of the cluster. */
-export function objectCount(snapshot: Snapshot): number {
+function objectCount(snapshot: Snapshot): number {
   const records = [snapshot.affinityClasses, snapshot.tenants, snapshot.applications, snapshot.volumeClaims, snapshot.nodes, snapshot.validatingAdmissionPolicies, snapshot.policyBindings, snapshot.namespaces, snapshot.exceptions];
   return (
     records.reduce((sum, record) => sum + Object.keys(record).length, 0) +
@@ -32,55 +32,52 @@ export function objectCount(snapshot: Snapshot): number {
 
 const EMPTY_HINT = "pushed, it replaces everything the function knows of the cluster; pass --allow-empty if that is meant";
 
+/** What every build is given: the generation is the clock in ms, so the cluster keeps no counter; only the ConfigMap edgeadmit-settings in `settingsNamespace` is read. */
+function buildOptionsOf(settingsNamespace: string): BuildOptions {
+  const now = Date.now();
+  return { generation: now, builtAt: new Date(now).toISOString(), settingsNamespace, policyIds: POLICIES.map((policy) => policy.id) };
+}
+
 /**
- * Builds from `objects`, printing each skipped object as a warning and the
- * objects the snapshot does not use on one line; generation is the clock in
- * ms, so the cluster keeps no counter. Only the ConfigMap edgeadmit-settings
- * in `settingsNamespace` is read. `check` and `test` judge every object
+ * Prints each object the build skipped as a warning and the objects the
+ * snapshot does not use on one line. `check` and `test` judge every object
  * whether it is a cluster fact or not, so they do not report the rest.
  */
-export function snapshotOf(
-  verb: string,
-  objects: readonly KubeObject[],
-  io: CliIo,
-  settingsNamespace: string,
-  { reportIgnored = true, namespacedKinds }: { reportIgnored?: boolean; namespacedKinds?: ReadonlyMap<string, boolean> } = {},
-): Snapshot {
-  const now = Date.now();
-  const { snapshot, problems, ignored } = buildSnapshot(objects, {
-    generation: now,
-    builtAt: new Date(now).toISOString(),
-    settingsNamespace,
-    policyIds: POLICIES.map((policy) => policy.id),
-    ...(namespacedKinds ? { namespacedKinds } : {}),
-  });
+function reportBuild(verb: string, { problems, ignored }: BuildResult, io: CliIo, reportIgnored = true): void {
   for (const problem of problems) io.err(`warning: ${problem}\n`);
   if (reportIgnored && ignored.length > 0) {
     const named = ignored.slice(0, IGNORED_NAMED).map(describeObject).join(", ");
     const more = ignored.length > IGNORED_NAMED ? `, … and ${ignored.length - IGNORED_NAMED} more` : "";
     io.err(`edgeadmit ${verb}: ignored ${ignored.length} object${ignored.length === 1 ? "" : "s"} the policies do not use: ${named}${more}\n`);
   }
-  return snapshot;
+}
+
+/** The snapshot of `objects` (see buildOptionsOf and reportBuild). */
+export function snapshotOf(verb: string, objects: readonly KubeObject[], io: CliIo, settingsNamespace: string, { reportIgnored = true }: { reportIgnored?: boolean } = {}): Snapshot {
+  const built = buildSnapshot(objects, buildOptionsOf(settingsNamespace));
+  reportBuild(verb, built, io, reportIgnored);
+  return built.snapshot;
 }
 
 export const CLUSTER_FLAGS = { context: { type: "string" }, "settings-namespace": { type: "string" } } as const;
 
-/** The snapshot of what the cluster lists: a paramKind or inventory kind that could not be listed stays unknown, never empty (its policies' failurePolicy decides). */
-export function snapshotOfListed(verb: string, listed: ClusterObjects, io: CliIo, settingsNamespace: string): Snapshot {
-  const snapshot = snapshotOf(verb, listed.objects, io, settingsNamespace, { namespacedKinds: listed.namespacedKinds });
-  for (const key of listed.unlistedParamKinds) delete snapshot.policyParams[key];
-  for (const key of listed.unlistedInventoryKinds) delete snapshot.inventory[key];
-  return snapshot;
+/**
+ * The snapshot of the cluster the kubeconfig points at, built as its lists
+ * come in (infra/objects/cluster.ts), with the listing's warnings and the
+ * build's report printed. Its generation is the time the listing started.
+ */
+export async function snapshotOfCluster(verb: string, io: CliIo, options: ClusterOptions & { settingsNamespace: string }): Promise<{ snapshot: Snapshot; webhookRules?: WebhookRule[] }> {
+  const { buildFromCluster } = await import("../objects/cluster.js");
+  const { built, warnings, webhookRules } = await buildFromCluster(options, buildOptionsOf(options.settingsNamespace));
+  for (const warning of warnings) io.err(`warning: ${warning}\n`);
+  reportBuild(verb, built, io);
+  return { snapshot: built.snapshot, ...(webhookRules ? { webhookRules } : {}) };
 }
 
 export async function snapshotFromCluster(verb: string, args: ParsedArgs, io: CliIo): Promise<Snapshot> {
   const settingsNamespace = optionalString(args, "settings-namespace") ?? JOB_NAMESPACE;
   const context = optionalString(args, "context");
-  const { listClusterObjects } = await import("../objects/cluster.js");
-  const listed = await listClusterObjects({ settingsNamespace, readWebhook: true, ...(context !== undefined ? { context } : {}) });
-  for (const warning of listed.warnings) io.err(`warning: ${warning}\n`);
-  const snapshot = snapshotOfListed(verb, listed, io, settingsNamespace);
-  const { webhookRules } = listed;
+  const { snapshot, webhookRules } = await snapshotOfCluster(verb, io, { settingsNamespace, readWebhook: true, ...(context !== undefined ? { context } : {}) });
   // A policy whose requests the apiserver never sends is a policy that is not enforced: say so on every run.
   for (const hole of webhookRules ? uncoveredPolicyRules(webhookRules, policySetOf(snapshot).rules) : [])
     io.err(`warning: ${hole}, which ValidatingWebhookConfiguration ${WEBHOOK_CONFIGURATION_NAME} does not send the function: not enforced there; regenerate it with edgeadmit webhook-config --snapshot\n`);
@@ -119,18 +116,9 @@ export function checkPushable(target: PushTarget, snapshot: Snapshot): void {
   if (!target.allowEmpty && objectCount(snapshot) === 0) throw new CliError(`the snapshot holds no objects: ${EMPTY_HINT}`);
 }
 
-/**
- * Pushes `snapshot`: every unit, or with `against` (what the function
- * holds) only those that changed. A unit too large for one body fails before
- * anything is sent.
- */
-export async function push(target: PushTarget, snapshot: Snapshot, options: { against?: StoredSnapshot; encoded?: EncodedSnapshot } = {}): Promise<PushReport> {
-  checkPushable(target, snapshot);
-  return pushSnapshot(target.endpoint, target.cluster, target.privateKeyPem, snapshot, options);
-}
 
 /** A snapshot file's text as a Snapshot; fields the schema does not know are refused, not dropped, so what is signed is what was written. */
-export function snapshotFromText(text: string, name: string): Snapshot {
+function snapshotFromText(text: string, name: string): Snapshot {
   const decoded = decodeSnapshot(text);
   if (!decoded.ok) throw new CliError(`${name}: ${decoded.error}`);
   const unknown = Object.keys(JSON.parse(text) as Record<string, unknown>).filter((key) => !Object.hasOwn(snapshotSchema.shape, key));
@@ -228,7 +216,9 @@ Examples:
     const target = await pushTarget("snapshot push", args, io);
     const file = args.positionals[0] ?? "-";
     const snapshot = snapshotFromText(await readInput(file, io, "snapshot"), file === "-" ? "<stdin>" : file);
-    const { stored } = await push(target, snapshot);
+    checkPushable(target, snapshot);
+    // Every unit; one too large for a body fails before anything is sent.
+    const { stored } = await pushSnapshot(target.endpoint, target.cluster, target.privateKeyPem, snapshot);
     io.out(`stored generation ${stored.generation} for cluster ${stored.cluster} (${stored.bytes} bytes, content ${stored.contentHash.slice(0, 12)})\n`);
     reportPolicies(stored, io);
     return 0;

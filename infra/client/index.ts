@@ -3,7 +3,7 @@
 // sends the snapshot's units (shared/snapshot/push.ts): all of them, or, given
 // what the function holds, only those whose hash differs.
 import { importPrivateKey, signRequest } from "../../shared/signing/index.js";
-import { BUCKETS, bucketOf, encodeSnapshot, pushBodies, type EncodedSnapshot, type EncodedUnit, type Snapshot } from "../../shared/snapshot/index.js";
+import { BUCKETS, bucketOf, encodeSnapshot, pushBatches, pushBody, type EncodedSnapshot, type EncodedUnit, type PushCommit, type Snapshot } from "../../shared/snapshot/index.js";
 import * as z from "zod/mini";
 import { describeZodError } from "../../shared/zod/index.js";
 
@@ -83,7 +83,7 @@ function refusedKey(cluster: string): string {
 }
 
 /** What a push sent: how many bodies, bytes and units, of how many units in all. */
-export interface PushReport {
+interface PushReport {
   stored: StoredSnapshot;
   /** Whether every unit went (no base), and why when an incremental push was possible. */
   full: boolean;
@@ -125,12 +125,19 @@ async function jsonOf<T>(signer: Signer, path: string, schema: z.ZodMiniType<T>)
 /** A refusal a push can recover from by sending every unit: the base is not the stored generation. */
 class BaseRefused extends Error {}
 
-async function sendBodies(signer: Signer, bodies: readonly string[]): Promise<{ stored: StoredSnapshot; bytes: number }> {
+/**
+ * PUTs the units in their batches (shared/snapshot/push.ts), each body made
+ * only when it is sent: a push holds the units' bytes and one body, not a
+ * second copy of the snapshot as text.
+ */
+async function sendBatches(signer: Signer, generation: number, units: readonly EncodedUnit[], commit: PushCommit): Promise<{ stored: StoredSnapshot; bodies: number; bytes: number }> {
   const url = endpointUrl(signer.endpoint, signer.cluster);
+  const batches = pushBatches(units, commit);
   let bytes = 0;
   let last: Response | undefined;
-  for (const text of bodies) {
-    const body = new TextEncoder().encode(text);
+  for (const [index, batch] of batches.entries()) {
+    const final = index === batches.length - 1;
+    const body = new TextEncoder().encode(pushBody(generation, batch, final ? commit : undefined));
     bytes += body.length;
     const headers = await signRequest(signer.key, "PUT", signer.cluster, body, Math.floor(Date.now() / 1000));
     last = await send(url, { method: "PUT", body, headers: { ...headers, "content-type": "application/json" } });
@@ -140,9 +147,9 @@ async function sendBodies(signer: Signer, bodies: readonly string[]): Promise<{ 
       if (last.status === 409 && error.startsWith("base generation")) throw new BaseRefused(error);
       throw new FunctionError(`the function refused the snapshot (${last.status}): ${error}`, last.status);
     }
-    if (text !== bodies.at(-1)) await last.body?.cancel();
+    if (!final) await last.body?.cancel();
   }
-  return { stored: await storedFrom(url, last!), bytes };
+  return { stored: await storedFrom(url, last!), bodies: batches.length, bytes };
 }
 
 /**
@@ -170,34 +177,43 @@ async function difference(signer: Signer, units: readonly EncodedUnit[], buckets
 }
 
 /**
- * Signs and pushes `snapshot` (as the schema gives it) for `cluster`. Given
- * `against`, what the function reported it holds, only the units that
- * differ go, against that generation; if the function holds another by the
- * time the push commits (409), every unit goes, as a generation above it.
+ * A snapshot already cut into its units, with the fields no unit holds: all a
+ * push needs, so a caller can let the snapshot's objects go once it has this.
+ */
+interface EncodedPush {
+  generation: number;
+  builtAt: string;
+  encoded: EncodedSnapshot;
+}
+
+/**
+ * Signs and pushes `snapshot` (as the schema gives it, or its units) for
+ * `cluster`. Given `against`, what the function reported it holds, only the
+ * units that differ go, against that generation; if the function holds
+ * another by the time the push commits (409), every unit goes, as a
+ * generation above it.
  */
 export async function pushSnapshot(
   endpoint: string,
   cluster: string,
   privateKeyPem: string,
-  snapshot: Snapshot,
-  { against, encoded: given }: { against?: StoredSnapshot; encoded?: EncodedSnapshot } = {},
+  snapshot: Snapshot | EncodedPush,
+  { against }: { against?: StoredSnapshot } = {},
 ): Promise<PushReport> {
   const signer: Signer = { endpoint, cluster, key: await importPrivateKey(privateKeyPem) };
-  const encoded = given ?? (await encodeSnapshot(snapshot));
+  const encoded = "encoded" in snapshot ? snapshot.encoded : await encodeSnapshot(snapshot);
   const commit = (base: number | null, removed: string[]) => ({ base, builtAt: snapshot.builtAt, removed, digest: encoded.digest });
   const full = async (generation: number, because: string | undefined): Promise<PushReport> => {
-    const bodies = pushBodies(generation, encoded.units, commit(null, []));
-    const { stored, bytes } = await sendBodies(signer, bodies);
-    return { stored, full: true, ...(because ? { fullBecause: because } : {}), bodies: bodies.length, bytes, units: encoded.units.length, removed: 0, totalUnits: encoded.units.length };
+    const { stored, bodies, bytes } = await sendBatches(signer, generation, encoded.units, commit(null, []));
+    return { stored, full: true, ...(because ? { fullBecause: because } : {}), bodies, bytes, units: encoded.units.length, removed: 0, totalUnits: encoded.units.length };
   };
   if (!against) return full(snapshot.generation, undefined);
   if (against.corrupt) return full(snapshot.generation, "the function's stored copy failed its integrity check");
   const diff = await difference(signer, encoded.units, encoded.buckets);
   if (diff.full !== undefined) return full(snapshot.generation, diff.full);
-  const bodies = pushBodies(snapshot.generation, diff.changed, commit(diff.base, diff.removed));
   try {
-    const { stored, bytes } = await sendBodies(signer, bodies);
-    return { stored, full: false, bodies: bodies.length, bytes, units: diff.changed.length, removed: diff.removed.length, totalUnits: encoded.units.length };
+    const { stored, bodies, bytes } = await sendBatches(signer, snapshot.generation, diff.changed, commit(diff.base, diff.removed));
+    return { stored, full: false, bodies, bytes, units: diff.changed.length, removed: diff.removed.length, totalUnits: encoded.units.length };
   } catch (e) {
     if (!(e instanceof BaseRefused)) throw e;
     const current = /stored generation (\d+)/.exec(e.message);

@@ -213,6 +213,21 @@ metadata: {name: team-a, labels: {team: a}}
     }
   });
 
+  it("lists every page of a paramKind, a custom resource too", async () => {
+    const limits = ["limit", "limit-b", "limit-c"].map((name) => ({ apiVersion: "example.io/v1", kind: "ReplicaLimit", metadata: { name, namespace: "team-a" }, maxReplicas: 3 }));
+    const server = await startFakeApiServer([...OBJECTS, ...policyObjects.filter((o) => o.kind !== "ReplicaLimit"), ...limits, webhook]);
+    process.env.KUBECONFIG = server.kubeconfig;
+    try {
+      const { code, stdout } = await runCli(["snapshot", "build", "--from-cluster"]);
+      expect(code).toBe(0);
+      // Two objects a page: the third is on the page the continue token asks for.
+      expect(server.requests).toContain("GET /apis/example.io/v1/replicalimits?continue=2&limit=500");
+      expect(JSON.parse(stdout).policyParams["example.io/v1/ReplicaLimit"].objects.map((o: { metadata: { name: string } }) => o.metadata.name)).toEqual(["limit", "limit-b", "limit-c"]);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("a paramKind RBAC does not grant: the command that grants it, and the kind left unknown, not empty", async () => {
     const server = await startFakeApiServer([...OBJECTS, ...policyObjects, webhook], { forbidden: ["replicalimits.example.io"] });
     process.env.KUBECONFIG = server.kubeconfig;
@@ -270,6 +285,38 @@ spec:
       } finally {
         await server.stop();
       }
+    }
+  });
+});
+
+describe("lists read several at once", () => {
+  it("name what is wrong with their objects in the order the YAML path does, one kind after another", async () => {
+    // Three of each at two a page: the lists of AffinityClasses and Tenants page alongside each other.
+    const broken = objectsFromText(
+      [
+        ...["gold", "silver", "bronze"].map((name) => `apiVersion: cozystack.io/v1alpha1
+kind: AffinityClass
+metadata: {name: ${name}}
+spec: {nodeSelector: zone-a}
+`),
+        ...["a", "b", "c"].map((name) => `apiVersion: apps.cozystack.io/v1alpha1
+kind: Tenant
+metadata: {name: ${name}, namespace: tenant-root}
+spec: {allowedAffinityClasses: gold}
+`),
+      ].join("---\n"),
+      "broken.yaml",
+    );
+    const expected = (await runCli(["snapshot", "build", "-f", "-", "--allow-empty"], broken.map((o) => JSON.stringify(o)).join("\n---\n"))).stderr;
+    expect(expected.split("\n").filter(Boolean)).toHaveLength(6);
+    const server = await startFakeApiServer([...OBJECTS, ...broken]);
+    process.env.KUBECONFIG = server.kubeconfig;
+    try {
+      const { code, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
+      expect(code).toBe(0);
+      expect(stderr).toBe(expected);
+    } finally {
+      await server.stop();
     }
   });
 });

@@ -1,77 +1,108 @@
-// The live path of `edgeadmit snapshot build --from-cluster` and `edgeadmit
-// sync`: lists, page by page, every kind buildSnapshot consumes, through
-// @kubernetes/client-node, and returns them in their wire shape (as
-// `kubectl get -o yaml` shows them), so the YAML path and this one feed
-// buildSnapshot the same objects. Failures become one line naming what failed.
+// The live path of `edgeadmit snapshot build --from-cluster`, `edgeadmit
+// sync` and the audit: lists, page by page, every kind the SnapshotBuilder
+// consumes, through @kubernetes/client-node, in their wire shape (as `kubectl
+// get -o json` shows them, with apiVersion and kind), so the YAML path and
+// this one build from the same objects. Each page goes into the builder and
+// is dropped: memory holds the snapshot's facts and the pages in flight, not
+// the cluster. Failures become one line naming what failed.
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
 // Named imports, so the CronJob's bundle keeps only these parts of client-node;
 // the CLI imports this module lazily, so verbs that never talk to a cluster do not load it.
-import { AdmissionregistrationV1Api, ApiException, AppsV1Api, BatchV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, KubernetesObjectApi } from "@kubernetes/client-node";
+import { AdmissionregistrationV1Api, ApiException, AppsV1Api, BatchV1Api, CoreV1Api, HttpMethod, KubeConfig, KubernetesObjectApi, type KubernetesObject, type ResponseContext } from "@kubernetes/client-node";
 import * as z from "zod/mini";
 import "../../shared/zod/index.js";
-import { SETTINGS_CONFIGMAP, type KubeObject } from "../../shared/snapshot/build/index.js";
-import { boundInventoryKinds, boundParamKinds } from "../../shared/snapshot/build/policies.js";
+import { SETTINGS_CONFIGMAP, SnapshotBuilder, type BuildOptions, type BuildResult, type KubeObject } from "../../shared/snapshot/build/index.js";
+import { boundNeeds } from "../../shared/snapshot/build/policies.js";
 import { CliError, firstLine } from "../cli/errors.js";
 import { JOB_NAMESPACE } from "./job.js";
 import { WEBHOOK_CONFIGURATION_NAME, type WebhookRule } from "../webhook/index.js";
 /** Objects per list request, as kubectl asks; the server may return fewer and a continue token. */
 export const DEFAULT_PAGE_SIZE = 500;
+/**
+ * Lists running at once: the few large ones (HelmReleases, claims, volumes)
+ * overlap their round trips, and memory holds at most this many pages.
+ */
+const LIST_CONCURRENCY = 4;
 
-/** Any kind by apiVersion and kind, found through discovery: the paramKinds of bound policies, known only at run time. */
-class ParamKindApi extends KubernetesObjectApi {
+/** The answer type WireApi reads as sent. */
+const WIRE = "wire";
+
+/**
+ * The API server through client-node's own request path (kubeconfig
+ * credentials, TLS, failures as ApiException), answered as the JSON it sent:
+ * no typed model in between, which would turn timestamps into Dates, drop
+ * fields it does not know and cost a copy of every page.
+ */
+export class WireApi extends KubernetesObjectApi {
   /** The resource the API server serves `kind` as (plural name, scope), or undefined when it serves no such kind. */
   discover(apiVersion: string, kind: string) {
     return this.resource(apiVersion, kind);
   }
+
+  /** GET `path` (`/api/v1/…`, `/apis/<group>/<version>/…`) with the query parameters that are set, as parsed JSON. */
+  get(path: string, query: Record<string, string | number | undefined> = {}): Promise<unknown> {
+    const request = this.configuration.baseServer.makeRequestContext(path, HttpMethod.GET);
+    request.setHeaderParam("Accept", "application/json");
+    for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== "") request.setQueryParam(name, String(value));
+    return this.requestPromise<KubernetesObject>(request, WIRE);
+  }
+
+  // client-node's own reading makes a KubernetesObject of any answer with a kind, whose
+  // metadata is an object's: a list's continue token would be lost. The body is taken as sent.
+  protected override async processResponse<T extends KubernetesObject>(response: ResponseContext, type?: string): Promise<T> {
+    if (type !== WIRE) return super.processResponse<T>(response, type);
+    if (response.httpStatusCode < 200 || response.httpStatusCode > 299) throw new ApiException(response.httpStatusCode, "Unsuccessful HTTP Request", await response.getBodyAsAny(), response.headers);
+    return JSON.parse(await response.body.text()) as T;
+  }
 }
 
-interface Apis {
-  core: CoreV1Api;
-  apps: AppsV1Api;
-  batch: BatchV1Api;
-  custom: CustomObjectsApi;
-  admission: AdmissionregistrationV1Api;
-  params: ParamKindApi;
-}
-
-export interface PageRequest {
+interface PageRequest {
   limit: number;
   _continue?: string;
   labelSelector?: string;
 }
 
-/** One page in wire shape: items and the token for the next page (a typed list spells it `_continue`). */
+/** One page in wire shape: items and the token for the next page. */
 const pageSchema = z.looseObject({
   items: z.nullable(z.array(z.looseObject({}))),
   metadata: z.optional(z.nullable(z.looseObject({ continue: z.optional(z.string()), _continue: z.optional(z.string()) }))),
 });
 
-export interface ListedResource {
+/** A kind the API server serves, as its URLs and RBAC name it. */
+export interface ServedResource {
   group: string;
   version: string;
   /** The plural resource, as RBAC rules and URLs name it. */
   resource: string;
   kind: string;
-  /** Who installs the CRD, for the message when the API server does not serve it; absent for built-in kinds. */
-  crdFrom?: string;
-  list(apis: Apis, page: PageRequest): Promise<unknown>;
 }
 
-function custom(group: string, version: string, resource: string, kind: string, crdFrom: string, scope: "Cluster" | "AllNamespaces"): ListedResource {
-  return {
-    group,
-    version,
-    resource,
-    kind,
-    crdFrom,
-    list: ({ custom }, page) =>
-      scope === "Cluster"
-        ? custom.listClusterCustomObject({ group, version, plural: resource, ...page })
-        : custom.listCustomObjectForAllNamespaces({ group, version, plural: resource, ...page }),
-  };
+/** client-node's typed calls: see ListedResource.typed. */
+interface TypedApis {
+  core: CoreV1Api;
+  apps: AppsV1Api;
+  batch: BatchV1Api;
+  admission: AdmissionregistrationV1Api;
 }
+
+interface ListedResource extends ServedResource {
+  /** Who installs the CRD, for the message when the API server does not serve it; absent for built-in kinds. */
+  crdFrom?: string;
+  /**
+   * A built-in kind's typed list call, its answer turned back into wire
+   * shape: how these kinds were always read, kept so the objects they yield
+   * stay exactly what they were (a typed model re-dates timestamps, drops
+   * fields it does not know and reads a malformed list as one of empty
+   * items). Read raw, through WireApi, they would cost a copy less per page.
+   */
+  typed?: (apis: TypedApis, page: PageRequest) => Promise<unknown>;
+}
+
+const apiVersionOf = ({ group, version }: { group: string; version: string }) => (group ? `${group}/${version}` : version);
+/** The URL path of a kind's objects in every namespace (or of a cluster-scoped kind). */
+const pathOf = (resource: ServedResource) => `${resource.group ? `/apis/${resource.group}` : "/api"}/${resource.version}/${resource.resource}`;
 
 /**
  * Everything the sync job lists, cluster-wide: every kind buildSnapshot
@@ -83,31 +114,25 @@ function custom(group: string, version: string, resource: string, kind: string, 
  * holds the two together).
  */
 export const LISTED_RESOURCES: readonly ListedResource[] = [
-  custom("cozystack.io", "v1alpha1", "affinityclasses", "AffinityClass", "kubectl apply -k infra/k8s installs it", "Cluster"),
-  custom("apps.cozystack.io", "v1alpha1", "tenants", "Tenant", "CozyStack installs it", "AllNamespaces"),
-  custom("helm.toolkit.fluxcd.io", "v2", "helmreleases", "HelmRelease", "Flux's helm-controller installs it", "AllNamespaces"),
-  { group: "", version: "v1", resource: "persistentvolumeclaims", kind: "PersistentVolumeClaim", list: ({ core }, page) => core.listPersistentVolumeClaimForAllNamespaces(page) },
-  { group: "", version: "v1", resource: "persistentvolumes", kind: "PersistentVolume", list: ({ core }, page) => core.listPersistentVolume(page) },
-  { group: "", version: "v1", resource: "nodes", kind: "Node", list: ({ core }, page) => core.listNode(page) },
-  { group: "", version: "v1", resource: "replicationcontrollers", kind: "ReplicationController", list: ({ core }, page) => core.listReplicationControllerForAllNamespaces(page) },
-  { group: "apps", version: "v1", resource: "deployments", kind: "Deployment", list: ({ apps }, page) => apps.listDeploymentForAllNamespaces(page) },
-  { group: "apps", version: "v1", resource: "statefulsets", kind: "StatefulSet", list: ({ apps }, page) => apps.listStatefulSetForAllNamespaces(page) },
-  { group: "apps", version: "v1", resource: "daemonsets", kind: "DaemonSet", list: ({ apps }, page) => apps.listDaemonSetForAllNamespaces(page) },
-  { group: "apps", version: "v1", resource: "replicasets", kind: "ReplicaSet", list: ({ apps }, page) => apps.listReplicaSetForAllNamespaces(page) },
-  { group: "batch", version: "v1", resource: "jobs", kind: "Job", list: ({ batch }, page) => batch.listJobForAllNamespaces(page) },
-  { group: "batch", version: "v1", resource: "cronjobs", kind: "CronJob", list: ({ batch }, page) => batch.listCronJobForAllNamespaces(page) },
+  { group: "cozystack.io", version: "v1alpha1", resource: "affinityclasses", kind: "AffinityClass", crdFrom: "kubectl apply -k infra/k8s installs it" },
+  { group: "apps.cozystack.io", version: "v1alpha1", resource: "tenants", kind: "Tenant", crdFrom: "CozyStack installs it" },
+  { group: "helm.toolkit.fluxcd.io", version: "v2", resource: "helmreleases", kind: "HelmRelease", crdFrom: "Flux's helm-controller installs it" },
+  { group: "", version: "v1", resource: "persistentvolumeclaims", kind: "PersistentVolumeClaim", typed: ({ core }, page) => core.listPersistentVolumeClaimForAllNamespaces(page) },
+  { group: "", version: "v1", resource: "persistentvolumes", kind: "PersistentVolume", typed: ({ core }, page) => core.listPersistentVolume(page) },
+  { group: "", version: "v1", resource: "nodes", kind: "Node", typed: ({ core }, page) => core.listNode(page) },
+  { group: "", version: "v1", resource: "replicationcontrollers", kind: "ReplicationController", typed: ({ core }, page) => core.listReplicationControllerForAllNamespaces(page) },
+  { group: "apps", version: "v1", resource: "deployments", kind: "Deployment", typed: ({ apps }, page) => apps.listDeploymentForAllNamespaces(page) },
+  { group: "apps", version: "v1", resource: "statefulsets", kind: "StatefulSet", typed: ({ apps }, page) => apps.listStatefulSetForAllNamespaces(page) },
+  { group: "apps", version: "v1", resource: "daemonsets", kind: "DaemonSet", typed: ({ apps }, page) => apps.listDaemonSetForAllNamespaces(page) },
+  { group: "apps", version: "v1", resource: "replicasets", kind: "ReplicaSet", typed: ({ apps }, page) => apps.listReplicaSetForAllNamespaces(page) },
+  { group: "batch", version: "v1", resource: "jobs", kind: "Job", typed: ({ batch }, page) => batch.listJobForAllNamespaces(page) },
+  { group: "batch", version: "v1", resource: "cronjobs", kind: "CronJob", typed: ({ batch }, page) => batch.listCronJobForAllNamespaces(page) },
   // The cluster's own policies bound at the edge (shared/vap), and the namespaces their selectors and namespaceObject read.
-  {
-    group: "admissionregistration.k8s.io",
-    version: "v1",
-    resource: "validatingadmissionpolicies",
-    kind: "ValidatingAdmissionPolicy",
-    list: ({ admission }, page) => admission.listValidatingAdmissionPolicy(page),
-  },
-  custom("edgeadmit.io", "v1alpha1", "edgeadmissionpolicybindings", "EdgeAdmissionPolicyBinding", "kubectl apply -k infra/k8s installs it", "Cluster"),
+  { group: "admissionregistration.k8s.io", version: "v1", resource: "validatingadmissionpolicies", kind: "ValidatingAdmissionPolicy", typed: ({ admission }, page) => admission.listValidatingAdmissionPolicy(page) },
+  { group: "edgeadmit.io", version: "v1alpha1", resource: "edgeadmissionpolicybindings", kind: "EdgeAdmissionPolicyBinding", crdFrom: "kubectl apply -k infra/k8s installs it" },
   // Objects exempt from named policies (shared/exceptions).
-  custom("edgeadmit.io", "v1alpha1", "edgeadmissionexceptions", "EdgeAdmissionException", "kubectl apply -k infra/k8s installs it", "Cluster"),
-  { group: "", version: "v1", resource: "namespaces", kind: "Namespace", list: ({ core }, page) => core.listNamespace(page) },
+  { group: "edgeadmit.io", version: "v1alpha1", resource: "edgeadmissionexceptions", kind: "EdgeAdmissionException", crdFrom: "kubectl apply -k infra/k8s installs it" },
+  { group: "", version: "v1", resource: "namespaces", kind: "Namespace", typed: ({ core }, page) => core.listNamespace(page) },
 ];
 
 export interface ClusterOptions {
@@ -122,20 +147,15 @@ export interface ClusterOptions {
   pageSize?: number;
 }
 
-export interface ClusterObjects {
-  objects: KubeObject[];
+interface ClusterSnapshot {
+  /**
+   * The build: a paramKind or inventory kind of a bound policy that could not
+   * be listed is left out of the snapshot, never empty, so its policies meet
+   * "paramKind not known" or "not in the snapshot" and their failurePolicy decides.
+   */
+  built: BuildResult;
   /** Not failures: e.g. no settings ConfigMap, so the defaults apply. */
   warnings: string[];
-  /**
-   * paramKinds (`<apiVersion>/<kind>`) of bound policies that could not be
-   * listed: the snapshot must not claim they have no objects, so their
-   * policies meet "paramKind not known" and their failurePolicy decides.
-   */
-  unlistedParamKinds: string[];
-  /** Inventory kinds (`<apiVersion>/<kind>`) of bound policies that could not be listed: left unknown, never empty, for the same reason. */
-  unlistedInventoryKinds: string[];
-  /** `group/Kind` → namespaced, for the kinds found through discovery: how the inventory of a kind with no objects is cut. */
-  namespacedKinds: Map<string, boolean>;
   /** The rules of the ValidatingWebhookConfiguration that sends the function its requests, read when some policy is bound at the edge. */
   webhookRules?: WebhookRule[];
 }
@@ -209,11 +229,11 @@ const webhookSchema = z.looseObject({
 });
 
 /** The rules of every webhook in the function's ValidatingWebhookConfiguration, or undefined (with a warning) when it cannot be read. */
-async function readWebhookRules(apis: Apis, server: string, warnings: string[]): Promise<WebhookRule[] | undefined> {
+async function readWebhookRules(api: WireApi, server: string, warnings: string[]): Promise<WebhookRule[] | undefined> {
   const name = WEBHOOK_CONFIGURATION_NAME;
   let response: unknown;
   try {
-    response = await apis.admission.readValidatingWebhookConfiguration({ name });
+    response = await api.get(`/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${name}`);
   } catch (e) {
     if (e instanceof ApiException && e.code === 404) {
       warnings.push(`no ValidatingWebhookConfiguration ${name}: the apiserver sends the function nothing, so no policy bound at the edge is enforced (edgeadmit webhook-config --snapshot)`);
@@ -225,7 +245,7 @@ async function readWebhookRules(apis: Apis, server: string, warnings: string[]):
     }
     throw requestFailure(e, "get", `validatingwebhookconfigurations/${name}`, server);
   }
-  const parsed = webhookSchema.safeParse(JSON.parse(JSON.stringify(response)));
+  const parsed = webhookSchema.safeParse(response);
   if (!parsed.success) throw new CliError(`get validatingwebhookconfigurations/${name}: the API server's answer is not a ValidatingWebhookConfiguration`);
   return (parsed.data.webhooks ?? []).flatMap((webhook) => webhook.rules ?? []);
 }
@@ -254,50 +274,39 @@ function grantLine(resource: string, group: string, use: DeclaredUse, serviceAcc
   );
 }
 
-/** One line saying what RBAC the sync job lacks for a paramKind, and the commands that grant it. */
-export function paramKindGrant(resource: string, group: string, policies: readonly string[], serviceAccount: string): string {
-  return grantLine(resource, group, paramUse(policies), serviceAccount);
-}
-
-/** One line saying what RBAC the sync job lacks for a kind a policy's inventory declares, and the commands that grant it. */
-export function inventoryKindGrant(resource: string, group: string, policies: readonly string[], serviceAccount: string): string {
-  return grantLine(resource, group, inventoryUse(policies), serviceAccount);
-}
-
-/** The objects of a kind a bound policy needs (found through discovery) and whether it is namespaced, or why they cannot be listed (a warning per use). */
+/**
+ * A kind a bound policy needs, found through discovery and handed to `list`
+ * with whether it is namespaced; or why it cannot be listed, a warning per
+ * use: the API server serves no such kind, or RBAC forbids listing it.
+ */
 async function listDeclared(
-  apis: Apis,
+  api: WireApi,
   { apiVersion, kind }: { apiVersion: string; kind: string },
   uses: readonly DeclaredUse[],
   { pageSize, server, serviceAccount }: { pageSize: number; server: string; serviceAccount: string },
-): Promise<{ objects: KubeObject[]; namespaced: boolean } | { warnings: string[] }> {
+  list: (resource: ServedResource, namespaced: boolean, options: PageOptions) => Promise<void>,
+): Promise<string[] | undefined> {
   const slash = apiVersion.indexOf("/");
   const [group, version] = slash >= 0 ? [apiVersion.slice(0, slash), apiVersion.slice(slash + 1)] : ["", apiVersion];
   let served;
   try {
-    served = await apis.params.discover(apiVersion, kind);
+    served = await api.discover(apiVersion, kind);
   } catch (e) {
     // Discovery of a group nobody serves answers 404: the kind is not known, as the apiserver would find.
     if (!(e instanceof ApiException && e.code === 404)) throw requestFailure(e, "discover", apiVersion, server);
   }
-  if (!served) return { warnings: uses.map((use) => `the API server serves no ${kind} in ${apiVersion}, ${use.what}: those policies meet "${use.meet}" at the edge`) };
-  const resource: ListedResource = {
-    group,
-    version,
-    resource: served.name,
-    kind,
-    list: ({ params }, page) => params.list(apiVersion, kind, undefined, undefined, undefined, undefined, undefined, undefined, page.limit, page._continue),
-  };
+  if (!served) return uses.map((use) => `the API server serves no ${kind} in ${apiVersion}, ${use.what}: those policies meet "${use.meet}" at the edge`);
   try {
-    return { objects: await listAll(apis, resource, pageSize, server), namespaced: served.namespaced };
+    await list({ group, version, resource: served.name, kind }, served.namespaced, { pageSize, server });
+    return undefined;
   } catch (e) {
-    if (e instanceof CliError && e.message.startsWith("RBAC forbids")) return { warnings: uses.map((use) => grantLine(served.name, group, use, serviceAccount)) };
+    if (e instanceof CliError && e.message.startsWith("RBAC forbids")) return uses.map((use) => grantLine(served.name, group, use, serviceAccount));
     throw e;
   }
 }
 
-/** One resource to list page by page: what its items are, how messages name it, and the request for one page. */
-export interface PagedList {
+/** One resource to list page by page: what its items are, how messages name it, and the request for one page (answered in wire shape). */
+interface PagedList {
   apiVersion: string;
   kind: string;
   /** As RBAC names it: `deployments.apps`. */
@@ -305,11 +314,26 @@ export interface PagedList {
   page(request: PageRequest): Promise<unknown>;
 }
 
+/** The list of every object of `resource`, through `api`. */
+export function pagedList(api: WireApi, resource: ServedResource): PagedList {
+  const path = pathOf(resource);
+  return {
+    apiVersion: apiVersionOf(resource),
+    kind: resource.kind,
+    name: qualified(resource),
+    page: ({ limit, _continue, labelSelector }) => api.get(path, { limit, continue: _continue, labelSelector }),
+  };
+}
+
 export interface PageOptions {
   pageSize: number;
   server: string;
   labelSelector?: string;
-  /** A 410 Gone restarted the list: the pages handed on so far are to be forgotten. */
+  /**
+   * A 410 Gone restarted the list: the pages handed on so far are to be
+   * forgotten. Without it, a 410 ends the list with ListExpired, for a
+   * caller that must start over more than this one list.
+   */
   onRestart?: () => void;
   /** A 404 (no CRD installed) ends the list as not served instead of failing. */
   skipNotServed?: boolean;
@@ -318,9 +342,22 @@ export interface PageOptions {
 }
 
 /**
+ * 410 Gone in the middle of a list: the continue token outlived etcd's
+ * compaction (about 5 minutes), so the pages read so far are from an older
+ * revision than the rest would be. `failure` is the message if starting over fails too.
+ */
+class ListExpired extends Error {
+  constructor(readonly failure: CliError) {
+    super(failure.message);
+    this.name = "ListExpired";
+  }
+}
+
+/**
  * Every object of `list`, handed to `onPage` one page at a time, each item
- * with its apiVersion and kind back, as `kubectl get -o yaml` shows them.
- * False when the resource is not served and `skipNotServed` says so.
+ * with its apiVersion and kind, as `kubectl get -o yaml` shows them; a page
+ * is not kept once handed on. False when the resource is not served and
+ * `skipNotServed` says so. An exception from `onPage` ends the list.
  */
 export async function forEachPage(list: PagedList, options: PageOptions, onPage: (objects: KubeObject[]) => void): Promise<boolean> {
   let token: string | undefined;
@@ -331,18 +368,20 @@ export async function forEachPage(list: PagedList, options: PageOptions, onPage:
       response = await list.page({ limit: options.pageSize, ...(token ? { _continue: token } : {}), ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}) });
     } catch (e) {
       if (options.skipNotServed && e instanceof ApiException && e.code === 404) return false;
-      // 410 Gone: the continue token outlived etcd's compaction (about 5 minutes). The pages
-      // read so far are from an older revision, so start over once for one consistent list.
-      if (e instanceof ApiException && e.code === 410 && token && !restarted) {
-        restarted = true;
-        token = undefined;
-        options.onRestart?.();
-        continue;
+      const failure = requestFailure(e, "list", `${list.name} (all namespaces)`, options.server, options.crd);
+      if (e instanceof ApiException && e.code === 410 && token) {
+        if (!options.onRestart) throw new ListExpired(failure);
+        // Start over once, for one consistent list.
+        if (!restarted) {
+          restarted = true;
+          token = undefined;
+          options.onRestart();
+          continue;
+        }
       }
-      throw requestFailure(e, "list", `${list.name} (all namespaces)`, options.server, options.crd);
+      throw failure;
     }
-    // Back to the wire shape: the typed client turns timestamps into Dates and drops apiVersion/kind from items.
-    const page = pageSchema.safeParse(JSON.parse(JSON.stringify(response)));
+    const page = pageSchema.safeParse(response);
     if (!page.success) throw new CliError(`list ${list.name}: the API server's answer is not a list`);
     onPage((page.data.items ?? []).map((item) => ({ apiVersion: list.apiVersion, kind: list.kind, ...item })));
     token = page.data.metadata?.continue || page.data.metadata?._continue || undefined;
@@ -350,74 +389,160 @@ export async function forEachPage(list: PagedList, options: PageOptions, onPage:
   }
 }
 
-async function listAll(apis: Apis, resource: ListedResource, pageSize: number, server: string): Promise<KubeObject[]> {
-  const list: PagedList = {
-    apiVersion: resource.group ? `${resource.group}/${resource.version}` : resource.version,
-    kind: resource.kind,
-    name: qualified(resource),
-    page: (request) => resource.list(apis, request),
+/**
+ * Runs `tasks`, at most `concurrency` at once. After a failure it starts no
+ * more, and `stopped()` tells those running to end (their next page throws);
+ * once they have, the first failure is thrown.
+ */
+async function inParallel(tasks: ReadonlyArray<(stopped: () => boolean) => Promise<unknown>>, concurrency: number): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const stopped = () => failure !== undefined;
+  const worker = async () => {
+    while (next < tasks.length && !failure) {
+      const task = tasks[next++]!;
+      try {
+        await task(stopped);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
   };
-  const crd = resource.crdFrom ? { name: `${qualified(resource)}/${resource.version}`, from: resource.crdFrom } : undefined;
-  let objects: KubeObject[] = [];
-  await forEachPage(list, { pageSize, server, onRestart: () => (objects = []), ...(crd ? { crd } : {}) }, (page) => objects.push(...page));
-  return objects;
+  await Promise.all(Array.from({ length: Math.min(concurrency, tasks.length) }, worker));
+  if (failure) throw failure.error;
 }
 
-/** Every object a snapshot is built from, listed from the cluster the kubeconfig points at. */
-export async function listClusterObjects(options: ClusterOptions = {}): Promise<ClusterObjects> {
+/** Thrown into a list whose fellow list failed: never seen, the first failure is. */
+class Stopped extends Error {}
+
+/** Listed first, in this order, before any kind they may name. */
+const POLICY_KINDS = new Set(["edgeadmit.io/EdgeAdmissionPolicyBinding", "admissionregistration.k8s.io/ValidatingAdmissionPolicy"]);
+const groupKindOf = (resource: { group: string; kind: string }) => `${resource.group}/${resource.kind}`;
+
+/**
+ * The snapshot of the cluster the kubeconfig points at, built as the lists
+ * come in (see the module's comment). A 410 Gone in any list starts the
+ * whole listing over once, with a fresh builder: what was added cannot be
+ * taken back, and each kind is then one consistent list.
+ */
+export async function buildFromCluster(options: ClusterOptions, build: BuildOptions): Promise<ClusterSnapshot> {
   const config = loadKubeConfig(options.context);
-  const apis: Apis = {
-    core: config.makeApiClient(CoreV1Api),
-    apps: config.makeApiClient(AppsV1Api),
-    batch: config.makeApiClient(BatchV1Api),
-    custom: config.makeApiClient(CustomObjectsApi),
-    admission: config.makeApiClient(AdmissionregistrationV1Api),
-    params: config.makeApiClient(ParamKindApi),
-  };
+  const api = config.makeApiClient(WireApi);
+  const typedApis: TypedApis = { core: config.makeApiClient(CoreV1Api), apps: config.makeApiClient(AppsV1Api), batch: config.makeApiClient(BatchV1Api), admission: config.makeApiClient(AdmissionregistrationV1Api) };
   const server = config.getCurrentCluster()!.server;
+  try {
+    return await listAndBuild(api, typedApis, server, options, build);
+  } catch (e) {
+    if (!(e instanceof ListExpired)) throw e;
+    try {
+      return await listAndBuild(api, typedApis, server, options, build);
+    } catch (again) {
+      throw again instanceof ListExpired ? again.failure : again;
+    }
+  }
+}
+
+/**
+ * One pass: first the policies and their bindings, so what the bound ones
+ * need (their paramKinds, the kinds their inventory declares, the
+ * Namespaces) is known before any of it is listed; then the other kinds and
+ * the settings, LIST_CONCURRENCY lists at once, each through its own lane of
+ * the builder (its problems read in LISTED_RESOURCES order, as if listed one
+ * after another); then the declared kinds the job does not list by itself,
+ * found through discovery.
+ */
+async function listAndBuild(api: WireApi, typedApis: TypedApis, server: string, options: ClusterOptions, build: BuildOptions): Promise<ClusterSnapshot> {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const namespace = options.settingsNamespace ?? JOB_NAMESPACE;
   const warnings: string[] = [];
+  const namespacedKinds = new Map<string, boolean>();
+  const policyObjects: KubeObject[] = [];
+  let needs: ReturnType<typeof boundNeeds> | undefined;
+  const builder = new SnapshotBuilder({
+    ...build,
+    // Read at build(): filled as discovery answers.
+    namespacedKinds,
+    // Kept for the policies: the policies and bindings; Namespaces only when some policy is bound (else the snapshot carries none).
+    // A paramKind's objects are kept through keep(), whatever their kind.
+    retain: (object) => {
+      const apiVersion = String(object.apiVersion);
+      if (needs?.paramKinds.has(`${apiVersion}/${String(object.kind)}`)) return false;
+      const groupKind = `${apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : ""}/${String(object.kind)}`;
+      return POLICY_KINDS.has(groupKind) || (groupKind === "/Namespace" && (needs?.policies.length ?? 0) > 0);
+    },
+  });
 
-  const settings = async (): Promise<KubeObject[]> => {
-    try {
-      const configMap = await apis.core.readNamespacedConfigMap({ name: SETTINGS_CONFIGMAP, namespace });
-      return [{ apiVersion: "v1", kind: "ConfigMap", ...(JSON.parse(JSON.stringify(configMap)) as Record<string, unknown>) }];
-    } catch (e) {
-      if (e instanceof ApiException && e.code === 404) {
-        warnings.push(`no ConfigMap ${namespace}/${SETTINGS_CONFIGMAP}: the snapshot carries the default settings`);
-        return [];
-      }
-      throw requestFailure(e, "get", `configmaps/${SETTINGS_CONFIGMAP} in namespace ${namespace}`, server);
-    }
+  /** A list of `resource` into its lane; objects of a declared kind also kept for the policies or the inventory. */
+  const listInto = (list: PagedList, pageOptions: PageOptions, lane = builder.lane(), also?: (object: KubeObject) => void) => {
+    const key = `${list.apiVersion}/${list.kind}`;
+    const param = needs?.paramKinds.has(key) ?? false;
+    const inventory = needs?.inventoryKinds.has(key) ?? false;
+    return async (stopped: () => boolean = () => false) =>
+      forEachPage(list, pageOptions, (objects) => {
+        if (stopped()) throw new Stopped();
+        for (const object of objects) {
+          lane.add(object);
+          if (param) builder.keep(object);
+          if (inventory) builder.addInventory(object);
+          also?.(object);
+        }
+      });
   };
-  const lists = await Promise.all([...LISTED_RESOURCES.map((resource) => listAll(apis, resource, pageSize, server)), settings()]);
-  const objects = lists.flat();
-  // Then what the bound policies name, whatever kind that is: the objects of their paramKinds, and the
-  // kinds their inventory declares (each listed once; a kind the job lists anyway is there already).
-  const declared = new Map<string, { apiVersion: string; kind: string; params?: string[]; inventory?: string[] }>();
-  for (const [key, { apiVersion, kind, policies }] of boundParamKinds(objects)) declared.set(key, { apiVersion, kind, params: policies });
-  for (const [key, { apiVersion, kind, policies }] of boundInventoryKinds(objects)) {
-    const groupOf = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
-    const version = apiVersion.slice(apiVersion.indexOf("/") + 1);
-    if (LISTED_RESOURCES.some((r) => r.group === groupOf && r.version === version && r.kind === kind)) continue;
-    declared.set(key, { ...(declared.get(key) ?? { apiVersion, kind }), inventory: policies });
+  const listed = (resource: ListedResource) => {
+    const crd = resource.crdFrom ? { name: `${qualified(resource)}/${resource.version}`, from: resource.crdFrom } : undefined;
+    const { typed } = resource;
+    const raw = pagedList(api, resource);
+    // Back to the wire shape: the typed client turns timestamps into Dates and drops apiVersion/kind from items.
+    const list = typed ? { ...raw, page: async (request: PageRequest) => JSON.parse(JSON.stringify(await typed(typedApis, request))) as unknown } : raw;
+    return { list, options: { pageSize, server, ...(crd ? { crd } : {}) } };
+  };
+
+  // 1. The bindings, then the policies: what the bound ones need.
+  for (const groupKind of POLICY_KINDS) {
+    const { list, options: pageOptions } = listed(LISTED_RESOURCES.find((resource) => groupKindOf(resource) === groupKind)!);
+    await listInto(list, pageOptions, builder.lane(), (object) => policyObjects.push(object))();
   }
+  needs = boundNeeds(policyObjects);
+
+  // 2. Everything else the job lists, and the settings.
+  const tasks: Array<(stopped: () => boolean) => Promise<unknown>> = LISTED_RESOURCES.filter((resource) => !POLICY_KINDS.has(groupKindOf(resource))).map((resource) => {
+    const { list, options: pageOptions } = listed(resource);
+    return listInto(list, pageOptions);
+  });
+  const settingsLane = builder.lane();
+  tasks.push(async () => {
+    try {
+      const configMap = await api.get(`/api/v1/namespaces/${namespace}/configmaps/${SETTINGS_CONFIGMAP}`);
+      settingsLane.add({ apiVersion: "v1", kind: "ConfigMap", ...(configMap as Record<string, unknown>) });
+    } catch (e) {
+      if (!(e instanceof ApiException && e.code === 404)) throw requestFailure(e, "get", `configmaps/${SETTINGS_CONFIGMAP} in namespace ${namespace}`, server);
+      warnings.push(`no ConfigMap ${namespace}/${SETTINGS_CONFIGMAP}: the snapshot carries the default settings`);
+    }
+  });
+  await inParallel(tasks, LIST_CONCURRENCY);
+
+  // 3. What the bound policies name that the job does not list anyway, whatever kind that is:
+  // the objects of their paramKinds and the kinds their inventory declares, each listed once.
+  const declared = new Map<string, { apiVersion: string; kind: string; params?: string[]; inventory?: string[] }>();
+  for (const [key, { apiVersion, kind, policies: names }] of needs.paramKinds) declared.set(key, { apiVersion, kind, params: names });
+  for (const [key, { apiVersion, kind, policies: names }] of needs.inventoryKinds) declared.set(key, { ...(declared.get(key) ?? { apiVersion, kind }), inventory: names });
   const unlistedParamKinds: string[] = [];
   const unlistedInventoryKinds: string[] = [];
-  const namespacedKinds = new Map<string, boolean>();
   for (const [key, needed] of declared) {
+    if (LISTED_RESOURCES.some((resource) => `${apiVersionOf(resource)}/${resource.kind}` === key)) continue;
     const uses = [...(needed.params ? [paramUse(needed.params)] : []), ...(needed.inventory ? [inventoryUse(needed.inventory)] : [])];
-    const listed = await listDeclared(apis, needed, uses, { pageSize, server, serviceAccount: options.serviceAccount ?? "edgeadmit-sync" });
-    if ("objects" in listed) {
-      objects.push(...listed.objects);
-      namespacedKinds.set(`${needed.apiVersion.includes("/") ? needed.apiVersion.slice(0, needed.apiVersion.indexOf("/")) : ""}/${needed.kind}`, listed.namespaced);
-      continue;
-    }
+    const problem = await listDeclared(api, needed, uses, { pageSize, server, serviceAccount: options.serviceAccount ?? "edgeadmit-sync" }, async (resource, namespaced, pageOptions) => {
+      await listInto(pagedList(api, resource), pageOptions)();
+      namespacedKinds.set(groupKindOf(resource), namespaced);
+    });
+    if (problem === undefined) continue;
     if (needed.params) unlistedParamKinds.push(key);
     if (needed.inventory) unlistedInventoryKinds.push(key);
-    warnings.push(...listed.warnings);
+    warnings.push(...problem);
   }
-  const webhookRules = options.readWebhook && objects.some((o) => o.kind === "EdgeAdmissionPolicyBinding") ? await readWebhookRules(apis, server, warnings) : undefined;
-  return { objects, warnings, unlistedParamKinds, unlistedInventoryKinds, namespacedKinds, ...(webhookRules ? { webhookRules } : {}) };
+  const webhookRules = options.readWebhook && policyObjects.some((object) => object.kind === "EdgeAdmissionPolicyBinding") ? await readWebhookRules(api, server, warnings) : undefined;
+  const built = builder.build();
+  for (const key of unlistedParamKinds) delete built.snapshot.policyParams[key];
+  for (const key of unlistedInventoryKinds) delete built.snapshot.inventory[key];
+  return { built, warnings, ...(webhookRules ? { webhookRules } : {}) };
 }

@@ -94,9 +94,10 @@ export async function startFakeApiServer(objects: KubeObject[], options: FakeApi
   /** Lists being paged, by what they list. */
   const listings = new Map<string, KubeObject[]>();
 
+  const known: ServedResource[] = [...LISTED_RESOURCES.map((r) => ({ group: r.group, version: r.version, resource: r.resource, kind: r.kind, namespaced: !CLUSTER_SCOPED_RESOURCES.has(r.resource) })), ...(options.resources ?? [])];
   /** What the server serves: the listed kinds, those in `resources`, and any other kind among `objects` (a paramKind) as `<kind>s`. */
-  const servedResources = (): Array<{ group: string; version: string; resource: string; kind: string; namespaced: boolean }> => {
-    const served = [...LISTED_RESOURCES.map((r) => ({ group: r.group, version: r.version, resource: r.resource, kind: r.kind, namespaced: !CLUSTER_SCOPED_RESOURCES.has(r.resource) })), ...(options.resources ?? [])];
+  const servedResources = (): ServedResource[] => {
+    const served = [...known];
     for (const object of objects) {
       const apiVersion = apiVersionOf(object);
       const slash = apiVersion.indexOf("/");
@@ -191,7 +192,9 @@ export async function startFakeApiServer(objects: KubeObject[], options: FakeApi
     if (servedResource && !options.missingGroups?.includes(group) && (request.method !== "GET" || path?.[6] !== undefined))
       return write(request, response, servedResource, path?.[4], path?.[6]);
     const list = path && path[4] === undefined && path[6] === undefined && request.method === "GET" ? path : undefined;
-    const resource = servedResource ?? servedResources().find((r) => list && r.group === group && r.version === version && r.resource === list[5]);
+    // The scan of every object for other kinds only when the path names none of the known ones: a list of 200,000 objects asks hundreds of pages.
+    const isListed = (r: ServedResource) => list !== undefined && r.group === group && r.version === version && r.resource === list[5];
+    const resource = servedResource ?? known.find(isListed) ?? servedResources().find(isListed);
     if (!resource || !list) return send(response, 404, "404 page not found\n");
     if (options.missingGroups?.includes(group)) return send(response, 404, "404 page not found\n");
     const qualified = group ? `${resource.resource}.${group}` : resource.resource;

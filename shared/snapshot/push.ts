@@ -60,13 +60,12 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
- * The bodies that push `units` as `generation`: batches of at most
- * PUSH_BATCH_BYTES of units each (a larger unit alone), shards first, the
- * cluster part in the last body, which commits. The units' stored bytes
- * go in as they are, so what is signed is what is stored. Throws when one
- * unit cannot fit in a body the function takes.
+ * The batches that push `units`: at most PUSH_BATCH_BYTES of units each (a
+ * larger unit alone), shards first, the cluster part in the last batch, whose
+ * body also carries `commit`. Throws when one unit cannot fit in a body the
+ * function takes.
  */
-export function pushBodies(generation: number, units: readonly EncodedUnit[], commit: PushCommit): string[] {
+export function pushBatches(units: readonly EncodedUnit[], commit: PushCommit): EncodedUnit[][] {
   const commitBytes = encoder.encode(JSON.stringify(commit)).length;
   if (commitBytes > MAX_PUSH_BYTES / 2) throw new Error(`the push removes too many namespaces at once (${commit.removed.length}) to name in one body`);
   // Every body, the last with the commit, stays under the function's limit.
@@ -88,8 +87,17 @@ export function pushBodies(generation: number, units: readonly EncodedUnit[], co
     batches.at(-1)!.push(unit);
     size += entry;
   }
-  return batches.map((batch, index) => {
-    const [head, tail] = envelope(generation, index === batches.length - 1 ? commit : undefined);
-    return `${head}${batch.map((unit) => `${JSON.stringify(unit.name)}:${decoder.decode(unit.bytes)}`).join(",")}${tail}`;
-  });
+  return batches;
+}
+
+/** The body of one batch as `generation`, the last one with `commit`. The units' stored bytes go in as they are, so what is signed is what is stored. */
+export function pushBody(generation: number, batch: readonly EncodedUnit[], commit: PushCommit | undefined): string {
+  const [head, tail] = envelope(generation, commit);
+  return `${head}${batch.map((unit) => `${JSON.stringify(unit.name)}:${decoder.decode(unit.bytes)}`).join(",")}${tail}`;
+}
+
+/** Every body that pushes `units` as `generation` (see pushBatches), at once. */
+export function pushBodies(generation: number, units: readonly EncodedUnit[], commit: PushCommit): string[] {
+  const batches = pushBatches(units, commit);
+  return batches.map((batch, index) => pushBody(generation, batch, index === batches.length - 1 ? commit : undefined));
 }

@@ -41,7 +41,7 @@ export function tenantNamespaceOf(name: string, namespace: string): string {
   return namespace === ROOT_TENANT_NAMESPACE ? `tenant-${name}` : `${namespace}-${name}`;
 }
 
-interface Lineage {
+export interface Lineage {
   group: string;
   kind: string;
   name: string;

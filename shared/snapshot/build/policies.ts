@@ -12,7 +12,7 @@ import { BUILT_IN_CLUSTER_SCOPED } from "./scopes.js";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-export interface PolicyObjects {
+interface PolicyObjects {
   validatingAdmissionPolicies: Record<string, unknown>;
   policyBindings: Record<string, unknown>;
   policyParams: Record<string, { namespaced: boolean; objects: unknown[] }>;
@@ -94,7 +94,7 @@ function namespacedKinds(objects: readonly KubeObject[]): Map<string, boolean> {
   return scopes;
 }
 
-export interface PolicyObjectOptions {
+interface PolicyObjectOptions {
   /** Objects given as inventory only (check adds them once the declarations are known); each kind's objects among `objects` count too. */
   inventoryCandidates?: readonly KubeObject[];
   /** `group/Kind` → namespaced, as the API server's discovery answered (the sync job). */
@@ -245,21 +245,20 @@ function boundAmong(objects: readonly KubeObject[], problems: string[]) {
 }
 
 /**
- * The paramKinds of the policies bound at the edge among `objects`: what the
- * sync job lists next, by `<apiVersion>/<kind>` (the key of policyParams).
+ * What the policies bound at the edge among `objects` need besides: their
+ * names, their paramKinds and the kinds their inventory annotation declares,
+ * each by `<apiVersion>/<kind>` (the keys of policyParams and inventory).
+ * What the sync job lists next (an annotation that is not YAML declares
+ * none; the builder reports it).
  */
-export function boundParamKinds(objects: readonly KubeObject[]): Map<string, ParamKind> {
-  return boundAmong(objects, []).paramKinds;
+export function boundNeeds(objects: readonly KubeObject[]): { policies: string[]; paramKinds: Map<string, ParamKind>; inventoryKinds: Map<string, KindInventory> } {
+  const { validatingAdmissionPolicies, paramKinds } = boundAmong(objects, []);
+  return { policies: Object.keys(validatingAdmissionPolicies), paramKinds, inventoryKinds: inventoryKinds(validatingAdmissionPolicies) };
 }
 
-/**
- * The kinds the policies bound at the edge among `objects` declare in their
- * inventory annotation, by `<apiVersion>/<kind>`: what the sync job lists
- * besides its own kinds (an annotation that is not YAML declares none; the
- * builder reports it).
- */
+/** The kinds the policies bound at the edge among `objects` declare in their inventory annotation (see boundNeeds). */
 export function boundInventoryKinds(objects: readonly KubeObject[]): Map<string, KindInventory> {
-  return inventoryKinds(boundAmong(objects, []).validatingAdmissionPolicies);
+  return boundNeeds(objects).inventoryKinds;
 }
 
 /** Whether collectPolicyObjects kept `object`: a binding, a Namespace, a bound policy, an object of a bound policy's paramKind. */
