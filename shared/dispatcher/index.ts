@@ -199,7 +199,7 @@ export function review(request: AdmissionRequest, context: ReviewContext): Revie
     if (onStale === "Deny") return { decision: deny(`${message}; the cluster denies on stale data, check the sync job`), results: [], skipped: [] };
     warnings.push(message);
   }
-  const edge = policySet?.evaluate(request, snapshot.view);
+  const edge = policySet?.evaluate(request, snapshot.view, (policy) => exceptionOf(snapshot.view, policy, request) !== undefined);
   const results: PolicyResult[] = [];
   const skipped: SkippedResult[] = [];
   for (const result of [...evaluate(request, matched, snapshot.view), ...vapResults(edge?.outcomes ?? [])]) {

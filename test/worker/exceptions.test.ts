@@ -41,6 +41,57 @@ spec:
   - {kinds: [Deployment], namespaces: [shop], names: [web]}
   reason: migrating to a StatefulSet`);
 
+// Two Audit-only policies, one of them exempted: the exempted one's findings and annotations are set aside with it.
+const AUDIT_WITH_EXCEPTION = objectsFromYaml(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: edgeadmit-settings, namespace: edgeadmit-system}
+data: {policy.ha-spread: "Off"}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: audit-replicas}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  validations:
+  - expression: "!has(object.spec.replicas) || object.spec.replicas <= 1"
+    message: at most 1 replica
+  auditAnnotations:
+  - {key: replicas, valueExpression: "string(object.spec.replicas)"}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: audit-owner}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  validations:
+  - expression: "has(object.metadata.labels) && 'owner' in object.metadata.labels"
+    message: an owner label
+  auditAnnotations:
+  - {key: name, valueExpression: "object.metadata.name"}
+---
+apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionPolicyBinding
+metadata: {name: audit-replicas}
+spec: {policyName: audit-replicas, validationActions: [Audit]}
+---
+apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionPolicyBinding
+metadata: {name: audit-owner}
+spec: {policyName: audit-owner, validationActions: [Audit]}
+---
+apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionException
+metadata: {name: legacy-web}
+spec:
+  policies: [audit-replicas]
+  match:
+  - {kinds: [Deployment], namespaces: [shop], names: [web]}
+  reason: migrating to a StatefulSet`);
+
 const review = (object: KubeObject, namespace = "shop") => wrapReview(object, { namespace, operation: "CREATE" });
 
 describe("EdgeAdmissionException", () => {
@@ -51,6 +102,29 @@ describe("EdgeAdmissionException", () => {
       uid: exempt.request.uid,
       allowed: true,
       auditAnnotations: { exceptions: "rwo-shared by legacy-web; max-replicas by legacy-web" },
+    });
+  });
+
+  it("sets aside an exempted Audit policy's validation_failure entry and its own audit annotations, keeping the other policy's", async () => {
+    expect((await push(CLUSTER, snapshotOf(AUDIT_WITH_EXCEPTION))).status).toBe(200);
+    const exempt = review(workload({ spec: { replicas: 3 } }));
+    expect((await validate(CLUSTER, exempt)).response).toEqual({
+      uid: exempt.request.uid,
+      allowed: true,
+      auditAnnotations: {
+        "audit-owner.name": "web",
+        validation_failure: JSON.stringify([{ message: "an owner label", policy: "audit-owner", binding: "audit-owner", expressionIndex: 0, validationActions: ["Audit"] }]),
+        exceptions: "audit-replicas by legacy-web",
+      },
+    });
+    const otherName = review(workload({ name: "api", spec: { replicas: 3 } }));
+    expect((await validate(CLUSTER, otherName)).response.auditAnnotations).toEqual({
+      "audit-owner.name": "api",
+      "audit-replicas.replicas": "3",
+      validation_failure: JSON.stringify([
+        { message: "an owner label", policy: "audit-owner", binding: "audit-owner", expressionIndex: 0, validationActions: ["Audit"] },
+        { message: "at most 1 replica", policy: "audit-replicas", binding: "audit-replicas", expressionIndex: 0, validationActions: ["Audit"] },
+      ]),
     });
   });
 

@@ -105,7 +105,8 @@ export interface CompiledPolicySet {
   readonly rules: ReadonlyArray<{ policy: string; rule: NamedRule }>;
   /** Whether some bound policy's rules name the request's resource: a cheap test before any matching. */
   mayMatch(request: AdmissionRequest): boolean;
-  evaluate(request: AdmissionRequest, facts: PolicyFacts): PolicySetOutcome;
+  /** `exempted`: the policies an exception sets aside for this request; their findings are still returned, but they add nothing to the audit annotations. */
+  evaluate(request: AdmissionRequest, facts: PolicyFacts, exempted?: (policy: string) => boolean): PolicySetOutcome;
 }
 
 /** A bound policy, its matchConstraints and its bindings' matchResources prepared for matching. */
@@ -160,7 +161,7 @@ export class PolicyDispatcher implements CompiledPolicySet {
     return byName(new Set([...this.#anyResource, ...keys.flatMap((key) => this.#byResource.get(key) ?? [])]));
   }
 
-  evaluate(request: AdmissionRequest, facts: PolicyFacts): PolicySetOutcome {
+  evaluate(request: AdmissionRequest, facts: PolicyFacts, exempted?: (policy: string) => boolean): PolicySetOutcome {
     const outcomes: PolicyOutcome[] = [];
     const failures: Failure[] = [];
     const annotations: Record<string, string> = {};
@@ -195,8 +196,9 @@ export class PolicyDispatcher implements CompiledPolicySet {
       }
       if (!matched.matches) continue;
 
-      // Audit annotation values by key, for a policy that has any.
-      const collected = policy.auditAnnotations.length > 0 ? new Map<string, string[]>() : undefined;
+      const exempt = exempted?.(policy.name) === true;
+      // Audit annotation values by key, for a policy that has any and is not set aside.
+      const collected = policy.auditAnnotations.length > 0 && !exempt ? new Map<string, string[]>() : undefined;
       for (const binding of bindings) {
         const bindingMatched = binding.match ? matcher.matches(binding.match) : { matches: true };
         if (bindingMatched.error !== undefined) {
@@ -228,7 +230,7 @@ export class PolicyDispatcher implements CompiledPolicySet {
           for (const decision of decisions) {
             if (decision.action !== "Deny") continue;
             for (const action of binding.spec.validationActions) {
-              if (action === "Audit")
+              if (action === "Audit" && !exempt)
                 failures.push({ message: decision.message, policy: binding.spec.policyName, binding: binding.name, expressionIndex: decision.expressionIndex, validationActions: binding.spec.validationActions });
               const status = { code: codeOf(decision.reason), reason: decision.reason };
               outcomes.push({ policy: policy.name, binding: binding.name, action, message: decision.message, ...(action === "Deny" ? { status } : {}) });
