@@ -11,86 +11,53 @@ import { objectsFromYaml, push, snapshotOf, validate } from "../support/worker.j
 const CLUSTER = "other";
 const SURGE = "rwo-rollout: deploy/web: surge pod + RWO PVC data: Multi-Attach; use Recreate or maxSurge 0";
 
-const STRICT_WITH_EXCEPTION = objectsFromYaml(`apiVersion: v1
+/** The settings ConfigMap with `data`, a flow mapping's entries. */
+const settings = (data: string) => `apiVersion: v1
 kind: ConfigMap
 metadata: {name: edgeadmit-settings, namespace: edgeadmit-system}
-data: {policy.rwo-rollout: Deny}
----
-apiVersion: admissionregistration.k8s.io/v1
+data: {${data}}`;
+
+/** A policy on Deployment CREATEs with one validation (and, optionally, one audit annotation), bound at the edge with `actions`. */
+const deploymentPolicy = (name: string, actions: string, expression: string, message: string, auditAnnotation?: string) => `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
-metadata: {name: max-replicas}
+metadata: {name: ${name}}
 spec:
   matchConstraints:
     resourceRules:
     - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
   validations:
-  - expression: "!has(object.spec.replicas) || object.spec.replicas <= 1"
-    message: at most 1 replica
+  - {expression: ${JSON.stringify(expression)}, message: ${message}}${auditAnnotation ? `\n  auditAnnotations:\n  - ${auditAnnotation}` : ""}
 ---
 apiVersion: edgeadmit.io/v1alpha1
 kind: EdgeAdmissionPolicyBinding
-metadata: {name: max-replicas}
-spec: {policyName: max-replicas, validationActions: [Deny]}
----
-apiVersion: edgeadmit.io/v1alpha1
+metadata: {name: ${name}}
+spec: {policyName: ${name}, validationActions: [${actions}]}`;
+
+/** The exception "legacy-web": `policies` set aside for deploy/web in shop. */
+const legacyWeb = (policies: string) => `apiVersion: edgeadmit.io/v1alpha1
 kind: EdgeAdmissionException
 metadata: {name: legacy-web}
 spec:
-  policies: [rwo-rollout, rwo-shared, max-replicas]
+  policies: [${policies}]
   match:
   - {kinds: [Deployment], namespaces: [shop], names: [web]}
-  reason: migrating to a StatefulSet`);
+  reason: migrating to a StatefulSet`;
+
+const AT_MOST_ONE_REPLICA = "!has(object.spec.replicas) || object.spec.replicas <= 1";
+
+const STRICT_WITH_EXCEPTION = objectsFromYaml(
+  [settings("policy.rwo-rollout: Deny"), deploymentPolicy("max-replicas", "Deny", AT_MOST_ONE_REPLICA, "at most 1 replica"), legacyWeb("rwo-rollout, rwo-shared, max-replicas")].join("\n---\n"),
+);
 
 // Two Audit-only policies, one of them exempted: the exempted one's findings and annotations are set aside with it.
-const AUDIT_WITH_EXCEPTION = objectsFromYaml(`apiVersion: v1
-kind: ConfigMap
-metadata: {name: edgeadmit-settings, namespace: edgeadmit-system}
-data: {policy.ha-spread: "Off"}
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: audit-replicas}
-spec:
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
-  validations:
-  - expression: "!has(object.spec.replicas) || object.spec.replicas <= 1"
-    message: at most 1 replica
-  auditAnnotations:
-  - {key: replicas, valueExpression: "string(object.spec.replicas)"}
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: audit-owner}
-spec:
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
-  validations:
-  - expression: "has(object.metadata.labels) && 'owner' in object.metadata.labels"
-    message: an owner label
-  auditAnnotations:
-  - {key: name, valueExpression: "object.metadata.name"}
----
-apiVersion: edgeadmit.io/v1alpha1
-kind: EdgeAdmissionPolicyBinding
-metadata: {name: audit-replicas}
-spec: {policyName: audit-replicas, validationActions: [Audit]}
----
-apiVersion: edgeadmit.io/v1alpha1
-kind: EdgeAdmissionPolicyBinding
-metadata: {name: audit-owner}
-spec: {policyName: audit-owner, validationActions: [Audit]}
----
-apiVersion: edgeadmit.io/v1alpha1
-kind: EdgeAdmissionException
-metadata: {name: legacy-web}
-spec:
-  policies: [audit-replicas]
-  match:
-  - {kinds: [Deployment], namespaces: [shop], names: [web]}
-  reason: migrating to a StatefulSet`);
+const AUDIT_WITH_EXCEPTION = objectsFromYaml(
+  [
+    settings('policy.ha-spread: "Off"'),
+    deploymentPolicy("audit-replicas", "Audit", AT_MOST_ONE_REPLICA, "at most 1 replica", '{key: replicas, valueExpression: "string(object.spec.replicas)"}'),
+    deploymentPolicy("audit-owner", "Audit", "has(object.metadata.labels) && 'owner' in object.metadata.labels", "an owner label", '{key: name, valueExpression: "object.metadata.name"}'),
+    legacyWeb("audit-replicas"),
+  ].join("\n---\n"),
+);
 
 const review = (object: KubeObject, namespace = "shop") => wrapReview(object, { namespace, operation: "CREATE" });
 
