@@ -17,6 +17,7 @@ import { envOf, storeWith, throughApp } from "./app.js";
 import { figure, goalsHold, type Section } from "./figures.js";
 import { exact, nowMs, quantile, spread } from "./stats.js";
 import { interleave } from "./timing.js";
+import { wrapReview } from "../shared/admission/wrap.js";
 
 const en = (n: number) => n.toLocaleString("en");
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
@@ -80,23 +81,7 @@ function ingressReview(name: string, namespace: string, hosts: readonly string[]
     metadata: { name, namespace, labels: { "app.kubernetes.io/name": name } },
     spec: { ingressClassName: "nginx", rules: hosts.map((host) => ({ host, http: { paths: [{ path: "/", pathType: "Prefix", backend: { service: { name, port: { number: 80 } } } }] } })) },
   };
-  return JSON.stringify({
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
-      uid: "6f0e4c1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b",
-      kind: { group: "networking.k8s.io", version: "v1", kind: "Ingress" },
-      resource: { group: "networking.k8s.io", version: "v1", resource: "ingresses" },
-      name,
-      namespace,
-      operation: "CREATE",
-      userInfo: { username: "alice", groups: ["system:authenticated"] },
-      object,
-      oldObject: null,
-      dryRun: false,
-      options: { apiVersion: "meta.k8s.io/v1", kind: "CreateOptions" },
-    },
-  });
+  return JSON.stringify(wrapReview(object, { uid: "6f0e4c1a-2b3d-4e5f-8a9b-0c1d2e3f4a5b", username: "alice" }));
 }
 
 const bytesFigure = (name: string, bytes: number) => (bytes < MB ? figure(name, "KB", exact(bytes / 1024)) : figure(name, "MB", exact(bytes / MB)));

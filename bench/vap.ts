@@ -18,6 +18,7 @@ import { floor, handleReview, reviewContext } from "./review.js";
 import { exact, nowNs, quantile, spread } from "./stats.js";
 import { interleave } from "./timing.js";
 import { compareEngines, kubescapeExpressions } from "./cel-engines.js";
+import { wrapReview } from "../shared/admission/wrap.js";
 
 const KUBESCAPE = join(PROJECT_ROOT, "..", "shared", "conformance", "kubescape-cel-admission-library");
 const TEST_LABEL = { "admission-policy-test": "abc" };
@@ -88,23 +89,7 @@ function deploymentReview(): string {
       },
     },
   };
-  return JSON.stringify({
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
-      uid: "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b",
-      kind: { group: "apps", version: "v1", kind: "Deployment" },
-      resource: { group: "apps", version: "v1", resource: "deployments" },
-      name: "web",
-      namespace: "shop",
-      operation: "CREATE",
-      userInfo: { username: "alice", groups: ["system:authenticated"] },
-      object: deployment,
-      oldObject: null,
-      dryRun: false,
-      options: { apiVersion: "meta.k8s.io/v1", kind: "CreateOptions" },
-    },
-  });
+  return JSON.stringify(wrapReview(deployment, { uid: "e1f2a3b4-c5d6-4e7f-8a9b-0c1d2e3f4a5b", username: "alice" }));
 }
 
 /** `count` bound policies on Deployments (each a few typical checks), and `others` on resources nobody sends here. */
