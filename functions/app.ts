@@ -1,5 +1,7 @@
 // The HTTP surface: Hono on Web-standard Request/Response.
-import { Hono } from "hono";
+// Hono's tiny preset (PatternRouter): RegExpRouter refuses /v1/registry/… beside /v1/:cluster/…,
+// so the default SmartRouter only fell back to TrieRouter after a failed build.
+import { Hono } from "hono/tiny";
 import { truncateUtf8 } from "../shared/admission/index.js";
 import { clustersOf, operatorKeysOf, registryStatus, type Env } from "./config/index.js";
 import { registry } from "./routes/registry.js";

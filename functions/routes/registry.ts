@@ -1,6 +1,7 @@
 // POST /v1/registry/clusters — changes to the cluster registry, signed with the operator's key.
 // GET /v1/registry/clusters[?after=<id>&limit=<n>] — what it holds, a page at a time, for the operator.
-import { Hono, type Context } from "hono";
+import { Hono } from "hono/tiny";
+import type { Context } from "hono";
 import { changeLabel, changeRequestSchema, emptyRotation, MAX_CHANGE_BYTES, type Change } from "../../shared/clusters/changes.js";
 import { CLUSTER_ID, loadRegistration } from "../../shared/clusters/index.js";
 import { sha256Hex } from "../../shared/digest/index.js";

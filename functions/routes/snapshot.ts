@@ -4,7 +4,7 @@
 // GET /v1/:cluster/snapshot — what is stored: metadata only, never the content.
 // GET /v1/:cluster/snapshot/buckets[/:bucket] — the digests `sync` compares to
 // send only the units that changed: per bucket, then per unit of one bucket.
-import { Hono } from "hono";
+import { Hono } from "hono/tiny";
 import { truncateUtf8 } from "../../shared/admission/index.js";
 import { sha256Hex } from "../../shared/digest/index.js";
 import {

@@ -1,7 +1,8 @@
 // POST /v1/:cluster/validate[/:policy] — the kube-apiserver's AdmissionReviews,
 // with its bearer token in the Authorization header, or in the path for
 // control planes that cannot present one: /v1/:cluster/token/:token/validate[/:policy].
-import { Hono, type Context } from "hono";
+import { Hono } from "hono/tiny";
+import type { Context } from "hono";
 import { decodeAdmissionReview, encodeAdmissionResponse, type Decision } from "../../shared/admission/index.js";
 import type { AdmissionRequest } from "../../shared/admission/index.js";
 import { judged, review, type ReviewContext, type ReviewOutcome } from "../../shared/dispatcher/index.js";
