@@ -18,6 +18,7 @@
 
 import { chargeTraversal, costSize, type CallContext, type Library } from "../../declarations/index.js";
 import { CelType, EvalError, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
+import { parses } from "../overloads.js";
 import { quoteCapped } from "../quote.js";
 import { AddrError, formatAddr, IP_TYPE, IPValue, is4In6, parseAddr, parseIP, sameAddr, type Addr } from "../ip/index.js";
 
@@ -136,13 +137,7 @@ export const cidrLibrary: Library = {
           result: "bool",
           impl: ([s], ctx) => {
             chargeTraversal(ctx, costSize(s as string));
-            try {
-              parseCIDR(s as string);
-              return true;
-            } catch (e) {
-              if (e instanceof EvalError) return false;
-              throw e;
-            }
+            return parses(() => parseCIDR(s as string));
           },
         },
       ],

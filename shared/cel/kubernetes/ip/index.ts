@@ -11,6 +11,7 @@
 
 import { chargeTraversal, costSize, type Library } from "../../declarations/index.js";
 import { CelType, EvalError, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
+import { parses } from "../overloads.js";
 import { quoteCapped } from "../quote.js";
 
 export const IP_TYPE = new CelType("net.IP");
@@ -256,15 +257,7 @@ export const ipLibrary: Library = {
   types: [IP_TYPE],
   functions: [
     onString("ip", I, 1, (s) => new IPValue(parseIP(s))),
-    onString("isIP", "bool", 1, (s) => {
-      try {
-        parseIP(s);
-        return true;
-      } catch (e) {
-        if (e instanceof EvalError) return false;
-        throw e;
-      }
-    }),
+    onString("isIP", "bool", 1, (s) => parses(() => parseIP(s))),
     onString("ip.isCanonical", "bool", 2, (s) => formatAddr(parseIP(s)) === s),
     { name: "family", overloads: [{ receiver: true, params: [I], result: "int", impl: ([ip]) => (addrOf(ip).length === 4 ? 4 : 6) }] },
     predicate("isUnspecified", isUnspecified),

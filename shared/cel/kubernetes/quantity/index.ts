@@ -17,9 +17,10 @@
 // Costs as Kubernetes' CostEstimator: parsing traverses the string (0.1 per
 // code point), every other function costs 1.
 
-import { chargeTraversal, costSize, type CallContext, type Library, type OverloadDecl } from "../../declarations/index.js";
+import { chargeTraversal, costSize, type CallContext, type Library } from "../../declarations/index.js";
 import { isQuantity, parseQuantity, Quantity, QuantityError } from "../../../k8s/quantity/index.js";
 import { BoundedCache } from "../../cache/index.js";
+import { member } from "../overloads.js";
 import { asBigInt, CelType, doubleOf, EvalError, intOf, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
 
 const QUANTITY_TYPE = new CelType("kubernetes.Quantity");
@@ -210,8 +211,6 @@ function arithmetic(a: Value | undefined, b: QuantityValue, op: "add" | "sub"): 
     throw e;
   }
 }
-
-const member = (params: string[], result: string, impl: NonNullable<OverloadDecl["impl"]>): OverloadDecl => ({ receiver: true, params, result, impl });
 
 export const quantityLibrary: Library = {
   name: "kubernetes.quantity",

@@ -9,6 +9,7 @@
 
 import { chargeTraversal, costSize, type Library, type OverloadDecl } from "../../declarations/index.js";
 import { CelType, EvalError, intOf, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
+import { member, parses } from "../overloads.js";
 import { quoteCapped } from "../quote.js";
 
 const SEMVER_TYPE = new CelType("kubernetes.Semver");
@@ -147,8 +148,6 @@ function parseArgs(args: readonly Value[], ctx: Parameters<NonNullable<OverloadD
   return normalize === true ? normalizeAndParse(s) : parseSemver(s);
 }
 
-const member = (params: string[], result: string, impl: NonNullable<OverloadDecl["impl"]>): OverloadDecl => ({ receiver: true, params, result, impl });
-
 export const semverLibrary: Library = {
   name: "kubernetes.Semver",
   types: [SEMVER_TYPE],
@@ -166,15 +165,7 @@ export const semverLibrary: Library = {
         (params): OverloadDecl => ({
           params: [...params],
           result: "bool",
-          impl: (args, ctx) => {
-            try {
-              parseArgs(args, ctx);
-              return true;
-            } catch (e) {
-              if (e instanceof EvalError) return false;
-              throw e;
-            }
-          },
+          impl: (args, ctx) => parses(() => parseArgs(args, ctx)),
         }),
       ),
     },
