@@ -3,8 +3,7 @@
 // control planes that cannot present one: /v1/:cluster/token/:token/validate[/:policy].
 import { Hono } from "hono/tiny";
 import type { Context } from "hono";
-import { decodeAdmissionReview, encodeAdmissionResponse, type Decision } from "../../shared/admission/index.js";
-import type { AdmissionRequest } from "../../shared/admission/index.js";
+import { decodeAdmissionReview, encodeAdmissionResponse, type AdmissionRequest, type Decision } from "../../shared/admission/index.js";
 import { judged, review, type ReviewContext, type ReviewOutcome } from "../../shared/dispatcher/index.js";
 import { InvalidObjectError } from "../../shared/k8s/workload/index.js";
 import { MAX_LOAD_ROUNDS } from "../../shared/inventory/index.js";
