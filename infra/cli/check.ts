@@ -15,7 +15,7 @@ import { groupKindOf, inputFiles, isSettingsConfigMap, roleOf, SCOPE_RULES, type
 import { JOB_NAMESPACE } from "../objects/job.js";
 import type { LabelSelector } from "../../shared/k8s/schemas/index.js";
 import { bindingObjectSchema, policyObjectSchema } from "../../shared/vap/index.js";
-import { NAMESPACE_NAME_LABEL, selectorKeys } from "../../shared/vap/match/index.js";
+import { NAMESPACE_NAME_LABEL, selectorKeys } from "../../shared/k8s/labels/index.js";
 import { resolve } from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { documentsOf, fileChunks, identityOf, NamespaceDefaults, where, type Source } from "../objects/yaml.js";

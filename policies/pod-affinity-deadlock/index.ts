@@ -50,7 +50,7 @@ function evaluate(request: AdmissionRequest): Finding[] {
     // their pods runs, the exception is gone, and a node tier without such a
     // pod never gets the first replica.
     else if (own[index] === true && nodePin && !namesOneApplication(term))
-      problems.push({ index, message: () => `${ref}: required podAffinity on shared ${listed([...new Set(selectorKeys(term.labelSelector!))])} + ${nodePin}: deadlock; select the app` });
+      problems.push({ index, message: () => `${ref}: required podAffinity on shared ${listed(selectorKeys(term.labelSelector!))} + ${nodePin}: deadlock; select the app` });
   });
   // The exception needs the pod to match every term: a term on its own
   // application's pods beside one on other pods leaves the first replica

@@ -64,7 +64,10 @@ export function selectorIsEmpty(selector: LabelSelector): boolean {
   return true;
 }
 
-/** Every label key the selector constrains. */
+/** The label the apiserver sets on every Namespace (NamespaceDefaultLabelName): its name, known even of a namespace the snapshot lacks. */
+export const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
+
+/** The label keys a selector reads, in order, once each. */
 export function selectorKeys(selector: LabelSelector): string[] {
-  return [...Object.keys(selector.matchLabels ?? {}), ...(selector.matchExpressions ?? []).map((r) => r.key)];
+  return [...new Set([...Object.keys(selector.matchLabels ?? {}), ...(selector.matchExpressions ?? []).map((requirement) => requirement.key)])];
 }

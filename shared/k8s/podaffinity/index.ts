@@ -4,13 +4,12 @@
 import * as z from "zod/mini";
 import "../../zod/index.js";
 import { parseUnchanged } from "../../zod/unchanged.js";
-import { selectorIsEmpty, selectorMatches, type Labels } from "../labels/index.js";
+import { NAMESPACE_NAME_LABEL, selectorIsEmpty, selectorMatches, type Labels } from "../labels/index.js";
 import type { LabelSelector, PodAffinity, PodAffinityTerm, PodSpec } from "../schemas/index.js";
 import { capped } from "../../text/index.js";
 
 export const HOSTNAME_TOPOLOGY_KEY = "kubernetes.io/hostname";
 /** Set by the apiserver on every namespace: a namespaceSelector can be judged on it alone. */
-export const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 
 /**
  * Label keys whose value names one application, release or revision: a

@@ -5,7 +5,7 @@
 import { parse as parseYaml } from "yaml";
 import { annotationOf, declarationOf, INVENTORY_ANNOTATION, ANNOTATION_FIELD, mergeDeclarations, type InventoryDeclaration, type KindInventory } from "../../inventory/declaration.js";
 import { projection } from "../../inventory/paths.js";
-import { NAMESPACE_NAME_LABEL } from "../../vap/match/index.js";
+import { NAMESPACE_NAME_LABEL } from "../../k8s/labels/index.js";
 import type { InventoryKind } from "../schema.js";
 import type { KubeObject } from "./index.js";
 import { BUILT_IN_CLUSTER_SCOPED } from "./scopes.js";

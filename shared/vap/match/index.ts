@@ -3,7 +3,7 @@
 // (k8s.io/apiserver policy/matching, webhook/predicates), with one
 // difference forced by the edge: namespace labels come from the snapshot.
 import type { AdmissionRequest } from "../../admission/index.js";
-import { selectorIsEmpty, selectorMatches, type Labels } from "../../k8s/labels/index.js";
+import { NAMESPACE_NAME_LABEL, selectorIsEmpty, selectorKeys, selectorMatches, type Labels } from "../../k8s/labels/index.js";
 import type { LabelSelector } from "../../k8s/schemas/index.js";
 import type { MatchResources, NamedRule } from "../schema/index.js";
 
@@ -158,14 +158,6 @@ function labelsOf(object: unknown): Labels | undefined {
   if (typeof labels !== "object" || Array.isArray(labels)) return undefined;
   for (const key in labels) if (Object.hasOwn(labels, key) && typeof (labels as Record<string, unknown>)[key] !== "string") return undefined;
   return labels as Labels;
-}
-
-/** The label the apiserver sets on every Namespace (NamespaceDefaultLabelName): its name, known even of a namespace the snapshot lacks. */
-export const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
-
-/** The label keys a selector reads, in order, once each. */
-export function selectorKeys(selector: LabelSelector): string[] {
-  return [...new Set([...Object.keys(selector.matchLabels ?? {}), ...(selector.matchExpressions ?? []).map((requirement) => requirement.key)])];
 }
 
 const MATCHES: MatchResult = { matches: true };
