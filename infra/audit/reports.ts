@@ -127,7 +127,7 @@ export class ObjectAuditor {
 
   /** Report results for one page of objects: judged with judgeObjects, as `edgeadmit check` judges manifests. */
   audit(objects: readonly KubeObject[]): Array<{ namespace?: string; results: ReportResult[] }> {
-    return judgeObjects(objects, this.snapshot, { policies: this.policies }).map((judged) => ({
+    return judgeObjects(objects, this.snapshot, { policies: this.policies, view: this.#view }).map((judged) => ({
       ...(judged.ref.namespace !== undefined ? { namespace: judged.ref.namespace } : {}),
       results: this.#verdicts(judged).map((verdict) => this.#result(judged, verdict)),
     }));
@@ -150,14 +150,14 @@ export class ObjectAuditor {
     }
     // The verdict names no policy: judge the object by each policy alone to tell which cannot read it.
     for (const policy of matched) {
-      const [alone] = judgeObjects([judged.object], this.snapshot, { policies: [policy] });
+      const [alone] = judgeObjects([judged.object], this.snapshot, { policies: [policy], view: this.#view });
       verdicts.push(
         alone!.error !== undefined
           ? { policy: policy.id, mode: this.#modeOf(policy), results: [], error: alone!.error }
           : { policy: policy.id, mode: this.#modeOf(policy), results: alone!.results.filter((r) => r.origin === undefined) },
       );
     }
-    const [bySet] = judgeObjects([judged.object], this.snapshot, { policies: [] });
+    const [bySet] = judgeObjects([judged.object], this.snapshot, { policies: [], view: this.#view });
     verdicts.push(...this.#policyVerdicts(request, bySet!.results));
     return verdicts.map(exempted);
   }

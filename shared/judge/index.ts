@@ -42,6 +42,8 @@ interface JudgeOptions {
   /** The cluster's id, as messages about it name it. */
   cluster?: string;
   operation?: "CREATE" | "UPDATE";
+  /** The snapshot's view when the caller holds one already: splitting a snapshot into its view is the costly part of a judge. */
+  view?: SnapshotView;
 }
 
 const textOf = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
@@ -66,7 +68,7 @@ export function refOf(object: KubeObject): ObjectRef {
  * every object, so what policies derive from the snapshot is derived once.
  */
 export function objectJudge(snapshot: Snapshot, options: JudgeOptions = {}): (object: KubeObject) => JudgedObject {
-  const view = new SnapshotView(snapshot);
+  const view = options.view ?? new SnapshotView(snapshot);
   const pushedAt = Date.parse(snapshot.builtAt);
   const context = { cluster: options.cluster ?? "offline", policies: options.policies ?? [], snapshot: { view, pushedAt }, withoutSnapshot: "FailOpen", now: pushedAt } as const;
   return (object): JudgedObject => {
