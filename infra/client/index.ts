@@ -163,12 +163,20 @@ async function difference(signer: Signer, units: readonly EncodedUnit[], buckets
   const differing = new Set<number>();
   for (let bucket = 0; bucket < BUCKETS; bucket++) if ((remote.buckets[String(bucket)] ?? "") !== (buckets.get(bucket) ?? "")) differing.add(bucket);
   if (differing.size > BUCKETS / 2) return { full: `${differing.size} of ${BUCKETS} buckets differ` };
+  const byBucket = new Map<number, EncodedUnit[]>();
+  for (const unit of units) {
+    const bucket = bucketOf(unit.name);
+    if (!differing.has(bucket)) continue;
+    const inBucket = byBucket.get(bucket);
+    if (inBucket) inBucket.push(unit);
+    else byBucket.set(bucket, [unit]);
+  }
   const changed: EncodedUnit[] = [];
   const removed: string[] = [];
   for (const bucket of differing) {
     const listed = await jsonOf(signer, `/buckets/${bucket}`, bucketUnitsSchema);
     if (listed.generation !== remote.generation) return { full: "the function's snapshot changed while it was compared" };
-    const local = units.filter((unit) => bucketOf(unit.name) === bucket);
+    const local = byBucket.get(bucket) ?? [];
     for (const unit of local) if (listed.units[unit.name] !== unit.sha256) changed.push(unit);
     const names = new Set(local.map((unit) => unit.name));
     for (const name of Object.keys(listed.units)) if (!names.has(name)) removed.push(name);
