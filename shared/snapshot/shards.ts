@@ -200,6 +200,9 @@ export const classReferencesUnit = (className: string) => `${CLASS_REFERENCES_UN
 /** Longest unit (namespace) name the function stores: a DNS subdomain's limit, above a namespace's 63. */
 export const MAX_UNIT_NAME = 253;
 
+/** Code-unit order, as the store and the digests sort names. */
+const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 /**
  * Who names each class, in the order affinity-class-definitions lists them:
  * HelmReleases by their affinity-class label, then Tenants that set the class
@@ -229,7 +232,6 @@ export function affinityClassReferences(snapshot: Pick<Snapshot, "applications" 
       tenants.set(className, named);
     }
   }
-  const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   const index: Record<string, ClassReferences> = {};
   for (const className of new Set([...helmReleases.keys(), ...tenants.keys()])) {
     const all = [...(helmReleases.get(className) ?? []).sort(byCode), ...(tenants.get(className) ?? []).sort(byCode)];
@@ -259,8 +261,6 @@ export function splitSnapshot(snapshot: Snapshot): SnapshotParts {
   }
   return { cluster: cluster as ClusterPart, shards, classReferences: new Map(Object.entries(affinityClassReferences(snapshot))), inventory: inventoryUnits(snapshot.inventory) };
 }
-
-const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * The units derived from the inventory: per namespaced kind, where its

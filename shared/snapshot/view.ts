@@ -182,9 +182,9 @@ export class SnapshotView implements PolicyFacts, InventoryFacts {
     return loaded ?? undefined;
   }
 
-  /** The namespace's shard; undefined when it has none. A name no shard can have (too long, or holding "/") has none without being loaded. */
+  /** The namespace's shard; undefined when it has none. A name no shard can have (none, too long, or holding "/") has none without being loaded. */
   #namespaceFacts(namespace: string): NamespaceFacts | undefined {
-    if (namespace.length > MAX_UNIT_NAME || namespace.includes("/")) return undefined;
+    if (namespace === "" || namespace.length > MAX_UNIT_NAME || namespace.includes("/")) return undefined;
     const unit = this.#unit(namespace);
     return unit instanceof NamespaceFacts ? unit : undefined;
   }
@@ -233,7 +233,7 @@ export class SnapshotView implements PolicyFacts, InventoryFacts {
   }
 
   applicationByLineage(namespace: string, lineage: Lineage): ResolvedApplication | undefined {
-    const key = namespace === "" ? undefined : this.#namespaceFacts(namespace)?.lineageIndex().get(lineageKey(lineage));
+    const key = this.#namespaceFacts(namespace)?.lineageIndex().get(lineageKey(lineage));
     return key === undefined ? undefined : this.#application(key, namespace);
   }
 
