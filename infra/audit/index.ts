@@ -8,7 +8,8 @@ import type { CliIo } from "../cli/io.js";
 import { snapshotOfCluster } from "../cli/snapshot.js";
 import { loadKubeConfig, qualified } from "../objects/cluster.js";
 import { ObjectAuditor, ReportSet, summaryOf, type Summary } from "./reports.js";
-import { apiVersionOf, auditScope, clusterApis, forEachPage } from "./resources.js";
+import { apiVersionOf } from "../objects/cluster.js";
+import { auditScope, clusterApis, forEachPage } from "./resources.js";
 import { writeReports } from "./write.js";
 
 /** The audit CronJob's ServiceAccount (infra/k8s/components/audit): who needs a grant for a paramKind. */

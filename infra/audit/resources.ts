@@ -13,7 +13,7 @@ import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import type { Snapshot } from "../../shared/snapshot/schema.js";
 import { SnapshotView } from "../../shared/snapshot/view.js";
 import { policyObjectSchema, policySetOf } from "../../shared/vap/index.js";
-import { forEachPage as forEachListedPage, pagedList, qualified, WireApi, type PageOptions } from "../objects/cluster.js";
+import { apiVersionOf, forEachPage as forEachListedPage, pagedList, qualified, WireApi, type PageOptions } from "../objects/cluster.js";
 
 export interface ClusterApis {
   /** Lists, in wire shape. */
@@ -59,8 +59,6 @@ export const AUDITABLE_RESOURCES: readonly AuditableResource[] = [
   { group: "apps.cozystack.io", version: "v1alpha1", resource: "tenants", kind: "Tenant", namespaced: true },
   { group: "helm.toolkit.fluxcd.io", version: "v2", resource: "helmreleases", kind: "HelmRelease", namespaced: true },
 ];
-
-export const apiVersionOf = (resource: AuditableResource) => (resource.group ? `${resource.group}/${resource.version}` : resource.version);
 
 /** The AdmissionRequest creating an object of `resource`: what `matches` and resourceRules look at. */
 function probeRequest(resource: AuditableResource): AdmissionRequest {

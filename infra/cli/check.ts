@@ -26,7 +26,7 @@ import { countsOf, failingModes, FAIL_ON, skippedSummary, type CheckedObject, ty
 import { jsonChunks, renderJson } from "./output/json.js";
 import { renderSarif } from "./output/sarif.js";
 import { renderText } from "./output/text.js";
-import { CLUSTER_FLAGS, snapshotFromCluster } from "./snapshot.js";
+import { buildOptionsOf, CLUSTER_FLAGS, snapshotFromCluster } from "./snapshot.js";
 import type { Verb } from "./verb.js";
 
 const RENDERERS = { text: renderText, json: renderJson, sarif: renderSarif } as const;
@@ -194,8 +194,7 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
   const textOf = async (file: InputFile): Promise<string | Iterable<string>> => (file.path === "-" ? io.readStdin() : fileChunks(file.path));
   const progress = progressOf(io);
   const defaults = new NamespaceDefaults(options.namespace);
-  const now = Date.now();
-  const buildOptions = { generation: now, builtAt: new Date(now).toISOString(), settingsNamespace: options.settingsNamespace, policyIds: POLICIES.map((policy) => policy.id) };
+  const buildOptions = buildOptionsOf(options.settingsNamespace);
 
   // Pass 1: the cluster facts.
   const globals: KubeObject[] = [];

@@ -33,7 +33,7 @@ function objectCount(snapshot: Snapshot): number {
 const EMPTY_HINT = "pushed, it replaces everything the function knows of the cluster; pass --allow-empty if that is meant";
 
 /** What every build is given: the generation is the clock in ms, so the cluster keeps no counter; only the ConfigMap edgeadmit-settings in `settingsNamespace` is read. */
-function buildOptionsOf(settingsNamespace: string): BuildOptions {
+export function buildOptionsOf(settingsNamespace: string): BuildOptions {
   const now = Date.now();
   return { generation: now, builtAt: new Date(now).toISOString(), settingsNamespace, policyIds: POLICIES.map((policy) => policy.id) };
 }

@@ -100,7 +100,8 @@ interface ListedResource extends ServedResource {
   typed?: (apis: TypedApis, page: PageRequest) => Promise<unknown>;
 }
 
-const apiVersionOf = ({ group, version }: { group: string; version: string }) => (group ? `${group}/${version}` : version);
+/** A resource's apiVersion: the version alone for the core group. */
+export const apiVersionOf = ({ group, version }: { group: string; version: string }) => (group ? `${group}/${version}` : version);
 /** The URL path of a kind's objects in every namespace (or of a cluster-scoped kind). */
 const pathOf = (resource: ServedResource) => `${resource.group ? `/apis/${resource.group}` : "/api"}/${resource.version}/${resource.resource}`;
 

@@ -255,10 +255,8 @@ export class NamespaceDefaults {
 
   /** In place: the objects are the reader's own, and sourceOf is keyed by their identity. */
   apply(object: KubeObject): void {
-    if (typeof object.apiVersion === "string" && typeof object.kind === "string") {
-      const key = groupKind(groupOf(object.apiVersion), object.kind);
-      if (BUILT_IN_CLUSTER_SCOPED.has(key) || this.#clusterScoped.has(key)) return;
-    }
+    if (isClusterScoped(object.apiVersion, object.kind)) return;
+    if (typeof object.apiVersion === "string" && typeof object.kind === "string" && this.#clusterScoped.has(groupKind(groupOf(object.apiVersion), object.kind))) return;
     if (!isObject(object.metadata)) object.metadata = { namespace: this.#namespace };
     else if (typeof object.metadata.namespace !== "string" || object.metadata.namespace === "") object.metadata.namespace = this.#namespace;
   }
@@ -308,17 +306,11 @@ function crdOf(object: KubeObject): { groupKind: string; clusterScoped: boolean 
 
 /**
  * Whether objects of this apiVersion and kind have no namespace: a built-in
- * cluster-scoped kind, or one a CustomResourceDefinition among `crds` declares
- * with scope Cluster. Any other kind counts as namespaced: kubectl would ask
- * the apiserver, which knows every CRD; without one, namespaced is the
- * common case and the one that cannot lose a namespace.
+ * cluster-scoped kind (NamespaceDefaults adds the CRDs the input declares).
+ * Any other kind counts as namespaced: kubectl would ask the apiserver, which
+ * knows every CRD; without one, namespaced is the common case and the one
+ * that cannot lose a namespace.
  */
-export function isClusterScoped(apiVersion: unknown, kind: unknown, crds: readonly KubeObject[] = []): boolean {
-  if (typeof apiVersion !== "string" || typeof kind !== "string") return false;
-  const key = groupKind(groupOf(apiVersion), kind);
-  if (BUILT_IN_CLUSTER_SCOPED.has(key)) return true;
-  return crds.some((object) => {
-    const crd = crdOf(object);
-    return crd !== undefined && crd.groupKind === key && crd.clusterScoped;
-  });
+export function isClusterScoped(apiVersion: unknown, kind: unknown): boolean {
+  return typeof apiVersion === "string" && typeof kind === "string" && BUILT_IN_CLUSTER_SCOPED.has(groupKind(groupOf(apiVersion), kind));
 }
