@@ -18,7 +18,7 @@
 // code point), every other function costs 1.
 
 import { chargeTraversal, costSize, type CallContext, type Library } from "../../declarations/index.js";
-import { isQuantity, parseQuantity, Quantity, QuantityError } from "../../../k8s/quantity/index.js";
+import { parseQuantity, Quantity, QuantityError } from "../../../k8s/quantity/index.js";
 import { BoundedCache } from "../../cache/index.js";
 import { member } from "../overloads.js";
 import { asBigInt, CelType, doubleOf, EvalError, intOf, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
@@ -225,7 +225,8 @@ export const quantityLibrary: Library = {
           result: "bool",
           impl: ([s], ctx) => {
             chargeTraversal(ctx, costSize(s as string));
-            return isQuantity(s as string);
+            // The same cache as quantity(): the usual guard isQuantity(x) && quantity(x)… parses once.
+            return !(parsed.get(s as string, parseText) instanceof EvalError);
           },
         },
       ],
