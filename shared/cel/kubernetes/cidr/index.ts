@@ -16,9 +16,9 @@
 //     containsCIDR('not a cidr') reports the parse error.
 // Cost as Kubernetes' CostEstimator.
 
-import { chargeTraversal, costSize, type CallContext, type Library } from "../../declarations/index.js";
+import { costSize, type CallContext, type Library } from "../../declarations/index.js";
 import { CelType, EvalError, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
-import { parses } from "../overloads.js";
+import { onString, parses } from "../overloads.js";
 import { quoteCapped } from "../quote.js";
 import { AddrError, formatAddr, IP_TYPE, IPValue, is4In6, parseAddr, parseIP, sameAddr, type Addr } from "../ip/index.js";
 
@@ -116,32 +116,8 @@ export const cidrLibrary: Library = {
   name: "net.cidr",
   types: [CIDR_TYPE],
   functions: [
-    {
-      name: "cidr",
-      overloads: [
-        {
-          params: ["string"],
-          result: C,
-          impl: ([s], ctx) => {
-            chargeTraversal(ctx, costSize(s as string));
-            return parseCIDR(s as string);
-          },
-        },
-      ],
-    },
-    {
-      name: "isCIDR",
-      overloads: [
-        {
-          params: ["string"],
-          result: "bool",
-          impl: ([s], ctx) => {
-            chargeTraversal(ctx, costSize(s as string));
-            return parses(() => parseCIDR(s as string));
-          },
-        },
-      ],
-    },
+    onString("cidr", C, 1, parseCIDR),
+    onString("isCIDR", "bool", 1, (s) => parses(() => parseCIDR(s))),
     {
       name: "containsIP",
       overloads: [

@@ -9,9 +9,9 @@
 // Cost as Kubernetes' CostEstimator: parsing traverses the string (0.1 per
 // code point; twice for ip.isCanonical), accessors cost 1.
 
-import { chargeTraversal, costSize, type Library } from "../../declarations/index.js";
+import type { Library } from "../../declarations/index.js";
 import { CelType, EvalError, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
-import { parses } from "../overloads.js";
+import { onString, parses } from "../overloads.js";
 import { quoteCapped } from "../quote.js";
 
 export const IP_TYPE = new CelType("net.IP");
@@ -237,20 +237,6 @@ const predicate = (name: string, test: (a: Addr) => boolean) => ({
   overloads: [{ receiver: true, params: [I], result: "bool", impl: ([ip]: readonly Value[]) => test(addrOf(ip)) }],
 });
 
-/** A global function of one string, charged `passes` traversals of it. */
-const onString = (name: string, result: string, passes: number, impl: (s: string) => Value) => ({
-  name,
-  overloads: [
-    {
-      params: ["string"],
-      result,
-      impl: ([s]: readonly Value[], ctx: { charge(units: number): void }) => {
-        chargeTraversal(ctx, costSize(s as string), passes);
-        return impl(s as string);
-      },
-    },
-  ],
-});
 
 export const ipLibrary: Library = {
   name: "kubernetes.net.ip",

@@ -11,8 +11,9 @@
 // charges isURL a flat 1, but its parse is linear too); the getters read parts
 // computed once per URL value, and cost 1.
 
-import { chargeTraversal, costSize, type Library } from "../../declarations/index.js";
+import type { Library } from "../../declarations/index.js";
 import { CelMap, CelType, EvalError, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
+import { onString } from "../overloads.js";
 import { quoteCapped } from "../quote.js";
 
 const URL_TYPE = new CelType("kubernetes.URL");
@@ -421,32 +422,8 @@ export const urlLibrary: Library = {
   name: "kubernetes.urls",
   types: [URL_TYPE],
   functions: [
-    {
-      name: "url",
-      overloads: [
-        {
-          params: ["string"],
-          result: U,
-          impl: ([s], ctx) => {
-            chargeTraversal(ctx, costSize(s as string));
-            return parseUrl(s as string);
-          },
-        },
-      ],
-    },
-    {
-      name: "isURL",
-      overloads: [
-        {
-          params: ["string"],
-          result: "bool",
-          impl: ([s], ctx) => {
-            chargeTraversal(ctx, costSize(s as string));
-            return isURL(s as string);
-          },
-        },
-      ],
-    },
+    onString("url", U, 1, parseUrl),
+    onString("isURL", "bool", 1, isURL),
     getter("getScheme", "string", (u) => u.scheme),
     getter("getHost", "string", (u) => u.host),
     getter("getHostname", "string", (u) => u.hostname),
