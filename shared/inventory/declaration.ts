@@ -11,7 +11,7 @@ import * as z from "zod/mini";
 import "../zod/index.js";
 import { capped } from "../text/index.js";
 import { describeZodError } from "../zod/index.js";
-import { parseFieldPath, type FieldPath } from "./paths.js";
+import { isObject, parseFieldPath, type FieldPath } from "./paths.js";
 
 export const INVENTORY_ANNOTATION = "edgeadmit.io/inventory";
 /** How a message names the annotation. */
@@ -95,7 +95,6 @@ export function parseDeclaration(value: unknown): InventoryDeclaration | string 
   return { kinds, variables: new Map(Object.entries(parsed.data.variables)) };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The annotation's text on a policy object, if it has one. */
 export function annotationOf(policy: unknown): string | undefined {

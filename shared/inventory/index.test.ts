@@ -56,7 +56,7 @@ describe("field paths", () => {
 
   it("an index keys strings, whole numbers and booleans by type, each value once", () => {
     const object = { spec: { ports: [{ port: 80 }, { port: "80" }, { port: 80 }, { port: 8.5 }, { port: true }, { port: null }, { port: [1] }] } };
-    expect(indexedValues(object, path("spec.ports[*].port")).map((v) => v.key)).toEqual(["i80", "s80", "btrue"]);
+    expect(indexedValues(object, path("spec.ports[*].port"))).toEqual(["i80", "s80", "btrue"]);
     expect([indexKey("x"), indexKey(3), indexKey(3n), indexKey(false), indexKey(2 ** 64), indexKey({})]).toEqual(["sx", "i3", "i3", "bfalse", undefined, undefined]);
   });
 });

@@ -27,7 +27,7 @@ import { chargeTraversal, CelType, EvalError, LibraryValue, mapKey, MapValue, no
 import { UnloadedUnitError } from "../snapshot/view.js";
 import { capped } from "../text/index.js";
 import { ANNOTATION_FIELD, describeKind, kindKey, type InventoryDeclaration } from "./declaration.js";
-import { indexKey, parseFieldPath } from "./paths.js";
+import { indexKey, isObject, parseFieldPath } from "./paths.js";
 import { indexBucketOf, inventoryIndexUnit, inventoryKindUnit } from "./units.js";
 
 export const INVENTORY_VARIABLE = "inventory";
@@ -59,7 +59,6 @@ export interface Reviewed {
   name: string;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const groupOf = (apiVersion: string) => (apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "");
 
 /**
@@ -107,7 +106,7 @@ export class InventoryValue extends LibraryValue {
     if (typeof apiVersion !== "string" || typeof kind !== "string") throw noSuchOverload();
     const key = kindKey(apiVersion, kind);
     if (!this.declaration.kinds.has(key)) throw new EvalError(`inventory: ${capped(describeKind(key), 127)} is not declared in this policy's ${ANNOTATION_FIELD}`);
-    const entry = answer(() => this.facts.inventoryKind(key));
+    const entry = this.facts.inventoryKind(key);
     if (!entry)
       throw new EvalError(
         `inventory: ${describeKind(key)} is not in the snapshot: the sync job could not list it (RBAC, or the API server does not serve it; see its warnings)`,

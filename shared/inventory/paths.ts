@@ -72,7 +72,7 @@ export function parseFieldPath(text: string): FieldPath | string {
   return { text: canonical(steps), steps };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /** The paths a projection keeps, merged into one tree: a node either keeps its whole value or the listed parts of it. */
@@ -148,13 +148,13 @@ export function indexKey(value: unknown): string | undefined {
   return undefined;
 }
 
-/** The values at `path` in `object` that an index keys (see indexKey), each once, in the order met. */
-export function indexedValues(object: unknown, path: FieldPath): Array<{ key: string; value: unknown }> {
-  const found = new Map<string, unknown>();
+/** The index keys (see indexKey) of the values at `path` in `object`, each once, in the order met. */
+export function indexedValues(object: unknown, path: FieldPath): string[] {
+  const found = new Set<string>();
   const walk = (value: unknown, at: number): void => {
     if (at === path.steps.length) {
       const key = indexKey(value);
-      if (key !== undefined && !found.has(key)) found.set(key, value);
+      if (key !== undefined) found.add(key);
       return;
     }
     const step = path.steps[at]!;
@@ -163,5 +163,5 @@ export function indexedValues(object: unknown, path: FieldPath): Array<{ key: st
     } else if (isObject(value) && hasOwn.call(value, step)) walk(value[step], at + 1);
   };
   walk(object, 0);
-  return [...found].map(([key, value]) => ({ key, value }));
+  return [...found];
 }

@@ -286,7 +286,7 @@ function inventoryUnits(inventory: Snapshot["inventory"]): Map<string, Inventory
     for (const path of index) {
       for (const key of keys) {
         const object = entry.objects[key];
-        for (const { key: valueKey } of indexedValues(object, path)) {
+        for (const valueKey of indexedValues(object, path)) {
           const bucket = indexBucketOf(kind, path.text, valueKey);
           const byKind = buckets.get(bucket) ?? buckets.set(bucket, {}).get(bucket)!;
           ((byKind[kind] ??= {})[path.text] ??= {})[valueKey] ??= [];
