@@ -2,6 +2,7 @@
 import * as z from "zod/mini";
 import type { util } from "zod/v4/core";
 import { decodeJson } from "../zod/index.js";
+import { isPlainObject } from "../zod/unchanged.js";
 
 const ADMISSION_API_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
 
@@ -37,11 +38,10 @@ export type AdmissionReview = z.infer<typeof admissionReviewSchema>;
 type DecodeResult = { ok: true; review: AdmissionReview } | { ok: false; error: string };
 
 type JsonObject = Record<string, unknown>;
-const isJsonObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 const optionalString = (value: JsonObject, key: string) => !(key in value) || typeof value[key] === "string";
 
 function readGroupVersion<K extends "kind" | "resource">(value: unknown, last: K): ({ group: string; version: string } & Record<K, string>) | undefined {
-  if (!isJsonObject(value)) return undefined;
+  if (!isPlainObject(value)) return undefined;
   const { group, version } = value;
   const named = value[last];
   return typeof group === "string" && typeof version === "string" && typeof named === "string" ? ({ group, version, [last]: named } as { group: string; version: string } & Record<K, string>) : undefined;
@@ -57,7 +57,7 @@ const OPERATIONS: ReadonlySet<unknown> = new Set(admissionRequestSchema.shape.op
  * error for.
  */
 function readRequest(value: unknown): AdmissionRequest | undefined {
-  if (!isJsonObject(value)) return undefined;
+  if (!isPlainObject(value)) return undefined;
   const { uid, operation, userInfo, dryRun } = value;
   if (typeof uid !== "string" || uid.length === 0 || !OPERATIONS.has(operation)) return undefined;
   const kind = readGroupVersion(value["kind"], "kind");
@@ -67,7 +67,7 @@ function readRequest(value: unknown): AdmissionRequest | undefined {
   if ("dryRun" in value && typeof dryRun !== "boolean") return undefined;
   let user: JsonObject | undefined;
   if ("userInfo" in value) {
-    if (!isJsonObject(userInfo) || !optionalString(userInfo, "username") || Object.hasOwn(userInfo, "__proto__")) return undefined;
+    if (!isPlainObject(userInfo) || !optionalString(userInfo, "username") || Object.hasOwn(userInfo, "__proto__")) return undefined;
     // A loose object: username first, then the rest as sent.
     user = "username" in userInfo ? { username: userInfo["username"] } : {};
     for (const key in userInfo) if (key !== "username") user[key] = userInfo[key];
@@ -88,7 +88,7 @@ const API_VERSIONS: ReadonlySet<unknown> = new Set(ADMISSION_API_VERSIONS);
 /** admissionReviewSchema, read by hand when the review is well formed (readRequest), else by zod. */
 const admissionReviewReader = {
   safeParse(value: unknown): util.SafeParseResult<AdmissionReview> {
-    if (isJsonObject(value) && API_VERSIONS.has(value["apiVersion"]) && value["kind"] === "AdmissionReview") {
+    if (isPlainObject(value) && API_VERSIONS.has(value["apiVersion"]) && value["kind"] === "AdmissionReview") {
       const request = readRequest(value["request"]);
       if (request !== undefined) return { success: true, data: { apiVersion: value["apiVersion"] as AdmissionReview["apiVersion"], kind: "AdmissionReview", request } };
     }

@@ -32,7 +32,7 @@ function unchangedBy(schema: z.core.$ZodType): Unchanged {
 }
 
 /** An object as JSON.parse makes them (zod builds its copies as these: one without Object.prototype would come back with it). */
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 
 /**
