@@ -210,30 +210,32 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
     const metadata = object["metadata"] as { namespace?: unknown } | undefined;
     if (isSettingsConfigMap(object) && metadata?.namespace === options.settingsNamespace) settings.push(source);
   };
-  const notKubernetes = (source: Source, reason: string) => {
-    if (options.strict) errors.push({ source, message: `${reason} (--strict)` });
+  // A document no role takes: a kustomization is skipped as such; anything else is no Kubernetes object (an error under --strict).
+  const skipDocument = (source: Source, reason: string) => {
+    if (reason === "a kustomization") skipped.push({ source, reason: "kustomizations" });
+    else if (options.strict) errors.push({ source, message: `${reason} (--strict)` });
     else skipped.push({ source, reason: "not Kubernetes objects" });
   };
+  /** Whether the whole file is skipped (a kustomization or a patch it lists), noting it. */
+  const skipFile = (file: InputFile): boolean => {
+    if (file.skip === undefined) return false;
+    skipped.push({ source: { file: file.name }, reason: file.skip.startsWith("a patch") ? "kustomize patches" : "kustomizations" });
+    return true;
+  };
   for (const file of policyPlan.files) {
-    if (file.skip !== undefined) {
-      skipped.push({ source: { file: file.name }, reason: file.skip.startsWith("a patch") ? "kustomize patches" : "kustomizations" });
-      continue;
-    }
+    if (skipFile(file)) continue;
     for (const entry of documentsOf(await textOf(file), file.name)) {
       if (entry.error !== undefined) errors.push({ source: entry.source, message: entry.error });
       else {
         const role = roleOf(entry.object);
-        if (role.role === "skip") notKubernetes(entry.source, role.reason);
+        if (role.role === "skip") skipDocument(entry.source, role.reason);
         else if (role.role === "error") errors.push({ source: entry.source, message: role.message });
         else takePolicy(role.object, entry.source);
       }
     }
   }
   for (const file of resourcePlan.files) {
-    if (file.skip !== undefined) {
-      skipped.push({ source: { file: file.name }, reason: file.skip.startsWith("a patch") ? "kustomize patches" : "kustomizations" });
-      continue;
-    }
+    if (skipFile(file)) continue;
     for (const entry of documentsOf(await textOf(file), file.name)) {
       documents++;
       progress.tick(() => `read ${count(documents, "document")}`);
@@ -242,10 +244,8 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
         continue;
       }
       const role = roleOf(entry.object);
-      if (role.role === "skip") {
-        if (role.reason === "a kustomization") skipped.push({ source: entry.source, reason: "kustomizations" });
-        else notKubernetes(entry.source, role.reason);
-      } else if (role.role === "error") errors.push({ source: entry.source, message: role.message });
+      if (role.role === "skip") skipDocument(entry.source, role.reason);
+      else if (role.role === "error") errors.push({ source: entry.source, message: role.message });
       else if (role.role === "policy") takePolicy(role.object, entry.source);
       else {
         // Kept as JSON text until judged: a fraction of the parsed object's memory, and JSON.parse is many times faster than parsing YAML again.
