@@ -5,7 +5,7 @@
 // what only workerd and the network add.
 import { app } from "../functions/app.js";
 import type { Env } from "../functions/config/index.js";
-import { bucketOf, encodeSnapshot, type EncodedSnapshot, type Snapshot } from "../shared/snapshot/index.js";
+import { encodeSnapshot, type EncodedSnapshot, type Snapshot } from "../shared/snapshot/index.js";
 import { generateKeyPair } from "../shared/signing/index.js";
 import { tokenHash } from "../shared/tokens/index.js";
 import { MemoryStore } from "./memory-store.js";
@@ -18,7 +18,7 @@ export const BENCH_TOKEN = "edgeadmit_bench-token-not-a-secret-0000000";
 /** A store holding `snapshot` as the push route would have stored it (`encoded`: its units, when already at hand). */
 export async function storeWith(snapshot: Snapshot, store = new MemoryStore(), encoded?: EncodedSnapshot): Promise<MemoryStore> {
   const { units, digest } = encoded ?? (await encodeSnapshot(snapshot));
-  const result = store.push(snapshot.generation, units.map((unit) => ({ ...unit, bucket: bucketOf(unit.name) })), { base: null, builtAt: snapshot.builtAt, pushedAt: Date.now(), removed: [], digest });
+  const result = store.push(snapshot.generation, units, { base: null, builtAt: snapshot.builtAt, pushedAt: Date.now(), removed: [], digest });
   if (!result.ok) throw new Error(`the memory store refused the bench snapshot: ${JSON.stringify(result)}`);
   return store;
 }

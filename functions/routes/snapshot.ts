@@ -9,7 +9,6 @@ import { truncateUtf8 } from "../../shared/admission/index.js";
 import { sha256Hex } from "../../shared/digest/index.js";
 import {
   BUCKETS,
-  bucketOf,
   CLUSTER_UNIT,
   decodeUnit,
   encodeUnit,
@@ -85,8 +84,7 @@ snapshot.put("/:cluster/snapshot", signer("PUT"), async (c) => {
       if (!push.commit) return refused(400, "the cluster part travels in the body that commits; nothing was stored");
       clusterPart = unit.value as ClusterPart;
     }
-    const encoded = await encodeUnit(name, unit.value);
-    units.push({ ...encoded, bucket: bucketOf(name) });
+    units.push(await encodeUnit(name, unit.value));
   }
 
   let commit: Commit | undefined;

@@ -16,7 +16,7 @@
 // remembers, a mismatch instead of serving it.
 import { DurableObject } from "cloudflare:workers";
 import { sha256Hex } from "../../shared/digest/index.js";
-import { bucketDigest, CLUSTER_UNIT, rootDigest } from "../../shared/snapshot/shards.js";
+import { bucketDigest, bucketOf, CLUSTER_UNIT, rootDigest } from "../../shared/snapshot/shards.js";
 
 export interface SnapshotMeta {
   generation: number;
@@ -40,7 +40,6 @@ export interface SnapshotMeta {
 /** A unit a push hands over: validated and encoded by the route. */
 export interface StagedUnit {
   name: string;
-  bucket: number;
   sha256: string;
   bytes: Uint8Array;
 }
@@ -222,7 +221,7 @@ export class SnapshotStore extends DurableObject<unknown> {
     sql.exec("DELETE FROM unit_chunk WHERE unit IN (SELECT id FROM unit WHERE name = ? AND since = ?)", unit.name, generation);
     sql.exec("DELETE FROM unit WHERE name = ? AND since = ?", unit.name, generation);
     const id = sql
-      .exec<{ id: number }>("INSERT INTO unit (name, bucket, since, until, sha256, bytes) VALUES (?, ?, ?, NULL, ?, ?) RETURNING id", unit.name, unit.bucket, generation, unit.sha256, unit.bytes.length)
+      .exec<{ id: number }>("INSERT INTO unit (name, bucket, since, until, sha256, bytes) VALUES (?, ?, ?, NULL, ?, ?) RETURNING id", unit.name, bucketOf(unit.name), generation, unit.sha256, unit.bytes.length)
       .one().id;
     for (let seq = 0; seq === 0 || seq * CHUNK_BYTES < unit.bytes.length; seq++)
       sql.exec("INSERT INTO unit_chunk (unit, seq, data) VALUES (?, ?, ?)", id, seq, unit.bytes.slice(seq * CHUNK_BYTES, (seq + 1) * CHUNK_BYTES).buffer);

@@ -7,7 +7,7 @@ import demoYaml from "../../examples/demo/cluster.yaml?raw";
 import { runInDurableObject } from "cloudflare:test";
 import { cacheStats, forget, loadShards, loadSnapshot, REVALIDATE_MS, storeOf } from "../../functions/store/cache.js";
 import { sha256Hex } from "../../shared/digest/index.js";
-import { bucketOf, CLUSTER_UNIT, contentHash, encodeSnapshot, NamespaceFacts, type Snapshot } from "../../shared/snapshot/index.js";
+import { CLUSTER_UNIT, contentHash, encodeSnapshot, NamespaceFacts, type Snapshot } from "../../shared/snapshot/index.js";
 import { CONTENT_SHA256_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../shared/signing/index.js";
 import { call, dispatch, freshGeneration, objectsFromYaml, push, sign, snapshotOf, validate } from "../support/worker.js";
 import { pod, reviewOf } from "../support/reviews.js";
@@ -273,7 +273,7 @@ describe("the isolate cache", () => {
     const { units, digest } = await encodeSnapshot(newer);
     const result = await storeOf(env, "pushes").push(
       newer.generation,
-      units.map((unit) => ({ ...unit, bucket: bucketOf(unit.name) })),
+      units,
       { base: null, builtAt: newer.builtAt, pushedAt: start, removed: [], digest },
     );
     expect(result.ok).toBe(true);
