@@ -94,6 +94,8 @@ class Mismatch extends Error {}
 
 /** Rows of a unit visible to generation ?1 (bound twice). */
 const VISIBLE = "since <= ?1 AND (until IS NULL OR until > ?1)";
+/** The rows a generation being committed ends up with: those still open, none staged for a later one (a whole number, so it is safe in the SQL). */
+const openAt = (generation: number) => `until IS NULL AND since <= ${generation}`;
 
 export class SnapshotStore extends DurableObject<unknown> {
   constructor(ctx: DurableObjectState, env: unknown) {
@@ -249,7 +251,7 @@ export class SnapshotStore extends DurableObject<unknown> {
       }
       for (const unit of staged) touched.add(unit.bucket);
     }
-    const current = `until IS NULL AND since <= ${generation}`;
+    const current = openAt(generation);
     if (sql.exec(`SELECT COUNT(*) AS n FROM unit WHERE name = '' AND ${current}`).one().n === 0)
       throw new Mismatch("the new generation has no cluster part: a push that sends every unit must send it");
     if (commit.base === null) sql.exec("DELETE FROM bucket");
@@ -260,7 +262,7 @@ export class SnapshotStore extends DurableObject<unknown> {
   /** Recomputes the touched buckets' digests, checks the whole against the pusher's, and moves the head. */
   #finish(generation: number, head: SnapshotMeta | null, commit: Commit, buckets: number[]): SnapshotMeta {
     const sql = this.ctx.storage.sql;
-    const current = `until IS NULL AND since <= ${generation}`;
+    const current = openAt(generation);
     // Digests need SHA-256, which WebCrypto gives only asynchronously; inside a synchronous transaction, a small synchronous one.
     for (const bucket of buckets) {
       const units = sql.exec<{ name: string; sha256: string }>(`SELECT name, sha256 FROM unit WHERE bucket = ? AND ${current}`, bucket).toArray();
