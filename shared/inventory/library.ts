@@ -27,7 +27,7 @@ import { chargeTraversal, CelType, EvalError, LibraryValue, mapKey, MapValue, no
 import { UnloadedUnitError } from "../snapshot/view.js";
 import { capped } from "../text/index.js";
 import { ANNOTATION_FIELD, describeKind, kindKey, type InventoryDeclaration } from "./declaration.js";
-import { indexKey, isObject, parseFieldPath } from "./paths.js";
+import { indexKey, isObject, parseFieldPath, type FieldPath } from "./paths.js";
 import { indexBucketOf, inventoryIndexUnit, inventoryKindUnit } from "./units.js";
 
 export const INVENTORY_VARIABLE = "inventory";
@@ -105,7 +105,8 @@ export class InventoryValue extends LibraryValue {
   #kind(apiVersion: Value, kind: Value) {
     if (typeof apiVersion !== "string" || typeof kind !== "string") throw noSuchOverload();
     const key = kindKey(apiVersion, kind);
-    if (!this.declaration.kinds.has(key)) throw new EvalError(`inventory: ${capped(describeKind(key), 127)} is not declared in this policy's ${ANNOTATION_FIELD}`);
+    const problem = undeclared(this.declaration, key, undefined, "this policy's");
+    if (problem) throw new EvalError(problem);
     const entry = this.facts.inventoryKind(key);
     if (!entry)
       throw new EvalError(
@@ -171,8 +172,8 @@ export class InventoryValue extends LibraryValue {
     if (typeof field !== "string") throw noSuchOverload();
     const path = parseFieldPath(field);
     if (typeof path === "string") throw new EvalError(`inventory: ${capped(path, 127)}`);
-    if (!this.declaration.kinds.get(key)!.index.some((declared) => declared.text === path.text))
-      throw new EvalError(`inventory: ${path.text} is not declared as an index of ${describeKind(key)} in this policy's ${ANNOTATION_FIELD}`);
+    const problem = undeclared(this.declaration, key, path, "this policy's");
+    if (problem) throw new EvalError(problem);
     if (!entry.index?.includes(path.text))
       throw new EvalError(`inventory: the snapshot has no index of ${describeKind(key)} by ${path.text}: the sync job that built it ran before the policy declared it`);
     return new IndexMap(this, key, path.text, self);
@@ -229,6 +230,14 @@ const receiver = (value: Value): InventoryValue => {
   return value;
 };
 
+/** Why the declaration does not let a policy read kind `key` (by the index `path`, when given); `whose` names the declaration as the message's reader sees it. */
+function undeclared(declaration: InventoryDeclaration, key: string, path: FieldPath | undefined, whose: "this policy's" | "the policy's"): string | undefined {
+  const declared = declaration.kinds.get(key);
+  if (!declared) return `inventory: ${capped(describeKind(key), 127)} is not declared in ${whose} ${ANNOTATION_FIELD}`;
+  if (path && !declared.index.some((one) => one.text === path.text)) return `inventory: ${path.text} is not declared as an index of ${describeKind(key)} in ${whose} ${ANNOTATION_FIELD}`;
+  return undefined;
+}
+
 /**
  * The compile-time check of constant arguments: a kind (and an index field)
  * the declaration does not name is a compile error at the call.
@@ -238,14 +247,11 @@ function checked(declaration: InventoryDeclaration, fieldAt?: number) {
     const [, apiVersion, kind] = constants;
     if (typeof apiVersion !== "string" || typeof kind !== "string") return undefined;
     const key = kindKey(apiVersion, kind);
-    const declared = declaration.kinds.get(key);
-    if (!declared) return `inventory: ${capped(describeKind(key), 127)} is not declared in the policy's ${ANNOTATION_FIELD}`;
     const field = fieldAt === undefined ? undefined : constants[fieldAt];
-    if (typeof field !== "string") return undefined;
+    if (typeof field !== "string") return undeclared(declaration, key, undefined, "the policy's");
     const path = parseFieldPath(field);
-    if (typeof path === "string") return `inventory: ${capped(path, 127)}`;
-    if (!declared.index.some((one) => one.text === path.text)) return `inventory: ${path.text} is not declared as an index of ${describeKind(key)} in the policy's ${ANNOTATION_FIELD}`;
-    return undefined;
+    if (typeof path === "string") return undeclared(declaration, key, undefined, "the policy's") ?? `inventory: ${capped(path, 127)}`;
+    return undeclared(declaration, key, path, "the policy's");
   };
 }
 
