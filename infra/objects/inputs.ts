@@ -18,18 +18,18 @@ import { describeZodError } from "../../shared/zod/index.js";
 import { describeFsError, fileError, firstLine } from "../cli/errors.js";
 import { EXCEPTION_GROUP, EXCEPTION_KIND } from "../../shared/exceptions/index.js";
 import { SETTINGS_CONFIGMAP, type KubeObject } from "../../shared/snapshot/build/index.js";
-import { filesUnder, type Source } from "./yaml.js";
+import { filesUnder, groupKindOf, isObject, type Source } from "./yaml.js";
 
 export const SCOPE_RULES = ["auto", "dir", "input", "one"] as const;
 export type ScopeRule = (typeof SCOPE_RULES)[number];
 
 /** The names kustomize looks for in a directory (konfig.RecognizedKustomizationFileNames). */
-export const KUSTOMIZATION_FILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"] as const;
+const KUSTOMIZATION_FILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"] as const;
 
 const MANIFEST = /\.(ya?ml|json)$/i;
 
 /** The scope of the files named on the command line (and stdin) under the auto rule. */
-export const COMMAND_LINE_SCOPE = "(command line)";
+const COMMAND_LINE_SCOPE = "(command line)";
 const ALL_SCOPE = "(all input)";
 
 export interface InputFile {
@@ -158,17 +158,9 @@ const POLICY_KINDS: ReadonlySet<string> = new Set([
   `${EXCEPTION_GROUP}/${EXCEPTION_KIND}`,
 ]);
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** `group/Kind` of an object, "" group for the core one. */
-export function groupKindOf(object: KubeObject): string {
-  const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : "";
-  const slash = apiVersion.indexOf("/");
-  return `${slash >= 0 ? apiVersion.slice(0, slash) : ""}/${typeof object.kind === "string" ? object.kind : ""}`;
-}
 
 export function isSettingsConfigMap(object: KubeObject): boolean {
-  return groupKindOf(object) === "/ConfigMap" && isRecord(object["metadata"]) && object["metadata"]["name"] === SETTINGS_CONFIGMAP;
+  return groupKindOf(object) === "/ConfigMap" && isObject(object["metadata"]) && object["metadata"]["name"] === SETTINGS_CONFIGMAP;
 }
 
 /** What one document is to check. */
@@ -192,11 +184,11 @@ export function roleOf(object: KubeObject): DocumentRole {
   const missing = [typeof apiVersion !== "string" || apiVersion === "" ? "apiVersion" : "", typeof kind !== "string" || kind === "" ? "kind" : ""].filter(Boolean);
   if (missing.length > 0 || typeof apiVersion !== "string" || typeof kind !== "string") return { role: "skip", reason: `not a Kubernetes object (no ${missing.join(" and ")})` };
   if (kind === "AdmissionReview" && REVIEW_VERSIONS.has(apiVersion)) {
-    const request = isRecord(object["request"]) ? object["request"] : undefined;
+    const request = isObject(object["request"]) ? object["request"] : undefined;
     const inner = request?.["object"];
-    if (!isRecord(inner)) return { role: "error", message: `an ${apiVersion} AdmissionReview without request.object (a DELETE, or a response): nothing to judge` };
+    if (!isObject(inner)) return { role: "error", message: `an ${apiVersion} AdmissionReview without request.object (a DELETE, or a response): nothing to judge` };
     const namespace = request!["namespace"];
-    const metadata = isRecord(inner["metadata"]) ? inner["metadata"] : {};
+    const metadata = isObject(inner["metadata"]) ? inner["metadata"] : {};
     const placed = typeof namespace === "string" && namespace !== "" && typeof metadata["namespace"] !== "string" ? { ...inner, metadata: { ...metadata, namespace } } : inner;
     return roleOf(placed);
   }

@@ -14,7 +14,7 @@ import { readInput, type CliIo } from "../cli/io.js";
 
 const MANIFEST = /\.(ya?ml|json)$/i;
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
@@ -290,6 +290,11 @@ function groupKind(group: string, kind: string): string {
 function groupOf(apiVersion: string): string {
   const slash = apiVersion.indexOf("/");
   return slash >= 0 ? apiVersion.slice(0, slash) : "";
+}
+
+/** `group/Kind` of an object, "" group for the core one. */
+export function groupKindOf(object: KubeObject): string {
+  return groupKind(groupOf(typeof object.apiVersion === "string" ? object.apiVersion : ""), typeof object.kind === "string" ? object.kind : "");
 }
 
 const crdSchema = z.looseObject({
