@@ -288,8 +288,12 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
   const warned = new Set<string>();
   const judges = new Map<string, (object: KubeObject) => JudgedObject>();
   // What a namespaceSelector would need to know of namespaces the facts lack (known by name only).
-  const unknownNamespaces = new Map<string, Set<string>>();
+  const unknownNamespaces = new Set<string>();
   const needs = new Map<string, Set<string>>();
+  const addNeeds = (snapshot: Snapshot) => {
+    for (const [policy, keys] of selectorNeeds(snapshot)) for (const key of keys) needs.set(policy, (needs.get(policy) ?? new Set()).add(key));
+  };
+  if (given) addNeeds(given);
   // A given snapshot is every scope's: one judge, so what policies derive from it is derived once.
   const givenJudge = given ? objectJudge(given, { policies: POLICIES }) : undefined;
   for (const [scope, facts] of scopes) {
@@ -303,10 +307,10 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
         io.err(`warning: ${problem}\n`);
       }
       snapshot = built.snapshot;
+      addNeeds(snapshot);
     }
     judges.set(scope, givenJudge ?? objectJudge(snapshot, { policies: POLICIES }));
-    for (const [policy, keys] of selectorNeeds(snapshot)) for (const key of keys) needs.set(policy, (needs.get(policy) ?? new Set()).add(key));
-    unknownNamespaces.set(scope, new Set([...facts.namespaces].filter((name) => !Object.hasOwn(snapshot.namespaces, name))));
+    for (const name of facts.namespaces) if (!Object.hasOwn(snapshot.namespaces, name)) unknownNamespaces.add(name);
   }
   scopes.clear();
 
@@ -324,7 +328,7 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
     const summary = skippedSummary(skipped);
     throw new CliError(`no Kubernetes objects in ${options.files.join(", ")}${summary ? ` (${summary})` : ""}`);
   }
-  const missing = [...new Set([...unknownNamespaces.values()].flatMap((names) => [...names]))].sort();
+  const missing = [...unknownNamespaces].sort();
   const missingFacts =
     missing.length > 0 && needs.size > 0 ? { namespaces: missing, labels: [...needs].sort(([a], [b]) => (a < b ? -1 : 1)).map(([policy, keys]) => ({ policy, labels: [...keys] })) } : undefined;
   return { objects: checked, policies: POLICIES, errors, skipped, scopes: Math.max(judges.size, 1), ...(missingFacts ? { missingFacts } : {}) };
