@@ -678,9 +678,8 @@ function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr)
         for (let i = 0; i < items.length; i++) {
           f.charge(perElement);
           // Both transforms bind two variables: index and element, or key and value.
-          const key = items === r ? i : (items[i] as Value);
-          f.locals[slot1] = key;
-          f.locals[slot2] = items === r ? (items[i] as Value) : (mapGet(r as JsonObject | MapValue, key) as Value);
+          bindVars(f, r, items, i);
+          const key = f.locals[slot1] as Value;
           if (filter !== undefined && !truth(filter(f))) continue;
           f.charge(kept);
           const v = transform(f);
