@@ -241,14 +241,10 @@ export class RequestMatcher {
 
   /** object.Matcher: the object's or the old object's labels; an absent object does not match a non-empty selector. */
   #objectSelectorMatches(selector: LabelSelector): boolean {
-    if (this.#objectLabels === UNREAD) this.#objectLabels = this.#labelsOf(this.#request.object);
+    if (this.#objectLabels === UNREAD) this.#objectLabels = labelsOf(this.#request.object);
     if (this.#objectLabels !== undefined && selectorMatches(selector, this.#objectLabels)) return true;
-    if (this.#oldObjectLabels === UNREAD) this.#oldObjectLabels = this.#labelsOf(this.#request.oldObject);
+    if (this.#oldObjectLabels === UNREAD) this.#oldObjectLabels = labelsOf(this.#request.oldObject);
     return this.#oldObjectLabels !== undefined && selectorMatches(selector, this.#oldObjectLabels);
-  }
-
-  #labelsOf(object: unknown): Labels | undefined {
-    return object === null || object === undefined ? undefined : labelsOf(object);
   }
 
   /**
