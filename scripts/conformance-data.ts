@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 /** The folders the conformance tests read, relative to the team folder. */
-const CONFORMANCE_DATA = ["fixtures/real-world", "conformance/kubescape-cel-admission-library"] as const;
+const CONFORMANCE_DATA = ["fixtures/real-world", "conformance/kubescape-cel-admission-library", "conformance/kubernetes-apiserver"] as const;
 
 /** Why conformance cannot run from `projectRoot` (its data is missing), or undefined when it can. */
 export function missingConformanceData(projectRoot: string): string | undefined {

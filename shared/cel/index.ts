@@ -37,7 +37,7 @@ import { check, type Declarations } from "./checker/index.js";
 import { compileExpr, CostLimitExceeded, Frame, type Activation, type Eval } from "./eval/index.js";
 import type { FunctionDecl, Library, OverloadDecl } from "./declarations/index.js";
 import { optionalLibrary } from "./optional/index.js";
-import { NO_LOCATION, parse } from "./parser/index.js";
+import { NO_LOCATION, parse, SORT_BY_KEYS, type MacroOptions } from "./parser/index.js";
 import { DEFAULT_REGEX_ENGINE, type RegexCompiler, type RegexLibrary } from "./regex/index.js";
 import { standardLibrary } from "./stdlib/index.js";
 import { stringsLibrary } from "./strings/index.js";
@@ -69,11 +69,15 @@ export interface EnvOptions {
   readonly homogeneousLiterals?: boolean;
   /** The regex engine for matches() and the libraries' patterns: shared/re2 unless a test of the wiring brings its own. */
   readonly regex?: RegexCompiler;
+  /** ext.TwoVarComprehensions' macros (Kubernetes 1.32+); default true. */
+  readonly twoVariableComprehensions?: boolean;
 }
 
 export interface Env {
   readonly declarations: Declarations;
   readonly costLimit: number;
+  /** The macros beyond the standard ones the parser expands: sortBy only with the library that sorts by keys. */
+  readonly macros: MacroOptions;
 }
 
 /** Cost units shared by several evaluations (one policy's expressions); evaluations draw from it as they run. */
@@ -125,6 +129,7 @@ export function createEnv(options: EnvOptions): Env {
   return {
     declarations: { variables: new Set(options.variables), functions, types, homogeneousLiterals: options.homogeneousLiterals ?? true },
     costLimit: options.costLimit ?? PER_CALL_LIMIT,
+    macros: { twoVariable: options.twoVariableComprehensions ?? true, sortBy: functions.has(SORT_BY_KEYS) },
   };
 }
 
@@ -133,7 +138,7 @@ const withImpls = (fn: FunctionDecl): readonly OverloadDecl[] =>
   fn.impl === undefined ? fn.overloads : fn.overloads.map((o) => ({ ...o, impl: o.impl ?? fn.impl }));
 
 export function compile(source: string, env: Env): CompileResult {
-  const parsed = parse(source);
+  const parsed = parse(source, env.macros);
   if ("errors" in parsed) return { ok: false, error: formatErrors(source, parsed.errors) };
   const checked = check(parsed.expr, env.declarations);
   if (checked.errors.length > 0) return { ok: false, error: formatErrors(source, checked.errors) };

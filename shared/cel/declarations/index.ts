@@ -15,7 +15,7 @@
 // Run time: the first overload whose parameter types accept the runtime
 // values is called; none is cel-go's "no such overload: name(types)".
 
-import { codePointLength, isList, isMap, mapSize, type CelType, type Value } from "../values/index.js";
+import { codePointLength, isList, isMap, mapGet, mapKeys, mapSize, type CelType, type Value } from "../values/index.js";
 
 /**
  * A parameter or result type by name: "int", "uint", "double", "bool",
@@ -87,6 +87,51 @@ export function costSize(v: Value): number {
   if (typeof v === "string") return codePointLength(v);
   if (v instanceof Uint8Array || isList(v)) return v.length;
   return isMap(v) ? mapSize(v) : 1;
+}
+
+/** The length of a string in UTF-8 bytes, as Go's len(string) counts it (a lone surrogate is U+FFFD, 3 bytes). */
+export function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c <= 0xdbff && c >= 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2; // a surrogate pair: two units, four bytes
+      i++;
+    } else n += 2;
+  }
+  return n;
+}
+
+/**
+ * Kubernetes' traversalCost (k8s.io/apiserver/pkg/cel/library/cost.go:621):
+ * strings and bytes 0.1 per byte rounded down, lists and maps the sum over
+ * their elements (keys and values), anything else 1.
+ */
+export function traversalCost(v: Value): number {
+  if (typeof v === "string") return Math.floor(utf8Length(v) * TRAVERSAL_FACTOR);
+  if (v instanceof Uint8Array) return Math.floor(v.length * TRAVERSAL_FACTOR);
+  if (isList(v)) {
+    let cost = 0;
+    for (const x of v) cost += traversalCost(x);
+    return cost;
+  }
+  if (isMap(v)) {
+    let cost = 0;
+    for (const k of mapKeys(v)) cost += traversalCost(k) + traversalCost(mapGet(v, k) as Value);
+    return cost;
+  }
+  return 1;
+}
+
+/**
+ * Makes `units` the call's whole cost, as a CostEstimator.CallCost answer
+ * replaces cel-go's default for the call (runtimecost.go costCall): the call
+ * site has already charged its 1.
+ */
+export function chargeCallCost(ctx: CallContext, units: number): void {
+  ctx.charge(units - 1);
 }
 
 /**

@@ -231,7 +231,8 @@ const LOOP_COST: Record<MacroName, { readonly cond: number; readonly step: numbe
   map: { cond: 0, step: 0, kept: 12, result: 1 },
   filter: { cond: 0, step: 0, kept: 13, result: 1 },
   transformList: { cond: 0, step: 0, kept: 12, result: 1 },
-  transformMap: { cond: 0, step: 0, kept: 2, result: 1 },
+  // cel.@mapInsert(__result__, k, v'): the call and its two identifiers (ext/comprehensions.go transformMap).
+  transformMap: { cond: 0, step: 0, kept: 3, result: 1 },
   transformMapEntry: { cond: 0, step: 0, kept: 2, result: 1 },
 };
 
@@ -474,14 +475,18 @@ function buildMap(entries: readonly (readonly [Eval, Eval, boolean])[]): Eval {
   };
 }
 
+/** cel-go's type conversion functions (common/overloads IsTypeConversionFunction). */
+const TYPE_CONVERSIONS = new Set(["bool", "bytes", "double", "duration", "dyn", "int", "string", "timestamp", "type", "uint"]);
+
 function buildCall(e: Extract<Expr, { kind: "call" }>, r: Resolution | undefined, build: (e: Expr) => Eval): Eval {
   if (r === undefined || r.kind !== "call") throw new Error(`unresolved call ${e.name}`);
   const args = (r.qualified || e.target === undefined ? e.args : [e.target, ...e.args]).map(build);
   const single = r.overloads.length === 1 ? (r.overloads[0] as OverloadDecl) : undefined;
   const overloads = r.specialized === undefined || single === undefined ? r.overloads : [{ ...single, impl: r.specialized }];
   const impl: Impl = (r.specialized === undefined ? r.fn.impl : undefined) ?? dispatch(r.fn.name, overloads, r.exact);
-  // cel-go folds a one-argument call on a constant (duration('1h'), double(5)); binary ones it charges.
-  if (args.length === 1 && constants.has(args[0] as Eval)) {
+  // cel.OptOptimize folds a type conversion of a constant (duration('1h'), double(5)): interpreter/decorators.go
+  // decOptimize, overloads.IsTypeConversionFunction. Any other call on a constant (ip('::1'), size('ab')) it charges.
+  if (args.length === 1 && e.target === undefined && TYPE_CONVERSIONS.has(e.name) && constants.has(args[0] as Eval)) {
     try {
       return constant(impl([constants.get(args[0] as Eval) as Value], FOLDING));
     } catch (err) {

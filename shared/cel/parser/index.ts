@@ -27,14 +27,29 @@ const EXPECTING_ELEMENT = (close: "]" | "}"): string =>
 
 const RELATIONS: Record<string, string> = { "<": "_<_", "<=": "_<=_", ">": "_>_", ">=": "_>=_", "==": "_==_", "!=": "_!=_" };
 
+/** The function sortBy() expands to (cel-go ext/lists.go sortByMacro); '@' keeps it out of a user's reach. */
+export const SORT_BY_KEYS = "@sortByAssociatedKeys";
+/** The variable sortBy's expansion binds the list to (cel-go's name). */
+const SORT_BY_INPUT = "@__sortBy_input__";
+
+/** Macros only some environments have: the library that brings them must be in it. */
+export interface MacroOptions {
+  /** ext.TwoVarComprehensions (Kubernetes 1.32+): all/exists/existsOne with two variables, transformList/Map/MapEntry. */
+  readonly twoVariable: boolean;
+  /** ext.Lists v2+ (Kubernetes 1.34+): <list>.sortBy(e, key). */
+  readonly sortBy: boolean;
+}
+
+const ALL_MACROS: MacroOptions = { twoVariable: true, sortBy: true };
+
 /** Parses source into an expression; errors are collected, not thrown. */
-export function parse(src: string): { expr: Expr } | { errors: SyntaxError[] } {
+export function parse(src: string, macros: MacroOptions = ALL_MACROS): { expr: Expr } | { errors: SyntaxError[] } {
   const size = [...src].length;
   if (size > MAX_CODE_POINTS) {
     return { errors: [new SyntaxError(NO_LOCATION, `expression code point size exceeds limit: size: ${size}, limit ${MAX_CODE_POINTS}`)] };
   }
   try {
-    return { expr: new Parser(tokenize(src)).parseAll() };
+    return { expr: new Parser(tokenize(src), macros).parseAll() };
   } catch (e) {
     if (e instanceof SyntaxError) return { errors: [e] };
     throw e;
@@ -47,7 +62,10 @@ class Parser {
   /** AST depth, tracked per node so chains built by loops stay bounded like nested ones; a Map per parse (a global WeakMap costs more in GC than the parse). */
   private readonly depthOf = new Map<Expr, number>();
 
-  constructor(private readonly tokens: readonly Token[]) {}
+  constructor(
+    private readonly tokens: readonly Token[],
+    private readonly macros: MacroOptions,
+  ) {}
 
   parseAll(): Expr {
     const e = this.expr();
@@ -370,8 +388,9 @@ class Parser {
       if (v.kind !== "ident") throw new SyntaxError(v.pos, `${name}() variable name must be a simple identifier`);
       return this.node({ kind: "optMap", pos, flat: name === "optFlatMap", target, name: v.name, body }, target, body);
     }
+    if (name === "sortBy" && n === 2 && this.macros.sortBy) return this.sortBy(pos, target, args as [Expr, Expr]);
     const shape = MACROS[`${name}/${n}`];
-    if (shape === undefined) return undefined;
+    if (shape === undefined || (shape.vars === 2 && !this.macros.twoVariable)) return undefined;
     const vars = args.slice(0, shape.vars);
     const quantifier = shape.macro === "all" || shape.macro === "exists" || shape.macro === "exists_one";
     for (const v of vars) {
@@ -381,6 +400,23 @@ class Parser {
     const [v1, v2] = vars.map((v) => (v.kind === "ident" ? v.name : ""));
     const rest = args.slice(shape.vars);
     return this.node({ kind: "comp", pos, macro: shape.macro, range: target, v1: v1 as string, v2, args: rest }, target, ...rest);
+  }
+
+  /**
+   * cel-go's sortByMacro: the list bound once, then sorted by its elements' keys:
+   * cel.bind(@__sortBy_input__, target, @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(e, key))).
+   */
+  private sortBy(pos: number, target: Expr, [v, key]: [Expr, Expr]): Expr {
+    if (!["list", "select", "ident", "comp", "call"].includes(target.kind)) {
+      throw new SyntaxError(target.pos, "sortBy can only be applied to a list, identifier, comprehension, call or select expression");
+    }
+    if (v.kind !== "ident") throw new SyntaxError(v.pos, "argument is not an identifier");
+    const input = (): Expr => this.node({ kind: "ident", pos, name: SORT_BY_INPUT });
+    const range = input();
+    const keys = this.node({ kind: "comp", pos, macro: "map", range, v1: v.name, v2: undefined, args: [key] }, range, key);
+    const receiver = input();
+    const body = this.node({ kind: "call", pos, name: SORT_BY_KEYS, target: receiver, args: [keys] }, receiver, keys);
+    return this.node({ kind: "bind", pos, name: SORT_BY_INPUT, init: target, body }, target, body);
   }
 }
 

@@ -4,7 +4,7 @@
 // Indexes count code points, as Go's []rune does; a string's code point
 // positions are computed once (values' codePoints), not per call.
 
-import { chargeTraversal, costSize, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl } from "../declarations/index.js";
+import { chargeCallCost, chargeTraversal, costSize, traversalCost, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl } from "../declarations/index.js";
 import { asSmallInt, codePointLength, codePoints, EvalError, isList, typeOf, type Value } from "../values/index.js";
 import { format } from "./format.js";
 
@@ -53,14 +53,19 @@ function mapAscii(s: string, upper: boolean): string {
   return s.replace(upper ? /[a-z]+/g : /[A-Z]+/g, (m) => (upper ? m.toUpperCase() : m.toLowerCase()));
 }
 
+/** How far replace's output may outgrow its input before the excess is charged (docs/validating-admission-policies.md). */
+const REPLACE_SLACK = 100_000;
+
 /** Go's strings.Replace: n < 0 replaces all; an empty `old` matches at every code point boundary. */
 function replace(s: string, old: string, repl: string, n: number, ctx: CallContext): string {
   if (n === 0 || old === repl) return s;
   const parts = old === "" ? ["", ...runes(s), ""] : s.split(old);
   let count = parts.length - 1;
   if (n > 0) count = Math.min(count, n);
-  // Beyond Kubernetes' two passes over the input, an output larger than that is charged before it is built.
-  ctx.charge(Math.max(0, Math.ceil((count * (repl.length - old.length) - s.length) * 0.1)));
+  // Kubernetes charges two passes over the input whatever the output (cost.go:114). An output that outgrows
+  // its input by more than REPLACE_SLACK code units is charged for the excess too, before it is built:
+  // 'x'.repeat(n).replace('', y) would otherwise allocate n × size(y) for a cost of n / 5.
+  ctx.charge(Math.max(0, Math.ceil((count * (repl.length - old.length) - s.length - REPLACE_SLACK) * 0.1)));
   if (old === "") {
     const r = runes(s);
     let out = "";
@@ -101,19 +106,20 @@ function quote(s: string): string {
 
 function join(list: Value, sep: string, ctx: CallContext): string {
   const l = list as readonly Value[];
-  let size = 0;
+  let size = l.length > 1 ? (l.length - 1) * costSize(sep) : 0;
   for (const x of l) {
     if (typeof x !== "string") throw new EvalError(`join: invalid input: ${String(typeOf(x).name)}`);
-    size += x.length + sep.length;
+    size += costSize(x);
   }
-  chargeTraversal(ctx, size);
+  // Kubernetes' cost.go:120: two passes over the result, sized before it is built.
+  chargeTraversal(ctx, size, 2);
   return (l as readonly string[]).join(sep);
 }
 
 /**
  * A receiver overload on strings charged as Kubernetes' cost estimator does:
- * `passes` traversals of the receiver at 0.1 per code point (0 for the
- * index lookups, which it treats as constant).
+ * `passes` traversals of the receiver at 0.1 per code point (0: the call's
+ * own unit only).
  */
 function method(params: string[], result: string, passes: number, impl: (args: readonly Value[], ctx: CallContext) => Value): OverloadDecl {
   if (passes === 0) return { receiver: true, params, result, impl };
@@ -126,21 +132,32 @@ function method(params: string[], result: string, passes: number, impl: (args: r
 
 const str = (v: Value | undefined): string => v as string;
 
+/** indexOf and lastIndexOf: Kubernetes' cost.go:106 charges one traversal of the receiver (traversalCost) as the call's cost. */
+const searching = (params: string[], impl: (args: readonly Value[]) => Value): OverloadDecl => ({
+  receiver: true,
+  params,
+  result: "int",
+  impl: (args, ctx) => {
+    chargeCallCost(ctx, traversalCost(args[0] as Value));
+    return impl(args);
+  },
+});
+
 export function stringsLibrary(version = 2): Library {
   const functions: FunctionDecl[] = [
     { name: "charAt", overloads: [method(["string", "int"], "string", 0, ([s, i]) => charAt(str(s), int(i as Value)))] },
     {
       name: "indexOf",
       overloads: [
-        method(["string", "string"], "int", 0, ([s, t]) => indexOf(str(s), str(t), 0)),
-        method(["string", "string", "int"], "int", 0, ([s, t, i]) => indexOf(str(s), str(t), int(i as Value))),
+        searching(["string", "string"], ([s, t]) => indexOf(str(s), str(t), 0)),
+        searching(["string", "string", "int"], ([s, t, i]) => indexOf(str(s), str(t), int(i as Value))),
       ],
     },
     {
       name: "lastIndexOf",
       overloads: [
-        method(["string", "string"], "int", 0, ([s, t]) => lastIndexOf(str(s), str(t), undefined)),
-        method(["string", "string", "int"], "int", 0, ([s, t, i]) => lastIndexOf(str(s), str(t), int(i as Value))),
+        searching(["string", "string"], ([s, t]) => lastIndexOf(str(s), str(t), undefined)),
+        searching(["string", "string", "int"], ([s, t, i]) => lastIndexOf(str(s), str(t), int(i as Value))),
       ],
     },
     { name: "lowerAscii", overloads: [method(["string"], "string", 1, ([s]) => mapAscii(str(s), false))] },

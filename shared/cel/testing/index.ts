@@ -15,6 +15,13 @@ export function run(source: string, activation: Record<string, Value> = {}, opti
   return r.ok ? { value: r.value } : { error: r.error };
 }
 
+/** The runtime cost of one evaluation (of a value or an error); a compile error is thrown. */
+export function cost(source: string, activation: Record<string, Value> = {}, options: Partial<EnvOptions> = {}): number {
+  const compiled = compile(source, createEnv({ variables: Object.keys(activation), ...options }));
+  if (!compiled.ok) throw new Error(compiled.error);
+  return compiled.program.evaluate(activation).cost;
+}
+
 /** The value, or a thrown Error with the CEL error text. */
 export function value(source: string, activation: Record<string, Value> = {}, options: Partial<EnvOptions> = {}): Value {
   const r = run(source, activation, options);

@@ -6,14 +6,15 @@
 // leading zero in the bits), and Kubernetes rejects IPv4-mapped IPv6; like
 // Kubernetes, host bits after the prefix are kept (cidr('10.0.0.1/8') is
 // valid; masked() clears them).
-// Kubernetes' own behaviour is followed where it is surprising:
-//   - containsCIDR compares the receiver, masked, with the other CIDR's
-//     address at the receiver's length without masking that address, so it
-//     is true only when the other address has no bits set past the
-//     receiver's prefix: cidr('10.0.0.0/8').containsCIDR('10.1.0.0/16') is
-//     false in Kubernetes, and here.
-//   - containsIP('not an ip') is "no such overload", while
-//     containsCIDR('not a cidr') reports the parse error.
+// containsCIDR changed meaning in Kubernetes 1.33 (cidr.go, kubernetes/apiserver
+// 64791740a "Fix implementation of ContainsCIDR to allow non-equal addresses"):
+//   - "overlaps" (1.33+): the other CIDR lies inside the receiver, bits
+//     past the receiver's prefix free: cidr('10.0.0.0/8').containsCIDR('10.1.0.0/16');
+//   - "masked-equal" (up to 1.32): the receiver, masked, equals the other
+//     CIDR's address at the receiver's length without masking that address,
+//     so that example is false.
+// Either way containsIP('not an ip') is "no such overload", while
+// containsCIDR('not a cidr') reports the parse error.
 // Cost as Kubernetes' CostEstimator.
 
 import { costSize, type CallContext, type Library } from "../../declarations/index.js";
@@ -104,15 +105,20 @@ function cidrOf(v: Value | undefined): CIDRValue {
   return v;
 }
 
-/** cidrContainsCIDR, including its unmasked comparison of the other address. */
-function containsCIDR(cidr: CIDRValue, other: CIDRValue): boolean {
-  return sameAddr(maskAddr(cidr.addr, cidr.bits), other.addr) && other.addr.length === cidr.addr.length && cidr.bits <= other.bits;
+/** How containsCIDR compares: cidr.go before and since Kubernetes 1.33. */
+export type ContainsCIDR = "masked-equal" | "overlaps";
+
+/** cidrContainsCIDR: cidr.go:232 Overlaps(other) && bits <= other's bits (1.33+); before, Masked() == PrefixFrom(other's address, bits). */
+function containsCIDR(how: ContainsCIDR, cidr: CIDRValue, other: CIDRValue): boolean {
+  if (cidr.bits > other.bits) return false;
+  return how === "overlaps" ? cidr.contains(other.addr) : other.addr.length === cidr.addr.length && sameAddr(maskAddr(cidr.addr, cidr.bits), other.addr);
 }
 
 /** containsIP's and containsCIDR's cost: comparing the CIDR (size 1) twice, 0.1 each, rounded up: 1, the call's own unit. */
 const chargeString = (ctx: CallContext, s: string): void => ctx.charge(Math.ceil(costSize(s) * 0.1));
 
-export const cidrLibrary: Library = {
+/** Kubernetes' CIDR library, its containsCIDR as the cluster's version has it. */
+export const cidrLibrary = (how: ContainsCIDR): Library => ({
   name: "net.cidr",
   types: [CIDR_TYPE],
   functions: [
@@ -159,7 +165,7 @@ export const cidrLibrary: Library = {
           impl: ([c, s], ctx) => {
             ctx.charge(2);
             chargeString(ctx, s as string);
-            return containsCIDR(cidrOf(c), parseCIDR(s as string));
+            return containsCIDR(how, cidrOf(c), parseCIDR(s as string));
           },
         },
         {
@@ -168,7 +174,7 @@ export const cidrLibrary: Library = {
           result: "bool",
           impl: ([c, other], ctx) => {
             ctx.charge(2);
-            return containsCIDR(cidrOf(c), cidrOf(other));
+            return containsCIDR(how, cidrOf(c), cidrOf(other));
           },
         },
       ],
@@ -178,4 +184,4 @@ export const cidrLibrary: Library = {
     { name: "prefixLength", overloads: [{ receiver: true, params: [C], result: "int", impl: ([c]) => cidrOf(c).bits }] },
     { name: "string", overloads: [{ params: [C], result: "string", impl: ([c]) => cidrOf(c).toString() }] },
   ],
-};
+});

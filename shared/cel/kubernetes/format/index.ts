@@ -12,7 +12,7 @@
 // Cost as Kubernetes' CostEstimator: validate is charged like a regex match
 // of the format's MaxRegexSize, (1 + length) × 0.1 × MaxRegexSize × 0.25.
 
-import type { CallContext, Library } from "../../declarations/index.js";
+import { utf8Length, type CallContext, type Library } from "../../declarations/index.js";
 import { CelType, codePointLength, LibraryValue, noSuchOverload, Optional, type Value } from "../../values/index.js";
 import { requestURIError } from "../url/index.js";
 
@@ -21,12 +21,12 @@ const FORMAT_TYPE = new CelType("kubernetes.NamedFormat");
 const maxLenError = (n: number): string => `must be no more than ${n} characters`;
 const EMPTY = "must be non-empty";
 
+/** apimachinery's validation.RegexError: each example is followed by ", " and they are joined by " or ", hence "'a',  or 'b'". */
 function regexError(msg: string, fmt: string, ...examples: string[]): string {
   if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
-  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join("or ")}regex used for validation is '${fmt}')`;
+  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(" or ")}regex used for validation is '${fmt}')`;
 }
 
-const utf8Length = (s: string): number => new TextEncoder().encode(s).length;
 const lowerAlnum = (c: string): boolean => (c >= "a" && c <= "z") || (c >= "0" && c <= "9");
 const alnum = (c: string): boolean => lowerAlnum(c) || (c >= "A" && c <= "Z");
 

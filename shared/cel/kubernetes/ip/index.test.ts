@@ -4,7 +4,7 @@ import { error, value } from "../../testing/index.js";
 import { cidrLibrary } from "../cidr/index.js";
 import { formatAddr, ipLibrary, IPValue, parseAddr } from "./index.js";
 
-const libraries = [ipLibrary, cidrLibrary];
+const libraries = [ipLibrary, cidrLibrary("overlaps")];
 const v = (source: string, activation = {}) => value(source, activation, { libraries });
 const err = (source: string, activation = {}) => error(source, activation, { libraries });
 

@@ -1,18 +1,19 @@
-// Kubernetes' list library (k8s.io/apiserver/pkg/cel/library/lists.go, the
-// version the base environment enables): isSorted, sum, min, max, indexOf,
-// lastIndexOf on lists. Also the worked example of a library: declarations
-// (receiver-style, parameter types for the checker) plus implementations
-// that charge for the work they do.
+// Kubernetes' list library (k8s.io/apiserver/pkg/cel/library/lists.go):
+// isSorted, sum, min, max, indexOf, lastIndexOf on lists (version 0), and
+// includes (version 1, in the base environment from Kubernetes 1.37). Also
+// the worked example of a library: declarations (receiver-style, parameter
+// types for the checker) plus implementations that charge for the work they
+// do.
 
-import type { CallContext, Library, OverloadDecl } from "../../declarations/index.js";
+import { chargeCallCost, traversalCost, type CallContext, type Library, type OverloadDecl } from "../../declarations/index.js";
 import { add } from "../../stdlib/index.js";
 import { compare, Duration, equals, EvalError, isNumeric, type Value } from "../../values/index.js";
 
 type List = readonly Value[];
 
-/** One unit per element visited, on top of the call's own unit (Kubernetes' list traversal cost). */
+/** cost.go:106 CallCost: one traversal of the list (traversalCost, cost.go:621) is the call's whole cost. */
 function visit(list: List, ctx: CallContext): List {
-  ctx.charge(list.length);
+  chargeCallCost(ctx, traversalCost(list));
   return list;
 }
 
@@ -59,7 +60,14 @@ const onList = (params: string[], impl: (list: List, args: readonly Value[], ctx
 
 const summable = (v: Value): boolean => isNumeric(v) || v instanceof Duration;
 
-export const listsLibrary: Library = {
+/** lists.go:357: true when the list has an element equal to the item, or the receiver, not a list, equals it. */
+function includes(target: Value, item: Value, ctx: CallContext): boolean {
+  chargeCallCost(ctx, traversalCost(target));
+  return Array.isArray(target) ? (target as List).some((x) => equals(x, item)) : equals(target, item);
+}
+
+/** The library at `version` (lists.go ListsVersion): 0 until Kubernetes 1.37, 1 from it. */
+export const listsLibrary = (version: 0 | 1): Library => ({
   name: "kubernetes.lists",
   functions: [
     { name: "isSorted", overloads: [onList(["list"], (l) => isSorted(l), "bool")] },
@@ -76,5 +84,6 @@ export const listsLibrary: Library = {
     { name: "max", overloads: [onList(["list"], (l) => extreme(l, "max"))] },
     { name: "indexOf", overloads: [onList(["list", "dyn"], (l, [, item]) => indexOf(l, item as Value, false), "int")] },
     { name: "lastIndexOf", overloads: [onList(["list", "dyn"], (l, [, item]) => indexOf(l, item as Value, true), "int")] },
+    ...(version >= 1 ? [{ name: "includes", overloads: [{ receiver: true, params: ["dyn", "dyn"], result: "bool", impl: ([t, x]: readonly Value[], ctx: CallContext) => includes(t as Value, x as Value, ctx) }] }] : []),
   ],
-};
+});

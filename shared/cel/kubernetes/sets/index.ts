@@ -5,7 +5,8 @@
 //   sets.equivalent(a, b)  each contains the other
 //   sets.intersects(a, b)  some element of a is in b (false when either is empty)
 // The core's standard and strings libraries do not have them. Cost as cel-go's
-// cost tracker for these overloads: size(a) × size(b), charged before the
+// cost tracker for these overloads (ext/sets.go trackSetsCost): the call's 1
+// plus size(a) × size(b), twice that for sets.equivalent, charged before the
 // comparisons it pays for.
 
 import type { CallContext, Library } from "../../declarations/index.js";
@@ -13,26 +14,26 @@ import { equals, isList, noSuchOverload, type Value } from "../../values/index.j
 
 type List = readonly Value[];
 
-function lists(args: readonly Value[], ctx: CallContext): [List, List] {
+function lists(args: readonly Value[], ctx: CallContext, factor: number): [List, List] {
   const [a, b] = args as [Value, Value];
   if (!isList(a) || !isList(b)) throw noSuchOverload();
-  ctx.charge(Math.max(0, a.length * b.length - 1));
+  ctx.charge(a.length * b.length * factor);
   return [a, b];
 }
 
 const has = (list: List, x: Value): boolean => list.some((y) => equals(y, x));
 const contains = (list: List, sub: List): boolean => sub.every((x) => has(list, x));
 
-const fn = (name: string, test: (a: List, b: List) => boolean) => ({
+const fn = (name: string, factor: number, test: (a: List, b: List) => boolean) => ({
   name,
-  overloads: [{ params: ["list", "list"], result: "bool", impl: (args: readonly Value[], ctx: CallContext) => test(...lists(args, ctx)) }],
+  overloads: [{ params: ["list", "list"], result: "bool", impl: (args: readonly Value[], ctx: CallContext) => test(...lists(args, ctx, factor)) }],
 });
 
 export const setsLibrary: Library = {
   name: "cel.lib.ext.sets",
   functions: [
-    fn("sets.contains", contains),
-    fn("sets.equivalent", (a, b) => contains(a, b) && contains(b, a)),
-    fn("sets.intersects", (a, b) => a.some((x) => has(b, x))),
+    fn("sets.contains", 1, contains),
+    fn("sets.equivalent", 2, (a, b) => contains(a, b) && contains(b, a)),
+    fn("sets.intersects", 1, (a, b) => a.some((x) => has(b, x))),
   ],
 };
