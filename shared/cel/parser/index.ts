@@ -259,6 +259,8 @@ class Parser {
     for (;;) {
       args.push(this.expr());
       if (this.accept(close)) return args;
+      // ANTLR leaves the argument loop at the end of input and then misses the closing token, as cel-go reports it.
+      if (this.peek().kind === "eof") this.expect(close);
       this.expect(",");
     }
   }
