@@ -91,6 +91,24 @@ describe("edgeadmit check", () => {
     });
   });
 
+  // pkg/cel/environment/base.go:179: ext.Lists v3 (sort) is in the environment from Kubernetes 1.34.
+  it("--kubernetes-version compiles the policies with that version's CEL environment; without it, 1.34's", async () => {
+    const yaml = VAP_AND_DEPLOYMENTS.replace("expression: object.spec.replicas <= 5", "expression: '[object.spec.replicas, 5].sort()[1] == 5'");
+    const verdict = (message: string) => `<stdin>:19  Deployment default/big     max-replicas  Deny   ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: ${message}`;
+    const run = async (...flags: string[]) => (await runCli(["check", "-f", "-", ...flags], yaml)).stdout.split("\n").find((line) => line.includes("max-replicas"));
+    expect(await run("--kubernetes-version", "1.33")).toBe(
+      verdict("compilation error: ERROR: <input>:1:31: undeclared reference to 'sort' (in container '')"),
+    );
+    expect(await run("--kubernetes-version", "1.35")).toBe(verdict("at most 5 replicas"));
+    expect(await run()).toBe(verdict("at most 5 replicas"));
+    expect(await runCli(["check", "-f", "-", "--kubernetes-version", "1.29"], yaml)).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "edgeadmit check: --kubernetes-version 1.29: this build knows the CEL environments of Kubernetes 1.30 to 1.37\n",
+    });
+    expect((await runCli(["check", "-f", "-", "--kubernetes-version", "v1"], yaml)).stderr).toBe('edgeadmit check: --kubernetes-version must be MAJOR.MINOR, e.g. 1.33, not "v1"\n');
+  });
+
   it("-o json: every object in input order with its results, messages as the webhook writes them", async () => {
     const { code, stdout } = await runCli(["check", "-f", `${HYGIENE}/b-before.yaml`, "-o", "json"]);
     expect(code).toBe(0);

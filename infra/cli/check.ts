@@ -26,7 +26,7 @@ import { countsOf, failingModes, FAIL_ON, skippedSummary, type CheckedObject, ty
 import { jsonChunks, renderJson } from "./output/json.js";
 import { renderSarif } from "./output/sarif.js";
 import { renderText } from "./output/text.js";
-import { buildOptionsOf, CLUSTER_FLAGS, snapshotFromCluster } from "./snapshot.js";
+import { buildOptionsOf, CLUSTER_FLAGS, KUBERNETES_VERSION_FLAG, KUBERNETES_VERSION_HELP, kubernetesVersionFlag, snapshotFromCluster } from "./snapshot.js";
 import type { Verb } from "./verb.js";
 
 const RENDERERS = { text: renderText, json: renderJson, sarif: renderSarif } as const;
@@ -66,6 +66,8 @@ interface CheckOptions {
   /** Documents that are no Kubernetes object are errors, not skipped. */
   strict: boolean;
   settingsNamespace: string;
+  /** --kubernetes-version: the CEL environment of the policies read from the input; DEFAULT_VERSION's when absent. */
+  kubernetesVersion?: string | undefined;
   /** The cluster facts, when not from the input (--snapshot, --from-cluster): one cluster for every scope. */
   snapshot?: () => Promise<Snapshot>;
 }
@@ -194,7 +196,7 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
   const textOf = async (file: InputFile): Promise<string | Iterable<string>> => (file.path === "-" ? io.readStdin() : fileChunks(file.path));
   const progress = progressOf(io);
   const defaults = new NamespaceDefaults(options.namespace);
-  const buildOptions = buildOptionsOf(options.settingsNamespace);
+  const buildOptions = buildOptionsOf(options.settingsNamespace, options.kubernetesVersion);
 
   // Pass 1: the cluster facts.
   const globals: KubeObject[] = [];
@@ -338,7 +340,7 @@ export const check: Verb = {
   name: "check",
   summary: "judge Kubernetes YAML with every policy, as the webhook would",
   usage: `edgeadmit check -f PATH... [--policies PATH...] [-n NS] [--scope auto|dir|input | --one-cluster]
-                [--snapshot FILE | --from-cluster [--context NAME]] [--strict] [-o text|json|sarif] [--fail-on deny|warn|audit]
+                [--snapshot FILE | --from-cluster [--context NAME] | --kubernetes-version V] [--strict] [-o text|json|sarif] [--fail-on deny|warn|audit]
 
 Judges each object in PATH (files, directories walked recursively, - for
 stdin: the output of kubectl kustomize or helm template) as the webhook would
@@ -366,6 +368,7 @@ both places; neither is merged into the other.
 The cluster facts come from each cluster's own input (with --policies), or
 from --snapshot FILE (as edgeadmit snapshot build writes it), or from the live
 cluster (--from-cluster, through the kubeconfig, as the sync job lists it).
+${KUBERNETES_VERSION_HELP}
 -o text (default) prints file:line, object, policy, mode and message per
 result, input errors after every verdict, then the counts and what was
 skipped; json prints every object with its results; sarif prints SARIF 2.1.0.
@@ -391,6 +394,7 @@ Examples:
       output: { type: "string", short: "o" },
       "fail-on": { type: "string" },
       ...CLUSTER_FLAGS,
+      ...KUBERNETES_VERSION_FLAG,
     });
     if (args.help) {
       io.out(`${this.usage}\n`);
@@ -409,6 +413,9 @@ Examples:
     if (snapshotFile !== undefined && fromCluster) throw new CliError("give --snapshot FILE or --from-cluster, not both", EXIT_USAGE);
     if ([snapshotFile, ...files, ...policies].filter((path) => path === "-").length > 1) throw new CliError("stdin can be read once: give - to one of -f, --policies and --snapshot", EXIT_USAGE);
     if (!fromCluster && optionalString(args, "context") !== undefined) throw new CliError("--context goes with --from-cluster", EXIT_USAGE);
+    const kubernetesVersion = kubernetesVersionFlag(args);
+    if (kubernetesVersion !== undefined && (fromCluster || snapshotFile !== undefined))
+      throw new CliError("--kubernetes-version goes with facts from files (a snapshot carries its cluster's version)", EXIT_USAGE);
 
     let report: CheckReport;
     try {
@@ -420,6 +427,7 @@ Examples:
           scope,
           strict: args.values.strict === true,
           settingsNamespace: optionalString(args, "settings-namespace") ?? JOB_NAMESPACE,
+          kubernetesVersion,
           ...(fromCluster ? { snapshot: () => snapshotFromCluster("check", args, io) } : snapshotFile !== undefined ? { snapshot: () => snapshotFromFile(snapshotFile, io) } : {}),
         },
         io,

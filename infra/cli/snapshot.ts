@@ -5,6 +5,7 @@ import { writeFileSync } from "node:fs";
 import { decodeSnapshot, MAX_PUSH_BYTES, snapshotSchema, type Snapshot } from "../../shared/snapshot/index.js";
 import { buildSnapshot, type BuildOptions, type BuildResult, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { POLICIES } from "../../policies/index.js";
+import { DEFAULT_VERSION, NEWEST_VERSION, OLDEST_VERSION, parseVersion, versionText } from "../../shared/cel/kubernetes/environment.js";
 import { pushSnapshot, type StoredSnapshot } from "../client/index.js";
 import type { ClusterOptions } from "../objects/cluster.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
@@ -32,10 +33,34 @@ function objectCount(snapshot: Snapshot): number {
 
 const EMPTY_HINT = "pushed, it replaces everything the function knows of the cluster; pass --allow-empty if that is meant";
 
-/** What every build is given: the generation is the clock in ms, so the cluster keeps no counter; only the ConfigMap edgeadmit-settings in `settingsNamespace` is read. */
-export function buildOptionsOf(settingsNamespace: string): BuildOptions {
+/**
+ * What every build is given: the generation is the clock in ms, so the
+ * cluster keeps no counter; only the ConfigMap edgeadmit-settings in
+ * `settingsNamespace` is read; the Kubernetes version when known (a live
+ * cluster's /version, or --kubernetes-version offline).
+ */
+export function buildOptionsOf(settingsNamespace: string, kubernetesVersion?: string): BuildOptions {
   const now = Date.now();
-  return { generation: now, builtAt: new Date(now).toISOString(), settingsNamespace, policyIds: POLICIES.map((policy) => policy.id) };
+  return { generation: now, builtAt: new Date(now).toISOString(), settingsNamespace, policyIds: POLICIES.map((policy) => policy.id), ...(kubernetesVersion !== undefined ? { kubernetesVersion } : {}) };
+}
+
+export const KUBERNETES_VERSION_FLAG = { "kubernetes-version": { type: "string" } } as const;
+
+/** The help text of --kubernetes-version, shared by the verbs that take it. */
+export const KUBERNETES_VERSION_HELP = `--kubernetes-version MAJOR.MINOR (${versionText(OLDEST_VERSION)} to ${versionText(NEWEST_VERSION)}) is the Kubernetes version whose CEL
+environment the ValidatingAdmissionPolicies compile with, when the facts come
+from files; without it, ${versionText(DEFAULT_VERSION)} (a snapshot from a live cluster carries its own).`;
+
+/** --kubernetes-version as "major.minor", checked against the versions this build knows; undefined when not given. */
+export function kubernetesVersionFlag(args: ParsedArgs): string | undefined {
+  const text = optionalString(args, "kubernetes-version");
+  if (text === undefined) return undefined;
+  const version = parseVersion(text);
+  if (version === undefined) throw new CliError(`--kubernetes-version must be MAJOR.MINOR, e.g. 1.33, not "${text}"`, EXIT_USAGE);
+  const known = (v: typeof version) => v.major * 1000 + v.minor;
+  if (known(version) < known(OLDEST_VERSION) || known(version) > known(NEWEST_VERSION))
+    throw new CliError(`--kubernetes-version ${versionText(version)}: this build knows the CEL environments of Kubernetes ${versionText(OLDEST_VERSION)} to ${versionText(NEWEST_VERSION)}`, EXIT_USAGE);
+  return versionText(version);
 }
 
 /**
@@ -53,8 +78,14 @@ function reportBuild(verb: string, { problems, ignored }: BuildResult, io: CliIo
 }
 
 /** The snapshot of `objects` (see buildOptionsOf and reportBuild). */
-export function snapshotOf(verb: string, objects: readonly KubeObject[], io: CliIo, settingsNamespace: string, { reportIgnored = true }: { reportIgnored?: boolean } = {}): Snapshot {
-  const built = buildSnapshot(objects, buildOptionsOf(settingsNamespace));
+export function snapshotOf(
+  verb: string,
+  objects: readonly KubeObject[],
+  io: CliIo,
+  settingsNamespace: string,
+  { reportIgnored = true, kubernetesVersion }: { reportIgnored?: boolean; kubernetesVersion?: string | undefined } = {},
+): Snapshot {
+  const built = buildSnapshot(objects, buildOptionsOf(settingsNamespace, kubernetesVersion));
   reportBuild(verb, built, io, reportIgnored);
   return built.snapshot;
 }
@@ -129,7 +160,7 @@ function snapshotFromText(text: string, name: string): Snapshot {
 const build: Verb = {
   name: "snapshot build",
   summary: "build a snapshot from Kubernetes YAML or from the live cluster",
-  usage: `edgeadmit snapshot build (-f PATH... [-n NS] | --from-cluster [--context NAME]) [--settings-namespace NS] [--allow-empty] [-o FILE]
+  usage: `edgeadmit snapshot build (-f PATH... [-n NS] [--kubernetes-version V] | --from-cluster [--context NAME]) [--settings-namespace NS] [--allow-empty] [-o FILE]
 
 -f takes files (many YAML documents each), directories (their .yaml, .yml and
 .json files, recursively) and - for stdin; kind: List is unpacked. -n puts
@@ -137,12 +168,13 @@ namespaced objects that name no namespace into NS (default: default), as
 kubectl apply -n does.
 --from-cluster lists AffinityClasses, Tenants, HelmReleases, PVCs, PVs, Nodes,
 the workloads (not Pods) and the ConfigMap edgeadmit-settings through the
-kubeconfig, as the sync job does. Either way the settings are the ConfigMap
+kubeconfig, as the sync job does, and the cluster's /version. Either way the settings are the ConfigMap
 edgeadmit-settings in --settings-namespace (default ${JOB_NAMESPACE}) only.
 Objects that cannot be used are skipped with a warning on stderr; objects the
 snapshot does not use are named on one line. A snapshot with no objects is an
 error unless --allow-empty: pushed, it would replace all the function knows.
 The generation is the current time in milliseconds.
+${KUBERNETES_VERSION_HELP}
 
 Examples:
   edgeadmit snapshot build -f examples/demo/cluster.yaml -o snapshot.json
@@ -156,6 +188,7 @@ Examples:
       namespace: { type: "string", short: "n" },
       ...CLUSTER_FLAGS,
       ...ALLOW_EMPTY_FLAG,
+      ...KUBERNETES_VERSION_FLAG,
     });
     if (args.help) {
       io.out(`${this.usage}\n`);
@@ -167,9 +200,11 @@ Examples:
     const namespace = optionalString(args, "namespace");
     if (fromCluster && namespace !== undefined) throw new CliError("-n goes with -f (the cluster's objects name their namespaces)", EXIT_USAGE);
     if (!fromCluster && optionalString(args, "context") !== undefined) throw new CliError("--context goes with --from-cluster", EXIT_USAGE);
+    const kubernetesVersion = kubernetesVersionFlag(args);
+    if (fromCluster && kubernetesVersion !== undefined) throw new CliError("--kubernetes-version goes with -f (the cluster's /version says its own)", EXIT_USAGE);
     const snapshot = fromCluster
       ? await snapshotFromCluster("snapshot build", args, io)
-      : snapshotOf("snapshot build", await readObjects(files, io, { namespace }), io, optionalString(args, "settings-namespace") ?? JOB_NAMESPACE);
+      : snapshotOf("snapshot build", await readObjects(files, io, { namespace }), io, optionalString(args, "settings-namespace") ?? JOB_NAMESPACE, { kubernetesVersion });
     if (objectCount(snapshot) === 0 && args.values["allow-empty"] !== true)
       throw new CliError(`the snapshot would hold no objects${fromCluster ? "" : ` (from ${files.join(", ")})`}: ${EMPTY_HINT}`);
     const json = `${JSON.stringify(snapshot, null, 2)}\n`;

@@ -15,7 +15,7 @@ import { cannotRun, checkObjects } from "./check.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
 import type { CheckedObject, CheckReport } from "./output/index.js";
-import { snapshotOf } from "./snapshot.js";
+import { KUBERNETES_VERSION_FLAG, KUBERNETES_VERSION_HELP, kubernetesVersionFlag, snapshotOf } from "./snapshot.js";
 import type { Verb } from "./verb.js";
 
 const SUITE_FILE = "edgeadmit-test.yaml";
@@ -101,7 +101,7 @@ interface SuiteOutcome {
 }
 
 /** The suite's resources, judged against its cluster facts as check judges them. */
-async function checkSuite({ file, suite }: SuiteFile, io: CliIo) {
+async function checkSuite({ file, suite }: SuiteFile, io: CliIo, kubernetesVersion: string | undefined) {
   const relative = (paths: readonly string[]) => paths.map((path) => resolve(dirname(file), path));
   let objects: KubeObject[];
   let facts: KubeObject[];
@@ -111,7 +111,7 @@ async function checkSuite({ file, suite }: SuiteFile, io: CliIo) {
   } catch (e) {
     throw e instanceof CliError ? new CliError(`${file}: ${suite.metadata.name}: ${e.message}`) : e;
   }
-  const snapshot = snapshotOf("test", facts, io, JOB_NAMESPACE, { reportIgnored: false });
+  const snapshot = snapshotOf("test", facts, io, JOB_NAMESPACE, { reportIgnored: false, kubernetesVersion });
   snapshot.settings.policies = { ...snapshot.settings.policies, ...suite.policies };
   const knownPolicies = [...POLICIES.map((policy) => policy.id), ...Object.keys(snapshot.validatingAdmissionPolicies)];
   return { report: checkObjects(objects, snapshot, sourceOf), knownPolicies };
@@ -132,7 +132,7 @@ function outcomeOf({ file, suite }: SuiteFile, { report, knownPolicies }: { repo
 export const suite: Verb = {
   name: "test",
   summary: "run declarative suites of expected verdicts (EdgeAdmissionTest)",
-  usage: `edgeadmit test PATH...
+  usage: `edgeadmit test [--kubernetes-version V] PATH...
 
 Runs every suite in PATH: a suite file, or a directory's ${SUITE_FILE}
 files (recursively). A suite (kind EdgeAdmissionTest, one per YAML document)
@@ -143,16 +143,18 @@ warn or audit, with an optional part of the message. Paths are relative to the
 suite file. Each expectation prints PASS or FAIL with the difference.
 Exits 0 when every expectation holds, 1 when one does not, 2 when a suite
 cannot be read. See docs/check.md.
+${KUBERNETES_VERSION_HELP}
 
 Examples:
   edgeadmit test test/suites`,
   async run(argv, io) {
-    const args = parseVerbArgs("test", argv, {}, Number.MAX_SAFE_INTEGER);
+    const args = parseVerbArgs("test", argv, KUBERNETES_VERSION_FLAG, Number.MAX_SAFE_INTEGER);
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
     if (args.positionals.length === 0) throw new CliError("PATH is required (see edgeadmit test --help)", EXIT_USAGE);
+    const kubernetesVersion = kubernetesVersionFlag(args);
     let files: string[];
     try {
       files = args.positionals.flatMap(suiteFiles);
@@ -163,7 +165,7 @@ Examples:
     // Every suite is read and every resource judged before anything prints: a broken suite is exit 2 alone.
     const outcomes: SuiteOutcome[] = [];
     try {
-      for (const file of files) for (const one of await readSuites(file, io)) outcomes.push(outcomeOf(one, await checkSuite(one, io)));
+      for (const file of files) for (const one of await readSuites(file, io)) outcomes.push(outcomeOf(one, await checkSuite(one, io, kubernetesVersion)));
     } catch (e) {
       throw cannotRun(e);
     }

@@ -51,12 +51,14 @@ describe("snapshot build --from-cluster", () => {
     process.env.KUBECONFIG = server.kubeconfig;
     const live = await runCli(["snapshot", "build", "--from-cluster"]);
     // The YAML path reads settings from edgeadmit-system only, as the live path does, and says so of the other one.
-    const yaml = await runCli(["snapshot", "build", "-f", "-"], YAML);
+    const yaml = await runCli(["snapshot", "build", "-f", "-", "--kubernetes-version", "1.33"], YAML);
     expect(live.stderr).toBe("");
     expect(yaml.stderr).toBe("warning: ConfigMap tenant-acme/edgeadmit-settings: not in the settings namespace edgeadmit-system; ignored\n");
     expect(content(live.stdout)).toEqual(content(yaml.stdout));
 
     const snapshot = JSON.parse(live.stdout);
+    // The fake server's /version: 1.33.
+    expect(snapshot.kubernetesVersion).toBe("1.33");
     expect(snapshot.settings).toEqual({ policies: {}, maxAgeSeconds: 600, onStale: "Deny" });
     expect(Object.keys(snapshot.affinityClasses)).toEqual(["dc1", "dc2", "fast-or-gpu"]);
     expect(snapshot.tenants["tenant-acme-dev"]).toEqual({
@@ -87,11 +89,24 @@ describe("snapshot build --from-cluster", () => {
     ]);
   });
 
-  it("pages through every list with limit and continue", async () => {
+  it("carries the cluster's Kubernetes version from /version, or none with a warning", async () => {
+    // A provider's minor ("31+") is its minor.
+    await withServer({ kubernetesVersion: { major: "1", minor: "31+" } }, async () => {
+      const { stdout } = await runCli(["snapshot", "build", "--from-cluster"]);
+      expect(JSON.parse(stdout).kubernetesVersion).toBe("1.31");
+    });
+    await withServer({ kubernetesVersion: 403 }, async () => {
+      const { stdout, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
+      expect(JSON.parse(stdout).kubernetesVersion).toBeUndefined();
+      expect(stderr).toBe("warning: GET /version answered 403: the snapshot carries no Kubernetes version, so policies compile with Kubernetes 1.34's CEL environment\n");
+    });
+  });
+
+    it("pages through every list with limit and continue", async () => {
     process.env.KUBECONFIG = server.kubeconfig;
     server.requests.length = 0;
     expect((await runCli(["snapshot", "build", "--from-cluster"])).code).toBe(0);
-    const lists = server.requests.filter((r) => !r.includes("/configmaps/"));
+    const lists = server.requests.filter((r) => !r.includes("/configmaps/") && r !== "GET /version");
     // 3 AffinityClasses at 2 per page: two requests, the second with the first's token.
     expect(lists.filter((r) => r.startsWith("GET /apis/cozystack.io/v1alpha1/affinityclasses?"))).toEqual([
       "GET /apis/cozystack.io/v1alpha1/affinityclasses?limit=500",
@@ -323,7 +338,7 @@ spec: {allowedAffinityClasses: gold}
 
 describe("an expired continue token", () => {
   it("restarts that list once from the beginning and builds the same snapshot", async () => {
-    const expected = content((await runCli(["snapshot", "build", "-f", "-", "--settings-namespace", "edgeadmit-system"], YAML)).stdout);
+    const expected = content((await runCli(["snapshot", "build", "-f", "-", "--settings-namespace", "edgeadmit-system", "--kubernetes-version", "1.33"], YAML)).stdout);
     await withServer({ expireFirstContinue: true }, async (server) => {
       const { code, stdout } = await runCli(["snapshot", "build", "--from-cluster"]);
       expect(code).toBe(0);

@@ -10,11 +10,12 @@ import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
 // Named imports, so the CronJob's bundle keeps only these parts of client-node;
 // the CLI imports this module lazily, so verbs that never talk to a cluster do not load it.
-import { AdmissionregistrationV1Api, ApiException, AppsV1Api, BatchV1Api, CoreV1Api, HttpMethod, KubeConfig, KubernetesObjectApi, type KubernetesObject, type ResponseContext } from "@kubernetes/client-node";
+import { AdmissionregistrationV1Api, ApiException, AppsV1Api, BatchV1Api, CoreV1Api, HttpMethod, KubeConfig, KubernetesObjectApi, VersionApi, type KubernetesObject, type ResponseContext } from "@kubernetes/client-node";
 import * as z from "zod/mini";
 import "../../shared/zod/index.js";
 import { SETTINGS_CONFIGMAP, SnapshotBuilder, type BuildOptions, type BuildResult, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { boundNeeds } from "../../shared/snapshot/build/policies.js";
+import { DEFAULT_VERSION, parseVersion, versionText } from "../../shared/cel/kubernetes/environment.js";
 import { CliError, firstLine } from "../cli/errors.js";
 import { JOB_NAMESPACE } from "./job.js";
 import { WEBHOOK_CONFIGURATION_NAME, type WebhookRule } from "../webhook/index.js";
@@ -85,6 +86,7 @@ interface TypedApis {
   apps: AppsV1Api;
   batch: BatchV1Api;
   admission: AdmissionregistrationV1Api;
+  version: VersionApi;
 }
 
 interface ListedResource extends ServedResource {
@@ -429,7 +431,13 @@ const groupKindOf = (resource: { group: string; kind: string }) => `${resource.g
 export async function buildFromCluster(options: ClusterOptions, build: BuildOptions): Promise<ClusterSnapshot> {
   const config = loadKubeConfig(options.context);
   const api = config.makeApiClient(WireApi);
-  const typedApis: TypedApis = { core: config.makeApiClient(CoreV1Api), apps: config.makeApiClient(AppsV1Api), batch: config.makeApiClient(BatchV1Api), admission: config.makeApiClient(AdmissionregistrationV1Api) };
+  const typedApis: TypedApis = {
+    core: config.makeApiClient(CoreV1Api),
+    apps: config.makeApiClient(AppsV1Api),
+    batch: config.makeApiClient(BatchV1Api),
+    admission: config.makeApiClient(AdmissionregistrationV1Api),
+    version: config.makeApiClient(VersionApi),
+  };
   const server = config.getCurrentCluster()!.server;
   try {
     return await listAndBuild(api, typedApis, server, options, build);
@@ -441,6 +449,30 @@ export async function buildFromCluster(options: ClusterOptions, build: BuildOpti
       throw again instanceof ListExpired ? again.failure : again;
     }
   }
+}
+
+/**
+ * The cluster's Kubernetes version as /version reports it ("1.33"; a
+ * provider's minor "33+" is 33): the CEL environment its policies compile
+ * with at the edge. A server that does not say is a warning, and the
+ * snapshot then carries no version (the function uses DEFAULT_VERSION).
+ */
+async function readKubernetesVersion(api: VersionApi, server: string, warnings: string[]): Promise<string | undefined> {
+  const fallback = `the snapshot carries no Kubernetes version, so policies compile with Kubernetes ${versionText(DEFAULT_VERSION)}'s CEL environment`;
+  let info: { major?: unknown; minor?: unknown; gitVersion?: unknown };
+  try {
+    info = await api.getCode();
+  } catch (e) {
+    if (!(e instanceof ApiException)) throw requestFailure(e, "get", "/version", server);
+    warnings.push(`GET /version answered ${e.code}: ${fallback}`);
+    return undefined;
+  }
+  const parsed = parseVersion(`${String(info.major)}.${String(info.minor)}`) ?? (typeof info.gitVersion === "string" ? parseVersion(info.gitVersion) : undefined);
+  if (parsed === undefined) {
+    warnings.push(`/version names no major.minor (major ${JSON.stringify(info.major)}, minor ${JSON.stringify(info.minor)}): ${fallback}`);
+    return undefined;
+  }
+  return versionText(parsed);
 }
 
 /**
@@ -456,11 +488,13 @@ async function listAndBuild(api: WireApi, typedApis: TypedApis, server: string, 
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const namespace = options.settingsNamespace ?? JOB_NAMESPACE;
   const warnings: string[] = [];
+  const kubernetesVersion = await readKubernetesVersion(typedApis.version, server, warnings);
   const namespacedKinds = new Map<string, boolean>();
   const policyObjects: KubeObject[] = [];
   let needs: ReturnType<typeof boundNeeds> | undefined;
   const builder = new SnapshotBuilder({
     ...build,
+    ...(kubernetesVersion !== undefined ? { kubernetesVersion } : {}),
     // Read at build(): filled as discovery answers.
     namespacedKinds,
     // Kept for the policies: the policies and bindings; Namespaces only when some policy is bound (else the snapshot carries none).

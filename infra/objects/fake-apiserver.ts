@@ -28,6 +28,8 @@ export interface FakeApiServerOptions {
   resources?: readonly ServedResource[];
   /** `namespace/name` (or `name` when cluster-scoped) whose first PUT answers 409 Conflict, as when another writer got there first. */
   conflictOnce?: string[];
+  /** What GET /version answers (default major "1", minor "33"), or its status code when it fails. */
+  kubernetesVersion?: { major: string; minor: string } | number;
 }
 
 export interface ServedResource {
@@ -151,6 +153,12 @@ export async function startFakeApiServer(objects: KubeObject[], options: FakeApi
     url.searchParams.sort();
     requests.push(`${request.method} ${url.pathname}${url.search}`);
     if (request.headers.authorization !== "Bearer test-token") return send(response, 401, status(401, "Unauthorized", "Unauthorized"));
+
+    if (url.pathname === "/version") {
+      const version = options.kubernetesVersion ?? { major: "1", minor: "33" };
+      if (typeof version === "number") return send(response, version, status(version, "Forbidden", "forbidden: User cannot get path \"/version\""));
+      return send(response, 200, { ...version, gitVersion: `v${version.major}.${version.minor.replace(/\D.*/, "")}.1`, platform: "linux/amd64" });
+    }
 
     const get = /^\/api\/v1\/namespaces\/([^/]+)\/configmaps\/([^/]+)$/.exec(url.pathname);
     if (get) {

@@ -94,6 +94,14 @@ export const snapshotSchema = z.object({
   generation: z.number().check(z.int(), z.minimum(1), z.maximum(Number.MAX_SAFE_INTEGER)),
   /** When it was built (UTC, as toISOString writes it): metadata the function stores and echoes, so a bounded timestamp. */
   builtAt: z.iso.datetime(),
+  /**
+   * The cluster's Kubernetes version, major.minor, as its /version answered
+   * the sync job: the CEL environment its policies compile with
+   * (shared/cel/kubernetes/environment.ts). Absent in a snapshot written
+   * before it was carried, or built offline without --kubernetes-version:
+   * DEFAULT_VERSION then.
+   */
+  kubernetesVersion: z.optional(z.string().check(z.regex(/^\d{1,3}\.\d{1,3}$/, 'must be major.minor, e.g. "1.33"'))),
   settings: z._default(settingsSchema, { policies: {}, maxAgeSeconds: DEFAULT_MAX_AGE_SECONDS, onStale: "Warn" }),
   affinityClasses: z.record(z.string(), affinityClassSchema),
   tenants: z.record(z.string(), tenantSchema),

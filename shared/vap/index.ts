@@ -27,6 +27,7 @@ export function compilePolicySet(sources: AdmissionPolicySources): CompiledPolic
 interface AdmissionPolicySnapshot {
   validatingAdmissionPolicies: Readonly<Record<string, unknown>>;
   policyBindings: Readonly<Record<string, unknown>>;
+  kubernetesVersion?: string | undefined;
 }
 
 const compiledSets = new WeakMap<object, CompiledPolicySet>();
@@ -35,7 +36,7 @@ const compiledSets = new WeakMap<object, CompiledPolicySet>();
 export function policySetOf(snapshot: AdmissionPolicySnapshot): CompiledPolicySet {
   let set = compiledSets.get(snapshot);
   if (!set) {
-    set = compilePolicySet({ policies: snapshot.validatingAdmissionPolicies, bindings: snapshot.policyBindings });
+    set = compilePolicySet({ policies: snapshot.validatingAdmissionPolicies, bindings: snapshot.policyBindings, kubernetesVersion: snapshot.kubernetesVersion });
     compiledSets.set(snapshot, set);
   }
   return set;

@@ -113,6 +113,8 @@ export interface KubeObject {
 export interface BuildOptions {
   generation: number;
   builtAt: string;
+  /** The cluster's Kubernetes version, "major.minor" (its /version); the snapshot then carries it. */
+  kubernetesVersion?: string;
   /** `group/Kind` → namespaced, as the API server's discovery answered: how the inventory of a kind with no objects is cut. */
   namespacedKinds?: ReadonlyMap<string, boolean>;
   /** Only a ConfigMap `edgeadmit-settings` in this namespace counts; any namespace when unset. */
@@ -379,6 +381,7 @@ export class SnapshotBuilder {
         kind: "Snapshot",
         generation: options.generation,
         builtAt: options.builtAt,
+        ...(options.kubernetesVersion !== undefined ? { kubernetesVersion: options.kubernetesVersion } : {}),
         settings: this.#settings,
         affinityClasses: this.#affinityClasses,
         tenants: resolveTenants(this.#tenantObjects, problems),

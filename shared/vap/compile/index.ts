@@ -1,11 +1,12 @@
 // Compiling a cluster's bound policies, once per snapshot: each binding
 // checked against its schema and grouped under its policy, each policy's
-// expressions compiled with the apiserver's base environment (less the
+// expressions compiled with the apiserver's base environment of the cluster's
+// Kubernetes version (shared/cel/kubernetes/environment.ts; less the
 // authorizer, which needs a live apiserver). Every problem is one line; a
 // policy whose expression does not compile is still enforced, and that
 // expression's error follows its failurePolicy when it runs.
 import { compile, createEnv, type Env, type Program } from "../../cel/index.js";
-import { KUBERNETES_LIBRARIES } from "../../cel/kubernetes/index.js";
+import { DEFAULT_VERSION, environmentFor, parseVersion, type KubernetesEnvironment } from "../../cel/kubernetes/environment.js";
 import { ANNOTATION_FIELD, declarationOf, NO_DECLARATION, type InventoryDeclaration } from "../../inventory/declaration.js";
 import { INVENTORY_VARIABLE, inventoryLibrary } from "../../inventory/library.js";
 import { describeZodError } from "../../zod/index.js";
@@ -17,6 +18,8 @@ export interface AdmissionPolicySources {
   policies: Readonly<Record<string, unknown>>;
   /** EdgeAdmissionPolicyBinding (and, offline, ValidatingAdmissionPolicyBinding) objects by name. */
   bindings: Readonly<Record<string, unknown>>;
+  /** The cluster's Kubernetes version, "major.minor"; DEFAULT_VERSION when absent. */
+  kubernetesVersion?: string | undefined;
 }
 
 /** The variables of the apiserver's environment a policy's expressions may use; `authorizer` is not available at the edge, so naming it does not compile. */
@@ -24,14 +27,24 @@ export const VARIABLES = ["object", "oldObject", "request", "params", "namespace
 
 /**
  * The edge's environment for a policy's inventory declaration: the
- * apiserver's variables and libraries, and `inventory` (shared/inventory),
- * whose calls are checked against the declaration.
+ * apiserver's variables and the libraries of its version's StoredExpressions
+ * environment (the cluster stored the policy), and `inventory`
+ * (shared/inventory), whose calls are checked against the declaration.
  */
-const envOf = (declaration: InventoryDeclaration): Env =>
-  createEnv({ variables: [...VARIABLES, INVENTORY_VARIABLE], libraries: [...KUBERNETES_LIBRARIES, inventoryLibrary(declaration)] });
+const envOf = (declaration: InventoryDeclaration, version: KubernetesEnvironment): Env =>
+  createEnv({
+    variables: [...VARIABLES, INVENTORY_VARIABLE],
+    libraries: [...version.libraries, inventoryLibrary(declaration)],
+    twoVariableComprehensions: version.twoVariableComprehensions,
+  });
 
-/** The environment of every policy without the annotation. */
-const env = envOf(NO_DECLARATION);
+/** The environment of every policy without the annotation, per Kubernetes version (a fixed set: environmentFor clamps). */
+const plainEnvs = new Map<KubernetesEnvironment, Env>();
+const plainEnvOf = (version: KubernetesEnvironment): Env => plainEnvs.get(version) ?? plainEnvs.set(version, envOf(NO_DECLARATION, version)).get(version)!;
+
+/** The environment a cluster's apiserver compiles its stored policies with. */
+const clusterEnvironment = (kubernetesVersion: string | undefined): KubernetesEnvironment =>
+  environmentFor((kubernetesVersion === undefined ? undefined : parseVersion(kubernetesVersion)) ?? DEFAULT_VERSION, "stored");
 
 /** An expression and what compiling it gave. */
 export interface Expression {
@@ -64,13 +77,13 @@ export interface CompiledPolicy {
 /** Compile results by source within one policy set, per environment: policies of one library repeat expressions, and a program is stateless. */
 type Compiled = Map<Env, Map<string, ReturnType<typeof compile>>>;
 
-function compilePolicy(name: string, object: unknown, spec: PolicySpec, bindings: CompiledPolicy["bindings"], problems: string[], compiled: Compiled): CompiledPolicy {
+function compilePolicy(name: string, object: unknown, spec: PolicySpec, bindings: CompiledPolicy["bindings"], problems: string[], compiled: Compiled, version: KubernetesEnvironment): CompiledPolicy {
   const subject = `ValidatingAdmissionPolicy '${name}'`;
   // A declaration that cannot be used is a compile error of every expression: the policy then follows its failurePolicy.
   const declared = declarationOf(object);
   if (typeof declared === "string") problems.push(`${subject}: ${declared}`);
   const inventory = typeof declared === "string" ? NO_DECLARATION : declared;
-  const policyEnv = inventory === NO_DECLARATION ? env : envOf(inventory);
+  const policyEnv = inventory === NO_DECLARATION ? plainEnvOf(version) : envOf(inventory, version);
   const results = compiled.get(policyEnv) ?? compiled.set(policyEnv, new Map()).get(policyEnv)!;
   const expression = (source: string, where: string): Expression => {
     if (typeof declared === "string") return { source, error: declared };
@@ -132,6 +145,7 @@ export function compilePolicies(sources: AdmissionPolicySources): { policies: Co
   }
   const policies: CompiledPolicy[] = [];
   const compiled: Compiled = new Map();
+  const version = clusterEnvironment(sources.kubernetesVersion);
   for (const [policyName, bindings] of bindingsByPolicy) {
     const object = Object.hasOwn(sources.policies, policyName) ? sources.policies[policyName] : undefined;
     if (object === undefined) {
@@ -143,7 +157,7 @@ export function compilePolicies(sources: AdmissionPolicySources): { policies: Co
       problems.push(`ValidatingAdmissionPolicy '${policyName}': ${describeZodError(parsed.error)}; not enforced`);
       continue;
     }
-    policies.push(compilePolicy(policyName, object, parsed.data.spec, bindings, problems, compiled));
+    policies.push(compilePolicy(policyName, object, parsed.data.spec, bindings, problems, compiled, version));
   }
   return { policies: policies.sort((a, b) => (a.name < b.name ? -1 : 1)), problems };
 }
