@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { error, value } from "../testing/index.js";
+import { cost, error, value } from "../testing/index.js";
 
 describe("ext.Strings (Kubernetes' version 2)", () => {
   it("indexes by code point", () => {
@@ -48,5 +48,18 @@ describe("ext.Strings (Kubernetes' version 2)", () => {
     expect(error("'%d'.format(['x'])")).toBe("error during formatting: decimal clause can only be used on integers, was given string");
     expect(error("'%d %d'.format([1])")).toBe("index 1 out of range");
     expect(error("'%q'.format([1])")).toBe('could not parse formatting clause: unrecognized formatting clause "q"');
+  });
+
+  // Kubernetes' cost.go:106 charges indexOf/lastIndexOf one traversal of the receiver (0.1 per byte, rounded
+  // down) as the call's whole cost, and cost.go:120 join two passes over its result: cost_test.go:138 and :566.
+  it("charges indexOf, lastIndexOf and join as Kubernetes' CostEstimator", () => {
+    expect(cost("'01234567890123456789012345678901234567890123456789'.indexOf('123')")).toBe(5);
+    expect(cost("'01234567890123456789012345678901234567890123456789'.lastIndexOf('123')")).toBe(5);
+    expect(cost("['aa', 'bb', 'cc', 'd', 'e', 'f', 'g', 'h', 'i', 'j'].join(' ')")).toBe(5);
+    expect(cost("['aa', 'bb', 'cc', 'd', 'e', 'f', 'g', 'h', 'i', 'j'].join()")).toBe(3);
+    expect(cost("'abc 123 def 123'.replace('', 'x')")).toBe(3);
+    expect(cost("'ABCDEFGHIJ abcdefghij'.lowerAscii() == 'abcdefghij ABCDEFGHIJ'.lowerAscii()")).toBe(9);
+    // 2-byte runes: 30 bytes, 3.
+    expect(cost("'ééééééééééééééé'.indexOf('x')")).toBe(3);
   });
 });

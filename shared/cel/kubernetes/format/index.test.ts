@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compile, createEnv } from "../../index.js";
-import { error, value } from "../../testing/index.js";
+import { cost, error, value } from "../../testing/index.js";
 import { Optional } from "../../values/index.js";
 import { formatLibrary } from "./index.js";
 
@@ -85,5 +85,12 @@ describe("Kubernetes format library", () => {
     if (!c.ok) throw new Error(c.error);
     // (1 + 99) × 0.1 = 10, times 30 × 0.25 → 8: 80 against 1 × 8 for the empty string.
     expect(c.program.evaluate({ s: "a".repeat(99) }).cost - c.program.evaluate({ s: "" }).cost).toBe(72);
+  });
+
+  // cost_test.go:896 (TestNameFormatCost).
+  it("costs what Kubernetes' cost tests say", () => {
+    expect(cost('format.named("dns1123Label").value().validate("my-name")', {}, { libraries })).toBe(10);
+    expect(cost('format.named("dns1123Subdomain").value().validate("my-name")', {}, { libraries })).toBe(17);
+    expect(cost('format.named("dns1123Label").value() == format.named("dns1123Label").value()', {}, { libraries })).toBe(5);
   });
 });

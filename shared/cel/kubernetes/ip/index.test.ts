@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compile, createEnv } from "../../index.js";
-import { error, value } from "../../testing/index.js";
+import { cost, error, value } from "../../testing/index.js";
 import { cidrLibrary } from "../cidr/index.js";
 import { formatAddr, ipLibrary, IPValue, parseAddr } from "./index.js";
 
@@ -115,5 +115,14 @@ describe("Kubernetes IP library", () => {
     // 15 code points: one traversal is 2, two are 3.
     expect(cost("ip.isCanonical(s)", "0:0:0:0:0:0:0:1") - cost("isIP(s)", "0:0:0:0:0:0:0:1")).toBe(1);
     expect(v("x == ip('::1')", { x: new IPValue(parseAddr("::1").addr) })).toBe(true);
+  });
+
+  // cost_test.go:293 and :344 (TestIPCost, TestIPIsCanonicalCost); :374 (TestCIDRCost).
+  it("costs what Kubernetes' cost tests say", () => {
+    expect(cost("ip('192.168.0.1')", {}, { libraries })).toBe(2);
+    expect(cost("ip('2001:db8:3333:4444:5555:6666:7777:8888').family()", {}, { libraries })).toBe(5);
+    expect(cost("ip.isCanonical('2001:db8:3333:4444:5555:6666:7777:8888')", {}, { libraries })).toBe(8);
+    expect(cost("cidr('192.168.0.0/16').containsCIDR(cidr('192.0.0.0/30'))", {}, { libraries })).toBe(7);
+    expect(cost("cidr('2001:db8::/32').containsIP('2001:db8:3333:4444:5555:6666:7777:8888')", {}, { libraries })).toBe(7);
   });
 });

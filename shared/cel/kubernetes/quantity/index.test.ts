@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compile, createEnv } from "../../index.js";
-import { error, value } from "../../testing/index.js";
+import { cost, error, value } from "../../testing/index.js";
 import { Double } from "../../values/index.js";
 import { parsedAmount, quantityLibrary, QuantityValue } from "./index.js";
 
@@ -136,5 +136,11 @@ describe("Kubernetes quantity library", () => {
 
   it("refuses results too large to build", () => {
     expect(err('quantity("1e999999999").add(quantity("1e-9")).isInteger()')).toMatch(/^quantity arithmetic result too large/);
+  });
+
+  // cost_test.go:778 (TestQuantityCost).
+  it("costs what Kubernetes' cost tests say", () => {
+    expect(cost('quantity("12Mi")', {}, { libraries })).toBe(1);
+    expect(cost('quantity("200M") == quantity("200M")', {}, { libraries })).toBe(3);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { error, value } from "../../testing/index.js";
+import { cost, error, value } from "../../testing/index.js";
 import { quantityLibrary } from "../quantity/index.js";
 import { semverLibrary } from "./index.js";
 
@@ -56,5 +56,11 @@ describe("Kubernetes semver library", () => {
 
   it("caps what an error quotes of the caller's string", () => {
     expect(err(`semver('1.1.${"x".repeat(100)}')`)).toBe(`Invalid character(s) found in patch number "${"x".repeat(64)}"...`);
+  });
+
+  // cost_test.go:1174 (TestSemverCost).
+  it("costs what Kubernetes' cost tests say", () => {
+    expect(cost('semver("1.0.0")', {}, { libraries })).toBe(1);
+    expect(cost('isSemver("1234.56789012345.67890123456789")', {}, { libraries })).toBe(4);
   });
 });

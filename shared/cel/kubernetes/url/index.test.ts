@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compile, createEnv } from "../../index.js";
-import { error, value } from "../../testing/index.js";
+import { cost, error, value } from "../../testing/index.js";
 import { CelMap } from "../../values/index.js";
 import { urlLibrary } from "./index.js";
 
@@ -93,5 +93,10 @@ describe("Kubernetes URL library", () => {
     if (!c.ok) throw new Error(c.error);
     const base = c.program.evaluate({ s: "/" }).cost;
     expect(c.program.evaluate({ s: `/?${"a=1&".repeat(250)}` }).cost - base).toBe(100);
+  });
+
+  // cost_test.go:261 (TestURLsCost).
+  it("costs what Kubernetes' cost tests say", () => {
+    expect(cost("url('https:://kubernetes.io/').getScheme()", {}, { libraries })).toBe(4);
   });
 });
