@@ -38,7 +38,13 @@ export type EnvironmentMode = "new" | "stored";
 export const OLDEST_VERSION: KubernetesVersion = { major: 1, minor: 30 };
 /** The newest version whose environment this build knows (the newest in Kubernetes' own test tables). */
 export const NEWEST_VERSION: KubernetesVersion = { major: 1, minor: 37 };
-/** The version of a cluster whose snapshot does not say (one written before snapshots carried it) and of offline checks without --kubernetes-version. */
+/**
+ * The version of a cluster whose snapshot does not say (one written before
+ * snapshots carried it: the next sync replaces it) and of offline checks
+ * without --kubernetes-version. Below the newest minors on purpose: an
+ * offline check then accepts only what the maintained clusters accept too
+ * (ext.Lists, containsCIDR by overlap), not what only the newest one has.
+ */
 export const DEFAULT_VERSION: KubernetesVersion = { major: 1, minor: 34 };
 
 type Entry = { readonly introduced: number; readonly removed?: number; readonly library: Library | RegexLibrary };
@@ -68,7 +74,7 @@ const BASE: readonly Entry[] = [
 ];
 
 export interface KubernetesEnvironment {
-  /** The version whose environment this is, after clamping to the supported range. */
+  /** The apiserver version whose environment this is, after clamping to the supported range. */
   readonly version: KubernetesVersion;
   readonly libraries: readonly (Library | RegexLibrary)[];
   /** base.go:165 ext.TwoVarComprehensions, from Kubernetes 1.32. */
