@@ -55,7 +55,7 @@ export async function startLocalWorker(options: LocalWorkerOptions): Promise<Loc
     local: true,
     persistTo: options.persistTo ?? scratch,
     logLevel: options.logLevel ?? "warn",
-    experimental: { disableExperimentalWarning: true, testMode: true },
+    experimental: { disableExperimentalWarning: true },
   });
   return {
     url: `http://127.0.0.1:${worker.port}`,

@@ -374,7 +374,7 @@ describe("live path failures: one line, exit 1", () => {
 
   it("the API server is unreachable", async () => {
     const result = await withServer({}, () => runCli(["snapshot", "build", "--from-cluster", "--context", "elsewhere"]));
-    expect(result).toEqual({ code: 1, stdout: "", stderr: "edgeadmit snapshot build: cannot reach the API server at http://127.0.0.1:9: ECONNREFUSED\n" });
+    expect(result).toEqual({ code: 1, stdout: "", stderr: "edgeadmit snapshot build: cannot reach the API server at http://127.0.0.1:2: ECONNREFUSED\n" });
   });
 
   it("the context does not exist", async () => {

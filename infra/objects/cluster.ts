@@ -204,6 +204,22 @@ function statusMessage(body: unknown): string | undefined {
   return typeof message === "string" ? firstLine(message) : undefined;
 }
 
+/**
+ * Why a request got no answer: the system error's code (ECONNREFUSED, ENOTFOUND,
+ * …), else the innermost message. client-node 2 requests through fetch, whose
+ * TypeError says only "fetch failed" and carries the socket's error as its
+ * `cause`; a few levels at most, so a looping cause cannot hang the CLI.
+ */
+function networkReason(e: unknown): string {
+  let message = String(e);
+  for (let error = e, depth = 0; typeof error === "object" && error !== null && depth < 4; error = (error as { cause?: unknown }).cause, depth++) {
+    const { code, message: own } = error as { code?: unknown; message?: unknown };
+    if (typeof code === "string") return code;
+    if (typeof own === "string") message = own;
+  }
+  return firstLine(message);
+}
+
 /** One line for a failed request: unreachable server, credentials, RBAC, a missing CRD, anything else. */
 export function requestFailure(e: unknown, verb: string, what: string, server: string, crd?: { name: string; from: string }): CliError {
   if (e instanceof ApiException) {
@@ -214,9 +230,7 @@ export function requestFailure(e: unknown, verb: string, what: string, server: s
     if (code === 404 && crd) return new CliError(`the API server does not serve ${crd.name}: is its CRD installed? (${crd.from})`);
     return new CliError(`${verb} ${what} failed with HTTP ${code}${detail ? `: ${detail}` : ""}`);
   }
-  const error = e as { code?: unknown; message?: unknown };
-  const reason = typeof error.code === "string" ? error.code : firstLine(String(error.message ?? e));
-  return new CliError(`cannot reach the API server at ${server}: ${reason}`);
+  return new CliError(`cannot reach the API server at ${server}: ${networkReason(e)}`);
 }
 
 const webhookSchema = z.looseObject({

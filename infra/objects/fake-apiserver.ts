@@ -247,8 +247,9 @@ kind: Config
 clusters:
   - name: fake
     cluster: { server: "${url}", insecure-skip-tls-verify: true }
+  # port 2: nothing listens there, and fetch refuses port 9 (discard) outright as a "bad port"
   - name: closed
-    cluster: { server: "http://127.0.0.1:9", insecure-skip-tls-verify: true }
+    cluster: { server: "http://127.0.0.1:2", insecure-skip-tls-verify: true }
 users:
   - name: sync
     user: { token: test-token }
