@@ -29,6 +29,14 @@ interface LocalWorkerOptions {
   entry?: string;
 }
 
+/**
+ * The time a test hook gives startLocalWorker (and what it does beside it):
+ * a few seconds on a quiet machine, but wrangler bundles the function and
+ * starts two workerd processes, and on a loaded 2-core machine (load 8) that
+ * took up to 25 s; three times that, and more, so a busy CI never fails on it.
+ */
+export const WORKER_START_TIMEOUT_MS = 180_000;
+
 export interface LocalWorker {
   url: string;
   stop(): Promise<void>;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Registration } from "../../shared/clusters/index.js";
 import { generateKeyPair } from "../../shared/signing/index.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
-import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import { startLocalWorker, type LocalWorker, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
 import { storedSnapshot, type StoredSnapshot } from "../client/index.js";
 import { startFakeApiServer, type FakeApiServer } from "../objects/fake-apiserver.js";
 import { objectsFromText } from "../objects/yaml.js";
@@ -44,7 +44,7 @@ beforeAll(async () => {
   worker = await startLocalWorker({ clusters });
   apiServer = await startFakeApiServer(clusterObjects);
   process.env.KUBECONFIG = apiServer.kubeconfig;
-}, 60_000);
+}, WORKER_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await worker?.stop();
