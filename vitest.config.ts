@@ -15,7 +15,7 @@ export default defineConfig(async () => {
         {
           test: {
             name: "node",
-            include: ["{shared,policies,infra,functions,scripts}/**/*.test.ts", "test/node/**/*.test.ts"],
+            include: ["{shared,policies,infra,functions,scripts}/**/*.test.ts", "test/node/**/*.test.ts", "bench/**/*.test.ts"],
             environment: "node",
             testTimeout: 60_000,
             hookTimeout: 60_000,

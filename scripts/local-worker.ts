@@ -1,19 +1,11 @@
 // The function, served from workerd on loopback, configured from wrangler.toml:
 // `npm start`, the CLI's end-to-end tests and the benchmarks all run it this way.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { PROJECT_ROOT } from "../infra/base/root.js";
 import type { Registration } from "../shared/clusters/index.js";
 
-/** The folder with package.json above this module, wherever tsrun bundled it to. */
-function projectRoot(from: string): string {
-  for (let dir = from; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, "package.json"))) return dir;
-    if (dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
-  }
-}
-
-export const PROJECT_ROOT = projectRoot(dirname(fileURLToPath(import.meta.url)));
+export { PROJECT_ROOT };
 
 interface LocalWorkerOptions {
   clusters: Record<string, Registration>;

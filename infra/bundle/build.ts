@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
-import { PROJECT_ROOT } from "../../scripts/local-worker.js";
+import { PROJECT_ROOT } from "../base/root.js";
 
 export const BUNDLE_DIR = join(PROJECT_ROOT, "infra", "k8s", "bundle");
 /**

@@ -10,12 +10,12 @@ import { generateKeyPair } from "../../shared/signing/index.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { startLocalWorker, type LocalWorker, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
 import { storedSnapshot, type StoredSnapshot } from "../client/index.js";
-import { startFakeApiServer, type FakeApiServer } from "../objects/fake-apiserver.js";
+import { startFakeApiServer, type FakeApiServer } from "../../test/node/support/fake-apiserver.js";
 import { objectsFromText } from "../objects/yaml.js";
 import { wrapReview } from "../../shared/admission/wrap.js";
 import { webhookConfiguration } from "../webhook/index.js";
 import { pushReason } from "./sync.js";
-import { runCli } from "./test-io.js";
+import { runCli } from "../../test/node/support/test-io.js";
 
 const ROOT = join(__dirname, "..", "..");
 const DEMO = join(ROOT, "examples", "demo", "cluster.yaml");

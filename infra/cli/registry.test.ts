@@ -9,7 +9,7 @@ import { generateKeyPair } from "../../shared/signing/index.js";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
 import { startLocalWorker, type LocalWorker, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
 import { storedSnapshot } from "../client/index.js";
-import { runCli } from "./test-io.js";
+import { runCli } from "../../test/node/support/test-io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "edgeadmit-registry-"));
 const operatorKey = join(dir, "operator.key");

@@ -7,11 +7,11 @@ import { buildSnapshot, type BuildOptions, type BuildResult, type KubeObject } f
 import { POLICIES } from "../../policies/index.js";
 import { pushSnapshot, type StoredSnapshot } from "../client/index.js";
 import type { ClusterOptions } from "../objects/cluster.js";
-import { JOB_NAMESPACE } from "../objects/job.js";
+import { JOB_NAMESPACE } from "../base/job.js";
 import { describeObject, readObjects } from "../objects/yaml.js";
 import { optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
-import { CliError, EXIT_USAGE, fileError } from "./errors.js";
-import { readInput, type CliIo } from "./io.js";
+import { CliError, EXIT_USAGE, fileError } from "../base/errors.js";
+import { readInput, type CliIo } from "../base/io.js";
 import { policySetOf } from "../../shared/vap/index.js";
 import { uncoveredPolicyRules, WEBHOOK_CONFIGURATION_NAME, type WebhookRule } from "../webhook/index.js";
 import { readPrivateKey } from "./keygen.js";

@@ -12,10 +12,10 @@ import { parse, parseAllDocuments } from "yaml";
 import { run, type CelInput } from "@bufbuild/cel";
 import { describe, expect, it } from "vitest";
 import { LISTED_RESOURCES } from "../objects/cluster.js";
-import { JOB_NAMESPACE } from "../objects/job.js";
+import { JOB_NAMESPACE } from "../base/job.js";
 import { PLACEHOLDER, WEBHOOK_CONFIGURATION_NAME } from "../webhook/index.js";
 import { BUNDLE_PARTS, bundleCli, MAX_PART_BYTES, partFile, partsOf } from "../bundle/build.js";
-import { checkBundled, EDGEADMIT_IMAGE, NODE_VERSION } from "./bundled.js";
+import { checkBundled, EDGEADMIT_IMAGE, NODE_VERSION } from "../../test/node/support/bundled.js";
 
 const DIR = __dirname;
 const hasKubectl = spawnSync("kubectl", ["version", "--client"], { stdio: "ignore" }).status === 0;

@@ -15,8 +15,8 @@ import * as z from "zod/mini";
 import "../../shared/zod/index.js";
 import { SETTINGS_CONFIGMAP, SnapshotBuilder, type BuildOptions, type BuildResult, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { boundNeeds } from "../../shared/snapshot/build/policies.js";
-import { CliError, firstLine } from "../cli/errors.js";
-import { JOB_NAMESPACE } from "./job.js";
+import { CliError, firstLine } from "../base/errors.js";
+import { JOB_NAMESPACE } from "../base/job.js";
 import { WEBHOOK_CONFIGURATION_NAME, type WebhookRule } from "../webhook/index.js";
 /** Objects per list request, as kubectl asks; the server may return fewer and a continue token. */
 export const DEFAULT_PAGE_SIZE = 500;

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
-import { runCli } from "../../infra/cli/test-io.js";
+import { runCli } from "./support/test-io.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FunctionError, pushSnapshot, storedSnapshot } from "../../infra/client/index.js";
 import { generateKeyPair } from "../../shared/signing/index.js";

@@ -2,13 +2,13 @@
 // base, the bundle component and the audit component alike.
 import { readFileSync } from "node:fs";
 import { expect } from "vitest";
-import { BUNDLE_PARTS } from "../bundle/build.js";
+import { BUNDLE_PARTS } from "../../../infra/bundle/build.js";
 
 /** The image name the CronJobs run; an overlay says where it is (kustomize `images:`). */
 export const EDGEADMIT_IMAGE = "edgeadmit";
 
 /** The Node version everything runs on: package.json's `node` devDependency, which the tests run on too. */
-export const NODE_VERSION = (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { devDependencies: { node: string } }).devDependencies.node;
+export const NODE_VERSION = (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { devDependencies: { node: string } }).devDependencies.node;
 
 type Doc = Record<string, any>;
 
