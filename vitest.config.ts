@@ -4,6 +4,9 @@ import { testClusters } from "./test/support/clusters.js";
 
 // Two projects: "node" runs pure code, the CLI and the in-cluster side in Node;
 // "worker" runs the real worker in workerd and drives it over HTTP.
+// Limits far above what a test takes on a quiet machine, so a loaded 2-core
+// CI (load 8) never fails on one: vitest's default 10 s for a hook is not;
+// the hooks that start a worker give themselves WORKER_START_TIMEOUT_MS.
 export default defineConfig(async () => {
   const clusters = await testClusters();
   return {
@@ -12,9 +15,10 @@ export default defineConfig(async () => {
         {
           test: {
             name: "node",
-            include: ["{shared,policies,infra,functions,scripts}/**/*.test.ts", "test/node/**/*.test.ts"],
+            include: ["{shared,policies,infra,functions,scripts}/**/*.test.ts", "test/node/**/*.test.ts", "bench/**/*.test.ts"],
             environment: "node",
             testTimeout: 60_000,
+            hookTimeout: 60_000,
           },
         },
         {
@@ -25,7 +29,7 @@ export default defineConfig(async () => {
               miniflare: { bindings: clusters.bindings },
             }),
           ],
-          test: { name: "worker", include: ["test/worker/**/*.test.ts"], testTimeout: 60_000 },
+          test: { name: "worker", include: ["test/worker/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 },
         },
       ],
     },

@@ -3,6 +3,7 @@
 // the no-op twin's handler beside it. Splits the end-to-end gap into what the
 // app does (routing, bodyLimit, cluster lookup, snapshot cache, review) and
 // what only workerd and the network add.
+import type { ExecutionContext } from "hono";
 import { app } from "../functions/app.js";
 import type { Env } from "../functions/config/index.js";
 import { encodeSnapshot, type EncodedSnapshot, type Snapshot } from "../shared/snapshot/index.js";

@@ -24,6 +24,8 @@ export interface Section {
   notes: string[];
   /** Where one of the section's goals fails: what costs the most, from its own measurements. */
   biggestCost?: string;
+  /** How long the section took to measure (bench/index.ts sets it), so a slow section shows itself. */
+  durationSeconds?: number;
 }
 
 /** Whether every goal of the section is met. */

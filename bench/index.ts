@@ -3,7 +3,7 @@
 // only when a measurement cannot be made, never because a goal is missed.
 // `npm run bench -- --only <word>` runs the sections whose title has the word
 // and prints their table, writing neither file (a partial report is no report).
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../scripts/local-worker.js";
 import { adversarial } from "./adversarial.js";
@@ -13,7 +13,7 @@ import { checkScale } from "./check.js";
 import { cliSnapshotBuild } from "./cli.js";
 import { endToEnd } from "./e2e.js";
 import type { Section } from "./figures.js";
-import { consoleTable, describeMachine, endLoad, markdown, type Results } from "./report.js";
+import { consoleTable, describeMachine, endLoad, FIGURE_DOCS, markdown, withFigureBlocks, type Results } from "./report.js";
 import { registryScale } from "./registry.js";
 import { perReview, reviewCases } from "./review.js";
 import { fleet } from "./fleet.js";
@@ -43,7 +43,10 @@ async function main(): Promise<void> {
     if (only !== undefined && !title.toLowerCase().includes(only)) return undefined;
     process.stderr.write(`bench: ${title} (${((nowMs() - started) / 1000).toFixed(0)} s)\n`);
     gc(); // each section starts on a collected heap, not the previous one's garbage
+    const sectionStarted = nowMs();
     const section = await measure();
+    section.durationSeconds = (nowMs() - sectionStarted) / 1000;
+    process.stderr.write(`bench: ${title}: ${section.durationSeconds.toFixed(0)} s\n`);
     results.sections.push(section);
     return section;
   };
@@ -76,6 +79,7 @@ async function main(): Promise<void> {
   mkdirSync(join(PROJECT_ROOT, "docs"), { recursive: true });
   writeFileSync(join(PROJECT_ROOT, "bench", "results.json"), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(PROJECT_ROOT, "docs", "benchmarks.md"), markdown(results));
+  for (const doc of FIGURE_DOCS) writeFileSync(join(PROJECT_ROOT, doc), withFigureBlocks(readFileSync(join(PROJECT_ROOT, doc), "utf8"), results));
   console.log(consoleTable(results));
   const costs = results.sections.flatMap((s) => (s.biggestCost ? [s.biggestCost] : []));
   if (costs.length > 0) console.log(`\n${costs.join("\n\n")}`);

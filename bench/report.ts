@@ -74,7 +74,7 @@ export function consoleTable(results: Results): string {
   for (const section of results.sections) {
     const rows = [HEAD, ...section.figures.map(row)];
     const widths = HEAD.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-    lines.push("", section.title);
+    lines.push("", `${section.title}${section.durationSeconds === undefined ? "" : ` (${section.durationSeconds.toFixed(0)} s)`}`);
     for (const r of rows) lines.push(r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  "));
   }
   return lines.join("\n");
@@ -131,9 +131,33 @@ export function markdown(results: Results): string {
   const costs = results.sections.filter((s) => s.biggestCost);
   if (costs.length > 0) out.push("## Where a goal fails: the biggest cost", "", ...costs.flatMap((s) => [s.biggestCost!, ""]));
   for (const section of results.sections) {
-    out.push(`## ${section.title}`, "", ...markdownTable(HEAD, section.figures.map(row)), "");
+    out.push(`## ${section.title}`, "");
+    if (section.durationSeconds !== undefined) out.push(`Measured in ${section.durationSeconds.toFixed(0)} s.`, "");
+    out.push(...markdownTable(HEAD, section.figures.map(row)), "");
     if (section.commands.length > 0) out.push("```sh", ...section.commands, "```", "");
     out.push(...section.notes.map((n) => `- ${n}`), "");
   }
   return `${out.join("\n").trimEnd()}\n`;
 }
+
+/**
+ * The docs quote figures only through generated blocks: `<!-- bench: <section id> -->`,
+ * then the section's table as results.json has it, then `<!-- /bench -->`. A full
+ * `npm run bench` rewrites every block; test/node/docs-figures.test.ts fails when a
+ * block differs from results.json, so no figure is copied by hand.
+ */
+const BLOCK = /(<!-- bench: ([\w-]+) -->\n)[\s\S]*?(<!-- \/bench -->)/g;
+
+/** `text` with every generated block rendered from `results`; throws on a block naming no section. */
+export function withFigureBlocks(text: string, results: Results): string {
+  return text.replace(BLOCK, (_, open: string, id: string, close: string) => {
+    const section = results.sections.find((s) => s.id === id);
+    if (!section) throw new Error(`<!-- bench: ${id} -->: no section with that id in bench/results.json (${results.sections.map((s) => s.id).join(", ")})`);
+    const source = `From \`${results.command}\` of ${results.startedAt.slice(0, 10)} ([benchmarks.md](benchmarks.md), section ${section.title.replace(/^(\d+)\..*/, "$1")}; bench/results.json):`;
+    return `${open}${source}\n\n${markdownTable(HEAD, section.figures.map(row)).join("\n")}\n${close}`;
+  });
+}
+
+/** The docs with generated blocks. */
+export const FIGURE_DOCS = ["docs/operations.md"];
+

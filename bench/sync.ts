@@ -11,7 +11,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bundleCli } from "../infra/bundle/build.js";
 import { DEFAULT_PAGE_SIZE } from "../infra/objects/cluster.js";
-import { startFakeApiServer } from "../infra/objects/fake-apiserver.js";
+import { startFakeApiServer } from "../test/node/support/fake-apiserver.js";
 import { PROJECT_ROOT, startLocalWorker } from "../scripts/local-worker.js";
 import { generateKeyPair } from "../shared/signing/index.js";
 import { CLI, TIME, timed } from "./cli.js";
@@ -69,7 +69,7 @@ export async function syncScale(dir: string): Promise<Section> {
     `KUBECONFIG=<fake API server> ${TIME} -v node ${CLI} sync --endpoint <workerd> --cluster bench --key sync.key   # once more, from the checkout`,
   );
   section.notes.push(
-    `The goals are the CronJob's own limits (memory ${JOB_MEMORY_MB}Mi, activeDeadlineSeconds ${JOB_DEADLINE_S}); the API server is the in-process fake (infra/objects/fake-apiserver.ts), the function workerd on loopback, so the figures are the job's own work, without a real API server's latency, on an unlimited CPU (the CronJob has 500m).`,
+    `The goals are the CronJob's own limits (memory ${JOB_MEMORY_MB}Mi, activeDeadlineSeconds ${JOB_DEADLINE_S}); the API server is the in-process fake (test/node/support/fake-apiserver.ts), the function workerd on loopback, so the figures are the job's own work, without a real API server's latency, on an unlimited CPU (the CronJob has 500m).`,
     `${CLI} compiles the CLI with esbuild at start and loads @kubernetes/client-node whole; the bundle keeps only the parts the CLI imports: that is the difference between the two unchanged re-syncs.`,
   );
   return section;

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `edgeadmit`: runs the TypeScript CLI (infra/cli) on Node 20 without a build step.
+// `edgeadmit`: runs the TypeScript CLI (infra/cli) on Node without a build step: in the
+// project (npm run, npx) the `node` devDependency, Node 24.
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runTs } from "../scripts/tsrun.mjs";

@@ -1,19 +1,11 @@
 // The function, served from workerd on loopback, configured from wrangler.toml:
 // `npm start`, the CLI's end-to-end tests and the benchmarks all run it this way.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { PROJECT_ROOT } from "../infra/base/root.js";
 import type { Registration } from "../shared/clusters/index.js";
 
-/** The folder with package.json above this module, wherever tsrun bundled it to. */
-function projectRoot(from: string): string {
-  for (let dir = from; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, "package.json"))) return dir;
-    if (dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
-  }
-}
-
-export const PROJECT_ROOT = projectRoot(dirname(fileURLToPath(import.meta.url)));
+export { PROJECT_ROOT };
 
 interface LocalWorkerOptions {
   clusters: Record<string, Registration>;
@@ -28,6 +20,14 @@ interface LocalWorkerOptions {
   /** Another entry point (the benchmarks' no-op twin); the function's by default. */
   entry?: string;
 }
+
+/**
+ * The time a test hook gives startLocalWorker (and what it does beside it):
+ * a few seconds on a quiet machine, but wrangler bundles the function and
+ * starts two workerd processes, and on a loaded 2-core machine (load 8) that
+ * took up to 25 s; three times that, and more, so a busy CI never fails on it.
+ */
+export const WORKER_START_TIMEOUT_MS = 180_000;
 
 export interface LocalWorker {
   url: string;
@@ -55,7 +55,7 @@ export async function startLocalWorker(options: LocalWorkerOptions): Promise<Loc
     local: true,
     persistTo: options.persistTo ?? scratch,
     logLevel: options.logLevel ?? "warn",
-    experimental: { disableExperimentalWarning: true, testMode: true },
+    experimental: { disableExperimentalWarning: true },
   });
   return {
     url: `http://127.0.0.1:${worker.port}`,

@@ -1,4 +1,4 @@
-// Runs a TypeScript entry point on Node 20 without a build step: esbuild
+// Runs a TypeScript entry point on Node (24, the devDependency `node`) without a build step: esbuild
 // bundles the project's own code (packages stay external and resolve from
 // node_modules) into .edgeadmit/run/, and Node imports the result.
 //
@@ -43,7 +43,7 @@ export async function runTs(entry) {
     outExtension: { ".js": ".mjs" },
     platform: "node",
     format: "esm",
-    target: "node20",
+    target: "node24",
     packages: "external",
     sourcemap: "inline",
     logLevel: "error",

@@ -1,5 +1,5 @@
 // The globals the shared core and the policies may use: Web-standard APIs that
-// both Node 20 and workerd provide, and nothing else. Only tsconfig.core.json
+// both Node 24 and workerd provide, and nothing else. Only tsconfig.core.json
 // includes this file, so code under shared/ and policies/ that reaches for a
 // Node API (fs, Buffer, process) or a Workers API (Durable Objects, caches)
 // fails `npm test`. The worker and Node projects get the full declarations

@@ -10,11 +10,11 @@ import { describeResult } from "../../shared/dispatcher/index.js";
 import { judgeObjects } from "../../shared/judge/index.js";
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { POLICIES } from "../../policies/index.js";
-import { runCli } from "../cli/test-io.js";
-import { startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from "../objects/fake-apiserver.js";
+import { runCli } from "../../test/node/support/test-io.js";
+import { startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from "../../test/node/support/fake-apiserver.js";
 import { objectsFromText } from "../objects/yaml.js";
-import { auditClusterObjects, AUDIT_SERVED } from "./fixture.js";
-import { schemaNodeSchema, schemaViolations } from "./openapi.js";
+import { auditClusterObjects, AUDIT_SERVED } from "../../test/node/support/audit/fixture.js";
+import { schemaNodeSchema, schemaViolations } from "../../test/node/support/audit/openapi.js";
 import type { PolicyReport } from "./reports.js";
 
 let server: FakeApiServer | undefined;

@@ -12,9 +12,9 @@ import { parse, parseAllDocuments } from "yaml";
 import * as z from "zod/mini";
 import { describe, expect, it } from "vitest";
 import { BUNDLE_DIR, BUNDLE_PARTS, bundleCli, partFile, partsOf } from "../bundle/build.js";
-import { checkBundled, EDGEADMIT_IMAGE } from "../k8s/bundled.js";
+import { checkBundled, EDGEADMIT_IMAGE } from "../../test/node/support/bundled.js";
 import { LISTED_RESOURCES } from "../objects/cluster.js";
-import { JOB_NAMESPACE } from "../objects/job.js";
+import { JOB_NAMESPACE } from "../base/job.js";
 import { AUDITABLE_RESOURCES } from "./resources.js";
 
 const K8S = join(__dirname, "..", "k8s");

@@ -3,10 +3,10 @@
 // facts as the sync job does, judges each kind a policy looks at page by
 // page with judgeObjects, and writes the verdicts as PolicyReports. Never
 // pushes, never writes anything but its own reports.
+import type { Snapshot } from "../../shared/snapshot/index.js";
 import { POLICIES } from "../../policies/index.js";
-import type { CliIo } from "../cli/io.js";
-import { snapshotOfCluster } from "../cli/snapshot.js";
-import { loadKubeConfig, qualified } from "../objects/cluster.js";
+import type { CliIo } from "../base/io.js";
+import { loadKubeConfig, qualified, type ClusterOptions } from "../objects/cluster.js";
 import { ObjectAuditor, ReportSet, summaryOf, type Summary } from "./reports.js";
 import { apiVersionOf } from "../objects/cluster.js";
 import { auditScope, clusterApis, forEachPage } from "./resources.js";
@@ -34,7 +34,10 @@ interface AuditOutcome {
   actions: string[];
 }
 
-export async function runAudit(options: AuditOptions, io: CliIo): Promise<AuditOutcome> {
+/** How the CLI builds a cluster's snapshot, reporting as it goes (infra/cli/snapshot.ts): the audit judges against the same one, and the CLI sits above the audit. */
+export type SnapshotOfCluster = (verb: string, io: CliIo, options: ClusterOptions & { settingsNamespace: string }) => Promise<{ snapshot: Snapshot }>;
+
+export async function runAudit(options: AuditOptions, io: CliIo, snapshotOfCluster: SnapshotOfCluster): Promise<AuditOutcome> {
   const config = loadKubeConfig(options.context);
   const apis = clusterApis(config);
   const server = config.getCurrentCluster()!.server;

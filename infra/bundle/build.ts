@@ -1,14 +1,14 @@
 // `npm run bundle:infra`: the CLI as one ESM file with every dependency
 // inside (client-node included), gzipped and cut into BUNDLE_PARTS files in
 // infra/k8s/bundle/, whose component ships them as that many ConfigMaps to
-// the CronJobs on a stock node:20 image. Built, never committed (git-ignored):
+// the CronJobs on a stock node:24 image. Built, never committed (git-ignored):
 // run it before `kubectl apply -k` of an overlay with that component.
 // `--out FILE` writes the plain bundle instead: the Dockerfile's build step.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
-import { PROJECT_ROOT } from "../../scripts/local-worker.js";
+import { PROJECT_ROOT } from "../base/root.js";
 
 export const BUNDLE_DIR = join(PROJECT_ROOT, "infra", "k8s", "bundle");
 /**
@@ -38,7 +38,7 @@ export async function bundleCli(): Promise<{ js: Uint8Array; gzip: Buffer }> {
     bundle: true,
     platform: "node",
     format: "esm",
-    target: "node20",
+    target: "node24",
     minify: true,
     legalComments: "none",
     write: false,

@@ -1,7 +1,7 @@
 // Flags of one verb, parsed with node:util parseArgs; its errors become one
 // line that points at the verb's --help.
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { CliError, EXIT_USAGE, firstLine } from "./errors.js";
+import { CliError, EXIT_USAGE, firstLine } from "../base/errors.js";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 

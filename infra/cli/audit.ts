@@ -1,10 +1,10 @@
 // `edgeadmit audit`: what the audit CronJob runs. Judges every object the
 // policies look at, as the webhook would judge its creation now, and writes
 // the verdicts as wgpolicyk8s.io PolicyReports (docs/audit.md).
-import { JOB_NAMESPACE } from "../objects/job.js";
+import { JOB_NAMESPACE } from "../base/job.js";
 import { optionalString, parseVerbArgs } from "./args.js";
-import { CliError, EXIT_USAGE } from "./errors.js";
-import { CLUSTER_FLAGS } from "./snapshot.js";
+import { CliError, EXIT_USAGE } from "../base/errors.js";
+import { CLUSTER_FLAGS, snapshotOfCluster } from "./snapshot.js";
 import type { Verb } from "./verb.js";
 
 /** As the sync job's lists (infra/objects/cluster.ts), which this module does not import: it loads client-node. */
@@ -56,7 +56,7 @@ Example:
     };
     // Loaded lazily, as sync loads the cluster client: verbs that never talk to a cluster do not pay for it.
     const { runAudit } = await import("../audit/index.js");
-    const outcome = await runAudit(options, io);
+    const outcome = await runAudit(options, io, snapshotOfCluster);
     for (const action of outcome.actions) io.out(`${action}\n`);
     const { pass, fail, warn, error, skip } = outcome.summary;
     io.out(

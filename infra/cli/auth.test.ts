@@ -7,7 +7,7 @@ import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { generateKeyPair } from "../../shared/signing/index.js";
 import { tokenHash } from "../../shared/tokens/index.js";
-import { runCli } from "./test-io.js";
+import { runCli } from "../../test/node/support/test-io.js";
 
 const fresh = () => mkdtempSync(join(tmpdir(), "edgeadmit-token-"));
 const tokenIn = (dir: string) => readFileSync(join(dir, "edgeadmit.token"), "utf8").trim();

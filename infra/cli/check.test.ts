@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCli } from "./test-io.js";
+import { runCli } from "../../test/node/support/test-io.js";
 
 const HYGIENE = "test/fixtures/hygiene";
 const scratch = mkdtempSync(join(tmpdir(), "edgeadmit-check-"));

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { importPrivateKey, publicKeyOf } from "../../shared/signing/index.js";
-import { runCli } from "./test-io.js";
+import { runCli } from "../../test/node/support/test-io.js";
 
 const ROOT = join(__dirname, "..", "..");
 const run = promisify(execFile);

@@ -2,7 +2,7 @@
 // loader (shared/clusters), so what passes here loads there.
 import { loadClusters, tokenDigestsOf } from "../../shared/clusters/index.js";
 import { parseVerbArgs } from "./args.js";
-import { readInput } from "./io.js";
+import { readInput } from "../base/io.js";
 import type { Verb } from "./verb.js";
 
 export const clustersCheck: Verb = {

@@ -8,14 +8,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Registration } from "../../shared/clusters/index.js";
 import { generateKeyPair } from "../../shared/signing/index.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
-import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import { startLocalWorker, type LocalWorker, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
 import { storedSnapshot, type StoredSnapshot } from "../client/index.js";
-import { startFakeApiServer, type FakeApiServer } from "../objects/fake-apiserver.js";
+import { startFakeApiServer, type FakeApiServer } from "../../test/node/support/fake-apiserver.js";
 import { objectsFromText } from "../objects/yaml.js";
 import { wrapReview } from "../../shared/admission/wrap.js";
 import { webhookConfiguration } from "../webhook/index.js";
 import { pushReason } from "./sync.js";
-import { runCli } from "./test-io.js";
+import { runCli } from "../../test/node/support/test-io.js";
 
 const ROOT = join(__dirname, "..", "..");
 const DEMO = join(ROOT, "examples", "demo", "cluster.yaml");
@@ -44,7 +44,7 @@ beforeAll(async () => {
   worker = await startLocalWorker({ clusters });
   apiServer = await startFakeApiServer(clusterObjects);
   process.env.KUBECONFIG = apiServer.kubeconfig;
-}, 60_000);
+}, WORKER_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await worker?.stop();
@@ -158,7 +158,7 @@ describe("sync", () => {
 
   it("a cluster-side failure stops before anything is sent", async () => {
     const result = await runCli([...syncArgs(), "--context", "elsewhere"]);
-    expect(result).toEqual({ code: 1, stdout: "", stderr: "edgeadmit sync: cannot reach the API server at http://127.0.0.1:9: ECONNREFUSED\n" });
+    expect(result).toEqual({ code: 1, stdout: "", stderr: "edgeadmit sync: cannot reach the API server at http://127.0.0.1:2: ECONNREFUSED\n" });
   });
 });
 

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { clusterIdError } from "../../shared/clusters/index.js";
 import { generateKeyPair, importPrivateKey, publicKeyOf } from "../../shared/signing/index.js";
 import { optionalString, parseVerbArgs, requiredString } from "./args.js";
-import { CliError, EXIT_USAGE, fileError } from "./errors.js";
-import { readInput, type CliIo } from "./io.js";
+import { CliError, EXIT_USAGE, fileError } from "../base/errors.js";
+import { readInput, type CliIo } from "../base/io.js";
 import type { Verb } from "./verb.js";
 
 const PRIVATE_KEY_FILE = "edgeadmit.key";

@@ -2,8 +2,8 @@
 // stderr and a non-zero exit (EDGEADMIT_DEBUG=1 adds the stack).
 // A named import: esbuild inlines this one field into the bundle, not the whole package.json.
 import { version } from "../../package.json";
-import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine, uncaughtFsError } from "./errors.js";
-import { processIo, type CliIo } from "./io.js";
+import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine, uncaughtFsError } from "../base/errors.js";
+import { processIo, type CliIo } from "../base/io.js";
 import { audit } from "./audit.js";
 import { check } from "./check.js";
 import { clustersCheck } from "./clusters.js";

@@ -7,9 +7,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPair } from "../../shared/signing/index.js";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
-import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import { startLocalWorker, type LocalWorker, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
 import { storedSnapshot } from "../client/index.js";
-import { runCli } from "./test-io.js";
+import { runCli } from "../../test/node/support/test-io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "edgeadmit-registry-"));
 const operatorKey = join(dir, "operator.key");
@@ -43,7 +43,7 @@ beforeAll(async () => {
   expect(made.stderr).toBe(`wrote ${operatorKey} (mode 0600) and ${join(dir, "operator.pub")}; add the public key above to the function's OPERATOR_KEYS and deploy (docs/operations.md, Running a fleet)\n`);
   const legacy = await generateKeyPair();
   worker = await startLocalWorker({ clusters: { legacy: { publicKey: legacy.publicKey, anonymous: true } }, vars: { OPERATOR_KEYS: publicKey } });
-}, 60_000);
+}, WORKER_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await worker?.stop();

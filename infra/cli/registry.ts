@@ -8,8 +8,8 @@ import { importPublicKey, PUBLIC_KEY_PREFIX } from "../../shared/signing/index.j
 import { TOKEN_HASH_PATTERN } from "../../shared/tokens/index.js";
 import { changeRegistry, listRegistry, type ChangeAnswer, type ListedCluster } from "../client/registry.js";
 import { choice, optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
-import { CliError, EXIT_USAGE } from "./errors.js";
-import { readInput, type CliIo } from "./io.js";
+import { CliError, EXIT_USAGE } from "../base/errors.js";
+import { readInput, type CliIo } from "../base/io.js";
 import { readPrivateKey, writeKeyPair } from "./keygen.js";
 import type { Verb } from "./verb.js";
 

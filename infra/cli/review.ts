@@ -4,7 +4,7 @@ import { wrapReview } from "../../shared/admission/wrap.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { describeObject, identityOf, readObjects, sourceOf, where } from "../objects/yaml.js";
 import { choice, optionalString, parseVerbArgs, stringList } from "./args.js";
-import { CliError, EXIT_USAGE } from "./errors.js";
+import { CliError, EXIT_USAGE } from "../base/errors.js";
 import type { Verb } from "./verb.js";
 
 const OPERATIONS = ["CREATE", "UPDATE", "DELETE"] as const;

@@ -5,8 +5,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { startFakeApiServer } from "../objects/fake-apiserver.js";
-import { runCli } from "./test-io.js";
+import { startFakeApiServer } from "../../test/node/support/fake-apiserver.js";
+import { runCli } from "../../test/node/support/test-io.js";
 
 const ROOT = join(__dirname, "..", "..");
 const DEMO = join(ROOT, "examples", "demo", "cluster.yaml");

@@ -4,9 +4,9 @@
 import { setFlagsFromString } from "node:v8";
 import { encodeSnapshot } from "../../shared/snapshot/index.js";
 import { pushSnapshot, storedSnapshot, type StoredSnapshot } from "../client/index.js";
-import { JOB_NAMESPACE } from "../objects/job.js";
+import { JOB_NAMESPACE } from "../base/job.js";
 import { parseVerbArgs, type ParsedArgs } from "./args.js";
-import type { CliIo } from "./io.js";
+import type { CliIo } from "../base/io.js";
 import { checkPushable, CLUSTER_FLAGS, PUSH_FLAGS, pushTarget, reportPolicies, snapshotFromCluster, type PushTarget } from "./snapshot.js";
 import type { Verb } from "./verb.js";
 

@@ -7,7 +7,7 @@ import { stringify } from "yaml";
 import { clusterIdError } from "../../shared/clusters/index.js";
 import { generateToken, tokenHash, TOKEN_PATTERN } from "../../shared/tokens/index.js";
 import { choice, optionalString, parseVerbArgs, requiredString } from "./args.js";
-import { CliError, EXIT_USAGE, fileError } from "./errors.js";
+import { CliError, EXIT_USAGE, fileError } from "../base/errors.js";
 import { routeInBaseUrl, validateUrl } from "../webhook/index.js";
 import type { Verb } from "./verb.js";
 

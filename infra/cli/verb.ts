@@ -1,4 +1,4 @@
-import type { CliIo } from "./io.js";
+import type { CliIo } from "../base/io.js";
 
 /** One `edgeadmit` verb: its help and what it does; `run` returns the exit code. */
 export interface Verb {

@@ -2,12 +2,12 @@
 import { stringify } from "yaml";
 import { TOKEN_PATTERN } from "../../shared/tokens/index.js";
 import { DEFAULT_TIMEOUT_SECONDS, FAILURE_POLICIES, webhookConfiguration, webhookOptionsError, type WebhookOptions } from "../webhook/index.js";
-import { JOB_NAMESPACE } from "../objects/job.js";
+import { JOB_NAMESPACE } from "../base/job.js";
 import { decodeSnapshot } from "../../shared/snapshot/index.js";
 import { policySetOf } from "../../shared/vap/index.js";
 import { choice, optionalString, parseVerbArgs, requiredString } from "./args.js";
-import { CliError, EXIT_USAGE } from "./errors.js";
-import { readInput } from "./io.js";
+import { CliError, EXIT_USAGE } from "../base/errors.js";
+import { readInput } from "../base/io.js";
 import type { Verb } from "./verb.js";
 
 export const webhookConfig: Verb = {

@@ -12,10 +12,10 @@ import { parse, parseAllDocuments } from "yaml";
 import { run, type CelInput } from "@bufbuild/cel";
 import { describe, expect, it } from "vitest";
 import { LISTED_RESOURCES } from "../objects/cluster.js";
-import { JOB_NAMESPACE } from "../objects/job.js";
+import { JOB_NAMESPACE } from "../base/job.js";
 import { PLACEHOLDER, WEBHOOK_CONFIGURATION_NAME } from "../webhook/index.js";
 import { BUNDLE_PARTS, bundleCli, MAX_PART_BYTES, partFile, partsOf } from "../bundle/build.js";
-import { checkBundled, EDGEADMIT_IMAGE } from "./bundled.js";
+import { checkBundled, EDGEADMIT_IMAGE, NODE_VERSION } from "../../test/node/support/bundled.js";
 
 const DIR = __dirname;
 const hasKubectl = spawnSync("kubectl", ["version", "--client"], { stdio: "ignore" }).status === 0;
@@ -235,6 +235,11 @@ describe("the image (Dockerfile) the CronJobs run", () => {
     const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
     expect((await promisify(execFile)(process.execPath, [file, "--version"], { cwd: dir })).stdout).toBe(`edgeadmit ${version}\n`);
   }, 60_000);
+
+  it("builds and runs on the Node the project pins and its tests run on", () => {
+    expect(process.version).toBe(`v${NODE_VERSION}`);
+    expect(instructions.filter((l) => l.startsWith("FROM "))).toEqual([`FROM node:${NODE_VERSION} AS build`, `FROM node:${NODE_VERSION}-slim`]);
+  });
 
   it("runs as the user the CronJobs expect", () => {
     expect(instructions).toContain("USER node"); // uid 1000 in the node images

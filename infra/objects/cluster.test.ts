@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { POD_SPEC_PATHS } from "../../shared/k8s/workload/index.js";
 import { WORKLOAD_API_GROUPS } from "../../shared/k8s/controller/index.js";
-import { runCli } from "../cli/test-io.js";
+import { runCli } from "../../test/node/support/test-io.js";
 import { LISTED_RESOURCES } from "./cluster.js";
-import { startFakeApiServer, type FakeApiServer } from "./fake-apiserver.js";
+import { startFakeApiServer, type FakeApiServer } from "../../test/node/support/fake-apiserver.js";
 import { objectsFromText, readObjects } from "./yaml.js";
 import { EXCEPTION_GROUP, EXCEPTION_KIND } from "../../shared/exceptions/index.js";
 import { PLACEHOLDER, webhookConfiguration } from "../webhook/index.js";
@@ -389,7 +389,7 @@ describe("live path failures: one line, exit 1", () => {
 
   it("the API server is unreachable", async () => {
     const result = await withServer({}, () => runCli(["snapshot", "build", "--from-cluster", "--context", "elsewhere"]));
-    expect(result).toEqual({ code: 1, stdout: "", stderr: "edgeadmit snapshot build: cannot reach the API server at http://127.0.0.1:9: ECONNREFUSED\n" });
+    expect(result).toEqual({ code: 1, stdout: "", stderr: "edgeadmit snapshot build: cannot reach the API server at http://127.0.0.1:2: ECONNREFUSED\n" });
   });
 
   it("the context does not exist", async () => {

@@ -16,8 +16,8 @@ import "../../shared/zod/index.js";
 import { SETTINGS_CONFIGMAP, SnapshotBuilder, type BuildOptions, type BuildResult, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { boundNeeds } from "../../shared/snapshot/build/policies.js";
 import { DEFAULT_VERSION, parseVersion, versionText } from "../../shared/cel/kubernetes/environment.js";
-import { CliError, firstLine } from "../cli/errors.js";
-import { JOB_NAMESPACE } from "./job.js";
+import { CliError, firstLine } from "../base/errors.js";
+import { JOB_NAMESPACE } from "../base/job.js";
 import { WEBHOOK_CONFIGURATION_NAME, type WebhookRule } from "../webhook/index.js";
 /** Objects per list request, as kubectl asks; the server may return fewer and a continue token. */
 export const DEFAULT_PAGE_SIZE = 500;
@@ -206,6 +206,22 @@ function statusMessage(body: unknown): string | undefined {
   return typeof message === "string" ? firstLine(message) : undefined;
 }
 
+/**
+ * Why a request got no answer: the system error's code (ECONNREFUSED, ENOTFOUND,
+ * …), else the innermost message. client-node 2 requests through fetch, whose
+ * TypeError says only "fetch failed" and carries the socket's error as its
+ * `cause`; a few levels at most, so a looping cause cannot hang the CLI.
+ */
+function networkReason(e: unknown): string {
+  let message = String(e);
+  for (let error = e, depth = 0; typeof error === "object" && error !== null && depth < 4; error = (error as { cause?: unknown }).cause, depth++) {
+    const { code, message: own } = error as { code?: unknown; message?: unknown };
+    if (typeof code === "string") return code;
+    if (typeof own === "string") message = own;
+  }
+  return firstLine(message);
+}
+
 /** One line for a failed request: unreachable server, credentials, RBAC, a missing CRD, anything else. */
 export function requestFailure(e: unknown, verb: string, what: string, server: string, crd?: { name: string; from: string }): CliError {
   if (e instanceof ApiException) {
@@ -216,9 +232,7 @@ export function requestFailure(e: unknown, verb: string, what: string, server: s
     if (code === 404 && crd) return new CliError(`the API server does not serve ${crd.name}: is its CRD installed? (${crd.from})`);
     return new CliError(`${verb} ${what} failed with HTTP ${code}${detail ? `: ${detail}` : ""}`);
   }
-  const error = e as { code?: unknown; message?: unknown };
-  const reason = typeof error.code === "string" ? error.code : firstLine(String(error.message ?? e));
-  return new CliError(`cannot reach the API server at ${server}: ${reason}`);
+  return new CliError(`cannot reach the API server at ${server}: ${networkReason(e)}`);
 }
 
 const webhookSchema = z.looseObject({

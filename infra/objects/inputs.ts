@@ -15,7 +15,7 @@ import { basename, dirname, resolve } from "node:path";
 import { parse, YAMLError } from "yaml";
 import * as z from "zod/mini";
 import { describeZodError } from "../../shared/zod/index.js";
-import { describeFsError, fileError, firstLine } from "../cli/errors.js";
+import { describeFsError, fileError, firstLine } from "../base/errors.js";
 import { EXCEPTION_GROUP, EXCEPTION_KIND } from "../../shared/exceptions/index.js";
 import { SETTINGS_CONFIGMAP, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { filesUnder, groupKindOf, isObject, type Source } from "./yaml.js";

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
-import type { CliIo } from "../cli/io.js";
-import { runCli } from "../cli/test-io.js";
+import type { CliIo } from "../base/io.js";
+import { runCli } from "../../test/node/support/test-io.js";
 import { documentsOf, fileChunks, isClusterScoped, objectsFromText, readObjects, sourceOf } from "./yaml.js";
 
 /** The project's own reproduction of incident B: an RWO claim and a Deployment, neither naming a namespace. */

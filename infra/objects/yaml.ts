@@ -9,8 +9,8 @@ import { Composer, isMap, isNode, isSeq, Parser } from "yaml";
 import * as z from "zod/mini";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { BUILT_IN_CLUSTER_SCOPED } from "../../shared/snapshot/build/scopes.js";
-import { CliError, fileError, firstLine } from "../cli/errors.js";
-import { readInput, type CliIo } from "../cli/io.js";
+import { CliError, fileError, firstLine } from "../base/errors.js";
+import { readInput, type CliIo } from "../base/io.js";
 
 const MANIFEST = /\.(ya?ml|json)$/i;
 

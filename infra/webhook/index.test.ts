@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { namedRuleSchema } from "../../shared/vap/index.js";
-import { runCli } from "../cli/test-io.js";
+import { runCli } from "../../test/node/support/test-io.js";
 import { PLACEHOLDER, uncoveredPolicyRules, webhookConfiguration, webhookRules } from "./index.js";
 
 const rule = (fields: Record<string, unknown>) => namedRuleSchema.parse(fields);

@@ -4,7 +4,7 @@
 // Fail would block every pod.
 import { clusterIdError } from "../../shared/clusters/index.js";
 import type { NamedRule } from "../../shared/vap/index.js";
-import { JOB_NAMESPACE } from "../objects/job.js";
+import { JOB_NAMESPACE } from "../base/job.js";
 
 export const FAILURE_POLICIES = ["Fail", "Ignore"] as const;
 export type FailurePolicy = (typeof FAILURE_POLICIES)[number];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CelType, compile, createEnv, EvalError, LibraryValue, type Library, type Value } from "./index.js";
-import { error, value } from "./testing/index.js";
+import { error, value } from "../../test/support/cel/index.js";
 
 const vapVariables = ["object", "oldObject", "request", "params", "namespaceObject", "variables"];
 

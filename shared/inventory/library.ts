@@ -24,10 +24,10 @@
 //   MAX_UNITS storage units (shards, index buckets), as decided from the
 //   snapshot alone, so the function and check agree.
 import { chargeTraversal, CelType, EvalError, LibraryValue, mapKey, MapValue, noSuchOverload, Optional, type CallContext, type Library, type OverloadDecl, type Value } from "../cel/index.js";
-import { UnloadedUnitError } from "../snapshot/view.js";
 import { capped } from "../text/index.js";
 import { ANNOTATION_FIELD, describeKind, kindKey, type InventoryDeclaration } from "./declaration.js";
 import { indexKey, isObject, parseFieldPath, type FieldPath } from "./paths.js";
+import { UnloadedUnitError, type InventoryFacts } from "./facts.js";
 import { indexBucketOf, inventoryIndexUnit, inventoryKindUnit } from "./units.js";
 
 export const INVENTORY_VARIABLE = "inventory";
@@ -38,18 +38,6 @@ const MAX_LIST_OBJECTS = 10_000;
 const MAX_UNITS = 512;
 /** How many times the function judges a review again with the parts of the snapshot its evaluation asked for. */
 export const MAX_LOAD_ROUNDS = 4;
-
-/** What the snapshot answers about the inventory (a snapshot view). */
-export interface InventoryFacts {
-  /** Kind `key` (`<apiVersion>/<kind>`) as the cluster part holds it; undefined when it was not listed. */
-  inventoryKind(key: string): { namespaced: boolean; index?: readonly string[] | undefined; objects: Readonly<Record<string, unknown>> } | undefined;
-  /** The objects of a namespaced kind in one namespace, by `namespace/name`. */
-  inventoryInNamespace(key: string, namespace: string): Readonly<Record<string, unknown>>;
-  /** Namespace → how many objects of a namespaced kind it holds. */
-  inventoryNamespaces(key: string): Readonly<Record<string, number>>;
-  /** The objects whose indexed `field` holds the value keyed `valueKey` (paths.indexKey). */
-  inventoryLookup(key: string, field: string, valueKey: string): readonly unknown[];
-}
 
 /** The object under review: group, kind, namespace ("" when cluster-scoped) and name. */
 export interface Reviewed {

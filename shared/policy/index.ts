@@ -3,9 +3,9 @@
 // separates a policy from its binding's validationActions.
 import type { AdmissionRequest } from "../admission/index.js";
 import type { SnapshotView } from "../snapshot/view.js";
-import type { EnforcementMode } from "./modes.js";
+import type { EnforcementMode } from "../snapshot/modes.js";
 
-export * from "./modes.js";
+export * from "../snapshot/modes.js";
 
 /** One thing a policy found wrong. It never says how hard: that is configuration. */
 export interface Finding {

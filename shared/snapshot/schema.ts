@@ -5,7 +5,7 @@ import "../zod/index.js";
 import { exceptionSchema } from "../exceptions/index.js";
 import { isQuantity } from "../k8s/quantity/index.js";
 import { nodeAffinitySchema, stringMapSchema } from "../k8s/schemas/index.js";
-import { ENFORCEMENT_MODES, POLICY_MODES } from "../policy/modes.js";
+import { ENFORCEMENT_MODES, POLICY_MODES } from "./modes.js";
 
 export const SNAPSHOT_API_VERSION = "edgeadmit.io/v1alpha1";
 

@@ -11,8 +11,7 @@
 // loads them and judges the review again.
 import type { AdmissionRequest } from "../admission/index.js";
 import { parseQuantity, type Quantity } from "../k8s/quantity/index.js";
-import type { PolicyFacts } from "../vap/index.js";
-import type { InventoryFacts } from "../inventory/library.js";
+import { UnloadedUnitError, type InventoryFacts } from "../inventory/facts.js";
 import { indexBucketOf, inventoryIndexUnit, inventoryKindUnit } from "../inventory/units.js";
 import type { AffinityClass, Application, InventoryKind, Settings, Snapshot, Tenant, VolumeClaim } from "./schema.js";
 import {
@@ -25,6 +24,9 @@ import {
   type InventoryDirectory,
   type Shard,
 } from "./shards.js";
+
+/** Thrown by a view for a unit it was not given; declared with the facts the inventory reads. */
+export { UnloadedUnitError };
 
 export const LINEAGE_LABELS = {
   group: "apps.cozystack.io/application.group",
@@ -65,14 +67,6 @@ function own<T>(record: Record<string, T>, key: string): T | undefined {
 }
 
 const lineageKey = (l: Lineage) => `${l.group}\u0000${l.kind}\u0000${l.name}`;
-
-/** A lookup reached a unit the view was not given: reviewUnits missed one a policy reads. */
-export class UnloadedUnitError extends Error {
-  constructor(unit: string) {
-    super(`snapshot view: unit "${unit.slice(0, 63)}" was not loaded for this review (shared/snapshot reviewUnits must name it)`);
-    this.name = "UnloadedUnitError";
-  }
-}
 
 /**
  * A cluster part and what is computed from it alone (compiled classes, the
@@ -134,7 +128,7 @@ interface ViewOptions {
   missing?: Set<string>;
 }
 
-export class SnapshotView implements PolicyFacts, InventoryFacts {
+export class SnapshotView implements InventoryFacts {
   readonly facts: ClusterFacts;
   readonly #shards: LoadedShards;
   readonly #complete: boolean;

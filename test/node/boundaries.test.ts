@@ -1,82 +1,143 @@
-// The boundaries `npm test` enforces with separate TypeScript projects
-// (tsconfig.{core,worker,node}.json): each project must keep refusing code
-// that crosses its boundary — another runtime's APIs, and (being composite)
-// any module outside its own folders — and the worker's bundle must hold no
-// Node-side code.
+// The boundaries `npm test` enforces. Imports: .dependency-cruiser.cjs, run on
+// the tree by `npm run deps`; here, run on a planted tree, each kind of rule
+// must refuse an import that crosses it. Globals: tsconfig.core.json declares
+// none of Node's or the Workers', so the shared core compiles against the
+// Web-standard ones of shared/platform.d.ts only. And the worker's bundle
+// holds no Node-side code.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { build } from "esbuild";
 import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../scripts/local-worker.js";
 
-const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
 mkdirSync(join(PROJECT_ROOT, ".edgeadmit"), { recursive: true });
+// Inside the project, so a planted import of a package resolves from its node_modules.
 const probes = mkdtempSync(join(PROJECT_ROOT, ".edgeadmit", "boundary-probe-"));
 afterAll(() => rmSync(probes, { recursive: true, force: true }));
 
-/** Type-checks `source` as one more file of `project`, with the project's own file list; returns tsc's error lines. */
-function compileIn(project: "core" | "worker", source: string): string[] {
-  const dir = mkdtempSync(join(probes, `${project}-`));
-  writeFileSync(join(dir, "probe.ts"), source);
-  const config = join(PROJECT_ROOT, `tsconfig.${project}.json`);
-  const { config: own } = ts.readConfigFile(config, ts.sys.readFile) as { config: { include: string[]; exclude?: string[] } };
-  const fromProbe = (pattern: string) => relative(dir, join(PROJECT_ROOT, pattern));
-  const include = ["probe.ts", ...own.include.map(fromProbe), ...(project === "core" ? [fromProbe("shared/platform.d.ts")] : [])];
-  const probeConfig = { extends: relative(dir, config), compilerOptions: { tsBuildInfoFile: "./probe.tsbuildinfo" }, include, exclude: (own.exclude ?? []).map(fromProbe) };
-  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(probeConfig));
-  const result = spawnSync(process.execPath, [tsc, "-p", join(dir, "tsconfig.json")], { encoding: "utf8" });
-  return result.stdout.split("\n").filter((line) => line.includes("error TS"));
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
 }
 
-describe("runtime boundaries", () => {
-  it("the shared core and the policies cannot use Node APIs", () => {
-    const errors = compileIn("core", 'import { readFileSync } from "node:fs";\nexport const probe = [readFileSync, process.env, Buffer.alloc(1)];\n');
-    expect(errors.join("\n")).toMatch(/probe\.ts\(1,30\): error TS2307: Cannot find module 'node:fs'/);
-    expect(errors.join("\n")).toMatch(/Cannot find name 'process'/);
-    expect(errors.join("\n")).toMatch(/Cannot find name 'Buffer'/);
+/** The violations .dependency-cruiser.cjs reports on a tree of `files` (path → source), as `rule: from → to`. */
+function violationsOf(files: Record<string, string>): string[] {
+  const dir = mkdtempSync(join(probes, "tree-"));
+  for (const [path, source] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), source);
+  }
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ extends: join(PROJECT_ROOT, "tsconfig.base.json") }));
+  const depcruise = join(PROJECT_ROOT, "node_modules", "dependency-cruiser", "bin", "dependency-cruiser.mjs");
+  const result = spawnSync(process.execPath, [depcruise, "--config", join(PROJECT_ROOT, ".dependency-cruiser.cjs"), "--output-type", "json", ...Object.keys(files).map((p) => p.split("/")[0]!).filter((p, i, all) => all.indexOf(p) === i)], {
+    cwd: dir,
+    encoding: "utf8",
+  });
+  const { summary } = JSON.parse(result.stdout) as { summary: { violations: Violation[] } };
+  // A package resolves from the project's node_modules, three folders up.
+  return summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to.replace(/^(\.\.\/)+/, "")}`).sort();
+}
+
+describe("the dependency rules (.dependency-cruiser.cjs)", () => {
+  const empty = "export const probe = 1;\n";
+
+  it("refuse an upward import inside shared/ and inside infra/", () => {
+    const violations = violationsOf({
+      "shared/re2/index.ts": 'import { probe } from "../vap/index.js";\nexport const re2 = probe;\n',
+      "shared/snapshot/view.ts": 'import type { probe } from "../vap/index.js";\nexport type View = typeof probe;\n',
+      "shared/vap/index.ts": empty,
+      "infra/objects/yaml.ts": 'import { probe } from "../cli/errors.js";\nexport const yaml = probe;\n',
+      "infra/cli/errors.ts": empty,
+    });
+    expect(violations).toEqual([
+      "infra-objects-imports-upward: infra/objects/yaml.ts → infra/cli/errors.ts",
+      "shared-re2-imports-upward: shared/re2/index.ts → shared/vap/index.ts",
+      "shared-snapshot-imports-upward: shared/snapshot/view.ts → shared/vap/index.ts",
+    ]);
   });
 
-  it("the shared core and the policies cannot use Workers APIs", () => {
-    const errors = compileIn("core", 'import { DurableObject } from "cloudflare:workers";\nexport const probe: DurableObjectNamespace | typeof DurableObject | undefined = undefined;\n');
-    expect(errors.join("\n")).toMatch(/Cannot find module 'cloudflare:workers'/);
-    expect(errors.join("\n")).toMatch(/Cannot find name 'DurableObjectNamespace'/);
+  it("refuse the shared core and the policies importing functions/, infra/, scripts/ or bench/, and the worker importing infra/", () => {
+    const violations = violationsOf({
+      "shared/text/index.ts": 'import "../../functions/index.js";\nimport "../../scripts/local-worker.js";\nexport const text = 1;\n',
+      "policies/probe/index.ts": 'import "../../infra/objects/yaml.js";\nimport "../../bench/stats.js";\nexport const policy = 1;\n',
+      "functions/index.ts": 'import "../infra/objects/yaml.js";\nexport const worker = 1;\n',
+      "infra/objects/yaml.ts": empty,
+      "scripts/local-worker.ts": empty,
+      "bench/stats.ts": empty,
+    });
+    expect(violations).toEqual([
+      "core-imports-above-it: policies/probe/index.ts → bench/stats.ts",
+      "core-imports-above-it: policies/probe/index.ts → infra/objects/yaml.ts",
+      "core-imports-above-it: shared/text/index.ts → functions/index.ts",
+      "core-imports-above-it: shared/text/index.ts → scripts/local-worker.ts",
+      "worker-imports-node-side: functions/index.ts → infra/objects/yaml.ts",
+    ]);
   });
 
-  it("the shared core may use the Web-standard globals both runtimes have, and its own modules", () => {
-    const source = 'import { compilePolicySet } from "../../../shared/vap/index.js";\nexport const probe = [compilePolicySet, crypto.subtle.digest("SHA-256", new TextEncoder().encode("x")), atob("eA==")];\n';
-    expect(compileIn("core", source)).toEqual([]);
+  it("refuse Node modules and @kubernetes/client-node in the worker and the shared core, Workers modules in the core, test code and vitest in product folders", () => {
+    const violations = violationsOf({
+      "shared/text/index.ts": 'import { readFileSync } from "node:fs";\nimport { DurableObject } from "cloudflare:workers";\nexport const text = [readFileSync, DurableObject];\n',
+      "functions/index.ts": 'import { KubeConfig } from "@kubernetes/client-node";\nimport { Buffer } from "node:buffer";\nexport const worker = [KubeConfig, Buffer];\n',
+      "infra/objects/yaml.ts": 'import { expect } from "vitest";\nimport { probe } from "../../test/node/support/fake.js";\nexport const yaml = [expect, probe];\n',
+      "test/node/support/fake.ts": empty,
+    });
+    expect(violations).toEqual([
+      "client-node-outside-infra: functions/index.ts → node_modules/@kubernetes/client-node/dist/index.js",
+      "no-node-in-worker-or-core: functions/index.ts → buffer",
+      "no-node-in-worker-or-core: shared/text/index.ts → fs",
+      "no-workers-api-in-core: shared/text/index.ts → cloudflare:workers",
+      "product-imports-test-code: infra/objects/yaml.ts → node_modules/vitest/dist/index.js",
+      "product-imports-test-code: infra/objects/yaml.ts → test/node/support/fake.ts",
+    ]);
   });
 
-  it("the shared core and the policies cannot import functions/, infra/, scripts/ or bench/", () => {
-    const errors = compileIn(
-      "core",
-      [
-        'import * as functions from "../../../functions/index.js";',
-        'import * as infra from "../../../infra/objects/yaml.js";',
-        'import * as scripts from "../../../scripts/local-worker.js";',
-        'import * as bench from "../../../bench/stats.js";',
-        "export const probe = [functions, infra, scripts, bench];",
-      ].join("\n"),
-    ).join("\n");
-    for (const [line, file] of [[1, "functions/index.ts"], [2, "infra/objects/yaml.ts"], [3, "scripts/local-worker.ts"], [4, "bench/stats.ts"]] as const) {
-      expect(errors).toContain(`probe.ts(${line},`);
-      expect(errors).toMatch(new RegExp(`error TS6307: File '[^']*/${file}' is not listed within the file list of project`));
-    }
+  it("refuse circles between files and between folders, and a folder without a layer", () => {
+    const violations = violationsOf({
+      "shared/text/a.ts": 'import { b } from "./b.js";\nexport const a = () => b;\n',
+      "shared/text/b.ts": 'import { a } from "./a.js";\nexport const b = () => a;\n',
+      "shared/json/index.ts": 'import { c } from "../text/c.js";\nexport const json = () => c;\n',
+      "shared/text/c.ts": 'import { json } from "../json/index.js";\nexport const c = () => json;\n',
+      "shared/newcomer/index.ts": 'import { a } from "../text/a.js";\nexport const newcomer = a;\n',
+    });
+    expect(violations).toEqual(
+      expect.arrayContaining([
+        "no-circular: shared/text/a.ts → shared/text/b.ts",
+        "no-folder-circular: shared/json → shared/text",
+        "shared-folder-without-layer: shared/newcomer/index.ts → shared/text/a.ts",
+      ]),
+    );
+  });
+});
+
+describe("runtime globals", () => {
+  /** Type-checks `source` alone with tsconfig.core.json's options and the globals it declares; returns the diagnostics. */
+  function compileAsCore(source: string): string[] {
+    const dir = mkdtempSync(join(probes, "core-"));
+    const probe = join(dir, "probe.ts");
+    writeFileSync(probe, source);
+    const { config } = ts.readConfigFile(join(PROJECT_ROOT, "tsconfig.core.json"), ts.sys.readFile) as { config: unknown };
+    const { options } = ts.parseJsonConfigFileContent(config, ts.sys, PROJECT_ROOT);
+    const program = ts.createProgram([probe, join(PROJECT_ROOT, "shared", "platform.d.ts")], { ...options, composite: false, incremental: false, tsBuildInfoFile: undefined });
+    return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+  }
+
+  it("the shared core and the policies cannot use Node's or the Workers' globals", () => {
+    const errors = compileAsCore("export const probe: [unknown, unknown, DurableObjectNamespace | undefined] = [process.env, Buffer.alloc(1), undefined];\n").join("\n");
+    expect(errors).toMatch(/Cannot find name 'process'/);
+    expect(errors).toMatch(/Cannot find name 'Buffer'/);
+    expect(errors).toMatch(/Cannot find name 'DurableObjectNamespace'/);
   });
 
-  it("the worker cannot import @kubernetes/client-node, Node APIs or the Node side", () => {
-    const errors = compileIn(
-      "worker",
-      'import { KubeConfig } from "@kubernetes/client-node";\nimport { readObjects } from "../../../infra/objects/yaml.js";\nexport const probe = [KubeConfig, readObjects];\n',
-    ).join("\n");
-    expect(errors).toMatch(/probe\.ts\(1,10\): error TS2305: Module '"@kubernetes\/client-node"' has no exported member 'KubeConfig'/);
-    expect(errors).toMatch(/probe\.ts\(2,29\): error TS6307: File '[^']*\/infra\/objects\/yaml\.ts' is not listed within the file list of project/);
+  it("the shared core may use the Web-standard globals both runtimes have", () => {
+    expect(compileAsCore('export const probe = [crypto.subtle.digest("SHA-256", new TextEncoder().encode("x")), atob("eA==")];\n')).toEqual([]);
   });
+});
 
-  it("the worker's bundle holds no Node-side code and no @kubernetes/client-node", async () => {
+describe("the worker's bundle", () => {
+  it("holds no Node-side code and no @kubernetes/client-node", async () => {
     const result = await build({
       entryPoints: [join(PROJECT_ROOT, "functions", "index.ts")],
       bundle: true,

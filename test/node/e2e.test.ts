@@ -5,13 +5,13 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse, parseAllDocuments } from "yaml";
-import { runCli } from "../../infra/cli/test-io.js";
+import { runCli } from "./support/test-io.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FunctionError, pushSnapshot, storedSnapshot } from "../../infra/client/index.js";
 import { generateKeyPair } from "../../shared/signing/index.js";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
-import { PROJECT_ROOT, startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import { PROJECT_ROOT, startLocalWorker, type LocalWorker, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
 
 let worker: LocalWorker;
 let privateKeyPem: string;
@@ -48,7 +48,7 @@ beforeAll(async () => {
       managed: { publicKey: keys.publicKey, ...urlHashes! },
     },
   });
-});
+}, WORKER_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await worker?.stop();

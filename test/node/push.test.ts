@@ -10,7 +10,7 @@ import { generateKeyPair } from "../../shared/signing/index.js";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { contentHash, type Snapshot } from "../../shared/snapshot/index.js";
-import { PROJECT_ROOT, startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import { PROJECT_ROOT, startLocalWorker, type LocalWorker, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
 
 let worker: LocalWorker;
 let key: string;
@@ -31,7 +31,7 @@ beforeAll(async () => {
   const keys = await generateKeyPair();
   key = keys.privateKeyPem;
   worker = await startLocalWorker({ clusters: { fleet: { publicKey: keys.publicKey, tokenHashes: [await tokenHash(generateToken())] } } });
-});
+}, WORKER_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await worker?.stop();

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as z from "zod/mini";
 import { describe, expect, it } from "vitest";
-import { runCli } from "../test-io.js";
+import { runCli } from "../../../test/node/support/test-io.js";
 
 const message = z.strictObject({ text: z.string() });
 const reportingDescriptor = z.strictObject({ id: z.string(), shortDescription: z.optional(message) });

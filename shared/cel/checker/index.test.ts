@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createEnv } from "../index.js";
 import { parse } from "../parser/index.js";
-import { value } from "../testing/index.js";
+import { value } from "../../../test/support/cel/index.js";
 import { check } from "./index.js";
 
 function checked(source: string, variables: string[] = []) {

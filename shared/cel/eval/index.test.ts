@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compile, createBudget, createEnv, LazyMap, type Value } from "../index.js";
-import { error, run, value } from "../testing/index.js";
+import { error, run, value } from "../../../test/support/cel/index.js";
 import { Double, Optional, Types, Uint } from "../values/index.js";
 
 const deployment: Value = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compile, createEnv } from "../index.js";
-import { literalEngine } from "../testing/index.js";
+import { literalEngine } from "../../../test/support/cel/index.js";
 import { KUBERNETES_LIBRARIES } from "./index.js";
 
 const env = createEnv({

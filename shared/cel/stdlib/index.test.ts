@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { error, literalEngine, run, value } from "../testing/index.js";
+import { error, literalEngine, run, value } from "../../../test/support/cel/index.js";
 import { Double, Types, Uint } from "../values/index.js";
 
 describe("conversions", () => {

@@ -4,7 +4,7 @@
 import * as z from "zod/mini";
 import { describeZodError } from "../../zod/index.js";
 import { nodeAffinitySchema, objectMetaSchema, quantityMapSchema, stringMapSchema } from "../../k8s/schemas/index.js";
-import { ENFORCEMENT_MODES, POLICY_MODES } from "../../policy/modes.js";
+import { ENFORCEMENT_MODES, POLICY_MODES } from "../modes.js";
 import {
   DEFAULT_MAX_AGE_SECONDS,
   SNAPSHOT_API_VERSION,
@@ -22,6 +22,7 @@ export { ROOT_TENANT_NAMESPACE, tenantNamespaceOf } from "../view.js";
 import { InvalidObjectError, isWorkloadKind, workloadOf, type Workload, type WorkloadKind } from "../../k8s/workload/index.js";
 import { madeByWorkloadController, WORKLOAD_API_GROUPS } from "../../k8s/controller/index.js";
 import { sharedClaimNames } from "../../k8s/volumes/index.js";
+import type { KubeObject } from "./object.js";
 import { collectPolicyObjects, usedByPolicies } from "./policies.js";
 import { parseQuantity, QuantityError, type Quantity } from "../../k8s/quantity/index.js";
 import { EXCEPTION_GROUP, EXCEPTION_KIND, exceptionObjectSchema, type Exception } from "../../exceptions/index.js";
@@ -104,11 +105,7 @@ function tenantFacts({ metadata, spec, status }: TenantObject): TenantObject {
   };
 }
 
-export interface KubeObject {
-  apiVersion?: unknown;
-  kind?: unknown;
-  [key: string]: unknown;
-}
+export type { KubeObject };
 
 export interface BuildOptions {
   generation: number;

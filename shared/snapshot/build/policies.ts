@@ -7,7 +7,7 @@ import { annotationOf, declarationOf, INVENTORY_ANNOTATION, ANNOTATION_FIELD, me
 import { projection } from "../../inventory/paths.js";
 import { NAMESPACE_NAME_LABEL } from "../../k8s/labels/index.js";
 import type { InventoryKind } from "../schema.js";
-import type { KubeObject } from "./index.js";
+import type { KubeObject } from "./object.js";
 import { BUILT_IN_CLUSTER_SCOPED } from "./scopes.js";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

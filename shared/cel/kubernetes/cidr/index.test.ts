@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { error, value } from "../../testing/index.js";
+import { error, value } from "../../../../test/support/cel/index.js";
 import { ipLibrary } from "../ip/index.js";
 import { cidrLibrary } from "./index.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compile, createEnv } from "../../index.js";
-import { cost, error, value } from "../../testing/index.js";
+import { cost, error, value } from "../../../../test/support/cel/index.js";
 import { Optional } from "../../values/index.js";
 import { formatLibrary } from "./index.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compile, createEnv } from "../../index.js";
-import { cost, error, value } from "../../testing/index.js";
+import { cost, error, value } from "../../../../test/support/cel/index.js";
 import { Double } from "../../values/index.js";
 import { parsedAmount, quantityLibrary, QuantityValue } from "./index.js";
 

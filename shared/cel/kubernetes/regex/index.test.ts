@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compile, createEnv } from "../../index.js";
-import { error, literalEngine, value } from "../../testing/index.js";
+import { error, literalEngine, value } from "../../../../test/support/cel/index.js";
 import { regexLibrary } from "./index.js";
 
 const options = { libraries: [regexLibrary] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cost, error, value } from "../../testing/index.js";
+import { cost, error, value } from "../../../../test/support/cel/index.js";
 import { quantityLibrary } from "../quantity/index.js";
 import { semverLibrary } from "./index.js";
 

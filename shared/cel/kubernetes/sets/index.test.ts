@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { cost, error, value } from "../../testing/index.js";
+import { cost, error, value } from "../../../../test/support/cel/index.js";
+import { compile, createEnv } from "../../index.js";
 import { setsLibrary } from "./index.js";
 
 const libraries = [setsLibrary];

@@ -1,5 +1,5 @@
 // Runs the CLI in-process for tests, with stdin given and stdout/stderr captured.
-import { main } from "./main.js";
+import { main } from "../../../infra/cli/main.js";
 
 interface CliRun {
   code: number;

@@ -10,8 +10,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
-import { LISTED_RESOURCES } from "./cluster.js";
+import type { KubeObject } from "../../../shared/snapshot/build/index.js";
+import { LISTED_RESOURCES } from "../../../infra/objects/cluster.js";
 
 const CLUSTER_SCOPED_RESOURCES = new Set(["nodes", "persistentvolumes", "namespaces", "validatingadmissionpolicies", "affinityclasses", "edgeadmissionpolicybindings", "edgeadmissionexceptions"]);
 
@@ -255,8 +255,9 @@ kind: Config
 clusters:
   - name: fake
     cluster: { server: "${url}", insecure-skip-tls-verify: true }
+  # port 2: nothing listens there, and fetch refuses port 9 (discard) outright as a "bad port"
   - name: closed
-    cluster: { server: "http://127.0.0.1:9", insecure-skip-tls-verify: true }
+    cluster: { server: "http://127.0.0.1:2", insecure-skip-tls-verify: true }
 users:
   - name: sync
     user: { token: test-token }

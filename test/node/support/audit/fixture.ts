@@ -1,10 +1,10 @@
 // The cluster the audit's tests run against: a tenant, classes good and bad,
 // workloads with findings, clean ones, one no policy can read, and one of the
 // cluster's own policies bound at the edge.
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
-import type { ServedResource } from "../objects/fake-apiserver.js";
-import { objectsFromText } from "../objects/yaml.js";
-import { AUDITABLE_RESOURCES } from "./resources.js";
+import type { KubeObject } from "../../../../shared/snapshot/build/index.js";
+import type { ServedResource } from "../fake-apiserver.js";
+import { objectsFromText } from "../../../../infra/objects/yaml.js";
+import { AUDITABLE_RESOURCES } from "../../../../infra/audit/resources.js";
 
 export const AUDIT_CLUSTER_YAML = `
 apiVersion: cozystack.io/v1alpha1

@@ -3,8 +3,8 @@
 // module, and evaluating one on a 6-container Deployment.
 
 import { describe, expect, it } from "vitest";
-import { compile, createBudget, createEnv, type Program, type Value } from "../index.js";
-import { KUBERNETES_LIBRARIES } from "../kubernetes/index.js";
+import { compile, createBudget, createEnv, type Program, type Value } from "../../shared/cel/index.js";
+import { KUBERNETES_LIBRARIES } from "../../shared/cel/kubernetes/index.js";
 
 const containers = "object.spec.template.spec.containers";
 

@@ -1,18 +1,22 @@
 // What a CronJob of infra/k8s looks like on each path, for the tests of the
 // base, the bundle component and the audit component alike.
+import { readFileSync } from "node:fs";
 import { expect } from "vitest";
-import { BUNDLE_PARTS } from "../bundle/build.js";
+import { BUNDLE_PARTS } from "../../../infra/bundle/build.js";
 
 /** The image name the CronJobs run; an overlay says where it is (kustomize `images:`). */
 export const EDGEADMIT_IMAGE = "edgeadmit";
 
+/** The Node version everything runs on: package.json's `node` devDependency, which the tests run on too. */
+export const NODE_VERSION = (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { devDependencies: { node: string } }).devDependencies.node;
+
 type Doc = Record<string, any>;
 
-/** A CronJob (or the bundle component's patch) on the ConfigMap path: node:20 unpacks every part, in order, and runs the CLI with the CronJob's args. */
+/** A CronJob (or the bundle component's patch) on the ConfigMap path: the Node image of NODE_VERSION unpacks every part, in order, and runs the CLI with the CronJob's args. */
 export function checkBundled(cronJob: Doc, bundleConfigMaps: readonly string[]): void {
   const pod = cronJob.spec.jobTemplate.spec.template.spec;
   const [container] = pod.containers as Doc[];
-  expect(container!.image).toBe("node:20");
+  expect(container!.image).toBe(`node:${NODE_VERSION}-slim`);
   const [shell, flag, script, name] = container!.command as string[];
   expect([shell, flag, name]).toEqual(["sh", "-c", "edgeadmit"]);
   expect([...script!.matchAll(/edgeadmit\.mjs\.gz\.part(\d)/g)].map((m) => Number(m[1]))).toEqual(Array.from({ length: BUNDLE_PARTS }, (_, i) => i));

@@ -1,9 +1,9 @@
 // Test helper: compile and evaluate in one step, returning the value or the
 // exact error text, so tests assert on what a policy author would see.
 
-import { compile, createBudget, createEnv, type Budget, type EnvOptions } from "../index.js";
-import type { RegexCompiler } from "../regex/index.js";
-import type { Value } from "../values/index.js";
+import { compile, createBudget, createEnv, type Budget, type EnvOptions } from "../../../shared/cel/index.js";
+import type { RegexCompiler } from "../../../shared/cel/regex/index.js";
+import type { Value } from "../../../shared/cel/values/index.js";
 
 type Outcome = { value: Value } | { error: string };
 

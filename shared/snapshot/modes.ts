@@ -1,6 +1,6 @@
 // How hard a finding is enforced, apart from what a policy is: the snapshot's
-// schema and the dispatcher read these without depending on the policy
-// interface (which names the snapshot view).
+// settings carry these, so they live with the snapshot, below the policy
+// interface (shared/policy, which names the snapshot view and re-exports them).
 
 export const ENFORCEMENT_MODES = ["Deny", "Warn", "Audit"] as const;
 export type EnforcementMode = (typeof ENFORCEMENT_MODES)[number];
