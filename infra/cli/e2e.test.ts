@@ -247,6 +247,7 @@ metadata: {name: lab, labels: {limits: advice}}
 });
 
 describe("when sync pushes", () => {
+  const OWN_KEY = "ed25519:own";
   const stored = (contentHash: string, ageSeconds: number): StoredSnapshot => ({
     cluster: "c",
     generation: 1,
@@ -258,15 +259,25 @@ describe("when sync pushes", () => {
     units: 1,
     boundPolicies: 0,
     policyProblems: [],
+    signedBy: OWN_KEY,
   });
 
   it("pushes when nothing is stored or the content differs", () => {
-    expect(pushReason(undefined, "abc", 3600)).toBe("the function holds no snapshot yet");
-    expect(pushReason(stored("0123456789abcdef", 10), "abc", 3600)).toBe("content changed (was 0123456789ab)");
+    expect(pushReason(undefined, "abc", 3600, OWN_KEY)).toBe("the function holds no snapshot yet");
+    expect(pushReason(stored("0123456789abcdef", 10), "abc", 3600, OWN_KEY)).toBe("content changed (was 0123456789ab)");
+  });
+
+  it("pushes an unchanged snapshot another key, or an unrecorded one, pushed: it counts only while that key is registered", () => {
+    expect(pushReason({ ...stored("abc", 10), signedBy: "ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=" }, "abc", 3600, OWN_KEY)).toBe(
+      "the stored copy was pushed with another key (ed25519:AAAAAAAAAAAA…), not this job's",
+    );
+    expect(pushReason({ ...stored("abc", 10), signedBy: null }, "abc", 3600, OWN_KEY)).toBe("the stored copy was pushed with an unrecorded key, not this job's");
   });
 
   it("skips an unchanged snapshot younger than half of maxAgeSeconds, re-pushes it from there on", () => {
-    expect(pushReason(stored("abc", 1799), "abc", 3600)).toBeUndefined();
-    expect(pushReason(stored("abc", 1800), "abc", 3600)).toBe("unchanged, but the stored copy is 1800s old, at least half of maxAgeSeconds 3600");
+    expect(pushReason(stored("abc", 1799), "abc", 3600, OWN_KEY)).toBeUndefined();
+    expect(pushReason(stored("abc", 1800), "abc", 3600, OWN_KEY)).toBe("unchanged, but the stored copy is 1800s old, at least half of maxAgeSeconds 3600");
+    // The registration's lower limit wins.
+    expect(pushReason({ ...stored("abc", 300), maxAgeSeconds: 600 }, "abc", 3600, OWN_KEY)).toBe("unchanged, but the stored copy is 300s old, at least half of maxAgeSeconds 600");
   });
 });

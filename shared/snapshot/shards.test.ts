@@ -212,7 +212,12 @@ describe("the inventory in units", () => {
     const other = `inventory-index/${(Number(name.slice("inventory-index/".length)) + 1) % 1024}`;
     expect(decodeUnit(other, content)).toEqual({ ok: false, error: "networking.k8s.io/v1/Ingress spec.rules[*].host: a value that is not in this bucket" });
     expect(decodeUnit("inventory-index/01", { index: {} })).toEqual({ ok: false, error: "an index bucket is a number from 0 to 1023" });
-    expect(decodeUnit(`inventory-kind/${"x".repeat(401)}`, { namespaces: {} })).toEqual({ ok: false, error: "unit name is longer than 415 characters" });
+    expect(decodeUnit("inventory-index/10000", { index: {} })).toEqual({ ok: false, error: 'unit name must be "inventory-index/" and a bucket number from 0 to 1023' });
+    expect(decodeUnit(`inventory-kind/${"x".repeat(401)}`, { namespaces: {} })).toEqual({
+      ok: false,
+      error: 'unit name must be "inventory-kind/" and <group>/<version>/<Kind> or <version>/<Kind>, as Kubernetes names them',
+    });
+    expect(decodeUnit("inventory-kind/networking.k8s.io/v1/Ingress", { namespaces: {} })).toMatchObject({ ok: true });
     expect(describeUnit("inventory-kind/v1/Service")).toBe("the namespaces of inventory kind v1/Service");
   });
 

@@ -9,7 +9,7 @@ import { cacheStats, forget, loadShards, loadSnapshot, REVALIDATE_MS, storeOf } 
 import { sha256Hex } from "../../shared/digest/index.js";
 import { CLUSTER_UNIT, contentHash, encodeSnapshot, NamespaceFacts, type Snapshot } from "../../shared/snapshot/index.js";
 import { CONTENT_SHA256_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../shared/signing/index.js";
-import { call, dispatch, freshGeneration, objectsFromYaml, push, sign, snapshotOf, validate } from "../support/worker.js";
+import { call, dispatch, freshGeneration, objectsFromYaml, push, pushSigner, sign, snapshotOf, validate } from "../support/worker.js";
 import { pod, reviewOf } from "../support/reviews.js";
 import { pushBody, putBody, unitsOf } from "../support/push.js";
 
@@ -40,7 +40,9 @@ describe("an accepted push", () => {
   it("answers what was stored and serves metadata only", async () => {
     const { status, body } = await meta();
     expect(status).toBe(200);
-    expect(Object.keys(body).sort()).toEqual(["ageSeconds", "boundPolicies", "builtAt", "bytes", "cluster", "contentHash", "generation", "policyProblems", "pushedAt", "units"]);
+    expect(Object.keys(body).sort()).toEqual(["ageSeconds", "boundPolicies", "builtAt", "bytes", "cluster", "contentHash", "generation", "maxAgeSeconds", "policyProblems", "pushedAt", "signedBy", "units"]);
+    // The key that signed it (the demo key, the only one "pushes" registers) and the registration's age limit.
+    expect(body).toMatchObject({ signedBy: (await pushSigner("pushes")).key, maxAgeSeconds: 86_400 });
     expect(body).toMatchObject({ cluster: "pushes", generation: stored.generation, contentHash: await contentHash(stored), builtAt: stored.builtAt });
     // The cluster part, the shards of tenant-root and tenant-acme, the references of dc1 and dc2.
     expect(body.units).toBe(5);
@@ -274,6 +276,7 @@ describe("the isolate cache", () => {
     const result = await storeOf(env, "pushes").push(
       newer.generation,
       units,
+      await pushSigner("pushes"),
       { base: null, builtAt: newer.builtAt, pushedAt: start, removed: [], digest },
     );
     expect(result.ok).toBe(true);
