@@ -12,6 +12,7 @@ import {
   encodeSnapshot,
   joinSnapshot,
   MAX_PUSH_BYTES,
+  MAX_PUSH_UNITS,
   pushBodies,
   PUSH_BATCH_BYTES,
   rootDigest,
@@ -141,6 +142,14 @@ describe("units and their digests", () => {
     for (const body of bodies) expect(Buffer.byteLength(body)).toBeLessThanOrEqual(Math.max(PUSH_BATCH_BYTES + 64 * 1024, 0));
     expect(new Set(parsed.flatMap((body) => Object.keys(body.units))).size).toBe(units.length);
     expect(MAX_PUSH_BYTES).toBeGreaterThan(PUSH_BATCH_BYTES);
+  });
+
+  it("hold at most MAX_PUSH_UNITS units each, however small the units", async () => {
+    const objects = Array.from({ length: 4_500 }, (_, i) => helmRelease(`ns-${i}`, "app"));
+    const { snapshot } = buildSnapshot(objects, { generation: 1, builtAt: base.builtAt });
+    const { units, digest } = await encodeSnapshot(snapshot);
+    const bodies = pushBodies(2, units, { base: null, builtAt: base.builtAt, removed: [], digest }).map((body) => Object.keys((JSON.parse(body) as { units: object }).units).length);
+    expect(bodies).toEqual([MAX_PUSH_UNITS, MAX_PUSH_UNITS, units.length - 2 * MAX_PUSH_UNITS]);
   });
 });
 
