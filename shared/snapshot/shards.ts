@@ -492,16 +492,28 @@ function bucketStrayEntry(name: string, content: InventoryBucketContent): string
 }
 
 /** The unit's content through its schema: the cluster part, a shard whose every entry is in its namespace, or a unit of a named family. */
+/**
+ * A unit's schema as a push is held to it: a field the unit does not have is
+ * refused, not dropped, at the unit's top level, as the push body's own are
+ * (push.ts). Reading stored units back stays lenient (functions/store/cache.ts).
+ */
+const strictUnitSchemas = new Map<z.ZodMiniObject, z.ZodMiniType<unknown>>();
+function strict(schema: z.ZodMiniObject): z.ZodMiniType<unknown> {
+  let strictSchema = strictUnitSchemas.get(schema);
+  if (!strictSchema) strictUnitSchemas.set(schema, (strictSchema = z.strictObject(schema.shape)));
+  return strictSchema;
+}
+
 export function decodeUnit(name: string, value: unknown): { ok: true; value: UnitContent } | { ok: false; error: string } {
   const problem = unitNameProblem(name);
   if (problem) return { ok: false, error: problem };
   const family = familyOf(name);
-  const parsed = name === CLUSTER_UNIT ? clusterPartSchema.safeParse(value) : family ? family.schema.safeParse(value) : shardSchema.safeParse(value);
+  const parsed = strict(name === CLUSTER_UNIT ? clusterPartSchema : family ? family.schema : shardSchema).safeParse(value);
   if (!parsed.success) return { ok: false, error: describeZodError(parsed.error) };
   const stray =
     name === CLUSTER_UNIT ? undefined
     : family === undefined ? shardStrayEntry(name, parsed.data as Shard)
     : family.prefix === INVENTORY_INDEX_UNIT ? bucketStrayEntry(name, parsed.data as InventoryBucketContent)
     : undefined;
-  return stray ? { ok: false, error: stray } : { ok: true, value: parsed.data };
+  return stray ? { ok: false, error: stray } : { ok: true, value: parsed.data as UnitContent };
 }

@@ -114,6 +114,12 @@ describe("a rejected push changes nothing", () => {
       push("pushes", JSON.stringify({ ...JSON.parse(await pushBody(permissive())), padding: "x".repeat(1000) }))],
     ["a commit with a field the protocol does not have", 400, /^push body does not match the schema: commit: Unrecognized key: "force"$/, async () =>
       push("pushes", putBody(freshGeneration(), {}, { base: null, digest: "0".repeat(64), force: true } as never))],
+    ["a unit with a field its schema does not have", 400, /^unit "tenant-acme": Unrecognized key: "padding"; nothing was stored$/, () =>
+      push("pushes", putBody(freshGeneration(), { "tenant-acme": { ...emptyShard(), padding: "x".repeat(1000) } }))],
+    ["a cluster part with a field its schema does not have", 400, /^unit \(cluster part\): Unrecognized key: "padding"; nothing was stored$/, async () => {
+      const units = await unitsOf(permissive());
+      return push("pushes", putBody(freshGeneration(), { ...units, [CLUSTER_UNIT]: { ...(units[CLUSTER_UNIT] as object), padding: 1 } }, { base: null, digest: (await encodeSnapshot(permissive())).digest }));
+    }],
     ["a body whose unknown field's name is 100,000 characters, quoted capped", 400, /^push body does not match the schema: Unrecognized key: "x{900,}\.\.\.$/, async () => {
       const response = await push("pushes", JSON.stringify({ ...JSON.parse(await pushBody(permissive())), ["x".repeat(100_000)]: 1 }));
       const { error } = (await response.clone().json()) as { error: string };
