@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Registration } from "../../shared/clusters/index.js";
-import { generateKeyPair } from "../../shared/signing/index.js";
+import { generateKeyPair, publicKeyOf } from "../../shared/signing/index.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
 import { storedSnapshot, type StoredSnapshot } from "../client/index.js";
@@ -36,11 +36,15 @@ async function closedPort(): Promise<number> {
 
 beforeAll(async () => {
   const clusters: Record<string, Registration> = {};
-  for (const cluster of ["pushed", "synced", "policies", "stranger"]) {
+  for (const cluster of ["pushed", "synced", "policies", "stranger", "retiring"]) {
     const pair = await generateKeyPair();
     writeFileSync(keyFile(cluster), pair.privateKeyPem, { mode: 0o600 });
-    if (cluster !== "stranger") clusters[cluster] = { publicKey: pair.publicKey, anonymous: true };
+    if (cluster !== "stranger" && cluster !== "retiring") clusters[cluster] = { publicKey: pair.publicKey, anonymous: true };
   }
+  // Mid-rotation: "rotated" accepts the retiring key and its own.
+  const own = await generateKeyPair();
+  writeFileSync(keyFile("rotated"), own.privateKeyPem, { mode: 0o600 });
+  clusters.rotated = { publicKey: [await publicKeyOf(readFileSync(keyFile("retiring"), "utf8")), own.publicKey], anonymous: true };
   worker = await startLocalWorker({ clusters });
   apiServer = await startFakeApiServer(clusterObjects);
   process.env.KUBECONFIG = apiServer.kubeconfig;
@@ -154,6 +158,19 @@ describe("sync", () => {
     expect((await runCli(syncArgs())).code).toBe(0);
     const result = await runCli(["sync", "--endpoint", worker.url, "--cluster", "synced", "--key", keyFile("stranger")]);
     expect(result).toEqual({ code: 1, stdout: "", stderr: `edgeadmit sync: GET ${worker.url}/v1/synced/snapshot was refused (401): ${refusedKey("synced")}\n` });
+  });
+
+  it("replaces an unchanged copy another key pushed, with every unit: after a rotation only the current key's pushes count", async () => {
+    const built = (await runCli(["snapshot", "build", "--from-cluster"])).stdout;
+    expect((await runCli(pushArgs("rotated", keyFile("retiring")), built)).code).toBe(0);
+    const before = (await storedSnapshot(worker.url, "rotated", readFileSync(keyFile("rotated"), "utf8")))!;
+    expect(before.signedBy).toBe(await publicKeyOf(readFileSync(keyFile("retiring"), "utf8")));
+    const { stdout } = await runCli(["sync", "--endpoint", worker.url, "--cluster", "rotated", "--key", keyFile("rotated")]);
+    const after = (await storedSnapshot(worker.url, "rotated", readFileSync(keyFile("rotated"), "utf8")))!;
+    expect(after).toMatchObject({ contentHash: before.contentHash, signedBy: await publicKeyOf(readFileSync(keyFile("rotated"), "utf8")) });
+    expect(stdout).toBe(
+      `pushed generation ${after.generation} (${after.bytes} bytes): the stored copy was pushed with another key (${before.signedBy!.slice(0, 20)}…), not this job's; every unit sent (another key pushed the function's stored copy)\n`,
+    );
   });
 
   it("a cluster-side failure stops before anything is sent", async () => {

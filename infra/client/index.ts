@@ -2,7 +2,7 @@
 // `edgeadmit sync` and `npm start` talk to the function through this. A push
 // sends the snapshot's units (shared/snapshot/push.ts): all of them, or, given
 // what the function holds, only those whose hash differs.
-import { importPrivateKey, signRequest } from "../../shared/signing/index.js";
+import { importPrivateKey, publicKeyOf, signRequest } from "../../shared/signing/index.js";
 import { BUCKETS, bucketOf, encodeSnapshot, MAX_REMOVED, pushBatches, pushBody, type EncodedSnapshot, type EncodedUnit, type PushCommit, type Snapshot } from "../../shared/snapshot/index.js";
 import * as z from "zod/mini";
 import { describeZodError } from "../../shared/zod/index.js";
@@ -222,6 +222,8 @@ export async function pushSnapshot(
   };
   if (!against) return full(snapshot.generation, undefined);
   if (against.corrupt) return full(snapshot.generation, "the function's stored copy failed its integrity check");
+  // A copy another key pushed is dropped by the function when that key is no longer registered: it cannot be a base.
+  if (against.signedBy !== (await publicKeyOf(privateKeyPem))) return full(snapshot.generation, "another key pushed the function's stored copy");
   const diff = await difference(signer, encoded.units, encoded.buckets);
   if (diff.full !== undefined) return full(snapshot.generation, diff.full);
   try {
