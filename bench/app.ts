@@ -16,17 +16,19 @@ const CLUSTER = "bench";
 /** The apiserver's bearer token in the benchmarks: what every review presents. */
 export const BENCH_TOKEN = "edgeadmit_bench-token-not-a-secret-0000000";
 
-/** A store holding `snapshot` as the push route would have stored it (`encoded`: its units, when already at hand). */
+/** The key every bench cluster is registered with and its stores' snapshots are signed by, unless a bench brings its own. */
+const BENCH_PUBLIC_KEY = (await generateKeyPair()).publicKey;
+
+/** A store holding `snapshot` as the push route would have stored it, pushed with the bench key (`encoded`: its units, when already at hand). */
 export async function storeWith(snapshot: Snapshot, store = new MemoryStore(), encoded?: EncodedSnapshot): Promise<MemoryStore> {
   const { units, digest } = encoded ?? (await encodeSnapshot(snapshot));
-  const result = store.push(snapshot.generation, units, { base: null, builtAt: snapshot.builtAt, pushedAt: Date.now(), removed: [], digest });
+  const result = store.push(snapshot.generation, units, { key: BENCH_PUBLIC_KEY, current: [BENCH_PUBLIC_KEY] }, { base: null, builtAt: snapshot.builtAt, pushedAt: Date.now(), removed: [], digest });
   if (!result.ok) throw new Error(`the memory store refused the bench snapshot: ${JSON.stringify(result)}`);
   return store;
 }
 
 /** The Env the function sees for `stores` by cluster id, every cluster's apiserver presenting BENCH_TOKEN, its snapshot store answering from memory like a Durable Object stub. */
-export async function envOf(stores: ReadonlyMap<string, MemoryStore>, vars: Partial<Env> = {}, publicKey?: string): Promise<Env> {
-  publicKey ??= (await generateKeyPair()).publicKey;
+export async function envOf(stores: ReadonlyMap<string, MemoryStore>, vars: Partial<Env> = {}, publicKey = BENCH_PUBLIC_KEY): Promise<Env> {
   const tokenHashes = [await tokenHash(BENCH_TOKEN)];
   const namespace = { idFromName: (name: string) => name, get: (name: string) => stores.get(name) };
   return {

@@ -5,7 +5,7 @@
 // and size, so a push's heap measures the function's side alone (in
 // production the units live in the Durable Object, not in the isolate).
 import { bucketDigest, bucketOf, CLUSTER_UNIT, rootDigest } from "../shared/snapshot/index.js";
-import type { Commit, PushResult, SnapshotMeta, StagedUnit, UnitRead } from "../functions/store/index.js";
+import type { Commit, PushResult, PushSigner, SnapshotMeta, StagedUnit, UnitRead } from "../functions/store/index.js";
 
 interface Stored {
   sha256: string;
@@ -17,7 +17,7 @@ export class MemoryStore {
   #meta: SnapshotMeta | null = null;
   #current = new Map<string, Stored>();
   #previous: { generation: number; units: Map<string, Stored> } | undefined;
-  readonly #staged = new Map<number, Map<string, Stored>>();
+  readonly #staged = new Map<number, { signedBy: string; units: Map<string, Stored> }>();
   /** Called at each store call with the stage it is at: the bench samples the heap there. */
   onCall: (() => void) | undefined;
 
@@ -61,11 +61,19 @@ export class MemoryStore {
     return new Map([...grouped].map(([bucket, list]) => [bucket, bucketDigest(list)]));
   }
 
-  push(generation: number, units: StagedUnit[], commit?: Commit): PushResult {
+  push(generation: number, units: StagedUnit[], signer: PushSigner, commit?: Commit): PushResult {
     this.onCall?.();
+    // A head whose signer is no longer registered is dropped, whatever the generations (functions/store/index.ts).
+    if (this.#meta && (this.#meta.signedBy === undefined || !signer.current.includes(this.#meta.signedBy))) {
+      this.#meta = null;
+      this.#current = new Map();
+      this.#previous = undefined;
+      this.#staged.clear();
+    }
     if (this.#meta && generation <= this.#meta.generation) return { ok: false, refusal: "stale", current: { ...this.#meta } };
-    const staged = this.#staged.get(generation) ?? new Map<string, Stored>();
-    this.#staged.set(generation, staged);
+    const held = this.#staged.get(generation);
+    const staged = held?.signedBy === signer.key ? held.units : new Map<string, Stored>();
+    this.#staged.set(generation, { signedBy: signer.key, units: staged });
     for (const unit of units) staged.set(unit.name, { sha256: unit.sha256, size: unit.bytes.length, ...(this.keepBytes ? { bytes: unit.bytes } : {}) });
     if (!commit) return { ok: true, staged: units.length };
     if (commit.base !== null && commit.base !== this.#meta?.generation) return { ok: false, refusal: "base", current: this.#meta && { ...this.#meta } };
@@ -88,6 +96,7 @@ export class MemoryStore {
       units: next.size,
       boundPolicies: commit.policies?.bound ?? this.#meta?.boundPolicies ?? 0,
       policyProblems: commit.policies?.problems ?? this.#meta?.policyProblems ?? [],
+      signedBy: signer.key,
     };
     return { ok: true, staged: units.length, meta: { ...this.#meta } };
   }

@@ -10,7 +10,7 @@ import { app } from "../functions/app.js";
 import { clusterOf, type Env } from "../functions/config/index.js";
 import { DEFAULT_CACHE_ENTRIES, REFRESH_MS, type RegistryReader } from "../functions/registry/cache.js";
 import type { DirectoryDelta, StoredRegistration } from "../functions/registry/index.js";
-import type { NormalRegistration } from "../shared/clusters/index.js";
+import { DEFAULT_MAX_SNAPSHOT_AGE_SECONDS, type NormalRegistration } from "../shared/clusters/index.js";
 import { PUBLIC_KEY_PREFIX, toBase64 } from "../shared/signing/index.js";
 import { tokenHash } from "../shared/tokens/index.js";
 import { PROJECT_ROOT } from "../scripts/local-worker.js";
@@ -46,7 +46,7 @@ export async function fleet(count: number): Promise<Fleet> {
   for (let i = 0; i < count; i++) {
     const pair = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
     const raw = new Uint8Array((await crypto.subtle.exportKey("raw", pair.publicKey)) as ArrayBuffer);
-    const registration: NormalRegistration = { publicKey: [`${PUBLIC_KEY_PREFIX}${toBase64(raw)}`], tokenHashes: [await tokenHash(tokenOf(i))], withoutSnapshot: "FailOpen" };
+    const registration: NormalRegistration = { publicKey: [`${PUBLIC_KEY_PREFIX}${toBase64(raw)}`], tokenHashes: [await tokenHash(tokenOf(i))], withoutSnapshot: "FailOpen", maxAgeSeconds: DEFAULT_MAX_SNAPSHOT_AGE_SECONDS };
     ids.push(idOf(i));
     tokens.push(tokenOf(i));
     stored.set(idOf(i), { cluster: idOf(i), revision: 1, registration, updatedAt: Date.now() });

@@ -19,7 +19,7 @@ import {
   type OperatorMethod,
   type SignedMethod,
 } from "../../shared/signing/index.js";
-import { publicKeysOf, tokenDigestsOf } from "../../shared/clusters/index.js";
+import { publicKeysOf, publicKeyTextsOf, tokenDigestsOf } from "../../shared/clusters/index.js";
 import { TOKEN_PATTERN } from "../../shared/tokens/index.js";
 import { clusterOf, operatorKeysOf, type Cluster, type Env } from "../config/index.js";
 import { log } from "../log/index.js";
@@ -27,7 +27,8 @@ import { RegistryUnavailable, type Defer } from "../registry/cache.js";
 
 const UNAUTHENTICATED = "not authenticated: this route needs the cluster's credential (docs/operations.md, Register a cluster)";
 
-export type AuthEnv = { Bindings: Env; Variables: { cluster: Cluster; contentSha256: string } };
+/** `signedBy`: the registered key (`ed25519:…`) whose signature a signed request carries. */
+export type AuthEnv = { Bindings: Env; Variables: { cluster: Cluster; contentSha256: string; signedBy: string } };
 
 /** An operator's signed request: the body's signed SHA-256, and the request's identity for replay detection. */
 export type OperatorEnv = { Bindings: Env; Variables: { contentSha256: string; changeId: string; signedAt: number } };
@@ -162,6 +163,7 @@ export function signer(method: SignedMethod): MiddlewareHandler<AuthEnv> {
     }
     c.set("cluster", cluster);
     c.set("contentSha256", check.contentSha256);
+    c.set("signedBy", publicKeyTextsOf(cluster)[check.keyIndex]!);
     return next();
   };
 }

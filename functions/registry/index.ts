@@ -12,7 +12,7 @@
 // cached (functions/registry/cache.ts).
 import { DurableObject } from "cloudflare:workers";
 import { MAX_REGISTERED_CLUSTERS, changeLabel, rotated, type Change } from "../../shared/clusters/changes.js";
-import { normalRegistration, registrationSchema, type NormalRegistration } from "../../shared/clusters/index.js";
+import { DEFAULT_MAX_SNAPSHOT_AGE_SECONDS, normalRegistration, registrationSchema, type NormalRegistration } from "../../shared/clusters/index.js";
 
 export interface StoredRegistration {
   cluster: string;
@@ -128,16 +128,22 @@ export class ClusterRegistry extends DurableObject<unknown> {
    * Applies `changes` in order, all or none, as one new revision. `changeId`
    * names the signed request (the SHA-256 of its signed bytes): kept until
    * `rememberUntil` (ms), past which the request's signing time is refused
-   * anyway, so the same request sent again is refused as a replay.
+   * anyway, so the same request sent again is refused as a replay, whether it
+   * applied or was refused (a refused change replayed after the registry
+   * moved on must not apply: the operator meant it against what it saw).
    */
   apply(changes: Change[], changeId: string, now: number, rememberUntil: number): ApplyResult {
+    const sql = this.ctx.storage.sql;
+    const seen = this.ctx.storage.transactionSync(() => {
+      sql.exec("DELETE FROM applied_change WHERE expires_at < ?", now);
+      if (sql.exec("SELECT 1 FROM applied_change WHERE change_id = ?", changeId).toArray().length > 0) return true;
+      // Recorded in its own transaction, so a refusal below, which rolls the changes back, keeps it.
+      sql.exec("INSERT INTO applied_change (change_id, expires_at) VALUES (?, ?)", changeId, rememberUntil);
+      return false;
+    });
+    if (seen) return { ok: false, status: 409, error: "this signed request was already received (the same request, sent again): sign a new one" };
     try {
       return this.ctx.storage.transactionSync(() => {
-        const sql = this.ctx.storage.sql;
-        sql.exec("DELETE FROM applied_change WHERE expires_at < ?", now);
-        if (sql.exec("SELECT 1 FROM applied_change WHERE change_id = ?", changeId).toArray().length > 0)
-          throw new Refusal(409, "this signed change was already applied (the same request, sent again)");
-        sql.exec("INSERT INTO applied_change (change_id, expires_at) VALUES (?, ?)", changeId, rememberUntil);
         const revision = this.revision() + 1;
         let registered = sql.exec<{ count: number }>("SELECT COUNT(*) AS count FROM registration").one().count;
         const applied: AppliedChange[] = [];
@@ -193,5 +199,7 @@ function columns(rows: Iterable<{ cluster: string; revision: number }>): { ids: 
 }
 
 function stored(row: RegistrationRow): StoredRegistration {
-  return { cluster: row.cluster, revision: row.revision, registration: JSON.parse(row.body) as NormalRegistration, updatedAt: row.updated_at };
+  // Registrations stored before the operator's snapshot age limit existed have the default one.
+  const registration = { maxAgeSeconds: DEFAULT_MAX_SNAPSHOT_AGE_SECONDS, ...(JSON.parse(row.body) as Partial<NormalRegistration>) } as NormalRegistration;
+  return { cluster: row.cluster, revision: row.revision, registration, updatedAt: row.updated_at };
 }

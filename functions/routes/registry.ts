@@ -1,9 +1,11 @@
 // POST /v1/registry/clusters — changes to the cluster registry, signed with the operator's key.
 // GET /v1/registry/clusters[?after=<id>&limit=<n>] — what it holds, a page at a time, for the operator.
+// POST /v1/registry/clusters/<id>/reset-snapshot — drops every generation stored for a cluster, signed likewise.
 import { Hono } from "hono/tiny";
 import type { Context } from "hono";
+import * as z from "zod/mini";
 import { changeLabel, changeRequestSchema, emptyRotation, MAX_CHANGE_BYTES, type Change } from "../../shared/clusters/changes.js";
-import { CLUSTER_ID, loadRegistration } from "../../shared/clusters/index.js";
+import { CLUSTER_ID, clusterIdError, loadRegistration } from "../../shared/clusters/index.js";
 import { sha256Hex } from "../../shared/digest/index.js";
 import { CONTENT_SHA256_HEADER, importPublicKey } from "../../shared/signing/index.js";
 import { decodeJson } from "../../shared/zod/index.js";
@@ -12,6 +14,7 @@ import { readBody } from "../body/index.js";
 import { clustersOf, registryOf } from "../config/index.js";
 import { log } from "../log/index.js";
 import type { StoredRegistration } from "../registry/index.js";
+import { forgetCluster, storeOf } from "../store/cache.js";
 
 /** Registrations per page of GET …/clusters, at most and by default. */
 const MAX_PAGE = 1_000;
@@ -104,4 +107,36 @@ registry.get("/registry/clusters", operator("GET"), async (c) => {
     // Once, with the first page: the ids CLUSTERS registers, which the registry cannot change.
     ...(query.after === "" ? { clustersVariable: [...named].sort().map((id) => id.slice(0, 80)) } : {}),
   });
+});
+
+/** A reset's body: only what makes two resets signed in the same second two requests. */
+const resetRequestSchema = z.strictObject({ requestId: changeRequestSchema.shape.requestId });
+const MAX_RESET_BYTES = 1024;
+
+/**
+ * The operator's reset of a cluster's stored snapshot: every generation,
+ * committed or staged, whoever signed it, goes at once; the cluster takes its
+ * withoutSnapshot stance until its sync job pushes. For any well-formed id,
+ * registered or not, so a snapshot outlives no registration the operator
+ * wants gone. Each signed request resets once: the store remembers its id.
+ */
+registry.post("/registry/clusters/:cluster/reset-snapshot", operator("POST"), async (c) => {
+  const id = c.req.param("cluster");
+  const answer = (status: 200 | 400 | 403 | 409 | 413, body: Record<string, unknown>, generation?: number | null) => {
+    const reason = typeof body.error === "string" ? body.error : undefined;
+    log({ event: "snapshot-reset", cluster: id, status, ...(generation !== undefined ? { generation } : {}), ...(reason ? { reason } : {}) });
+    return c.json(body, status);
+  };
+  const idError = clusterIdError(id);
+  if (idError) return answer(400, { error: `${idError}; nothing changed` });
+  const body = await readBody(c, MAX_RESET_BYTES, "reset request");
+  if (!body.ok) return answer(body.status, { error: body.error });
+  if ((await sha256Hex(body.bytes)) !== c.get("contentSha256"))
+    return answer(403, { error: `the body is not the one signed: its SHA-256 differs from ${CONTENT_SHA256_HEADER}; nothing changed` });
+  const decoded = decodeJson(new TextDecoder().decode(body.bytes), resetRequestSchema, "reset request", "does not fit", 2);
+  if (!decoded.ok) return answer(400, { error: `${decoded.error}; nothing changed` });
+  const result = await storeOf(c.env, id).reset(c.get("changeId"), Date.now(), replayableUntil(c.get("signedAt")));
+  if (!result.ok) return answer(409, { error: "this signed request was already received (the same request, sent again): sign a new one; nothing changed" });
+  forgetCluster(id);
+  return answer(200, { cluster: id, dropped: result.generation }, result.generation);
 });

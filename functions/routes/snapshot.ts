@@ -4,6 +4,8 @@
 // GET /v1/:cluster/snapshot — what is stored: metadata only, never the content.
 // GET /v1/:cluster/snapshot/buckets[/:bucket] — the digests `sync` compares to
 // send only the units that changed: per bucket, then per unit of one bucket.
+// Only for the sync job's signature: the listing names every namespace and
+// AffinityClass, more than the apiserver (whose token may show in a URL) needs.
 import { Hono } from "hono/tiny";
 import { truncateUtf8 } from "../../shared/admission/index.js";
 import { sha256Hex } from "../../shared/digest/index.js";
@@ -15,9 +17,11 @@ import {
   MAX_PUSH_BYTES,
   MAX_SNAPSHOT_DEPTH,
   pushBodySchema,
+  unitNameProblem,
   type ClusterPart,
 } from "../../shared/snapshot/index.js";
-import { CONTENT_SHA256_HEADER } from "../../shared/signing/index.js";
+import { publicKeyTextsOf } from "../../shared/clusters/index.js";
+import { CONTENT_SHA256_HEADER, MAX_CLOCK_SKEW_SECONDS } from "../../shared/signing/index.js";
 import { policySetOf } from "../../shared/vap/index.js";
 import { decodeJson } from "../../shared/zod/index.js";
 import { reader, signer, type AuthEnv } from "../auth/index.js";
@@ -28,6 +32,15 @@ import type { Commit, SnapshotMeta, StagedUnit } from "../store/index.js";
 
 /** Problems reported per push: enough to fix the worst, bounded like every answer. */
 const MAX_REPORTED_PROBLEMS = 50;
+/**
+ * Generations are the pusher's clock in milliseconds (edgeadmit sync); one
+ * further ahead of the function's clock than a signature may be is refused,
+ * so no push, even with a leaked key, can put the stored generation where the
+ * owner's next pushes could not pass it.
+ */
+export const MAX_GENERATION_LEAD_MS = MAX_CLOCK_SKEW_SECONDS * 1000;
+/** Longest refusal text built from a caller's body (a schema error can quote its keys). */
+const MAX_ERROR_BYTES = 1000;
 
 export const snapshot = new Hono<AuthEnv>();
 
@@ -39,6 +52,7 @@ function describe(cluster: string, meta: SnapshotMeta, now: number) {
     builtAt: meta.builtAt,
     pushedAt: new Date(meta.pushedAt).toISOString(),
     ageSeconds: Math.max(0, Math.floor((now - meta.pushedAt) / 1000)),
+    signedBy: meta.signedBy ?? null,
     bytes: meta.bytes,
     units: meta.units,
     boundPolicies: meta.boundPolicies,
@@ -70,9 +84,18 @@ snapshot.put("/:cluster/snapshot", signer("PUT"), async (c) => {
     // The whole-snapshot body of earlier versions: say what changed, not which field is missing.
     if (/"kind"\s*:\s*"Snapshot"/.test(text.slice(0, 4096)))
       return refused(400, "push body is a whole Snapshot: this function takes SnapshotPush bodies, which edgeadmit snapshot push and sync of the same version send (update the sync job); nothing was stored");
-    return refused(400, decoded.error);
+    return refused(400, truncateUtf8(decoded.error, MAX_ERROR_BYTES));
   }
   const push = decoded.value;
+  if (push.generation > Date.now() + MAX_GENERATION_LEAD_MS)
+    return refused(
+      400,
+      `generation ${push.generation} is more than ${MAX_CLOCK_SKEW_SECONDS}s ahead of the function's clock (${new Date().toISOString()}): a generation is the pusher's clock in milliseconds; nothing was stored`,
+    );
+  for (const [index, name] of (push.commit?.removed ?? []).entries()) {
+    const problem = unitNameProblem(name);
+    if (problem) return refused(400, `commit.removed[${index}] "${truncateUtf8(name, 63)}": ${problem}; nothing was stored`);
+  }
 
   // Each unit through its schema; its output, as JSON, is what is stored and hashed.
   const units: StagedUnit[] = [];
@@ -97,7 +120,7 @@ snapshot.put("/:cluster/snapshot", signer("PUT"), async (c) => {
     } else if (push.commit.base === null) return refused(400, "a push that sends every unit (base null) must send the cluster part; nothing was stored");
   }
 
-  const result = await storeOf(c.env, cluster.id).push(push.generation, units, commit);
+  const result = await storeOf(c.env, cluster.id).push(push.generation, units, { key: c.get("signedBy"), current: publicKeyTextsOf(cluster) }, commit);
   if (!result.ok) {
     if (result.refusal === "stale")
       return refused(409, `generation ${push.generation} is not newer than the stored generation ${result.current.generation}: a stale or replayed push; nothing was stored`);
@@ -111,6 +134,8 @@ snapshot.put("/:cluster/snapshot", signer("PUT"), async (c) => {
     return refused(400, `${result.detail}; nothing was stored`);
   }
   const sentBytes = body.bytes.length;
+  if (result.startedOver)
+    log({ event: "snapshot-started-over", cluster: cluster.id, generation: result.startedOver.generation, reason: `the stored generation ${result.startedOver.generation} was signed by ${result.startedOver.signedBy ?? "an unrecorded key"}, which the registration no longer lists: dropped` });
   if (!result.meta) {
     log({ event: "push", cluster: cluster.id, status: 200, generation: push.generation, staged: result.staged, bytes: sentBytes, durationMs: Date.now() - started });
     return c.json({ cluster: cluster.id, generation: push.generation, staged: result.staged });
@@ -126,17 +151,18 @@ snapshot.get("/:cluster/snapshot", reader, async (c) => {
   const cluster = c.get("cluster");
   const meta = await storeOf(c.env, cluster.id).head();
   if (!meta) return c.json({ error: `no snapshot has been pushed for cluster "${cluster.id}" yet` }, 404);
-  return c.json(describe(cluster.id, meta, Date.now()));
+  // The registration's limit, so the sync job re-pushes an unchanged snapshot before it stops counting.
+  return c.json({ ...describe(cluster.id, meta, Date.now()), maxAgeSeconds: cluster.maxAgeSeconds });
 });
 
-snapshot.get("/:cluster/snapshot/buckets", reader, async (c) => {
+snapshot.get("/:cluster/snapshot/buckets", signer("GET"), async (c) => {
   const cluster = c.get("cluster");
   const listed = await storeOf(c.env, cluster.id).buckets();
   if (!listed) return c.json({ error: `no snapshot has been pushed for cluster "${cluster.id}" yet` }, 404);
   return c.json({ cluster: cluster.id, ...listed });
 });
 
-snapshot.get("/:cluster/snapshot/buckets/:bucket", reader, async (c) => {
+snapshot.get("/:cluster/snapshot/buckets/:bucket", signer("GET"), async (c) => {
   const cluster = c.get("cluster");
   const text = c.req.param("bucket");
   const bucket = /^\d{1,4}$/.test(text) ? Number(text) : NaN;

@@ -11,9 +11,11 @@ import { reviewUnits, SnapshotView, type LoadedUnit } from "../../shared/snapsho
 import { POLICIES, policyById } from "../../policies/index.js";
 import { reviewer, type AuthEnv } from "../auth/index.js";
 import { readBody } from "../body/index.js";
-import type { Env } from "../config/index.js";
+import { publicKeyTextsOf } from "../../shared/clusters/index.js";
+import type { Cluster, Env } from "../config/index.js";
 import { log } from "../log/index.js";
 import { loadShards, loadSnapshot } from "../store/cache.js";
+import type { SnapshotMeta } from "../store/index.js";
 
 /** The apiserver's own limit on an AdmissionReview body. */
 const MAX_REVIEW_BYTES = 3 * 1024 * 1024;
@@ -24,6 +26,22 @@ function verdictOf(decision: Decision): "deny" | "warn" | "audit" | "allow" {
   if (!decision.allowed) return "deny";
   if (decision.warnings.length > 0) return "warn";
   return Object.keys(decision.auditAnnotations).length > 0 ? "audit" : "allow";
+}
+
+/**
+ * Why the stored generation does not count for `cluster` now, whatever it
+ * holds: its signer is no longer registered (a key's power ends with the key:
+ * removing or rotating it out sends the cluster to its withoutSnapshot stance
+ * until a current key pushes), or it is older than the registration allows
+ * (the operator's limit; the snapshot's own settings may only be tighter).
+ */
+function disowned(meta: SnapshotMeta, cluster: Cluster, now: number): string | undefined {
+  if (meta.signedBy === undefined || !publicKeyTextsOf(cluster).includes(meta.signedBy))
+    return `the stored snapshot (generation ${meta.generation}) was pushed with a key the cluster's registration does not list now; it counts again once the sync job pushes with a current key`;
+  const limit = meta.pushedAt + cluster.maxAgeSeconds * 1000;
+  if (now > limit)
+    return `the stored snapshot (generation ${meta.generation}) is older than the ${cluster.maxAgeSeconds}s the cluster's registration allows (since ${new Date(limit).toISOString()}); check the sync job`;
+  return undefined;
 }
 
 /**
@@ -38,11 +56,14 @@ function verdictOf(decision: Decision): "deny" | "warn" | "audit" | "allow" {
  * the store dropped the generation the cluster part is at (two pushes
  * since), the part is read again and the units with it.
  */
-async function reviewWithSnapshot(env: Env, cluster: string, request: AdmissionRequest, context: Omit<ReviewContext, "snapshot" | "unusable">): Promise<ReviewOutcome> {
+async function reviewWithSnapshot(env: Env, registered: Cluster, request: AdmissionRequest, context: Omit<ReviewContext, "snapshot" | "unusable">): Promise<ReviewOutcome> {
+  const cluster = registered.id;
   for (let attempt = 0; attempt < 2; attempt++) {
     const state = await loadSnapshot(env, cluster, Date.now(), { force: attempt > 0 });
     if (!state.loaded) return review(request, { ...context, snapshot: undefined, ...(state.unusable ? { unusable: state.unusable } : {}) });
     const { facts, meta } = state.loaded;
+    const unusable = disowned(meta, registered, context.now);
+    if (unusable) return review(request, { ...context, snapshot: undefined, unusable });
     const clusterOnly = new SnapshotView(facts, new Map());
     if (!judged(request, context.policies, clusterOnly)) return review(request, { ...context, snapshot: { view: clusterOnly, pushedAt: meta.pushedAt } });
     const units = new Map<string, LoadedUnit | null>();
@@ -84,7 +105,7 @@ async function judge(c: Context<AuthEnv>) {
   const policies = policy ? [policy] : POLICIES;
   let outcome: ReviewOutcome;
   try {
-    outcome = await reviewWithSnapshot(c.env, cluster.id, request, { cluster: cluster.id, policies, withoutSnapshot: cluster.withoutSnapshot, now: Date.now() });
+    outcome = await reviewWithSnapshot(c.env, cluster, request, { cluster: cluster.id, policies, withoutSnapshot: cluster.withoutSnapshot, now: Date.now() });
   } catch (e) {
     if (e instanceof InvalidObjectError) return failed(400, e.message);
     throw e;

@@ -14,6 +14,13 @@
 // an isolate that started a review on it finishes on it; older rows go.
 // Every read checks the bytes against their SHA-256 and refuses, and
 // remembers, a mismatch instead of serving it.
+//
+// A generation records the key that signed its commit (staged rows, the key
+// that staged them: a batch signed by another key starts the generation
+// over). A push by a current key over a head whose signer the registration no
+// longer lists starts the store over, whatever the generations: what a
+// removed key pushed stops counting at once (functions/routes/validate.ts),
+// and cannot hold a generation above the owner's.
 import { DurableObject } from "cloudflare:workers";
 import { sha256Hex } from "../../shared/digest/index.js";
 import { bucketDigest, bucketOf, CLUSTER_UNIT, rootDigest } from "../../shared/snapshot/shards.js";
@@ -35,6 +42,8 @@ export interface SnapshotMeta {
   boundPolicies: number;
   /** What could not be compiled or used among them, one line each (shared/vap), as found when pushed. */
   policyProblems: string[];
+  /** The public key (`ed25519:…`) whose signature committed this generation; absent for one stored before keys were recorded. */
+  signedBy?: string;
 }
 
 /** A unit a push hands over: validated and encoded by the route. */
@@ -58,8 +67,14 @@ export interface Commit {
   policies?: { bound: number; problems: string[] };
 }
 
+/** Who signs a push: the key that verified, and every key the cluster's registration lists now. */
+export interface PushSigner {
+  key: string;
+  current: readonly string[];
+}
+
 export type PushResult =
-  | { ok: true; staged: number; meta?: SnapshotMeta }
+  | { ok: true; staged: number; meta?: SnapshotMeta; startedOver?: { generation: number; signedBy: string | null } }
   | { ok: false; refusal: "stale"; current: SnapshotMeta }
   | { ok: false; refusal: "base"; current: SnapshotMeta | null }
   | { ok: false; refusal: "mismatch"; detail: string };
@@ -88,6 +103,7 @@ interface HeadRow extends Record<string, SqlStorageValue> {
   corrupt: string | null;
   bound_policies: number;
   policy_problems: string;
+  signed_by: string | null;
 }
 
 class Mismatch extends Error {}
@@ -114,8 +130,13 @@ export class SnapshotStore extends DurableObject<unknown> {
        CREATE INDEX IF NOT EXISTS unit_bucket ON unit (bucket, until);
        CREATE INDEX IF NOT EXISTS unit_until ON unit (until);
        CREATE TABLE IF NOT EXISTS unit_chunk (unit INTEGER NOT NULL, seq INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (unit, seq));
-       CREATE TABLE IF NOT EXISTS bucket (bucket INTEGER PRIMARY KEY, digest TEXT NOT NULL);`,
+       CREATE TABLE IF NOT EXISTS bucket (bucket INTEGER PRIMARY KEY, digest TEXT NOT NULL);
+       CREATE TABLE IF NOT EXISTS staging (generation INTEGER PRIMARY KEY, signed_by TEXT NOT NULL);
+       CREATE TABLE IF NOT EXISTS reset_request (request_id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);`,
     );
+    // Heads stored by earlier versions have no signer column; their generation counts for no key.
+    const columns = ctx.storage.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('head')").toArray();
+    if (!columns.some((column) => column.name === "signed_by")) ctx.storage.sql.exec("ALTER TABLE head ADD COLUMN signed_by TEXT");
   }
 
   #head(): (SnapshotMeta & { retainedFrom: number }) | null {
@@ -132,6 +153,7 @@ export class SnapshotStore extends DurableObject<unknown> {
       boundPolicies: row.bound_policies,
       policyProblems: JSON.parse(row.policy_problems) as string[],
       ...(row.corrupt !== null ? { corrupt: row.corrupt } : {}),
+      ...(row.signed_by !== null ? { signedBy: row.signed_by } : {}),
     };
   }
 
@@ -200,14 +222,26 @@ export class SnapshotStore extends DurableObject<unknown> {
    * Stages `units` under `generation` and, with `commit`, makes that
    * generation the stored one: all in one transaction, all or nothing.
    */
-  push(generation: number, units: StagedUnit[], commit?: Commit): PushResult {
+  push(generation: number, units: StagedUnit[], signer: PushSigner, commit?: Commit): PushResult {
     try {
       const result = this.ctx.storage.transactionSync((): PushResult => {
-        const head = this.#head();
+        const sql = this.ctx.storage.sql;
+        let head = this.#head();
+        let startedOver: { generation: number; signedBy: string | null } | undefined;
+        if (head && (head.signedBy === undefined || !signer.current.includes(head.signedBy))) {
+          startedOver = { generation: head.generation, signedBy: head.signedBy ?? null };
+          this.#wipe();
+          head = null;
+        }
         if (head && generation <= head.generation) return { ok: false, refusal: "stale", current: this.head()! };
+        const stagedBy = sql.exec<{ signed_by: string }>("SELECT signed_by FROM staging WHERE generation = ?", generation).toArray()[0]?.signed_by;
+        // Rows staged under this generation by another key are not this push's: it starts the generation over.
+        if (stagedBy !== undefined && stagedBy !== signer.key) this.#drop(`since = ${generation}`);
+        sql.exec("INSERT OR REPLACE INTO staging (generation, signed_by) VALUES (?, ?)", generation, signer.key);
         for (const unit of units) this.#stage(generation, unit);
-        if (!commit) return { ok: true, staged: units.length };
-        return this.#commit(generation, head, commit, units.length);
+        if (!commit) return { ok: true, staged: units.length, ...(startedOver ? { startedOver } : {}) };
+        const committed = this.#commit(generation, head, commit, units.length, signer.key);
+        return committed.ok && startedOver ? { ...committed, startedOver } : committed;
       });
       if (result.ok && result.meta) this.#collect(result.meta.generation);
       return result;
@@ -229,12 +263,13 @@ export class SnapshotStore extends DurableObject<unknown> {
       sql.exec("INSERT INTO unit_chunk (unit, seq, data) VALUES (?, ?, ?)", id, seq, unit.bytes.slice(seq * CHUNK_BYTES, (seq + 1) * CHUNK_BYTES).buffer);
   }
 
-  #commit(generation: number, head: (SnapshotMeta & { retainedFrom: number }) | null, commit: Commit, stagedNow: number): PushResult {
+  #commit(generation: number, head: (SnapshotMeta & { retainedFrom: number }) | null, commit: Commit, stagedNow: number, signedBy: string): PushResult {
     const sql = this.ctx.storage.sql;
     if (commit.base !== null && (head === null || commit.base !== head.generation || head.corrupt)) return { ok: false, refusal: "base", current: head && this.head() };
     const previous = head?.generation ?? 0;
     // Pushes that staged between the head and this generation and never committed: abandoned.
     this.#drop(`since > ${previous} AND since < ${generation}`);
+    sql.exec("DELETE FROM staging WHERE generation <= ?", generation);
     const staged = sql.exec<{ name: string; bucket: number }>("SELECT name, bucket FROM unit WHERE since = ?", generation).toArray();
     const stagedNames = new Set(staged.map((unit) => unit.name));
     for (const name of commit.removed) {
@@ -256,11 +291,11 @@ export class SnapshotStore extends DurableObject<unknown> {
       throw new Mismatch("the new generation has no cluster part: a push that sends every unit must send it");
     if (commit.base === null) sql.exec("DELETE FROM bucket");
     const buckets = commit.base === null ? sql.exec<{ bucket: number }>(`SELECT DISTINCT bucket FROM unit WHERE ${current}`).toArray().map((row) => row.bucket) : [...touched];
-    return { ok: true, staged: stagedNow, meta: this.#finish(generation, head, commit, buckets) };
+    return { ok: true, staged: stagedNow, meta: this.#finish(generation, head, commit, buckets, signedBy) };
   }
 
   /** Recomputes the touched buckets' digests, checks the whole against the pusher's, and moves the head. */
-  #finish(generation: number, head: SnapshotMeta | null, commit: Commit, buckets: number[]): SnapshotMeta {
+  #finish(generation: number, head: SnapshotMeta | null, commit: Commit, buckets: number[], signedBy: string): SnapshotMeta {
     const sql = this.ctx.storage.sql;
     const current = openAt(generation);
     // Digests need SHA-256, which WebCrypto gives only asynchronously; inside a synchronous transaction, a small synchronous one.
@@ -283,11 +318,12 @@ export class SnapshotStore extends DurableObject<unknown> {
       units: totals.units,
       boundPolicies: commit.policies?.bound ?? head?.boundPolicies ?? 0,
       policyProblems: commit.policies?.problems ?? head?.policyProblems ?? [],
+      signedBy,
     };
     sql.exec(
-      `INSERT OR REPLACE INTO head (id, generation, retained_from, content_hash, built_at, pushed_at, bytes, units, corrupt, bound_policies, policy_problems)
-       VALUES (1, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)`,
-      generation, head?.generation ?? generation, meta.contentHash, meta.builtAt, meta.pushedAt, meta.bytes, meta.units, meta.boundPolicies, JSON.stringify(meta.policyProblems),
+      `INSERT OR REPLACE INTO head (id, generation, retained_from, content_hash, built_at, pushed_at, bytes, units, corrupt, bound_policies, policy_problems, signed_by)
+       VALUES (1, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
+      generation, head?.generation ?? generation, meta.contentHash, meta.builtAt, meta.pushedAt, meta.bytes, meta.units, meta.boundPolicies, JSON.stringify(meta.policyProblems), signedBy,
     );
     return meta;
   }
@@ -296,6 +332,29 @@ export class SnapshotStore extends DurableObject<unknown> {
   #collect(generation: number): void {
     const retained = this.#head()?.retainedFrom ?? generation;
     this.ctx.storage.transactionSync(() => this.#drop(`until IS NOT NULL AND until <= ${retained}`));
+  }
+
+  /**
+   * The operator's reset (POST /v1/registry/clusters/<id>/reset-snapshot):
+   * every generation, staged or stored, goes, and the cluster has no snapshot
+   * until its sync job pushes. `requestId` names the signed request, kept
+   * until `rememberUntil` (ms) so the same request sent again changes nothing.
+   */
+  reset(requestId: string, now: number, rememberUntil: number): { ok: true; generation: number | null } | { ok: false } {
+    return this.ctx.storage.transactionSync(() => {
+      const sql = this.ctx.storage.sql;
+      sql.exec("DELETE FROM reset_request WHERE expires_at < ?", now);
+      if (sql.exec("SELECT 1 FROM reset_request WHERE request_id = ?", requestId).toArray().length > 0) return { ok: false as const };
+      sql.exec("INSERT INTO reset_request (request_id, expires_at) VALUES (?, ?)", requestId, rememberUntil);
+      const generation = this.#head()?.generation ?? null;
+      this.#wipe();
+      return { ok: true as const, generation };
+    });
+  }
+
+  /** Every generation, stored and staged: the store as if nothing was ever pushed. */
+  #wipe(): void {
+    this.ctx.storage.sql.exec("DELETE FROM unit_chunk; DELETE FROM unit; DELETE FROM bucket; DELETE FROM staging; DELETE FROM head;");
   }
 
   #drop(where: string): void {

@@ -108,8 +108,8 @@ describe("edgeadmit clusters check", () => {
     expect(await runCli(["clusters", "check", file])).toEqual({
       code: 1,
       stdout: [
-        "ok prod-eu: 1 signing key, 1 token hash, withoutSnapshot FailClosed",
-        "ok lab: 2 signing keys, anonymous reviews allowed (never on the internet), withoutSnapshot FailOpen",
+        "ok prod-eu: 1 signing key, 1 token hash, withoutSnapshot FailClosed, maxAgeSeconds 86400",
+        "ok lab: 2 signing keys, anonymous reviews allowed (never on the internet), withoutSnapshot FailOpen, maxAgeSeconds 86400",
         "unusable My_Cluster: cluster id \"My_Cluster\" must be 1-63 lowercase letters, digits and '-', starting and ending with a letter or digit",
         "unusable no-token: no credential: set tokenHashes (edgeadmit token makes one), or anonymous: true for a function nobody else can reach",
         "",
@@ -121,7 +121,7 @@ describe("edgeadmit clusters check", () => {
   it("exits 0 when every registration is usable, reading stdin", async () => {
     const { publicKey } = await generateKeyPair();
     const value = JSON.stringify({ lab: { publicKey, anonymous: true } });
-    expect(await runCli(["clusters", "check"], value)).toEqual({ code: 0, stdout: "ok lab: 1 signing key, anonymous reviews allowed (never on the internet), withoutSnapshot FailOpen\n", stderr: "" });
+    expect(await runCli(["clusters", "check"], value)).toEqual({ code: 0, stdout: "ok lab: 1 signing key, anonymous reviews allowed (never on the internet), withoutSnapshot FailOpen, maxAgeSeconds 86400\n", stderr: "" });
   });
 
   it("says what is wrong with a value that is not JSON", async () => {

@@ -34,6 +34,7 @@ Examples:
         tokenDigestsOf(cluster).length > 0 ? `${tokenDigestsOf(cluster).length} token hash${tokenDigestsOf(cluster).length === 1 ? "" : "es"}` : undefined,
         cluster.anonymous ? "anonymous reviews allowed (never on the internet)" : undefined,
         `withoutSnapshot ${cluster.withoutSnapshot}`,
+        `maxAgeSeconds ${cluster.maxAgeSeconds}`,
       ].filter((part) => part !== undefined);
       io.out(`ok ${cluster.id}: ${credentials.join(", ")}\n`);
     }

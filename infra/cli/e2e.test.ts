@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Registration } from "../../shared/clusters/index.js";
-import { generateKeyPair } from "../../shared/signing/index.js";
+import { generateKeyPair, publicKeyOf } from "../../shared/signing/index.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { startLocalWorker, type LocalWorker, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
 import { storedSnapshot, type StoredSnapshot } from "../client/index.js";
@@ -36,11 +36,15 @@ async function closedPort(): Promise<number> {
 
 beforeAll(async () => {
   const clusters: Record<string, Registration> = {};
-  for (const cluster of ["pushed", "synced", "policies", "stranger"]) {
+  for (const cluster of ["pushed", "synced", "policies", "stranger", "retiring"]) {
     const pair = await generateKeyPair();
     writeFileSync(keyFile(cluster), pair.privateKeyPem, { mode: 0o600 });
-    if (cluster !== "stranger") clusters[cluster] = { publicKey: pair.publicKey, anonymous: true };
+    if (cluster !== "stranger" && cluster !== "retiring") clusters[cluster] = { publicKey: pair.publicKey, anonymous: true };
   }
+  // Mid-rotation: "rotated" accepts the retiring key and its own.
+  const own = await generateKeyPair();
+  writeFileSync(keyFile("rotated"), own.privateKeyPem, { mode: 0o600 });
+  clusters.rotated = { publicKey: [await publicKeyOf(readFileSync(keyFile("retiring"), "utf8")), own.publicKey], anonymous: true };
   worker = await startLocalWorker({ clusters });
   apiServer = await startFakeApiServer(clusterObjects);
   process.env.KUBECONFIG = apiServer.kubeconfig;
@@ -156,6 +160,19 @@ describe("sync", () => {
     expect(result).toEqual({ code: 1, stdout: "", stderr: `edgeadmit sync: GET ${worker.url}/v1/synced/snapshot was refused (401): ${refusedKey("synced")}\n` });
   });
 
+  it("replaces an unchanged copy another key pushed, with every unit: after a rotation only the current key's pushes count", async () => {
+    const built = (await runCli(["snapshot", "build", "--from-cluster"])).stdout;
+    expect((await runCli(pushArgs("rotated", keyFile("retiring")), built)).code).toBe(0);
+    const before = (await storedSnapshot(worker.url, "rotated", readFileSync(keyFile("rotated"), "utf8")))!;
+    expect(before.signedBy).toBe(await publicKeyOf(readFileSync(keyFile("retiring"), "utf8")));
+    const { stdout } = await runCli(["sync", "--endpoint", worker.url, "--cluster", "rotated", "--key", keyFile("rotated")]);
+    const after = (await storedSnapshot(worker.url, "rotated", readFileSync(keyFile("rotated"), "utf8")))!;
+    expect(after).toMatchObject({ contentHash: before.contentHash, signedBy: await publicKeyOf(readFileSync(keyFile("rotated"), "utf8")) });
+    expect(stdout).toBe(
+      `pushed generation ${after.generation} (${after.bytes} bytes): the stored copy was pushed with another key (${before.signedBy!.slice(0, 20)}…), not this job's; every unit sent (another key pushed the function's stored copy)\n`,
+    );
+  });
+
   it("a cluster-side failure stops before anything is sent", async () => {
     const result = await runCli([...syncArgs(), "--context", "elsewhere"]);
     expect(result).toEqual({ code: 1, stdout: "", stderr: "edgeadmit sync: cannot reach the API server at http://127.0.0.1:2: ECONNREFUSED\n" });
@@ -247,6 +264,7 @@ metadata: {name: lab, labels: {limits: advice}}
 });
 
 describe("when sync pushes", () => {
+  const OWN_KEY = "ed25519:own";
   const stored = (contentHash: string, ageSeconds: number): StoredSnapshot => ({
     cluster: "c",
     generation: 1,
@@ -258,15 +276,25 @@ describe("when sync pushes", () => {
     units: 1,
     boundPolicies: 0,
     policyProblems: [],
+    signedBy: OWN_KEY,
   });
 
   it("pushes when nothing is stored or the content differs", () => {
-    expect(pushReason(undefined, "abc", 3600)).toBe("the function holds no snapshot yet");
-    expect(pushReason(stored("0123456789abcdef", 10), "abc", 3600)).toBe("content changed (was 0123456789ab)");
+    expect(pushReason(undefined, "abc", 3600, OWN_KEY)).toBe("the function holds no snapshot yet");
+    expect(pushReason(stored("0123456789abcdef", 10), "abc", 3600, OWN_KEY)).toBe("content changed (was 0123456789ab)");
+  });
+
+  it("pushes an unchanged snapshot another key, or an unrecorded one, pushed: it counts only while that key is registered", () => {
+    expect(pushReason({ ...stored("abc", 10), signedBy: "ed25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=" }, "abc", 3600, OWN_KEY)).toBe(
+      "the stored copy was pushed with another key (ed25519:AAAAAAAAAAAA…), not this job's",
+    );
+    expect(pushReason({ ...stored("abc", 10), signedBy: null }, "abc", 3600, OWN_KEY)).toBe("the stored copy was pushed with an unrecorded key, not this job's");
   });
 
   it("skips an unchanged snapshot younger than half of maxAgeSeconds, re-pushes it from there on", () => {
-    expect(pushReason(stored("abc", 1799), "abc", 3600)).toBeUndefined();
-    expect(pushReason(stored("abc", 1800), "abc", 3600)).toBe("unchanged, but the stored copy is 1800s old, at least half of maxAgeSeconds 3600");
+    expect(pushReason(stored("abc", 1799), "abc", 3600, OWN_KEY)).toBeUndefined();
+    expect(pushReason(stored("abc", 1800), "abc", 3600, OWN_KEY)).toBe("unchanged, but the stored copy is 1800s old, at least half of maxAgeSeconds 3600");
+    // The registration's lower limit wins.
+    expect(pushReason({ ...stored("abc", 300), maxAgeSeconds: 600 }, "abc", 3600, OWN_KEY)).toBe("unchanged, but the stored copy is 300s old, at least half of maxAgeSeconds 600");
   });
 });

@@ -60,7 +60,7 @@ describe("a cluster's life in the registry, no deploy", () => {
     const prod = await cluster("prod-eu");
     expect(await reviewStatus("prod-eu", prod.token)).toBe(401);
     const added = await runCli(["clusters", "add", "prod-eu", ...target(), "--public-key", prod.publicKeyFile, "--token-hash", prod.hash, "--without-snapshot", "FailClosed"]);
-    expect(added).toEqual({ code: 0, stdout: expect.stringMatching(/^registered prod-eu \(revision \d+\): 1 signing key, 1 token hash, withoutSnapshot FailClosed\n$/), stderr: EFFECT });
+    expect(added).toEqual({ code: 0, stdout: expect.stringMatching(/^registered prod-eu \(revision \d+\): 1 signing key, 1 token hash, withoutSnapshot FailClosed, maxAgeSeconds 86400\n$/), stderr: EFFECT });
     expect(await reviewStatus("prod-eu", prod.token)).toBe(200);
     expect(await storedSnapshot(worker.url, "prod-eu", prod.privateKeyPem)).toBeUndefined();
     const built = await runCli(["snapshot", "build", "-f", join(__dirname, "..", "..", "examples", "demo", "cluster.yaml")]);
@@ -78,13 +78,31 @@ describe("a cluster's life in the registry, no deploy", () => {
     // list: one line per registration, then the ids CLUSTERS holds
     const listed = await runCli(["clusters", "list", ...target()]);
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(/^prod-eu revision \d+: 1 signing key, 1 token hash, withoutSnapshot FailClosed, updated \d{4}-\d\d-\d\dT[^\n]*Z\nin CLUSTERS: legacy\n$/);
+    expect(listed.stdout).toMatch(/^prod-eu revision \d+: 1 signing key, 1 token hash, withoutSnapshot FailClosed, maxAgeSeconds 86400, updated \d{4}-\d\d-\d\dT[^\n]*Z\nin CLUSTERS: legacy\n$/);
     expect(listed.stderr).toMatch(/^1 cluster in the registry at revision \d+, 1 in CLUSTERS\n$/);
     const json = JSON.parse((await runCli(["clusters", "list", ...target(), "-o", "json"])).stdout) as { clusters: Array<Record<string, unknown>> };
     expect(json.clusters[0]).toMatchObject({ cluster: "prod-eu", publicKey: [prod.publicKey], tokenHashes: [await tokenHash(next)], withoutSnapshot: "FailClosed" });
 
+    // max age: the operator's limit on how old a snapshot may be and still count
+    expect(await runCli(["clusters", "rotate", "prod-eu", ...target(), "--max-age", "600"])).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/^rotated prod-eu \(revision \d+\): maxAgeSeconds 600\n$/),
+      stderr: EFFECT,
+    });
+    expect((await storedSnapshot(worker.url, "prod-eu", prod.privateKeyPem))?.maxAgeSeconds).toBe(600);
+
+    // reset-snapshot: every stored generation goes; the cluster takes its stance until its sync job pushes
+    const generation = (await storedSnapshot(worker.url, "prod-eu", prod.privateKeyPem))!.generation;
+    expect(await runCli(["clusters", "reset-snapshot", "prod-eu", ...target()])).toEqual({
+      code: 0,
+      stdout: `reset prod-eu: dropped generation ${generation}; the cluster takes its withoutSnapshot stance until its sync job pushes\n`,
+      stderr: "",
+    });
+    expect(await storedSnapshot(worker.url, "prod-eu", prod.privateKeyPem)).toBeUndefined();
+    expect(await runCli(["clusters", "reset-snapshot", "prod-eu", ...target()])).toEqual({ code: 0, stdout: "reset prod-eu: no snapshot was stored\n", stderr: "" });
+
     // remove: refused like any unknown cluster
-    const revision = /revision (\d+)/.exec(listed.stdout)![1]!;
+    const revision = /revision (\d+)/.exec((await runCli(["clusters", "list", ...target()])).stdout)![1]!;
     expect((await runCli(["clusters", "remove", "prod-eu", ...target(), "--if-revision", String(Number(revision) - 1)])).stderr).toBe(
       `edgeadmit clusters remove: the function refused the change (409): cluster prod-eu is at revision ${revision}, not ${Number(revision) - 1}: it changed since; list it again; nothing changed\n`,
     );
@@ -165,7 +183,9 @@ describe("refusals, one line each", () => {
     [["clusters", "add", "prod", "--token-hash", "sha256:00"], "edgeadmit clusters add: --public-key is required (see edgeadmit clusters add --help)\n"],
     [["clusters", "add", "prod", "--public-key", "ed25519:AAAA"], 'edgeadmit clusters add: --public-key ed25519:AAAA: public key must be "ed25519:" followed by the base64 of 32 bytes\n'],
     [["clusters", "rotate", "prod", "--add-token-hash", "abc"], 'edgeadmit clusters rotate: --add-token-hash must be "sha256:" and 64 lowercase hex digits (edgeadmit token prints it), not "abc"\n'],
-    [["clusters", "rotate", "prod", "--endpoint", "http://x", "--operator-key", "k"], "edgeadmit clusters rotate: nothing to change: give --add-key, --remove-key, --add-token-hash, --remove-token-hash or --without-snapshot (see edgeadmit clusters rotate --help)\n"],
+    [["clusters", "rotate", "prod", "--endpoint", "http://x", "--operator-key", "k"], "edgeadmit clusters rotate: nothing to change: give --add-key, --remove-key, --add-token-hash, --remove-token-hash, --without-snapshot or --max-age (see edgeadmit clusters rotate --help)\n"],
+    [["clusters", "rotate", "prod", "--max-age", "1e15"], 'edgeadmit clusters rotate: --max-age must be whole seconds from 60 to 604800, not "1e15"\n'],
+    [["clusters", "reset-snapshot"], "edgeadmit clusters reset-snapshot: say which cluster: edgeadmit clusters reset-snapshot ID (see edgeadmit clusters reset-snapshot --help)\n"],
     [["clusters", "remove", "prod", "--if-revision", "0"], 'edgeadmit clusters remove: --if-revision must be a revision that edgeadmit clusters list printed, not "0"\n'],
     [["clusters", "list", "--endpoint", "ftp://x", "--operator-key", "k"], 'edgeadmit clusters list: --endpoint must be the function\'s http(s) base URL, not "ftp://x"\n'],
     [["clusters", "list", "--endpoint", "http://x"], "edgeadmit clusters list: --operator-key is required (see edgeadmit clusters list --help)\n"],

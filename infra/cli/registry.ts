@@ -1,12 +1,22 @@
-// `edgeadmit clusters add|rotate|remove|list|import`: the fleet's cluster
+// `edgeadmit clusters add|rotate|remove|list|import|reset-snapshot`: the fleet's cluster
 // registry, changed with requests signed by the operator's key (the function
 // refuses any other). A change takes effect in every isolate within seconds;
 // no deploy. `edgeadmit operator keygen` makes the operator's key pair.
 import { emptyRotation, MAX_CHANGES, type Change, type RotateChange } from "../../shared/clusters/changes.js";
-import { clusterIdError, loadClusters, normalRegistration, registrationSchema, WITHOUT_SNAPSHOT, type NormalRegistration } from "../../shared/clusters/index.js";
+import {
+  clusterIdError,
+  DEFAULT_MAX_SNAPSHOT_AGE_SECONDS,
+  loadClusters,
+  MAX_MAX_SNAPSHOT_AGE_SECONDS,
+  maxAgeSecondsSchema,
+  normalRegistration,
+  registrationSchema,
+  WITHOUT_SNAPSHOT,
+  type NormalRegistration,
+} from "../../shared/clusters/index.js";
 import { importPublicKey, PUBLIC_KEY_PREFIX } from "../../shared/signing/index.js";
 import { TOKEN_HASH_PATTERN } from "../../shared/tokens/index.js";
-import { changeRegistry, listRegistry, type ChangeAnswer, type ListedCluster } from "../client/registry.js";
+import { changeRegistry, listRegistry, resetSnapshot, type ChangeAnswer, type ListedCluster } from "../client/registry.js";
 import { choice, optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
 import { CliError, EXIT_USAGE } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
@@ -69,6 +79,15 @@ function ifRevision(args: ParsedArgs): number | undefined {
   return Number(text);
 }
 
+/** --max-age: whole seconds within the registration's bounds. */
+function maxAge(args: ParsedArgs): number | undefined {
+  const text = optionalString(args, "max-age");
+  if (text === undefined) return undefined;
+  const parsed = maxAgeSecondsSchema.safeParse(/^\d{1,9}$/.test(text) ? Number(text) : NaN);
+  if (!parsed.success) throw new CliError(`--max-age must be whole seconds from 60 to ${MAX_MAX_SNAPSHOT_AGE_SECONDS}, not "${text.slice(0, 20)}"`, EXIT_USAGE);
+  return parsed.data;
+}
+
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
 function credentials(registration: NormalRegistration): string {
@@ -77,6 +96,7 @@ function credentials(registration: NormalRegistration): string {
     registration.tokenHashes.length > 0 ? plural(registration.tokenHashes.length, "token hash", "token hashes") : undefined,
     registration.anonymous ? "anonymous reviews allowed (never on the internet)" : undefined,
     `withoutSnapshot ${registration.withoutSnapshot}`,
+    `maxAgeSeconds ${registration.maxAgeSeconds}`,
   ]
     .filter((part) => part !== undefined)
     .join(", ");
@@ -91,13 +111,15 @@ const EFFECT = "every isolate of the function uses it within seconds (docs/opera
 const add: Verb = {
   name: "clusters add",
   summary: "register a cluster in the function's registry (no deploy)",
-  usage: `edgeadmit clusters add ID ${TARGET_USAGE} --public-key KEY [--public-key KEY] (--token-hash HASH... | --anonymous) [--without-snapshot FailOpen|FailClosed]
+  usage: `edgeadmit clusters add ID ${TARGET_USAGE} --public-key KEY [--public-key KEY] (--token-hash HASH... | --anonymous) [--without-snapshot FailOpen|FailClosed] [--max-age SECONDS]
 
 Registers cluster ID: the public key its sync job signs with (ed25519:…, or a
 file holding it such as edgeadmit keygen's edgeadmit.pub), the SHA-256 of each
 token its apiserver presents (edgeadmit token prints them), and the stance
-before its first snapshot (default FailOpen). Refused when ID is registered
-already (rotate changes a registration).
+without a usable snapshot (default FailOpen): before the first push, past
+--max-age seconds after the last one (default ${DEFAULT_MAX_SNAPSHOT_AGE_SECONDS}, at most
+${MAX_MAX_SNAPSHOT_AGE_SECONDS}), or when the key that pushed it is no longer registered.
+Refused when ID is registered already (rotate changes a registration).
 ${TARGET_HELP}
 
 Example:
@@ -109,6 +131,7 @@ Example:
       "token-hash": { type: "string", multiple: true },
       anonymous: { type: "boolean" },
       "without-snapshot": { type: "string" },
+      "max-age": { type: "string" },
     }, 1);
     if (args.help) {
       io.out(`${this.usage}\n`);
@@ -125,6 +148,7 @@ Example:
       tokenHashes: hashes,
       ...(anonymous ? { anonymous: true as const } : {}),
       withoutSnapshot: choice("without-snapshot", optionalString(args, "without-snapshot"), WITHOUT_SNAPSHOT, "FailOpen"),
+      maxAgeSeconds: maxAge(args) ?? DEFAULT_MAX_SNAPSHOT_AGE_SECONDS,
     };
     const target = await targetOf(this.name, args, io);
     const answer = await changeRegistry(target.endpoint, target.privateKeyPem, [{ op: "add", cluster, registration }]);
@@ -138,12 +162,14 @@ Example:
 const rotate: Verb = {
   name: "clusters rotate",
   summary: "add and remove a registered cluster's keys and token hashes, or change its stance",
-  usage: `edgeadmit clusters rotate ID ${TARGET_USAGE} [--add-key KEY] [--remove-key KEY] [--add-token-hash HASH] [--remove-token-hash HASH] [--without-snapshot FailOpen|FailClosed] [--if-revision N]
+  usage: `edgeadmit clusters rotate ID ${TARGET_USAGE} [--add-key KEY] [--remove-key KEY] [--add-token-hash HASH] [--remove-token-hash HASH] [--without-snapshot FailOpen|FailClosed] [--max-age SECONDS] [--if-revision N]
 
 Changes cluster ID's registration in one step; each flag may repeat. Rotate
 without a window: add the new key or token hash first (both are accepted),
 move the cluster over, then remove the old one. To replace a leaked one, add
-the new and remove the old in the same rotate. A registration always keeps a
+the new and remove the old in the same rotate: what the removed key pushed
+stops counting at once (the cluster takes its --without-snapshot stance)
+until the sync job pushes with the new key. A registration always keeps a
 signing key and a credential; the function refuses a rotate that would leave
 none. --if-revision N refuses the change if the registration changed since
 edgeadmit clusters list showed revision N.
@@ -159,6 +185,7 @@ Example:
       "add-token-hash": { type: "string", multiple: true },
       "remove-token-hash": { type: "string", multiple: true },
       "without-snapshot": { type: "string" },
+      "max-age": { type: "string" },
       "if-revision": { type: "string" },
     }, 1);
     if (args.help) {
@@ -171,6 +198,7 @@ Example:
     const addHashes = tokenHashes("add-token-hash", stringList(args, "add-token-hash"));
     const removeHashes = tokenHashes("remove-token-hash", stringList(args, "remove-token-hash"));
     const stance = optionalString(args, "without-snapshot");
+    const seconds = maxAge(args);
     const revision = ifRevision(args);
     const change: RotateChange = {
       op: "rotate",
@@ -181,9 +209,10 @@ Example:
       ...(removeHashes.length > 0 ? { removeTokenHashes: removeHashes } : {}),
       ...(revision !== undefined ? { ifRevision: revision } : {}),
       ...(stance !== undefined ? { withoutSnapshot: choice("without-snapshot", stance, WITHOUT_SNAPSHOT, "FailOpen") } : {}),
+      ...(seconds !== undefined ? { maxAgeSeconds: seconds } : {}),
     };
     if (emptyRotation(change))
-      throw new CliError(`nothing to change: give --add-key, --remove-key, --add-token-hash, --remove-token-hash or --without-snapshot (see edgeadmit ${this.name} --help)`, EXIT_USAGE);
+      throw new CliError(`nothing to change: give --add-key, --remove-key, --add-token-hash, --remove-token-hash, --without-snapshot or --max-age (see edgeadmit ${this.name} --help)`, EXIT_USAGE);
     const target = await targetOf(this.name, args, io);
     const answer = await changeRegistry(target.endpoint, target.privateKeyPem, [change]);
     const done = [
@@ -192,6 +221,7 @@ Example:
       addHashes.length > 0 ? `added ${plural(addHashes.length, "token hash", "token hashes")}` : undefined,
       removeHashes.length > 0 ? `removed ${plural(removeHashes.length, "token hash", "token hashes")}` : undefined,
       stance !== undefined ? `withoutSnapshot ${stance}` : undefined,
+      seconds !== undefined ? `maxAgeSeconds ${seconds}` : undefined,
     ].filter((part) => part !== undefined);
     io.out(`rotated ${cluster} (revision ${answer.revision}): ${done.join(", ")}\n`);
     reportNotes(answer, io);
@@ -207,7 +237,8 @@ const remove: Verb = {
 
 Removes cluster ID's registration: within seconds its apiserver's reviews and
 its sync job's pushes are refused (401), as for any unknown cluster. Its
-snapshot stays stored; registered again, the cluster finds it.
+snapshot stays stored; registered again, the cluster finds it, but it counts
+only if a key of the new registration pushed it (reset-snapshot drops it).
 --if-revision N refuses the removal if the registration changed since
 edgeadmit clusters list showed revision N.
 ${TARGET_HELP}
@@ -235,7 +266,7 @@ Example:
 const OUTPUTS = ["text", "json"] as const;
 
 function listedLine(entry: ListedCluster): string {
-  const registration: NormalRegistration = { publicKey: entry.publicKey, tokenHashes: entry.tokenHashes, ...(entry.anonymous ? { anonymous: true as const } : {}), withoutSnapshot: entry.withoutSnapshot };
+  const registration: NormalRegistration = { publicKey: entry.publicKey, tokenHashes: entry.tokenHashes, ...(entry.anonymous ? { anonymous: true as const } : {}), withoutSnapshot: entry.withoutSnapshot, maxAgeSeconds: entry.maxAgeSeconds };
   const shadowed = entry.shadowedByClusters ? " [CLUSTERS registers it too and wins]" : "";
   return `${entry.cluster} revision ${entry.revision}: ${credentials(registration)}, updated ${entry.updatedAt}${shadowed}`;
 }
@@ -275,7 +306,7 @@ Example:
 
 /** Registrations compared regardless of the order of their keys and hashes. */
 function sameRegistration(a: ListedCluster, b: NormalRegistration): boolean {
-  const canonical = (r: ListedCluster | NormalRegistration) => JSON.stringify([[...r.publicKey].sort(), [...r.tokenHashes].sort(), r.anonymous === true, r.withoutSnapshot]);
+  const canonical = (r: ListedCluster | NormalRegistration) => JSON.stringify([[...r.publicKey].sort(), [...r.tokenHashes].sort(), r.anonymous === true, r.withoutSnapshot, r.maxAgeSeconds]);
   return canonical(a) === canonical(b);
 }
 
@@ -337,6 +368,35 @@ Example:
   },
 };
 
+const resetSnapshotVerb: Verb = {
+  name: "clusters reset-snapshot",
+  summary: "drop everything the function stores of a cluster's snapshot, until its sync job pushes again",
+  usage: `edgeadmit clusters reset-snapshot ID ${TARGET_USAGE}
+
+Drops every generation the function stores for cluster ID, committed or
+staged, whoever pushed it: the cluster takes its withoutSnapshot stance until
+its sync job pushes again (which it does at its next run). For a snapshot
+that must stop counting now (pushed with a leaked key, or wrong), or an id
+that is registered anew. Works for an id that is not registered, too. A
+signed request: the function refuses the same request sent again.
+${TARGET_HELP}
+
+Example:
+  edgeadmit clusters reset-snapshot prod-eu --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
+  async run(argv, io) {
+    const args = parseVerbArgs(this.name, argv, TARGET_FLAGS, 1);
+    if (args.help) {
+      io.out(`${this.usage}\n`);
+      return 0;
+    }
+    const cluster = clusterArg(this.name, args);
+    const target = await targetOf(this.name, args, io);
+    const answer = await resetSnapshot(target.endpoint, target.privateKeyPem, cluster);
+    io.out(answer.dropped === null ? `reset ${cluster}: no snapshot was stored\n` : `reset ${cluster}: dropped generation ${answer.dropped}; the cluster takes its withoutSnapshot stance until its sync job pushes\n`);
+    return 0;
+  },
+};
+
 const operatorKeygen: Verb = {
   name: "operator keygen",
   summary: "make the operator's key pair, which signs changes to the cluster registry",
@@ -365,4 +425,4 @@ Example:
   },
 };
 
-export const registryVerbs: readonly Verb[] = [add, rotate, remove, list, importVerb, operatorKeygen];
+export const registryVerbs: readonly Verb[] = [add, rotate, remove, list, importVerb, resetSnapshotVerb, operatorKeygen];

@@ -2,6 +2,7 @@
 // cluster and pushes only when the function's copy differs or is getting old,
 // so an unchanged cluster costs one GET and no write.
 import { setFlagsFromString } from "node:v8";
+import { publicKeyOf } from "../../shared/signing/index.js";
 import { encodeSnapshot } from "../../shared/snapshot/index.js";
 import { pushSnapshot, storedSnapshot, type StoredSnapshot } from "../client/index.js";
 import { JOB_NAMESPACE } from "../base/job.js";
@@ -12,14 +13,19 @@ import type { Verb } from "./verb.js";
 
 /**
  * Why to push, or undefined to skip. An unchanged snapshot is still re-pushed
- * once it is half as old as its maxAgeSeconds: the function judges staleness by
- * the push time, and an unchanged cluster must not look like a dead sync job.
+ * once it is half as old as its maxAgeSeconds (or the registration's, when the
+ * function says it is lower): the function judges staleness by the push time,
+ * and an unchanged cluster must not look like a dead sync job. A copy another
+ * key pushed counts for the function only while that key is registered, so
+ * it is replaced by one this job's key signs.
  */
-export function pushReason(stored: StoredSnapshot | undefined, hash: string, maxAgeSeconds: number): string | undefined {
+export function pushReason(stored: StoredSnapshot | undefined, hash: string, maxAgeSeconds: number, publicKey: string): string | undefined {
   if (!stored) return "the function holds no snapshot yet";
   if (stored.corrupt) return `the function's stored copy failed its integrity check (${stored.corrupt})`;
+  if (stored.signedBy !== publicKey) return `the stored copy was pushed with ${stored.signedBy === null ? "an unrecorded key" : `another key (${stored.signedBy.slice(0, 20)}…)`}, not this job's`;
   if (stored.contentHash !== hash) return `content changed (was ${stored.contentHash.slice(0, 12)})`;
-  if (stored.ageSeconds >= maxAgeSeconds / 2) return `unchanged, but the stored copy is ${stored.ageSeconds}s old, at least half of maxAgeSeconds ${maxAgeSeconds}`;
+  const limit = Math.min(maxAgeSeconds, stored.maxAgeSeconds ?? maxAgeSeconds);
+  if (stored.ageSeconds >= limit / 2) return `unchanged, but the stored copy is ${stored.ageSeconds}s old, at least half of maxAgeSeconds ${limit}`;
   return undefined;
 }
 
@@ -42,8 +48,10 @@ export const sync: Verb = {
 
 Builds the snapshot from the cluster (as snapshot build --from-cluster), asks
 the function what it holds (GET <URL>/v1/<ID>/snapshot) and pushes only when
-the content hash differs, or when the stored copy's age reaches half of the
-settings' maxAgeSeconds (so an unchanged cluster never turns stale). An
+the content hash differs, when the stored copy's age reaches half of the
+settings' maxAgeSeconds or of the registration's, whichever is lower (so an
+unchanged cluster never turns stale), or when another key pushed it (after a
+key rotation, the copy the old key pushed no longer counts). An
 unchanged cluster therefore costs one GET and no write. A push sends only
 the namespaces' shards (and the cluster-wide part) whose hash differs from
 the stored ones, found by comparing bucket digests; every unit when the
@@ -67,7 +75,7 @@ Example:
     const { generation, builtAt, encoded, maxAgeSeconds } = await encodedFromCluster(target, args, io);
     const hash = encoded.digest;
     const stored = await storedSnapshot(target.endpoint, target.cluster, target.privateKeyPem);
-    const reason = pushReason(stored, hash, maxAgeSeconds);
+    const reason = pushReason(stored, hash, maxAgeSeconds, await publicKeyOf(target.privateKeyPem));
     if (reason === undefined) {
       // pushReason skips only when something is stored.
       io.out(`unchanged: the function holds generation ${stored!.generation} with content ${hash.slice(0, 12)}, ${stored!.ageSeconds}s old; nothing pushed\n`);

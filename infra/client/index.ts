@@ -2,8 +2,8 @@
 // `edgeadmit sync` and `npm start` talk to the function through this. A push
 // sends the snapshot's units (shared/snapshot/push.ts): all of them, or, given
 // what the function holds, only those whose hash differs.
-import { importPrivateKey, signRequest } from "../../shared/signing/index.js";
-import { BUCKETS, bucketOf, encodeSnapshot, pushBatches, pushBody, type EncodedSnapshot, type EncodedUnit, type PushCommit, type Snapshot } from "../../shared/snapshot/index.js";
+import { importPrivateKey, publicKeyOf, signRequest } from "../../shared/signing/index.js";
+import { BUCKETS, bucketOf, encodeSnapshot, MAX_REMOVED, pushBatches, pushBody, type EncodedSnapshot, type EncodedUnit, type PushCommit, type Snapshot } from "../../shared/snapshot/index.js";
 import * as z from "zod/mini";
 import { describeZodError } from "../../shared/zod/index.js";
 
@@ -24,6 +24,10 @@ const storedSnapshotSchema = z.object({
   /** The cluster's ValidatingAdmissionPolicies bound at the edge, and what could not be used among them. */
   boundPolicies: z._default(z.number(), 0),
   policyProblems: z._default(z.array(z.string()), []),
+  /** The public key that signed the stored generation; null for one stored before keys were recorded. */
+  signedBy: z._default(z.nullable(z.string()), null),
+  /** The registration's limit on a snapshot's age (GET …/snapshot says it; a push's answer does not). */
+  maxAgeSeconds: z.optional(z.number()),
 });
 export type StoredSnapshot = z.infer<typeof storedSnapshotSchema>;
 
@@ -181,6 +185,7 @@ async function difference(signer: Signer, units: readonly EncodedUnit[], buckets
     const names = new Set(local.map((unit) => unit.name));
     for (const name of Object.keys(listed.units)) if (!names.has(name)) removed.push(name);
   }
+  if (removed.length > MAX_REMOVED) return { full: `${removed.length} units to remove, more than the ${MAX_REMOVED} one push may name` };
   return { base: remote.generation, changed, removed };
 }
 
@@ -217,6 +222,8 @@ export async function pushSnapshot(
   };
   if (!against) return full(snapshot.generation, undefined);
   if (against.corrupt) return full(snapshot.generation, "the function's stored copy failed its integrity check");
+  // A copy another key pushed is dropped by the function when that key is no longer registered: it cannot be a base.
+  if (against.signedBy !== (await publicKeyOf(privateKeyPem))) return full(snapshot.generation, "another key pushed the function's stored copy");
   const diff = await difference(signer, encoded.units, encoded.buckets);
   if (diff.full !== undefined) return full(snapshot.generation, diff.full);
   try {

@@ -3,7 +3,7 @@
 // operator's key (shared/signing, domain "operator") and send them here.
 import * as z from "zod/mini";
 import { newRequestId, type Change } from "../../shared/clusters/changes.js";
-import { WITHOUT_SNAPSHOT } from "../../shared/clusters/index.js";
+import { DEFAULT_MAX_SNAPSHOT_AGE_SECONDS, WITHOUT_SNAPSHOT } from "../../shared/clusters/index.js";
 import { importPrivateKey, signRequest, type OperatorMethod } from "../../shared/signing/index.js";
 import { answerOf, errorText, FunctionError, send } from "./index.js";
 
@@ -24,6 +24,8 @@ const listedSchema = z.object({
   tokenHashes: z.array(z.string()),
   anonymous: z.optional(z.boolean()),
   withoutSnapshot: z.enum(WITHOUT_SNAPSHOT),
+  /** Absent from a function older than the limit: what it applied, the default. */
+  maxAgeSeconds: z._default(z.number(), DEFAULT_MAX_SNAPSHOT_AGE_SECONDS),
   shadowedByClusters: z.optional(z.boolean()),
 });
 export type ListedCluster = z.infer<typeof listedSchema>;
@@ -63,6 +65,20 @@ export async function changeRegistry(endpoint: string, privateKeyPem: string, ch
   if (response.status === 401) throw new FunctionError(`the function refused the change (401): ${REFUSED_KEY}`, 401);
   if (!response.ok) throw new FunctionError(`the function refused the change (${response.status}): ${await errorText(response)}`, response.status);
   return answerOf(url, response, changeAnswerSchema);
+}
+
+/** The path of the operator's reset of `cluster`'s stored snapshot. */
+export const resetSnapshotPath = (cluster: string) => `${REGISTRY_PATH}/${encodeURIComponent(cluster)}/reset-snapshot`;
+
+const resetAnswerSchema = z.object({ cluster: z.string(), dropped: z.nullable(z.number()) });
+
+/** Drops every generation the function stores for `cluster`: the generation that was stored, or null for none. */
+export async function resetSnapshot(endpoint: string, privateKeyPem: string, cluster: string): Promise<z.infer<typeof resetAnswerSchema>> {
+  const body = new TextEncoder().encode(JSON.stringify({ requestId: newRequestId() }));
+  const { url, response } = await signed(endpoint, privateKeyPem, "POST", resetSnapshotPath(cluster), body);
+  if (response.status === 401) throw new FunctionError(`the function refused the reset (401): ${REFUSED_KEY}`, 401);
+  if (!response.ok) throw new FunctionError(`the function refused the reset (${response.status}): ${await errorText(response)}`, response.status);
+  return answerOf(url, response, resetAnswerSchema);
 }
 
 /** Every registration the registry holds, page by page. */

@@ -6,18 +6,18 @@ import { MAX_CREDENTIALS, type NormalRegistration } from "./index.js";
 
 const [a, b] = [(await generateKeyPair()).publicKey, (await generateKeyPair()).publicKey];
 const [ta, tb] = [await tokenHash("edgeadmit_aaaaaaaaaaaaaaaaaaaa"), await tokenHash("edgeadmit_bbbbbbbbbbbbbbbbbbbb")];
-const current: NormalRegistration = { publicKey: [a], tokenHashes: [ta], withoutSnapshot: "FailOpen" };
+const current: NormalRegistration = { publicKey: [a], tokenHashes: [ta], withoutSnapshot: "FailOpen", maxAgeSeconds: 86_400 };
 const rotate = (fields: Partial<RotateChange>): RotateChange => ({ op: "rotate", cluster: "prod-eu", ...fields });
 
 describe("rotated", () => {
   it("adds and removes keys and token hashes in one step, keeping the order: the old first, then the new", () => {
-    expect(rotated(current, rotate({ addPublicKeys: [b], addTokenHashes: [tb] }))).toEqual({ publicKey: [a, b], tokenHashes: [ta, tb], withoutSnapshot: "FailOpen" });
-    expect(rotated({ ...current, publicKey: [a, b], tokenHashes: [ta, tb] }, rotate({ removePublicKeys: [a], removeTokenHashes: [ta] }))).toEqual({ publicKey: [b], tokenHashes: [tb], withoutSnapshot: "FailOpen" });
-    expect(rotated(current, rotate({ addPublicKeys: [b], removePublicKeys: [a], withoutSnapshot: "FailClosed" }))).toEqual({ publicKey: [b], tokenHashes: [ta], withoutSnapshot: "FailClosed" });
+    expect(rotated(current, rotate({ addPublicKeys: [b], addTokenHashes: [tb] }))).toEqual({ publicKey: [a, b], tokenHashes: [ta, tb], withoutSnapshot: "FailOpen", maxAgeSeconds: 86_400 });
+    expect(rotated({ ...current, publicKey: [a, b], tokenHashes: [ta, tb] }, rotate({ removePublicKeys: [a], removeTokenHashes: [ta] }))).toEqual({ publicKey: [b], tokenHashes: [tb], withoutSnapshot: "FailOpen", maxAgeSeconds: 86_400 });
+    expect(rotated(current, rotate({ addPublicKeys: [b], removePublicKeys: [a], withoutSnapshot: "FailClosed", maxAgeSeconds: 86_400 }))).toEqual({ publicKey: [b], tokenHashes: [ta], withoutSnapshot: "FailClosed", maxAgeSeconds: 86_400 });
   });
 
   it("lets a registration become anonymous, or stop being so, only with a credential left", () => {
-    expect(rotated(current, rotate({ anonymous: true, removeTokenHashes: [ta] }))).toEqual({ publicKey: [a], tokenHashes: [], anonymous: true, withoutSnapshot: "FailOpen" });
+    expect(rotated(current, rotate({ anonymous: true, removeTokenHashes: [ta] }))).toEqual({ publicKey: [a], tokenHashes: [], anonymous: true, withoutSnapshot: "FailOpen", maxAgeSeconds: 86_400 });
     expect(rotated({ ...current, tokenHashes: [], anonymous: true }, rotate({ anonymous: false }))).toBe(
       "cluster prod-eu would be left with no credential: set tokenHashes (edgeadmit token makes one), or anonymous: true for a function nobody else can reach",
     );
@@ -36,7 +36,7 @@ describe("rotated", () => {
 describe("a change request", () => {
   const requestId = crypto.randomUUID();
   it("names a rotate that changes nothing", () => {
-    expect(emptyRotation(rotate({}))).toBe("a rotate must add or remove a key or token hash, or set withoutSnapshot or anonymous");
+    expect(emptyRotation(rotate({}))).toBe("a rotate must add or remove a key or token hash, or set withoutSnapshot, anonymous or maxAgeSeconds");
     expect(emptyRotation(rotate({ anonymous: false }))).toBeUndefined();
   });
 

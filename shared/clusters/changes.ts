@@ -3,7 +3,7 @@
 // and how the registry applies one to what it holds. A request carries up to
 // MAX_CHANGES changes, applied in order, all or none.
 import * as z from "zod/mini";
-import { CLUSTER_ID, MAX_CLUSTER_ID_LENGTH, MAX_CREDENTIALS, WITHOUT_SNAPSHOT, credentialProblem, registrationSchema, tokenHashSchema, type NormalRegistration } from "./index.js";
+import { CLUSTER_ID, MAX_CLUSTER_ID_LENGTH, MAX_CREDENTIALS, WITHOUT_SNAPSHOT, credentialProblem, maxAgeSecondsSchema, registrationSchema, tokenHashSchema, type NormalRegistration } from "./index.js";
 
 /** Changes one request may carry: an import goes in batches of this many. */
 export const MAX_CHANGES = 100;
@@ -34,6 +34,7 @@ const rotateSchema = z.strictObject({
   removeTokenHashes: hashList,
   withoutSnapshot: z.optional(z.enum(WITHOUT_SNAPSHOT)),
   anonymous: z.optional(z.boolean()),
+  maxAgeSeconds: z.optional(maxAgeSecondsSchema),
 });
 
 const removeSchema = z.strictObject({ op: z.literal("remove"), cluster: clusterIdSchema, ifRevision: z.optional(revisionSchema) });
@@ -63,8 +64,8 @@ export function changeLabel(change: Change, index: number, count: number): strin
 
 /** Why a rotate says nothing to do, or undefined. */
 export function emptyRotation(change: RotateChange): string | undefined {
-  const fields = [change.addPublicKeys, change.removePublicKeys, change.addTokenHashes, change.removeTokenHashes, change.withoutSnapshot, change.anonymous];
-  return fields.every((field) => field === undefined) ? "a rotate must add or remove a key or token hash, or set withoutSnapshot or anonymous" : undefined;
+  const fields = [change.addPublicKeys, change.removePublicKeys, change.addTokenHashes, change.removeTokenHashes, change.withoutSnapshot, change.anonymous, change.maxAgeSeconds];
+  return fields.every((field) => field === undefined) ? "a rotate must add or remove a key or token hash, or set withoutSnapshot, anonymous or maxAgeSeconds" : undefined;
 }
 
 function edited(current: readonly string[], add: readonly string[] = [], remove: readonly string[] = [], cluster: string, what: [one: string, many: string]): string[] | string {
@@ -85,5 +86,11 @@ export function rotated(current: NormalRegistration, change: RotateChange): Norm
   const anonymous = change.anonymous ?? current.anonymous === true;
   const noCredential = credentialProblem({ tokenHashes, anonymous });
   if (noCredential) return `cluster ${change.cluster} would be left with ${noCredential}`;
-  return { publicKey, tokenHashes, ...(anonymous ? { anonymous: true as const } : {}), withoutSnapshot: change.withoutSnapshot ?? current.withoutSnapshot };
+  return {
+    publicKey,
+    tokenHashes,
+    ...(anonymous ? { anonymous: true as const } : {}),
+    withoutSnapshot: change.withoutSnapshot ?? current.withoutSnapshot,
+    maxAgeSeconds: change.maxAgeSeconds ?? current.maxAgeSeconds,
+  };
 }

@@ -6,7 +6,7 @@
 import * as z from "zod/mini";
 import { describeZodError } from "../zod/index.js";
 import { fromHex } from "../digest/index.js";
-import { importRawPublicKey, publicKeyBytes } from "../signing/index.js";
+import { importRawPublicKey, PUBLIC_KEY_PREFIX, publicKeyBytes, toBase64 } from "../signing/index.js";
 import { TOKEN_HASH_PATTERN, TOKEN_HASH_PREFIX } from "../tokens/index.js";
 
 /** A path segment, printed by the apiserver in errors: an identifier, never a secret. */
@@ -28,6 +28,20 @@ export type WithoutSnapshot = (typeof WITHOUT_SNAPSHOT)[number];
  */
 export const MAX_CREDENTIALS = 8;
 
+/**
+ * How old a stored snapshot may be before it stops counting and the cluster
+ * falls back to its withoutSnapshot stance: the operator's limit, set in the
+ * registration. A pushed snapshot's own settings.maxAgeSeconds may only be
+ * tighter (docs/operations.md, What a leaked key can do).
+ */
+export const DEFAULT_MAX_SNAPSHOT_AGE_SECONDS = 86_400;
+export const MIN_MAX_SNAPSHOT_AGE_SECONDS = 60;
+export const MAX_MAX_SNAPSHOT_AGE_SECONDS = 604_800;
+export const maxAgeSecondsSchema = z.int().check(
+  z.minimum(MIN_MAX_SNAPSHOT_AGE_SECONDS, `must be at least ${MIN_MAX_SNAPSHOT_AGE_SECONDS} seconds`),
+  z.maximum(MAX_MAX_SNAPSHOT_AGE_SECONDS, `must be at most ${MAX_MAX_SNAPSHOT_AGE_SECONDS} seconds (7 days)`),
+);
+
 export const tokenHashSchema = z.string().check(z.regex(TOKEN_HASH_PATTERN, `must be "${TOKEN_HASH_PREFIX}" and 64 lowercase hex digits (edgeadmit token prints it)`));
 
 export const registrationSchema = z.strictObject({
@@ -38,6 +52,8 @@ export const registrationSchema = z.strictObject({
   /** Admit reviews without a token: only for a function nobody else can reach (the local demo). */
   anonymous: z.optional(z.boolean()),
   withoutSnapshot: z._default(z.enum(WITHOUT_SNAPSHOT), "FailOpen"),
+  /** Seconds after its push that a stored snapshot stops counting (DEFAULT_MAX_SNAPSHOT_AGE_SECONDS unless set). */
+  maxAgeSeconds: z._default(maxAgeSecondsSchema, DEFAULT_MAX_SNAPSHOT_AGE_SECONDS),
 });
 /** One cluster's entry in CLUSTERS or the registry, as written (defaults not yet applied). */
 export type Registration = z.input<typeof registrationSchema>;
@@ -48,6 +64,7 @@ export interface NormalRegistration {
   tokenHashes: string[];
   anonymous?: true;
   withoutSnapshot: WithoutSnapshot;
+  maxAgeSeconds: number;
 }
 
 export function normalRegistration(entry: z.output<typeof registrationSchema>): NormalRegistration {
@@ -56,6 +73,7 @@ export function normalRegistration(entry: z.output<typeof registrationSchema>): 
     tokenHashes: [...(entry.tokenHashes ?? [])],
     ...(entry.anonymous === true ? { anonymous: true as const } : {}),
     withoutSnapshot: entry.withoutSnapshot,
+    maxAgeSeconds: entry.maxAgeSeconds,
   };
 }
 
@@ -82,6 +100,7 @@ export interface Cluster {
   keyCount: number;
   anonymous: boolean;
   withoutSnapshot: WithoutSnapshot;
+  maxAgeSeconds: number;
 }
 
 function slices(bytes: Uint8Array, from: number, to: number): Uint8Array[] {
@@ -93,6 +112,11 @@ function slices(bytes: Uint8Array, from: number, to: number): Uint8Array[] {
 /** The cluster's Ed25519 public keys, 32 raw bytes each. */
 export function publicKeysOf(cluster: Cluster): Uint8Array[] {
   return slices(cluster.credentials, 0, cluster.keyCount);
+}
+
+/** The cluster's public keys as registrations write them (`ed25519:` and base64): what a stored generation records of its signer. */
+export function publicKeyTextsOf(cluster: Cluster): string[] {
+  return publicKeysOf(cluster).map((raw) => `${PUBLIC_KEY_PREFIX}${toBase64(raw)}`);
 }
 
 /** SHA-256 digests of the bearer tokens the cluster's apiserver may present. */
@@ -133,7 +157,7 @@ export async function loadRegistration(id: string, value: unknown): Promise<Clus
     credentials.set(raw, index * CREDENTIAL_BYTES);
   }
   for (const [index, hash] of hashes.entries()) credentials.set(fromHex(hash.slice(TOKEN_HASH_PREFIX.length))!, (keys.length + index) * CREDENTIAL_BYTES);
-  return { id, credentials, keyCount: keys.length, anonymous: entry.anonymous === true, withoutSnapshot: entry.withoutSnapshot };
+  return { id, credentials, keyCount: keys.length, anonymous: entry.anonymous === true, withoutSnapshot: entry.withoutSnapshot, maxAgeSeconds: entry.maxAgeSeconds };
 }
 
 /** Parses a CLUSTERS value: every usable registration, and why each other one is not. */

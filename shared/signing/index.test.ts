@@ -11,7 +11,7 @@ async function headersFor(pem: string, cluster = "prod", timestamp = now, method
   return { signature: headers["x-edgeadmit-signature"], timestamp: headers["x-edgeadmit-timestamp"], contentSha256: headers["x-edgeadmit-content-sha256"] };
 }
 
-const accepted = async () => ({ ok: true, contentSha256: await sha256Hex(body) });
+const accepted = async (keyIndex = 0) => ({ ok: true, contentSha256: await sha256Hex(body), keyIndex });
 
 describe("request signatures", () => {
   it("verify with the matching public key, for the method, cluster and time they were made for", async () => {
@@ -60,7 +60,7 @@ describe("request signatures", () => {
     const [retiring, next, stranger] = await Promise.all([generateKeyPair(), generateKeyPair(), generateKeyPair()]);
     const registered = [(await importPublicKey(retiring.publicKey)) as CryptoKey, (await importPublicKey(next.publicKey)) as CryptoKey];
     expect(await verifyRequest(registered, "PUT", "prod", await headersFor(retiring.privateKeyPem), now)).toEqual(await accepted());
-    expect(await verifyRequest(registered, "PUT", "prod", await headersFor(next.privateKeyPem), now)).toEqual(await accepted());
+    expect(await verifyRequest(registered, "PUT", "prod", await headersFor(next.privateKeyPem), now)).toEqual(await accepted(1));
     expect(await verifyRequest(registered, "PUT", "prod", await headersFor(stranger.privateKeyPem), now)).toMatchObject({ ok: false, refusal: "bad-signature" });
   });
 

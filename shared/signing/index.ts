@@ -130,7 +130,8 @@ interface SignatureHeaders {
 type SignatureRefusal = "unsigned" | "malformed" | "bad-signature" | "clock-skew";
 
 type SignatureCheck =
-  | { ok: true; contentSha256: string }
+  /** `keyIndex`: which of the given keys verified (the first, when several would), so what the request stores can record its signer. */
+  | { ok: true; contentSha256: string; keyIndex: number }
   | { ok: false; refusal: SignatureRefusal; detail: string };
 
 const CONTENT_SHA256 = /^[0-9a-f]{64}$/;
@@ -158,14 +159,15 @@ export async function verifyRequest(
   if (!signature || signature.length !== 64) return { ok: false, refusal: "malformed", detail: `${SIGNATURE_HEADER} is not the base64 of a 64-byte Ed25519 signature` };
   const timestamp = Number(headers.timestamp);
   const message = signedMessage(method, subject, timestamp, headers.contentSha256, domain);
-  let verified = false;
-  for (const publicKey of publicKeys) verified = (await crypto.subtle.verify(ED25519, publicKey, signature, message)) || verified;
-  if (!verified) return { ok: false, refusal: "bad-signature", detail: `the signature does not verify with ${domain === "cluster" ? "the cluster's public key" : "any key in OPERATOR_KEYS"}` };
+  // Every key is tried, so the time taken does not say which one verified.
+  let keyIndex = -1;
+  for (const [index, publicKey] of publicKeys.entries()) if ((await crypto.subtle.verify(ED25519, publicKey, signature, message)) && keyIndex < 0) keyIndex = index;
+  if (keyIndex < 0) return { ok: false, refusal: "bad-signature", detail: `the signature does not verify with ${domain === "cluster" ? "the cluster's public key" : "any key in OPERATOR_KEYS"}` };
   if (Math.abs(nowSeconds - timestamp) > MAX_CLOCK_SKEW_SECONDS)
     return {
       ok: false,
       refusal: "clock-skew",
       detail: `signing time ${new Date(timestamp * 1000).toISOString()} is more than ${MAX_CLOCK_SKEW_SECONDS}s from the function's clock (${new Date(nowSeconds * 1000).toISOString()}): check the clock of the node that signed`,
     };
-  return { ok: true, contentSha256: headers.contentSha256 };
+  return { ok: true, contentSha256: headers.contentSha256, keyIndex };
 }

@@ -12,6 +12,7 @@ import {
   encodeSnapshot,
   joinSnapshot,
   MAX_PUSH_BYTES,
+  MAX_PUSH_UNITS,
   pushBodies,
   PUSH_BATCH_BYTES,
   rootDigest,
@@ -142,6 +143,14 @@ describe("units and their digests", () => {
     expect(new Set(parsed.flatMap((body) => Object.keys(body.units))).size).toBe(units.length);
     expect(MAX_PUSH_BYTES).toBeGreaterThan(PUSH_BATCH_BYTES);
   });
+
+  it("hold at most MAX_PUSH_UNITS units each, however small the units", async () => {
+    const objects = Array.from({ length: 4_500 }, (_, i) => helmRelease(`ns-${i}`, "app"));
+    const { snapshot } = buildSnapshot(objects, { generation: 1, builtAt: base.builtAt });
+    const { units, digest } = await encodeSnapshot(snapshot);
+    const bodies = pushBodies(2, units, { base: null, builtAt: base.builtAt, removed: [], digest }).map((body) => Object.keys((JSON.parse(body) as { units: object }).units).length);
+    expect(bodies).toEqual([MAX_PUSH_UNITS, MAX_PUSH_UNITS, units.length - 2 * MAX_PUSH_UNITS]);
+  });
 });
 
 describe("the inventory in units", () => {
@@ -212,7 +221,12 @@ describe("the inventory in units", () => {
     const other = `inventory-index/${(Number(name.slice("inventory-index/".length)) + 1) % 1024}`;
     expect(decodeUnit(other, content)).toEqual({ ok: false, error: "networking.k8s.io/v1/Ingress spec.rules[*].host: a value that is not in this bucket" });
     expect(decodeUnit("inventory-index/01", { index: {} })).toEqual({ ok: false, error: "an index bucket is a number from 0 to 1023" });
-    expect(decodeUnit(`inventory-kind/${"x".repeat(401)}`, { namespaces: {} })).toEqual({ ok: false, error: "unit name is longer than 415 characters" });
+    expect(decodeUnit("inventory-index/10000", { index: {} })).toEqual({ ok: false, error: 'unit name must be "inventory-index/" and a bucket number from 0 to 1023' });
+    expect(decodeUnit(`inventory-kind/${"x".repeat(401)}`, { namespaces: {} })).toEqual({
+      ok: false,
+      error: 'unit name must be "inventory-kind/" and <group>/<version>/<Kind> or <version>/<Kind>, as Kubernetes names them',
+    });
+    expect(decodeUnit("inventory-kind/networking.k8s.io/v1/Ingress", { namespaces: {} })).toMatchObject({ ok: true });
     expect(describeUnit("inventory-kind/v1/Service")).toBe("the namespaces of inventory kind v1/Service");
   });
 

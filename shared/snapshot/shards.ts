@@ -18,6 +18,7 @@ import { MAX_LISTED } from "../text/index.js";
 import { describeZodError } from "../zod/index.js";
 import { parseFieldPath, indexedValues, type FieldPath } from "../inventory/paths.js";
 import { indexBucketOf, INDEX_BUCKETS, INVENTORY_INDEX_UNIT, INVENTORY_KIND_UNIT, inventoryIndexUnit, inventoryKindUnit } from "../inventory/units.js";
+import { isNamespaceName, isSubdomainName, MAX_LABEL_NAME, MAX_SUBDOMAIN_NAME } from "../k8s/names/index.js";
 import { snapshotSchema, type Snapshot } from "./schema.js";
 
 /** Envelope fields: push metadata, kept with the generation in storage, never in a unit (so an unchanged cluster hashes the same). */
@@ -418,25 +419,59 @@ export async function encodeSnapshot(snapshot: Snapshot): Promise<EncodedSnapsho
   return { units, buckets, digest: rootDigest(buckets) };
 }
 
+/** `<group>/<version>/<Kind>` or `<version>/<Kind>`: a DNS subdomain, a DNS label, and a kind (a CRD's kind lowercased is a DNS-1035 label: apiextensions validation). */
+function isKindKey(key: string): boolean {
+  const parts = key.split("/");
+  if (parts.length < 2 || parts.length > 3) return false;
+  const kind = parts.at(-1)!;
+  const version = parts.at(-2)!;
+  return (parts.length === 2 || isSubdomainName(parts[0]!)) && isNamespaceName(version) && kind.length <= MAX_LABEL_NAME && /^[A-Za-z]([-A-Za-z0-9]*[A-Za-z0-9])?$/.test(kind);
+}
+
 /**
  * The units besides the cluster part and the namespaces' shards, each named
- * with a prefix that holds "/", which no namespace's name has.
+ * with a prefix that holds "/", which no namespace's name has; what follows
+ * the prefix is a Kubernetes name of its kind.
  */
 const FAMILIES = [
-  { prefix: CLASS_REFERENCES_UNIT, longest: MAX_UNIT_NAME, schema: classReferencesSchema, describe: (rest: string) => `the references of AffinityClass ${rest}` },
-  { prefix: INVENTORY_INDEX_UNIT, longest: String(INDEX_BUCKETS - 1).length, schema: inventoryBucketSchema, describe: (rest: string) => `bucket ${rest} of the inventory's indexes` },
-  // `<apiVersion>/<kind>`: a group (253), a version and a kind (63 each).
-  { prefix: INVENTORY_KIND_UNIT, longest: 400, schema: inventoryDirectorySchema, describe: (rest: string) => `the namespaces of inventory kind ${rest}` },
+  {
+    prefix: CLASS_REFERENCES_UNIT,
+    valid: isSubdomainName,
+    expected: `an AffinityClass's name: a lowercase RFC 1123 subdomain of at most ${MAX_SUBDOMAIN_NAME} characters`,
+    schema: classReferencesSchema,
+    describe: (rest: string) => `the references of AffinityClass ${rest}`,
+  },
+  {
+    prefix: INVENTORY_INDEX_UNIT,
+    valid: (rest: string) => rest.length <= String(INDEX_BUCKETS - 1).length && /^\d+$/.test(rest),
+    expected: `a bucket number from 0 to ${INDEX_BUCKETS - 1}`,
+    schema: inventoryBucketSchema,
+    describe: (rest: string) => `bucket ${rest} of the inventory's indexes`,
+  },
+  {
+    prefix: INVENTORY_KIND_UNIT,
+    valid: isKindKey,
+    expected: "<group>/<version>/<Kind> or <version>/<Kind>, as Kubernetes names them",
+    schema: inventoryDirectorySchema,
+    describe: (rest: string) => `the namespaces of inventory kind ${rest}`,
+  },
 ] as const;
 
 const familyOf = (name: string) => FAMILIES.find((family) => name.startsWith(family.prefix));
 
-/** Why no stored unit can have this name (too long, or a "/" in a namespace's), or undefined. */
+/**
+ * Why no stored unit can have this name, or undefined: a namespace's shard is
+ * named by a Namespace's name (a DNS label, ValidateNamespaceName), the other
+ * families by their prefix and a name of their kind. Names are checked before
+ * anything is stored under them, so storage holds no name a cluster cannot have.
+ */
 export function unitNameProblem(name: string): string | undefined {
+  if (name === CLUSTER_UNIT) return undefined;
   const family = familyOf(name);
-  if (family) return name.length > family.prefix.length + family.longest ? `unit name is longer than ${family.prefix.length + family.longest} characters` : undefined;
-  if (name.length > MAX_UNIT_NAME) return `unit name is longer than ${MAX_UNIT_NAME} characters`;
-  return name.includes("/") ? `a namespace's name holds no "/"` : undefined;
+  if (family) return family.valid(name.slice(family.prefix.length)) ? undefined : `unit name must be ${JSON.stringify(family.prefix)} and ${family.expected}`;
+  return isNamespaceName(name)
+    ? undefined
+    : `a namespace's shard is named by the namespace: a lowercase RFC 1123 label of at most ${MAX_LABEL_NAME} characters (lowercase letters, digits and '-', starting and ending with a letter or digit)`;
 }
 
 /** A unit as messages name it. */
@@ -457,16 +492,28 @@ function bucketStrayEntry(name: string, content: InventoryBucketContent): string
 }
 
 /** The unit's content through its schema: the cluster part, a shard whose every entry is in its namespace, or a unit of a named family. */
+/**
+ * A unit's schema as a push is held to it: a field the unit does not have is
+ * refused, not dropped, at the unit's top level, as the push body's own are
+ * (push.ts). Reading stored units back stays lenient (functions/store/cache.ts).
+ */
+const strictUnitSchemas = new Map<z.ZodMiniObject, z.ZodMiniType<unknown>>();
+function strict(schema: z.ZodMiniObject): z.ZodMiniType<unknown> {
+  let strictSchema = strictUnitSchemas.get(schema);
+  if (!strictSchema) strictUnitSchemas.set(schema, (strictSchema = z.strictObject(schema.shape)));
+  return strictSchema;
+}
+
 export function decodeUnit(name: string, value: unknown): { ok: true; value: UnitContent } | { ok: false; error: string } {
   const problem = unitNameProblem(name);
   if (problem) return { ok: false, error: problem };
   const family = familyOf(name);
-  const parsed = name === CLUSTER_UNIT ? clusterPartSchema.safeParse(value) : family ? family.schema.safeParse(value) : shardSchema.safeParse(value);
+  const parsed = strict(name === CLUSTER_UNIT ? clusterPartSchema : family ? family.schema : shardSchema).safeParse(value);
   if (!parsed.success) return { ok: false, error: describeZodError(parsed.error) };
   const stray =
     name === CLUSTER_UNIT ? undefined
     : family === undefined ? shardStrayEntry(name, parsed.data as Shard)
     : family.prefix === INVENTORY_INDEX_UNIT ? bucketStrayEntry(name, parsed.data as InventoryBucketContent)
     : undefined;
-  return stray ? { ok: false, error: stray } : { ok: true, value: parsed.data };
+  return stray ? { ok: false, error: stray } : { ok: true, value: parsed.data as UnitContent };
 }

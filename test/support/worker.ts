@@ -2,7 +2,7 @@
 import { env, exports } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import worker from "../../functions/index.js";
-import { importPrivateKey, signRequest, type SignedMethod } from "../../shared/signing/index.js";
+import { importPrivateKey, publicKeyOf, signRequest, type SignedMethod } from "../../shared/signing/index.js";
 import type { TestCluster as RegisteredCluster } from "./clusters.js";
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { encodeSnapshot, pushBodies, type Snapshot } from "../../shared/snapshot/index.js";
@@ -62,6 +62,12 @@ export function snapshotOf(objects: KubeObject[], overrides: Partial<Snapshot> =
   const { snapshot, problems } = buildSnapshot(objects, { generation: freshGeneration(), builtAt: new Date().toISOString() });
   if (problems.length > 0) throw new Error(`test snapshot has problems: ${problems.join("; ")}`);
   return { ...snapshot, ...overrides };
+}
+
+/** Who signs `cluster`'s pushes, as the push route hands it to the store: its test key, the only one registered. */
+export async function pushSigner(cluster: string) {
+  const key = await publicKeyOf(keys()[SIGNER[cluster] ?? (cluster as TestCluster)]);
+  return { key, current: [key] };
 }
 
 /** The signature headers `signer`'s key gives a `method` request with `bytes` to `cluster`. */

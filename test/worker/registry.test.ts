@@ -53,6 +53,7 @@ describe("registering a cluster", () => {
       publicKey: [c.publicKey],
       tokenHashes: [c.tokenHash],
       withoutSnapshot: "FailClosed",
+      maxAgeSeconds: 86_400,
     });
   });
 
@@ -67,8 +68,10 @@ describe("registering a cluster", () => {
       [[{ op: "add", cluster: "fleet-bad", registration: { publicKey: c.publicKey } }], "no credential: set tokenHashes (edgeadmit token makes one), or anonymous: true for a function nobody else can reach; nothing changed"],
       [[{ op: "add", cluster: "fleet-bad", registration: { publicKey: "ed25519:AAAA", tokenHashes: [c.tokenHash] } }], 'publicKey: public key must be "ed25519:" followed by the base64 of 32 bytes; nothing changed'],
       [[{ op: "add", cluster: "Fleet_Bad", registration: registration(c) }], "registry change does not fit: changes.0.cluster: must be lowercase letters, digits and '-', starting and ending with a letter or digit; nothing changed"],
-      [[{ op: "rotate", cluster: "fleet-bad" }], "a rotate must add or remove a key or token hash, or set withoutSnapshot or anonymous; nothing changed"],
+      [[{ op: "rotate", cluster: "fleet-bad" }], "a rotate must add or remove a key or token hash, or set withoutSnapshot, anonymous or maxAgeSeconds; nothing changed"],
       [[], "registry change does not fit: changes: Too small: expected array to have >=1 items; nothing changed"],
+      // The operator's limit on a snapshot's age has a documented maximum.
+      [[add("fleet-bad", c, { maxAgeSeconds: 1e15 })], "registry change does not fit: changes.0.registration.maxAgeSeconds: must be at most 604800 seconds (7 days); nothing changed"],
     ];
     for (const [changes, error] of cases) expect(await answer(await change(changes))).toEqual({ status: 400, body: { error }, challenge: null });
     expect(await listed("fleet-bad")).toBeUndefined();
@@ -202,19 +205,31 @@ describe("a change the operator did not make changes nothing", () => {
     const before = await list();
     expect(await answer(await send(removal))).toEqual({
       status: 409,
-      body: { error: "this signed change was already applied (the same request, sent again); nothing changed" },
+      body: { error: "this signed request was already received (the same request, sent again): sign a new one; nothing changed" },
       challenge: null,
     });
     expect(await list()).toEqual(before);
     expect(await served("fleet-replay", c)).toEqual(SERVED);
   });
 
-  it("a refused change may be signed again and sent: only an applied one is remembered", async () => {
+  it("a refused change sent again after the registry moved on: 409, never applied (the operator meant it against what it saw)", async () => {
     const c = await credentials();
-    const early = await signedChange([{ op: "rotate", cluster: "fleet-retry", withoutSnapshot: "FailClosed" }]);
-    expect((await send(early)).status).toBe(404);
+    // add X → 409 (X is registered); remove X; the kept add sent again must not register X with it.
     await applied([add("fleet-retry", c)]);
-    expect((await send(early)).status).toBe(200);
+    const kept = await signedChange([add("fleet-retry", c, { withoutSnapshot: "FailClosed" })]);
+    expect((await answer(await send(kept))).status).toBe(409);
+    await applied([{ op: "remove", cluster: "fleet-retry" }]);
+    const before = await list();
+    expect(await answer(await send(kept))).toEqual({
+      status: 409,
+      body: { error: "this signed request was already received (the same request, sent again): sign a new one; nothing changed" },
+      challenge: null,
+    });
+    expect(await list()).toEqual(before);
+    expect(await listed("fleet-retry")).toBeUndefined();
+    expect(await served("fleet-retry", c)).toEqual(REFUSED);
+    // Signed anew, the same change applies.
+    await applied([add("fleet-retry", c, { withoutSnapshot: "FailClosed" })]);
     expect(await listed("fleet-retry")).toMatchObject({ withoutSnapshot: "FailClosed" });
   });
 });

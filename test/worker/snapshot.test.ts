@@ -9,7 +9,7 @@ import { cacheStats, forget, loadShards, loadSnapshot, REVALIDATE_MS, storeOf } 
 import { sha256Hex } from "../../shared/digest/index.js";
 import { CLUSTER_UNIT, contentHash, encodeSnapshot, NamespaceFacts, type Snapshot } from "../../shared/snapshot/index.js";
 import { CONTENT_SHA256_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER } from "../../shared/signing/index.js";
-import { call, dispatch, freshGeneration, objectsFromYaml, push, sign, snapshotOf, validate } from "../support/worker.js";
+import { bearer, call, dispatch, freshGeneration, objectsFromYaml, push, pushSigner, sign, snapshotOf, validate } from "../support/worker.js";
 import { pod, reviewOf } from "../support/reviews.js";
 import { pushBody, putBody, unitsOf } from "../support/push.js";
 
@@ -40,7 +40,9 @@ describe("an accepted push", () => {
   it("answers what was stored and serves metadata only", async () => {
     const { status, body } = await meta();
     expect(status).toBe(200);
-    expect(Object.keys(body).sort()).toEqual(["ageSeconds", "boundPolicies", "builtAt", "bytes", "cluster", "contentHash", "generation", "policyProblems", "pushedAt", "units"]);
+    expect(Object.keys(body).sort()).toEqual(["ageSeconds", "boundPolicies", "builtAt", "bytes", "cluster", "contentHash", "generation", "maxAgeSeconds", "policyProblems", "pushedAt", "signedBy", "units"]);
+    // The key that signed it (the demo key, the only one "pushes" registers) and the registration's age limit.
+    expect(body).toMatchObject({ signedBy: (await pushSigner("pushes")).key, maxAgeSeconds: 86_400 });
     expect(body).toMatchObject({ cluster: "pushes", generation: stored.generation, contentHash: await contentHash(stored), builtAt: stored.builtAt });
     // The cluster part, the shards of tenant-root and tenant-acme, the references of dc1 and dc2.
     expect(body.units).toBe(5);
@@ -107,6 +109,44 @@ describe("a rejected push changes nothing", () => {
       push("pushes", { ...permissive(), generation: stored.generation })],
     ["an older generation", 409, /is not newer than the stored generation/, () => push("pushes", { ...permissive(), generation: stored.generation - 1 })],
     ["an unknown cluster", 401, generic, () => push("nope", permissive(), { signer: "demo" })],
+    // Push bodies are strict, like the registry's: a field this version does not know is refused, and quoted capped.
+    ["a body with a field the protocol does not have", 400, /^push body does not match the schema: Unrecognized key: "padding"$/, async () =>
+      push("pushes", JSON.stringify({ ...JSON.parse(await pushBody(permissive())), padding: "x".repeat(1000) }))],
+    ["a commit with a field the protocol does not have", 400, /^push body does not match the schema: commit: Unrecognized key: "force"$/, async () =>
+      push("pushes", putBody(freshGeneration(), {}, { base: null, digest: "0".repeat(64), force: true } as never))],
+    ["a unit with a field its schema does not have", 400, /^unit "tenant-acme": Unrecognized key: "padding"; nothing was stored$/, () =>
+      push("pushes", putBody(freshGeneration(), { "tenant-acme": { ...emptyShard(), padding: "x".repeat(1000) } }))],
+    ["a cluster part with a field its schema does not have", 400, /^unit \(cluster part\): Unrecognized key: "padding"; nothing was stored$/, async () => {
+      const units = await unitsOf(permissive());
+      return push("pushes", putBody(freshGeneration(), { ...units, [CLUSTER_UNIT]: { ...(units[CLUSTER_UNIT] as object), padding: 1 } }, { base: null, digest: (await encodeSnapshot(permissive())).digest }));
+    }],
+    ["a body whose unknown field's name is 100,000 characters, quoted capped", 400, /^push body does not match the schema: Unrecognized key: "x{900,}\.\.\.$/, async () => {
+      const response = await push("pushes", JSON.stringify({ ...JSON.parse(await pushBody(permissive())), ["x".repeat(100_000)]: 1 }));
+      const { error } = (await response.clone().json()) as { error: string };
+      expect(new TextEncoder().encode(error).length).toBeLessThanOrEqual(1000);
+      return response;
+    }],
+    // Every list in a push is bounded by count, not only by the body's bytes: each entry is storage work the cluster's reviews wait for.
+    ["a commit that removes more than 10,000 names", 400, /^push body does not match the schema: commit\.removed: at most 10000 names per push: push every unit instead \(base null\)$/, async () =>
+      push("pushes", putBody(freshGeneration(), {}, { base: stored.generation, removed: Array.from({ length: 10_001 }, (_, i) => `gone-${i}`), digest: "0".repeat(64) }))],
+    ["a body that stages more than 2,000 units", 400, /^push body does not match the schema: units: at most 2000 units per body: send the rest in further bodies$/, () =>
+      push("pushes", putBody(freshGeneration(), Object.fromEntries(Array.from({ length: 2_001 }, (_, i) => [`ns-${i}`, emptyShard()]))))],
+    // Unit and removed names are Kubernetes names: a namespace's shard is named by a DNS label (ValidateNamespaceName,
+    // kubernetes/apimachinery pkg/api/validation/generic.go NameIsDNSLabel), a class's references by a DNS subdomain.
+    ...(["\u0000", "..", "a b", "Tenant-Acme", "x".repeat(64)] as const).map((name): [string, number, RegExp, () => Promise<Response>] => [
+      `a unit named ${JSON.stringify(name.length > 10 ? `${name.slice(0, 4)}… (${name.length})` : name)}`,
+      400,
+      // A name past 63 bytes is quoted as its first 60 and "...".
+      new RegExp(`^unit "${(name.length > 63 ? `${name.slice(0, 60)}...` : name).replace(/[.\\]/g, "\\$&")}": a namespace's shard is named by the namespace: a lowercase RFC 1123 label of at most 63 characters \\(lowercase letters, digits and '-', starting and ending with a letter or digit\\); nothing was stored$`),
+      () => push("pushes", putBody(freshGeneration(), { [name]: emptyShard() })),
+    ]),
+    ["the references of a class that is no Kubernetes name", 400, /^unit "affinityclass\/DC 1": unit name must be "affinityclass\/" and an AffinityClass's name: a lowercase RFC 1123 subdomain of at most 253 characters; nothing was stored$/, () =>
+      push("pushes", putBody(freshGeneration(), { "affinityclass/DC 1": { shown: [], total: 1 } }))],
+    ["a commit that removes a name no unit can have", 400, /^commit\.removed\[1\] "a b": a namespace's shard is named by the namespace: .*; nothing was stored$/, () =>
+      push("pushes", putBody(freshGeneration(), {}, { base: stored.generation, removed: ["gone", "a b"], digest: "0".repeat(64) }))],
+    // Generations are the pusher's clock in ms: one further ahead than a signature may be would lock out the owner.
+    ["the highest generation there is", 400, /^generation 9007199254740991 is more than 300s ahead of the function's clock \(.*\): a generation is the pusher's clock in milliseconds; nothing was stored$/, () =>
+      push("pushes", { ...permissive(), generation: Number.MAX_SAFE_INTEGER })],
   ];
 
   for (const [name, status, error, send] of cases) {
@@ -157,6 +197,36 @@ describe("a rejected push changes nothing", () => {
 function emptyShard() {
   return { applications: {}, volumeClaims: {}, tenants: {}, namespaces: {}, policyParams: {} };
 }
+
+describe("a commit that removes many names", () => {
+  it("is taken up to 10,000 names: the generation moves, the content stays", async () => {
+    const { body } = await meta();
+    const before = await observable();
+    const removed = Array.from({ length: 10_000 }, (_, i) => `gone-${i}`);
+    const response = await push("pushes", putBody(freshGeneration(), {}, { base: body.generation as number, removed, digest: body.contentHash as string }));
+    expect(response.status).toBe(200);
+    forget();
+    expect(await observable()).toEqual({ ...before, generation: expect.any(Number) });
+    stored = { ...stored, generation: (await meta()).body.generation as number };
+  });
+});
+
+describe("the bucket listings", () => {
+  // They name every namespace and AffinityClass the cluster has: only the sync job compares them.
+  it("answer only the sync job's signature, not the apiserver's token (which may show in a webhook URL)", async () => {
+    for (const path of ["/v1/pushes/snapshot/buckets", "/v1/pushes/snapshot/buckets/0"]) {
+      const refused = await dispatch(path, { headers: bearer("pushes") });
+      expect({ status: refused.status, body: await refused.json() }).toEqual({
+        status: 401,
+        body: { error: "not authenticated: this route needs the cluster's credential (docs/operations.md, Register a cluster)" },
+      });
+      const signed = await dispatch(path, { headers: await sign("pushes", new Uint8Array(), { method: "GET" }) });
+      expect(signed.status).toBe(200);
+    }
+    // The metadata stays readable with the token, so ops can look with curl.
+    expect((await dispatch("/v1/pushes/snapshot", { headers: bearer("pushes") })).status).toBe(200);
+  });
+});
 
 describe("a cluster registered with two keys while one is rotated", () => {
   it("accepts pushes signed by either, and no other", async () => {
@@ -274,6 +344,7 @@ describe("the isolate cache", () => {
     const result = await storeOf(env, "pushes").push(
       newer.generation,
       units,
+      await pushSigner("pushes"),
       { base: null, builtAt: newer.builtAt, pushedAt: start, removed: [], digest },
     );
     expect(result.ok).toBe(true);

@@ -1,11 +1,11 @@
 // Label and label-selector semantics as in k8s.io/apimachinery/pkg/labels.
 import type { LabelSelector } from "../schemas/index.js";
 import { capped } from "../../text/index.js";
+import { DNS1123_SUBDOMAIN } from "../names/index.js";
 
 export type Labels = Readonly<Record<string, string>>;
 
 const NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** Why `key` is not a valid label key, or undefined when it is (IsQualifiedName). */
 export function labelKeyError(key: string): string | undefined {
