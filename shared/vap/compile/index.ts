@@ -27,8 +27,8 @@ export const VARIABLES = ["object", "oldObject", "request", "params", "namespace
  * apiserver's variables and libraries, and `inventory` (shared/inventory),
  * whose calls are checked against the declaration.
  */
-const envOf = (declaration: InventoryDeclaration): Env =>
-  createEnv({ variables: [...VARIABLES, INVENTORY_VARIABLE], libraries: [...KUBERNETES_LIBRARIES, inventoryLibrary(declaration)] });
+const envOf = (declaration: InventoryDeclaration, costLimit?: number): Env =>
+  createEnv({ variables: [...VARIABLES, INVENTORY_VARIABLE], libraries: [...KUBERNETES_LIBRARIES, inventoryLibrary(declaration)], ...(costLimit === undefined ? {} : { costLimit }) });
 
 /** The environment of every policy without the annotation. */
 const env = envOf(NO_DECLARATION);
@@ -64,13 +64,19 @@ export interface CompiledPolicy {
 /** Compile results by source within one policy set, per environment: policies of one library repeat expressions, and a program is stateless. */
 type Compiled = Map<Env, Map<string, ReturnType<typeof compile>>>;
 
-function compilePolicy(name: string, object: unknown, spec: PolicySpec, bindings: CompiledPolicy["bindings"], problems: string[], compiled: Compiled): CompiledPolicy {
+/** How a policy set is compiled beyond its sources. */
+export interface CompileOptions {
+  /** The cost limit of one evaluation, PerCallLimit unless a test of the limit sets a smaller one (as CompileCELExpression's tests do). */
+  perCallLimit?: number;
+}
+
+function compilePolicy(name: string, object: unknown, spec: PolicySpec, bindings: CompiledPolicy["bindings"], problems: string[], compiled: Compiled, options: CompileOptions): CompiledPolicy {
   const subject = `ValidatingAdmissionPolicy '${name}'`;
   // A declaration that cannot be used is a compile error of every expression: the policy then follows its failurePolicy.
   const declared = declarationOf(object);
   if (typeof declared === "string") problems.push(`${subject}: ${declared}`);
   const inventory = typeof declared === "string" ? NO_DECLARATION : declared;
-  const policyEnv = inventory === NO_DECLARATION ? env : envOf(inventory);
+  const policyEnv = inventory === NO_DECLARATION && options.perCallLimit === undefined ? env : envOf(inventory, options.perCallLimit);
   const results = compiled.get(policyEnv) ?? compiled.set(policyEnv, new Map()).get(policyEnv)!;
   const expression = (source: string, where: string): Expression => {
     if (typeof declared === "string") return { source, error: declared };
@@ -117,7 +123,7 @@ function compilePolicy(name: string, object: unknown, spec: PolicySpec, bindings
 }
 
 /** The policies that have at least one binding, compiled in name order, and every problem found on the way. */
-export function compilePolicies(sources: AdmissionPolicySources): { policies: CompiledPolicy[]; problems: string[] } {
+export function compilePolicies(sources: AdmissionPolicySources, options: CompileOptions = {}): { policies: CompiledPolicy[]; problems: string[] } {
   const problems: string[] = [];
   const bindingsByPolicy = new Map<string, CompiledPolicy["bindings"]>();
   for (const name of Object.keys(sources.bindings).sort()) {
@@ -143,7 +149,7 @@ export function compilePolicies(sources: AdmissionPolicySources): { policies: Co
       problems.push(`ValidatingAdmissionPolicy '${policyName}': ${describeZodError(parsed.error)}; not enforced`);
       continue;
     }
-    policies.push(compilePolicy(policyName, object, parsed.data.spec, bindings, problems, compiled));
+    policies.push(compilePolicy(policyName, object, parsed.data.spec, bindings, problems, compiled, options));
   }
   return { policies: policies.sort((a, b) => (a.name < b.name ? -1 : 1)), problems };
 }
