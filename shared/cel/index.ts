@@ -1,8 +1,10 @@
 // edgeadmit's CEL: parser, declaration checker and closure-compiling
 // evaluator with runtime cost limits, behaving as cel-go does inside the
 // Kubernetes apiserver (its base environment: optional types, cross-type
-// numeric comparisons, ext.Strings v2, cel.bind, two-variable comprehensions,
-// homogeneous literal and regex/duration/timestamp literal validation).
+// numeric comparisons, ext.Strings v2, two-variable comprehensions,
+// homogeneous literal and regex/duration/timestamp literal validation), and
+// ext.Bindings' cel.bind unless an environment leaves it out as Kubernetes'
+// base environment does.
 //
 //   const env = createEnv({ variables: ["object", "oldObject", "request", "params"], libraries: KUBERNETES_LIBRARIES });
 //   const compiled = compile("object.spec.replicas <= params.maxReplicas", env);
@@ -29,13 +31,14 @@
 // is charged when an evaluation ends, so one nested inside another (a lazy
 // variable) sees the outer one's cost only afterwards.
 //
-// Not covered: static types beyond literals (Kubernetes checks against
-// OpenAPI schemas; here mismatches are runtime errors), containers and
-// namespaced names, protobuf messages.
+// Not covered: static types beyond literals and declared variable types
+// (declareVariables; Kubernetes checks `object` against OpenAPI schemas,
+// here such mismatches are runtime errors), containers and namespaced
+// names, protobuf messages.
 
-import { check, type Declarations } from "./checker/index.js";
+import { check, type Declarations, type ObjectFields } from "./checker/index.js";
 import { compileExpr, CostLimitExceeded, Frame, type Activation, type Eval } from "./eval/index.js";
-import type { FunctionDecl, Library, OverloadDecl } from "./declarations/index.js";
+import type { FunctionDecl, Library, OverloadDecl, TypeName } from "./declarations/index.js";
 import { optionalLibrary } from "./optional/index.js";
 import { NO_LOCATION, parse } from "./parser/index.js";
 import { DEFAULT_REGEX_ENGINE, type RegexCompiler, type RegexLibrary } from "./regex/index.js";
@@ -44,6 +47,7 @@ import { stringsLibrary } from "./strings/index.js";
 import { EvalError, type CelType, type Value } from "./values/index.js";
 
 export type { Activation } from "./eval/index.js";
+export { typeParameters, type ObjectFields } from "./checker/index.js";
 export type { CallContext, FunctionDecl, Impl, Library, OverloadDecl, TypeName } from "./declarations/index.js";
 export { chargeTraversal, costSize } from "./declarations/index.js";
 export type { Regex, RegexCompiler, RegexLibrary } from "./regex/index.js";
@@ -69,11 +73,14 @@ export interface EnvOptions {
   readonly homogeneousLiterals?: boolean;
   /** The regex engine for matches() and the libraries' patterns: shared/re2 unless a test of the wiring brings its own. */
   readonly regex?: RegexCompiler;
+  /** ext.Bindings' cel.bind macro; default true. Kubernetes' base environment does not have it (pkg/cel/environment/base.go). */
+  readonly bindings?: boolean;
 }
 
 export interface Env {
   readonly declarations: Declarations;
   readonly costLimit: number;
+  readonly bindings: boolean;
 }
 
 /** Cost units shared by several evaluations (one policy's expressions); evaluations draw from it as they run. */
@@ -96,6 +103,8 @@ export type EvalResult =
 
 export interface Program {
   readonly source: string;
+  /** The expression's static type as the checker found it ("dyn" when unknown). */
+  readonly type: string;
   /** The declared variables the expression reads, found in its checked tree. */
   readonly variables: ReadonlySet<string>;
   evaluate(activation: Activation, budget?: Budget): EvalResult;
@@ -125,7 +134,17 @@ export function createEnv(options: EnvOptions): Env {
   return {
     declarations: { variables: new Set(options.variables), functions, types, homogeneousLiterals: options.homogeneousLiterals ?? true },
     costLimit: options.costLimit ?? PER_CALL_LIMIT,
+    bindings: options.bindings ?? true,
   };
+}
+
+/**
+ * The environment with its variables declared anew, names and static types
+ * (dyn for an untyped one), sharing its functions and types: cheap enough
+ * for each policy's own declarations.
+ */
+export function declareVariables(env: Env, variables: ReadonlyMap<string, TypeName>, objectTypes: ReadonlyMap<string, ObjectFields>): Env {
+  return { ...env, declarations: { ...env.declarations, variables: new Set(variables.keys()), variableTypes: variables, objectTypes } };
 }
 
 /** Overloads carrying their function's singleton implementation, for merging two declarations of one name. */
@@ -133,19 +152,20 @@ const withImpls = (fn: FunctionDecl): readonly OverloadDecl[] =>
   fn.impl === undefined ? fn.overloads : fn.overloads.map((o) => ({ ...o, impl: o.impl ?? fn.impl }));
 
 export function compile(source: string, env: Env): CompileResult {
-  const parsed = parse(source);
+  const parsed = parse(source, { bindings: env.bindings });
   if ("errors" in parsed) return { ok: false, error: formatErrors(source, parsed.errors) };
   const checked = check(parsed.expr, env.declarations);
   if (checked.errors.length > 0) return { ok: false, error: formatErrors(source, checked.errors) };
   const root = compileExpr(parsed.expr, checked);
   const variables = new Set<string>();
   for (const r of checked.resolutions.values()) if (r.kind === "var") variables.add(r.name);
-  return { ok: true, program: new CompiledProgram(source, variables, root, checked.slots, env.costLimit) };
+  return { ok: true, program: new CompiledProgram(source, checked.type, variables, root, checked.slots, env.costLimit) };
 }
 
 class CompiledProgram implements Program {
   constructor(
     readonly source: string,
+    readonly type: string,
     readonly variables: ReadonlySet<string>,
     private readonly root: Eval,
     private readonly slots: number,

@@ -278,13 +278,14 @@ describe("variables two policies share", () => {
   });
 
   it("a variable that reads params is each policy's own", () => {
+    // Both declare a paramKind: without one, \`params\` is not declared (compile.go:258-260); b's binding has no paramRef, so its params are null.
     const limits = `---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: limits, namespace: shop}\ndata: {max: "3"}\n`;
     const objects = yaml(
-      policy("a", `${deployments}\nparamKind: {apiVersion: v1, kind: ConfigMap}\nvariables:\n- {name: v, expression: "has(params.data) ? int(params.data.max) : 100"}\nvalidations:\n- {expression: "object.spec.replicas <= variables.v", messageExpression: "'a ' + string(variables.v)"}`) +
+      policy("a", `${deployments}\nparamKind: {apiVersion: v1, kind: ConfigMap}\nvariables:\n- {name: v, expression: "params == null ? 100 : int(params.data.max)"}\nvalidations:\n- {expression: "object.spec.replicas <= variables.v", messageExpression: "'a ' + string(variables.v)"}`) +
         "---" +
         binding("a", "a", "validationActions: [Deny]\nparamRef: {name: limits, parameterNotFoundAction: Deny}") +
         "---" +
-        policy("b", `${deployments}\nvariables:\n- {name: v, expression: "has(params.data) ? int(params.data.max) : 100"}\nvalidations:\n- {expression: "object.spec.replicas <= variables.v", messageExpression: "'b ' + string(variables.v)"}`) +
+        policy("b", `${deployments}\nparamKind: {apiVersion: v1, kind: ConfigMap}\nvariables:\n- {name: v, expression: "params == null ? 100 : int(params.data.max)"}\nvalidations:\n- {expression: "object.spec.replicas <= variables.v", messageExpression: "'b ' + string(variables.v)"}`) +
         "---" +
         binding("b", "b") +
         limits,

@@ -27,14 +27,20 @@ const EXPECTING_ELEMENT = (close: "]" | "}"): string =>
 
 const RELATIONS: Record<string, string> = { "<": "_<_", "<=": "_<=_", ">": "_>_", ">=": "_>=_", "==": "_==_", "!=": "_!=_" };
 
+/** What the parser expands beyond the standard macros. */
+export interface ParseOptions {
+  /** ext.Bindings' cel.bind(name, init, body); without it, cel.bind is an ordinary call (to an undeclared function). Default true. */
+  readonly bindings?: boolean;
+}
+
 /** Parses source into an expression; errors are collected, not thrown. */
-export function parse(src: string): { expr: Expr } | { errors: SyntaxError[] } {
+export function parse(src: string, options: ParseOptions = {}): { expr: Expr } | { errors: SyntaxError[] } {
   const size = [...src].length;
   if (size > MAX_CODE_POINTS) {
     return { errors: [new SyntaxError(NO_LOCATION, `expression code point size exceeds limit: size: ${size}, limit ${MAX_CODE_POINTS}`)] };
   }
   try {
-    return { expr: new Parser(tokenize(src)).parseAll() };
+    return { expr: new Parser(tokenize(src), options.bindings ?? true).parseAll() };
   } catch (e) {
     if (e instanceof SyntaxError) return { errors: [e] };
     throw e;
@@ -47,7 +53,10 @@ class Parser {
   /** AST depth, tracked per node so chains built by loops stay bounded like nested ones; a Map per parse (a global WeakMap costs more in GC than the parse). */
   private readonly depthOf = new Map<Expr, number>();
 
-  constructor(private readonly tokens: readonly Token[]) {}
+  constructor(
+    private readonly tokens: readonly Token[],
+    private readonly bindings: boolean,
+  ) {}
 
   parseAll(): Expr {
     const e = this.expr();
@@ -360,7 +369,7 @@ class Parser {
       if (arg.kind !== "select") throw new SyntaxError(arg.pos, "invalid argument to has() macro");
       return this.node({ kind: "has", pos, operand: arg.operand, field: arg.field }, arg.operand);
     }
-    if (name === "bind" && n === 3 && target.kind === "ident" && target.name === "cel") {
+    if (this.bindings && name === "bind" && n === 3 && target.kind === "ident" && target.name === "cel") {
       const [v, init, body] = args as [Expr, Expr, Expr];
       if (v.kind !== "ident") throw new SyntaxError(v.pos, "cel.bind() variable names must be simple identifiers");
       return this.node({ kind: "bind", pos, name: v.name, init, body }, init, body);
