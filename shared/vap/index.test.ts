@@ -348,6 +348,12 @@ describe("params", () => {
     expect(judge(withParams("name: limits-12\nparameterNotFoundAction: Deny", many), deployment(8)).decision.denial?.message).toMatch(/no params found for policy binding with `Deny` parameterNotFoundAction$/);
   });
 
+  it("knows a ConfigMap is namespaced when the cluster holds none, as the apiserver's REST mapping does (policy/generic/policy_dispatcher.go:299, 334-336, 401)", () => {
+    expect(judge(withParams("name: limits\nnamespace: shop\nparameterNotFoundAction: Deny", ""), deployment(4)).decision.denial?.message).toBe(
+      "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
+    );
+  });
+
   it("not found: Allow admits, Deny follows failurePolicy with the apiserver's message", () => {
     expect(judge(withParams("name: missing\nparameterNotFoundAction: Allow", ""), deployment(4)).decision.allowed).toBe(true);
     expect(judge(withParams("name: missing\nparameterNotFoundAction: Deny", limits("other", 1)), deployment(4)).decision.denial?.message).toBe(
