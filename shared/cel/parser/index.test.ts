@@ -52,6 +52,8 @@ describe("syntax errors", () => {
       "ERROR: <input>:1:4: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | 1 +\n | ...^",
     );
     expect(error("(1")).toBe("ERROR: <input>:1:3: Syntax error: missing ')' at '<EOF>'\n | (1\n | ..^");
+    // kubernetes/apiserver pkg/admission/plugin/cel/compile_test.go:41: an argument list cut short misses its ')'.
+    expect(error("'asdf'.contains('x'")).toBe("ERROR: <input>:1:20: Syntax error: missing ')' at '<EOF>'\n | 'asdf'.contains('x'\n | ...................^");
     expect(error("a b", { a: 1 })).toBe("ERROR: <input>:1:3: Syntax error: mismatched input 'b' expecting <EOF>\n | a b\n | ..^");
     expect(error("1 @ 2")).toBe("ERROR: <input>:1:3: Syntax error: token recognition error at: '@'\n | 1 @ 2\n | ..^");
     expect(error("if")).toBe("ERROR: <input>:1:1: reserved identifier: if\n | if\n | ^");
