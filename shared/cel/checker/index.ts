@@ -193,7 +193,7 @@ class Checker {
         return e.optional ? "dyn" : type;
       }
       case "has":
-        this.visit(e.operand, scope, exempt);
+        this.field(e.pos, this.visit(e.operand, scope, exempt), e.field);
         return "bool";
       case "index": {
         const operand = this.visit(e.operand, scope, exempt);

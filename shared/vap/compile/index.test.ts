@@ -17,6 +17,8 @@ describe("request, namespaceObject and params as the apiserver declares them", (
     expect(errorOf("request.foo1 == 'nope'")).toBe("ERROR: <input>:1:8: undefined field 'foo1'\n | request.foo1 == 'nope'\n | .......^");
     expect(errorOf("request.userInfo.foo5 == 'nope'")).toBe("ERROR: <input>:1:17: undefined field 'foo5'\n | request.userInfo.foo5 == 'nope'\n | ................^");
     expect(errorOf("request.userInfo.groups == ['system:authenticated'] && request.userInfo.extra == {'k': ['v']} && request.options == {'a': 1}")).toBeUndefined();
+    expect(errorOf("has(request.foo1) || has(request.namespace)")).toContain("undefined field 'foo1'");
+    expect(errorOf("has(request.namespace)")).toBeUndefined();
     expect(errorOf("request.name == 1")).toBe("ERROR: <input>:1:14: found no matching overload for '_==_' applied to '(string, int)'\n | request.name == 1\n | .............^");
   });
 
