@@ -213,6 +213,14 @@ resourceRules:
     expect(judge(objects(`{expression: "'namespaceObject' != ''", message: "needs namespaceObject"}`), newcomer).decision.allowed).toBe(true);
   });
 
+  it("namespaceObject's timestamps are timestamps, as BuildNamespaceType declares them (compile.go:120-133)", () => {
+    const namespace = "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: shop, creationTimestamp: '2024-05-01T10:00:00Z'}\nstatus: {phase: Active, conditions: [{type: Ready, status: 'True', lastTransitionTime: '2024-05-02T00:00:00Z'}]}\n";
+    const objects = (expression: string) => yaml(policy("p", `${deployments}\nvalidations:\n- {expression: "${expression}", message: denied}`) + "---" + binding("b", "p") + namespace);
+    expect(judge(objects("type(namespaceObject.metadata.creationTimestamp) == google.protobuf.Timestamp && namespaceObject.metadata.creationTimestamp.getFullYear() == 2024"), deployment(1)).decision.allowed).toBe(true);
+    expect(judge(objects("namespaceObject.status.conditions[0].lastTransitionTime - namespaceObject.metadata.creationTimestamp == duration('14h')"), deployment(1)).decision.allowed).toBe(true);
+    expect(judge(objects("namespaceObject.metadata.creationTimestamp > timestamp('2025-01-01T00:00:00Z')"), deployment(1)).decision.denial?.message).toBe("ValidatingAdmissionPolicy 'p' with binding 'b' denied request: denied");
+  });
+
   it("subresources only match rules that name them", () => {
     const objects = cluster(`resourceRules:
 - {apiGroups: [apps], apiVersions: [v1], operations: [UPDATE], resources: [deployments/scale]}`);

@@ -4,7 +4,8 @@
 // compile errors, `params` exists only with a paramKind, and `variables` is
 // an object type whose fields are the policy's variables, each typed as its
 // expression's type, each visible to the expressions after it.
-import { typeParameters, type ObjectFields, type TypeName } from "../../cel/index.js";
+import { typeParameters, type ObjectFields, type TypeName, type Value } from "../../cel/index.js";
+import { parseTimestamp } from "../../cel/time/index.js";
 
 const object = (fields: Record<string, TypeName>): ObjectFields => new Map(Object.entries(fields));
 
@@ -94,4 +95,41 @@ export function policyDeclarations(names: readonly string[], hasParams: boolean,
   declared.set("variables", VARIABLES_TYPE);
   const objectTypes = new Map([...REQUEST_TYPES, ...NAMESPACE_TYPES, [VARIABLES_TYPE, new Map(variables)]]);
   return { variables: declared, objectTypes, key: `${hasParams}|${variables.map(([name, type]) => `${name}:${type}`).join(",")}` };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** A copy of `record` with its RFC 3339 strings at `keys` as timestamps (a string that does not parse stays one). */
+function withTimestamps(record: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const copy = { ...record };
+  for (const key of keys) {
+    const text = copy[key];
+    if (typeof text === "string") copy[key] = parseTimestamp(text) ?? text;
+  }
+  return copy;
+}
+
+/** Per snapshot object: the namespaces a snapshot holds are read by every review in them. */
+const namespaceValues = new WeakMap<object, Value>();
+
+/**
+ * A snapshot's Namespace as `namespaceObject` holds it in the apiserver: its
+ * timestamps (metadata.creationTimestamp, deletionTimestamp, the conditions'
+ * lastTransitionTime) are CEL timestamps, as BuildNamespaceType declares
+ * them, not the RFC 3339 strings of its JSON.
+ */
+export function namespaceValue(namespace: Record<string, unknown>): Value {
+  const known = namespaceValues.get(namespace);
+  if (known !== undefined) return known;
+  const { metadata, status } = namespace;
+  const conditions = isRecord(status) ? status["conditions"] : undefined;
+  const value = {
+    ...namespace,
+    ...(isRecord(metadata) ? { metadata: withTimestamps(metadata, ["creationTimestamp", "deletionTimestamp"]) } : {}),
+    ...(isRecord(status) && Array.isArray(conditions)
+      ? { status: { ...status, conditions: conditions.map((c: unknown) => (isRecord(c) ? withTimestamps(c, ["lastTransitionTime"]) : c)) } }
+      : {}),
+  } as Value;
+  namespaceValues.set(namespace, value);
+  return value;
 }
