@@ -1,8 +1,10 @@
 // edgeadmit's CEL: parser, declaration checker and closure-compiling
 // evaluator with runtime cost limits, behaving as cel-go does inside the
 // Kubernetes apiserver (its base environment: optional types, cross-type
-// numeric comparisons, ext.Strings v2, cel.bind, two-variable comprehensions,
-// homogeneous literal and regex/duration/timestamp literal validation).
+// numeric comparisons, ext.Strings v2, two-variable comprehensions,
+// homogeneous literal and regex/duration/timestamp literal validation), and
+// ext.Bindings' cel.bind unless an environment leaves it out as Kubernetes'
+// base environment does.
 //
 //   const env = createEnv({ variables: ["object", "oldObject", "request", "params"], libraries: KUBERNETES_LIBRARIES });
 //   const compiled = compile("object.spec.replicas <= params.maxReplicas", env);
@@ -29,13 +31,14 @@
 // is charged when an evaluation ends, so one nested inside another (a lazy
 // variable) sees the outer one's cost only afterwards.
 //
-// Not covered: static types beyond literals (Kubernetes checks against
-// OpenAPI schemas; here mismatches are runtime errors), containers and
-// namespaced names, protobuf messages.
+// Not covered: static types beyond literals and declared variable types
+// (declareVariables; Kubernetes checks `object` against OpenAPI schemas,
+// here such mismatches are runtime errors), containers and namespaced
+// names, protobuf messages.
 
-import { check, type Declarations } from "./checker/index.js";
+import { check, type Declarations, type ObjectFields } from "./checker/index.js";
 import { compileExpr, CostLimitExceeded, Frame, type Activation, type Eval } from "./eval/index.js";
-import type { FunctionDecl, Library, OverloadDecl } from "./declarations/index.js";
+import type { FunctionDecl, Library, OverloadDecl, TypeName } from "./declarations/index.js";
 import { optionalLibrary } from "./optional/index.js";
 import { NO_LOCATION, parse, SORT_BY_KEYS, type MacroOptions } from "./parser/index.js";
 import { DEFAULT_REGEX_ENGINE, type RegexCompiler, type RegexLibrary } from "./regex/index.js";
@@ -44,6 +47,7 @@ import { stringsLibrary } from "./strings/index.js";
 import { EvalError, type CelType, type Value } from "./values/index.js";
 
 export type { Activation } from "./eval/index.js";
+export { typeParameters, type ObjectFields } from "./checker/index.js";
 export type { CallContext, FunctionDecl, Impl, Library, OverloadDecl, TypeName } from "./declarations/index.js";
 export { chargeTraversal, costSize } from "./declarations/index.js";
 export type { Regex, RegexCompiler, RegexLibrary } from "./regex/index.js";
@@ -71,6 +75,8 @@ export interface EnvOptions {
   readonly regex?: RegexCompiler;
   /** ext.TwoVarComprehensions' macros (Kubernetes 1.32+); default true. */
   readonly twoVariableComprehensions?: boolean;
+  /** ext.Bindings' cel.bind macro; default true. Kubernetes' base environment does not have it (pkg/cel/environment/base.go). */
+  readonly bindings?: boolean;
 }
 
 export interface Env {
@@ -100,6 +106,8 @@ export type EvalResult =
 
 export interface Program {
   readonly source: string;
+  /** The expression's static type as the checker found it ("dyn" when unknown). */
+  readonly type: string;
   /** The declared variables the expression reads, found in its checked tree. */
   readonly variables: ReadonlySet<string>;
   evaluate(activation: Activation, budget?: Budget): EvalResult;
@@ -129,8 +137,17 @@ export function createEnv(options: EnvOptions): Env {
   return {
     declarations: { variables: new Set(options.variables), functions, types, homogeneousLiterals: options.homogeneousLiterals ?? true },
     costLimit: options.costLimit ?? PER_CALL_LIMIT,
-    macros: { twoVariable: options.twoVariableComprehensions ?? true, sortBy: functions.has(SORT_BY_KEYS) },
+    macros: { twoVariable: options.twoVariableComprehensions ?? true, sortBy: functions.has(SORT_BY_KEYS), bindings: options.bindings ?? true },
   };
+}
+
+/**
+ * The environment with its variables declared anew, names and static types
+ * (dyn for an untyped one), sharing its functions and types: cheap enough
+ * for each policy's own declarations.
+ */
+export function declareVariables(env: Env, variables: ReadonlyMap<string, TypeName>, objectTypes: ReadonlyMap<string, ObjectFields>): Env {
+  return { ...env, declarations: { ...env.declarations, variables: new Set(variables.keys()), variableTypes: variables, objectTypes } };
 }
 
 /** Overloads carrying their function's singleton implementation, for merging two declarations of one name. */
@@ -145,12 +162,13 @@ export function compile(source: string, env: Env): CompileResult {
   const root = compileExpr(parsed.expr, checked);
   const variables = new Set<string>();
   for (const r of checked.resolutions.values()) if (r.kind === "var") variables.add(r.name);
-  return { ok: true, program: new CompiledProgram(source, variables, root, checked.slots, env.costLimit) };
+  return { ok: true, program: new CompiledProgram(source, checked.type, variables, root, checked.slots, env.costLimit) };
 }
 
 class CompiledProgram implements Program {
   constructor(
     readonly source: string,
+    readonly type: string,
     readonly variables: ReadonlySet<string>,
     private readonly root: Eval,
     private readonly slots: number,

@@ -213,6 +213,14 @@ resourceRules:
     expect(judge(objects(`{expression: "'namespaceObject' != ''", message: "needs namespaceObject"}`), newcomer).decision.allowed).toBe(true);
   });
 
+  it("namespaceObject's timestamps are timestamps, as BuildNamespaceType declares them (compile.go:120-133)", () => {
+    const namespace = "---\napiVersion: v1\nkind: Namespace\nmetadata: {name: shop, creationTimestamp: '2024-05-01T10:00:00Z'}\nstatus: {phase: Active, conditions: [{type: Ready, status: 'True', lastTransitionTime: '2024-05-02T00:00:00Z'}]}\n";
+    const objects = (expression: string) => yaml(policy("p", `${deployments}\nvalidations:\n- {expression: "${expression}", message: denied}`) + "---" + binding("b", "p") + namespace);
+    expect(judge(objects("type(namespaceObject.metadata.creationTimestamp) == google.protobuf.Timestamp && namespaceObject.metadata.creationTimestamp.getFullYear() == 2024"), deployment(1)).decision.allowed).toBe(true);
+    expect(judge(objects("namespaceObject.status.conditions[0].lastTransitionTime - namespaceObject.metadata.creationTimestamp == duration('14h')"), deployment(1)).decision.allowed).toBe(true);
+    expect(judge(objects("namespaceObject.metadata.creationTimestamp > timestamp('2025-01-01T00:00:00Z')"), deployment(1)).decision.denial?.message).toBe("ValidatingAdmissionPolicy 'p' with binding 'b' denied request: denied");
+  });
+
   it("subresources only match rules that name them", () => {
     const objects = cluster(`resourceRules:
 - {apiGroups: [apps], apiVersions: [v1], operations: [UPDATE], resources: [deployments/scale]}`);
@@ -278,13 +286,14 @@ describe("variables two policies share", () => {
   });
 
   it("a variable that reads params is each policy's own", () => {
+    // Both declare a paramKind: without one, \`params\` is not declared (compile.go:258-260); b's binding has no paramRef, so its params are null.
     const limits = `---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: limits, namespace: shop}\ndata: {max: "3"}\n`;
     const objects = yaml(
-      policy("a", `${deployments}\nparamKind: {apiVersion: v1, kind: ConfigMap}\nvariables:\n- {name: v, expression: "has(params.data) ? int(params.data.max) : 100"}\nvalidations:\n- {expression: "object.spec.replicas <= variables.v", messageExpression: "'a ' + string(variables.v)"}`) +
+      policy("a", `${deployments}\nparamKind: {apiVersion: v1, kind: ConfigMap}\nvariables:\n- {name: v, expression: "params == null ? 100 : int(params.data.max)"}\nvalidations:\n- {expression: "object.spec.replicas <= variables.v", messageExpression: "'a ' + string(variables.v)"}`) +
         "---" +
         binding("a", "a", "validationActions: [Deny]\nparamRef: {name: limits, parameterNotFoundAction: Deny}") +
         "---" +
-        policy("b", `${deployments}\nvariables:\n- {name: v, expression: "has(params.data) ? int(params.data.max) : 100"}\nvalidations:\n- {expression: "object.spec.replicas <= variables.v", messageExpression: "'b ' + string(variables.v)"}`) +
+        policy("b", `${deployments}\nparamKind: {apiVersion: v1, kind: ConfigMap}\nvariables:\n- {name: v, expression: "params == null ? 100 : int(params.data.max)"}\nvalidations:\n- {expression: "object.spec.replicas <= variables.v", messageExpression: "'b ' + string(variables.v)"}`) +
         "---" +
         binding("b", "b") +
         limits,
@@ -312,8 +321,9 @@ describe("variables two policies share", () => {
     const walked = Array<string>(walks).fill(`- {expression: "${walk}", message: walked}`);
     // Taken from policy a first, the value is still paid for: the walks after it run out.
     expect(results([`- {expression: "variables.v", message: b}`, ...walked])).toEqual(["b: validation failed due to running out of cost budget, no further validation rules will be run"]);
-    // After the walks, too little is left to take it: computing it runs out.
-    expect(results([...walked, `- {expression: "variables.v", message: b}`])).toEqual([`b: expression 'variables.v' resulted in error: composited variable "v" fails to evaluate: operation cancelled: actual cost limit exceeded`]);
+    // After the walks, too little is left to take it: the variable runs to its end on its own per-call limit, and
+    // what it cost is more than the budget left (activation.go:166-174, composition.go:249).
+    expect(results([...walked, `- {expression: "variables.v", message: b}`])).toEqual(["b: validation failed due to running out of cost budget, no further validation rules will be run"]);
   });
 });
 
@@ -344,6 +354,12 @@ describe("params", () => {
     expect(judge(withParams("name: limits-7\nparameterNotFoundAction: Deny", many), deployment(8)).decision.denial?.message).toBe("ValidatingAdmissionPolicy 'p' with binding 'b' denied request: max 7");
     expect(judge(withParams("name: limits-11\nparameterNotFoundAction: Deny", many), deployment(8)).decision.allowed).toBe(true);
     expect(judge(withParams("name: limits-12\nparameterNotFoundAction: Deny", many), deployment(8)).decision.denial?.message).toMatch(/no params found for policy binding with `Deny` parameterNotFoundAction$/);
+  });
+
+  it("knows a ConfigMap is namespaced when the cluster holds none, as the apiserver's REST mapping does (policy/generic/policy_dispatcher.go:299, 334-336, 401)", () => {
+    expect(judge(withParams("name: limits\nnamespace: shop\nparameterNotFoundAction: Deny", ""), deployment(4)).decision.denial?.message).toBe(
+      "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction",
+    );
   });
 
   it("not found: Allow admits, Deny follows failurePolicy with the apiserver's message", () => {

@@ -4,14 +4,27 @@
 // static typing is out of scope (Kubernetes types against OpenAPI schemas we
 // do not have), but literals have static types, so `1 + 'a'`, mixed list
 // literals and invalid constant regexes, durations and timestamps are compile
-// errors as in cel-go with Kubernetes' validators.
+// errors as in cel-go with Kubernetes' validators. A variable may be declared
+// with a static type (the apiserver's `request`, `namespaceObject`, a VAP
+// variable's inferred type): selecting a field its object type lacks,
+// indexing a list with a non-int and comparing values of two different known
+// types are then compile errors as in cel-go. Such a type is what the
+// declaration promises, not what a JSON value at run time is, so it never
+// lets a call skip its runtime type test.
 
 import type { FunctionDecl, Impl, OverloadDecl } from "../declarations/index.js";
 import { qualifiedName, type Expr } from "../parser/index.js";
 import { typeOf, type CelType, type Value } from "../values/index.js";
 
+/** An object type's fields and their types (cel-go's DeclType object). */
+export type ObjectFields = ReadonlyMap<string, string>;
+
 export interface Declarations {
   readonly variables: ReadonlySet<string>;
+  /** Static types of some declared variables (dyn for the others), in the type names the checker shows ("list(string)", an object type's name). */
+  readonly variableTypes?: ReadonlyMap<string, string>;
+  /** The object types variableTypes name, by name. */
+  readonly objectTypes?: ReadonlyMap<string, ObjectFields>;
   /** Kubernetes' ValidateHomogeneousAggregateLiterals: list and map literals may not mix element types. */
   readonly homogeneousLiterals: boolean;
   readonly functions: ReadonlyMap<string, FunctionDecl>;
@@ -42,6 +55,8 @@ interface CheckError {
 }
 
 export interface Checked {
+  /** The expression's static type ("dyn" when unknown). */
+  readonly type: string;
   readonly resolutions: ReadonlyMap<Expr, Resolution>;
   /** Number of local variable slots the program needs. */
   readonly slots: number;
@@ -55,8 +70,8 @@ const HOMOGENEITY_EXEMPT = new Set(["format"]);
 
 export function check(expr: Expr, decls: Declarations): Checked {
   const c = new Checker(decls);
-  c.visit(expr, new Map(), false);
-  return { resolutions: c.resolutions, slots: c.slots, errors: c.errors };
+  const type = c.visit(expr, new Map(), false);
+  return { type, resolutions: c.resolutions, slots: c.slots, errors: c.errors };
 }
 
 const base = (t: string): string => {
@@ -68,10 +83,50 @@ const isBool = (t: string): boolean => t === "bool" || t === "dyn";
 
 const accepts = (param: string, arg: string): boolean => param === "dyn" || arg === "dyn" || base(param) === base(arg);
 
+/** The parameters of a type name: ["int"] of "list(int)", ["string", "list(string)"] of "map(string, list(string))". */
+export function typeParameters(t: string): string[] {
+  const open = t.indexOf("(");
+  if (open < 0) return [];
+  const params: string[] = [];
+  let depth = 0;
+  let start = open + 1;
+  for (let i = start; i < t.length - 1; i++) {
+    if (t[i] === "(") depth++;
+    else if (t[i] === ")") depth--;
+    else if (t[i] === "," && depth === 0) {
+      params.push(t.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  params.push(t.slice(start, t.length - 1).trim());
+  return params;
+}
+
+/** Types the equality check compares: those whose values are never of another type (a library's or null's may be). */
+const COMPARED = new Set(["int", "uint", "double", "bool", "string", "bytes", "list", "map", "google.protobuf.Timestamp", "google.protobuf.Duration"]);
+
+/**
+ * Whether cel-go's `_==_` (A, A) can unify two static types. null_type,
+ * library and object types unify with more than their own name in cel-go
+ * (null with messages and wrappers): those are let through.
+ */
+function unifies(a: string, b: string, objects: ReadonlyMap<string, ObjectFields> | undefined): boolean {
+  if (a === b || a === "dyn" || b === "dyn") return true;
+  const known = (t: string) => COMPARED.has(base(t)) || objects?.has(t) === true;
+  if (!known(a) || !known(b)) return true;
+  if (base(a) !== base(b)) return false;
+  // A bare "list" or "map" (a library's result) has unknown parameters.
+  const pa = typeParameters(a);
+  const pb = typeParameters(b);
+  return pa.length === 0 || pb.length === 0 || (pa.length === pb.length && pa.every((p, i) => unifies(p, pb[i] as string, objects)));
+}
+
 class Checker {
   readonly resolutions = new Map<Expr, Resolution>();
   readonly errors: CheckError[] = [];
   slots = 0;
+  /** How many reads of a statically typed variable were checked: a call whose arguments read one keeps its runtime type test. */
+  private typedReads = 0;
 
   constructor(private readonly decls: Declarations) {}
 
@@ -91,6 +146,22 @@ class Checker {
     return type && { kind: "type", type };
   }
 
+  /** The static type of a resolved global. */
+  private typeOfGlobal(r: Resolution): string {
+    if (r.kind === "type") return "type";
+    const declared = r.kind === "var" ? this.decls.variableTypes?.get(r.name) : undefined;
+    if (declared === undefined || declared === "dyn") return "dyn";
+    this.typedReads++;
+    return declared;
+  }
+
+  /** The type of `operand.field`: an object type's field (its absence is cel-go's error), a map's value type, else dyn. */
+  private field(pos: number, operand: string, field: string): string {
+    const fields = this.decls.objectTypes?.get(operand);
+    if (fields !== undefined) return fields.get(field) ?? this.error(pos, `undefined field '${field}'`);
+    return base(operand) === "map" ? (typeParameters(operand)[1] ?? "dyn") : "dyn";
+  }
+
   /** Checks e and returns its static type name ("dyn" when unknown). */
   visit(e: Expr, scope: Scope, exempt: boolean): string {
     switch (e.kind) {
@@ -106,7 +177,7 @@ class Checker {
         const r = this.global(name);
         if (r === undefined) return this.undeclared(e.pos, name);
         this.resolutions.set(e, r);
-        return r.kind === "type" ? "type" : "dyn";
+        return this.typeOfGlobal(r);
       }
       case "select": {
         const q = e.optional ? undefined : qualifiedName(e);
@@ -114,19 +185,28 @@ class Checker {
           const r = this.global(q.startsWith(".") ? q.slice(1) : q);
           if (r !== undefined) {
             this.resolutions.set(e, r);
-            return r.kind === "type" ? "type" : "dyn";
+            return this.typeOfGlobal(r);
           }
         }
-        this.visit(e.operand, scope, exempt);
-        return "dyn";
+        const operand = this.visit(e.operand, scope, exempt);
+        const type = this.field(e.pos, operand, e.field);
+        return e.optional ? "dyn" : type;
       }
       case "has":
-        this.visit(e.operand, scope, exempt);
+        this.field(e.pos, this.visit(e.operand, scope, exempt), e.field);
         return "bool";
-      case "index":
-        this.visit(e.operand, scope, exempt);
-        this.visit(e.index, scope, exempt);
-        return "dyn";
+      case "index": {
+        const operand = this.visit(e.operand, scope, exempt);
+        const index = this.visit(e.index, scope, exempt);
+        const [first, second] = typeParameters(operand);
+        const kind = base(operand);
+        if (e.optional || (kind !== "list" && kind !== "map")) return "dyn";
+        const expected = kind === "list" ? "int" : (first ?? "dyn");
+        // cel-go's index overloads: list(A)[int], map(K, V)[K]; a list also takes a uint or double of integral value at run time.
+        const fits = index === "dyn" || expected === "dyn" || index === expected || (kind === "list" && (index === "uint" || index === "double"));
+        if (!fits) return this.error(e.pos, `found no matching overload for '_[_]' applied to '(${operand}, ${index})'`);
+        return (kind === "list" ? first : second) ?? "dyn";
+      }
       case "and":
       case "or": {
         const left = this.visit(e.left, scope, exempt);
@@ -226,7 +306,8 @@ class Checker {
         return "dyn";
       }
     }
-    return first === undefined || types.includes("dyn") ? "dyn" : first;
+    // Mixed element types (allowed without the validator) make the literal's parameter dyn, as cel-go's join does.
+    return first === undefined || types.some((t) => t !== first) ? "dyn" : first;
   }
 
   private call(e: Extract<Expr, { kind: "call" }>, scope: Scope, exempt: boolean): string {
@@ -243,8 +324,13 @@ class Checker {
     }
     const fn = this.decls.functions.get(name);
     const innerExempt = exempt || HOMOGENEITY_EXEMPT.has(name);
+    const typedReads = this.typedReads;
     const argTypes = (target === undefined ? e.args : [target, ...e.args]).map((a) => this.visit(a, scope, innerExempt));
+    const typedArgs = this.typedReads !== typedReads;
     if (fn === undefined) return this.undeclared(e.pos, name);
+    if ((name === "_==_" || name === "_!=_") && !unifies(argTypes[0] as string, argTypes[1] as string, this.decls.objectTypes)) {
+      return this.error(e.pos, `found no matching overload for '${name}' applied to '(${argTypes.join(", ")})'`);
+    }
     const receiver = target !== undefined;
     const overloads = fn.overloads.filter(
       (o) => !!o.receiver === receiver && o.params.length === argTypes.length && o.params.every((p, i) => accepts(p, argTypes[i] as string)),
@@ -254,7 +340,7 @@ class Checker {
       return this.error(e.pos, `found no matching overload for '${name}' applied to '${shown}'`);
     }
     const specialized = this.specialize(overloads, target === undefined ? e.args : [target, ...e.args]);
-    const exact = overloads.length === 1 && argTypes.every((t, i) => t !== "dyn" && base(t) === base((overloads[0] as OverloadDecl).params[i] as string));
+    const exact = !typedArgs && overloads.length === 1 && argTypes.every((t, i) => t !== "dyn" && base(t) === base((overloads[0] as OverloadDecl).params[i] as string));
     this.resolutions.set(e, { kind: "call", fn, overloads, qualified, specialized, exact });
     const results = new Set(overloads.map((o) => o.result ?? "dyn"));
     return results.size === 1 ? ([...results][0] as string) : "dyn";

@@ -38,9 +38,11 @@ export interface MacroOptions {
   readonly twoVariable: boolean;
   /** ext.Lists v2+ (Kubernetes 1.34+): <list>.sortBy(e, key). */
   readonly sortBy: boolean;
+  /** ext.Bindings' cel.bind(name, init, body); without it, cel.bind is an ordinary call (to an undeclared function). Kubernetes' base environment does not have it. */
+  readonly bindings: boolean;
 }
 
-const ALL_MACROS: MacroOptions = { twoVariable: true, sortBy: true };
+const ALL_MACROS: MacroOptions = { twoVariable: true, sortBy: true, bindings: true };
 
 /** Parses source into an expression; errors are collected, not thrown. */
 export function parse(src: string, macros: MacroOptions = ALL_MACROS): { expr: Expr } | { errors: SyntaxError[] } {
@@ -259,9 +261,8 @@ class Parser {
     for (;;) {
       args.push(this.expr());
       if (this.accept(close)) return args;
-      // ANTLR leaves the argument loop at the end of input and then misses the closing token, as cel-go reports it.
-      if (this.peek().kind === "eof") this.expect(close);
-      this.expect(",");
+      // At the end of the input ANTLR reports the missing closing token, not the comma (compile_test.go:41).
+      this.expect(this.peek().kind === "eof" ? close : ",");
     }
   }
 
@@ -380,7 +381,7 @@ class Parser {
       if (arg.kind !== "select") throw new SyntaxError(arg.pos, "invalid argument to has() macro");
       return this.node({ kind: "has", pos, operand: arg.operand, field: arg.field }, arg.operand);
     }
-    if (name === "bind" && n === 3 && target.kind === "ident" && target.name === "cel") {
+    if (this.macros.bindings && name === "bind" && n === 3 && target.kind === "ident" && target.name === "cel") {
       const [v, init, body] = args as [Expr, Expr, Expr];
       if (v.kind !== "ident") throw new SyntaxError(v.pos, "cel.bind() variable names must be simple identifiers");
       return this.node({ kind: "bind", pos, name: v.name, init, body }, init, body);

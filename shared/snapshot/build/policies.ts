@@ -82,7 +82,7 @@ function namespaceObject(object: KubeObject, name: string) {
   return { metadata: trimmed, ...(object["spec"] !== undefined ? { spec: object["spec"] } : {}), ...(object["status"] !== undefined ? { status: object["status"] } : {}) };
 }
 
-/** Whether a paramKind is namespaced: as a CustomResourceDefinition in the input says, else as its objects show. */
+/** The scopes the CustomResourceDefinitions in the input declare, by `group/Kind`. */
 function namespacedKinds(objects: readonly KubeObject[]): Map<string, boolean> {
   const scopes = new Map<string, boolean>();
   for (const object of objects) {
@@ -92,6 +92,16 @@ function namespacedKinds(objects: readonly KubeObject[]): Map<string, boolean> {
     if (typeof spec["group"] === "string" && typeof names["kind"] === "string") scopes.set(`${spec["group"]}/${names["kind"]}`, spec["scope"] === "Namespaced");
   }
   return scopes;
+}
+
+/**
+ * Whether a kind (`group/Kind`) is namespaced: as discovery says (the sync
+ * job), else as a CRD in the input says, else as its objects show (when any
+ * were found), else as Kubernetes' built-in kinds are: a ConfigMap is
+ * namespaced whether or not the cluster holds one.
+ */
+function isNamespaced(kind: string, discovery: ReadonlyMap<string, boolean>, crdScopes: ReadonlyMap<string, boolean>, objectsShow: boolean | undefined): boolean {
+  return discovery.get(kind) ?? crdScopes.get(kind) ?? objectsShow ?? !BUILT_IN_CLUSTER_SCOPED.has(kind);
 }
 
 interface PolicyObjectOptions {
@@ -128,7 +138,7 @@ export function collectPolicyObjects(objects: readonly KubeObject[], problems: s
   for (const [key, { apiVersion, kind }] of paramKinds) {
     const found = objects.filter((object) => object.apiVersion === apiVersion && object.kind === kind);
     const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
-    const namespaced = scopes.get(`${group}/${kind}`) ?? found.some((object) => typeof metadataOf(object)["namespace"] === "string");
+    const namespaced = isNamespaced(`${group}/${kind}`, options.namespacedKinds ?? scopes, scopes, found.length > 0 ? found.some((object) => typeof metadataOf(object)["namespace"] === "string") : undefined);
     policyParams[key] = { namespaced, objects: found.map(({ metadata, ...rest }) => ({ ...rest, metadata: withoutManagedFields(metadata) })) };
   }
   const inventory = collectInventory(inventoryKinds(validatingAdmissionPolicies), objects, options.inventoryCandidates ?? [], options.namespacedKinds ?? scopes, scopes, problems);
@@ -190,10 +200,7 @@ function collectInventory(
   for (const [key, kind] of kinds) {
     const group = kind.apiVersion.includes("/") ? kind.apiVersion.slice(0, kind.apiVersion.indexOf("/")) : "";
     const listed = found.get(key) ?? new Map<string, unknown>();
-    const namespaced =
-      namespacedKinds.get(`${group}/${kind.kind}`) ??
-      crdScopes.get(`${group}/${kind.kind}`) ??
-      (listed.size > 0 ? [...listed.keys()].some((id) => id.includes("/")) : !BUILT_IN_CLUSTER_SCOPED.has(`${group}/${kind.kind}`));
+    const namespaced = isNamespaced(`${group}/${kind.kind}`, namespacedKinds, crdScopes, listed.size > 0 ? [...listed.keys()].some((id) => id.includes("/")) : undefined);
     const project = projection(kind.fields);
     const kept: Record<string, unknown> = {};
     for (const id of [...listed.keys()].sort(byCode)) {

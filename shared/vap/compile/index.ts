@@ -5,12 +5,13 @@
 // authorizer, which needs a live apiserver). Every problem is one line; a
 // policy whose expression does not compile is still enforced, and that
 // expression's error follows its failurePolicy when it runs.
-import { compile, createEnv, type Env, type Program } from "../../cel/index.js";
+import { compile, createEnv, declareVariables, type Env, type Program, type TypeName } from "../../cel/index.js";
 import { DEFAULT_VERSION, environmentFor, parseVersion, type KubernetesEnvironment } from "../../cel/kubernetes/environment.js";
 import { ANNOTATION_FIELD, declarationOf, NO_DECLARATION, type InventoryDeclaration } from "../../inventory/declaration.js";
 import { INVENTORY_VARIABLE, inventoryLibrary } from "../../inventory/library.js";
 import { describeZodError } from "../../zod/index.js";
 import { bindingObjectSchema, policyObjectSchema, type BindingSpec, type FailurePolicy, type PolicySpec } from "../schema/index.js";
+import { policyDeclarations, variableType } from "./types.js";
 
 /** What a policy set is compiled from: the cluster's policies and bindings (cluster-wide, in the snapshot). */
 export interface AdmissionPolicySources {
@@ -22,20 +23,28 @@ export interface AdmissionPolicySources {
   kubernetesVersion?: string | undefined;
 }
 
-/** The variables of the apiserver's environment a policy's expressions may use; `authorizer` is not available at the edge, so naming it does not compile. */
+/**
+ * The variables of the apiserver's environment a policy's expressions may
+ * use (`params` only with a paramKind; `request`, `namespaceObject` and
+ * `variables` typed, see types.ts); `authorizer` is not available at the
+ * edge, so naming it does not compile.
+ */
 export const VARIABLES = ["object", "oldObject", "request", "params", "namespaceObject", "variables"] as const;
 
 /**
  * The edge's environment for a policy's inventory declaration: the
  * apiserver's variables and the libraries of its version's StoredExpressions
- * environment (the cluster stored the policy), and `inventory`
+ * environment (the cluster stored the policy; without cel.bind, which
+ * Kubernetes' base environment does not have), and `inventory`
  * (shared/inventory), whose calls are checked against the declaration.
  */
-const envOf = (declaration: InventoryDeclaration, version: KubernetesEnvironment): Env =>
+const envOf = (declaration: InventoryDeclaration, version: KubernetesEnvironment, costLimit?: number): Env =>
   createEnv({
     variables: [...VARIABLES, INVENTORY_VARIABLE],
     libraries: [...version.libraries, inventoryLibrary(declaration)],
     twoVariableComprehensions: version.twoVariableComprehensions,
+    bindings: false,
+    ...(costLimit === undefined ? {} : { costLimit }),
   });
 
 /** The environment of every policy without the annotation, per Kubernetes version (a fixed set: environmentFor clamps). */
@@ -74,21 +83,42 @@ export interface CompiledPolicy {
   bindings: Array<{ name: string; spec: BindingSpec }>;
 }
 
-/** Compile results by source within one policy set, per environment: policies of one library repeat expressions, and a program is stateless. */
-type Compiled = Map<Env, Map<string, ReturnType<typeof compile>>>;
+/** An environment under one policy's declarations, and its compile results by source. */
+interface Scope {
+  env: Env;
+  results: Map<string, ReturnType<typeof compile>>;
+}
 
-function compilePolicy(name: string, object: unknown, spec: PolicySpec, bindings: CompiledPolicy["bindings"], problems: string[], compiled: Compiled, version: KubernetesEnvironment): CompiledPolicy {
+/** Scopes within one policy set, per environment and declarations' key: policies of one library repeat expressions, and a program is stateless. */
+type Compiled = Map<Env, Map<string, Scope>>;
+
+/** The scope of a policy's expressions when `earlier` are the variables they may read, with their types. */
+function scopeOf(compiled: Compiled, env: Env, hasParams: boolean, earlier: ReadonlyArray<readonly [string, TypeName]>): Scope {
+  const declarations = policyDeclarations([...VARIABLES, INVENTORY_VARIABLE], hasParams, earlier);
+  const scopes = compiled.get(env) ?? compiled.set(env, new Map()).get(env)!;
+  let scope = scopes.get(declarations.key);
+  if (scope === undefined) scopes.set(declarations.key, (scope = { env: declareVariables(env, declarations.variables, declarations.objectTypes), results: new Map() }));
+  return scope;
+}
+
+/** How a policy set is compiled beyond its sources. */
+export interface CompileOptions {
+  /** The cost limit of one evaluation, PerCallLimit unless a test of the limit sets a smaller one (as CompileCELExpression's tests do). */
+  perCallLimit?: number;
+}
+
+function compilePolicy(name: string, object: unknown, spec: PolicySpec, bindings: CompiledPolicy["bindings"], problems: string[], compiled: Compiled, version: KubernetesEnvironment, options: CompileOptions): CompiledPolicy {
   const subject = `ValidatingAdmissionPolicy '${name}'`;
   // A declaration that cannot be used is a compile error of every expression: the policy then follows its failurePolicy.
   const declared = declarationOf(object);
   if (typeof declared === "string") problems.push(`${subject}: ${declared}`);
   const inventory = typeof declared === "string" ? NO_DECLARATION : declared;
-  const policyEnv = inventory === NO_DECLARATION ? plainEnvOf(version) : envOf(inventory, version);
-  const results = compiled.get(policyEnv) ?? compiled.set(policyEnv, new Map()).get(policyEnv)!;
-  const expression = (source: string, where: string): Expression => {
+  const policyEnv = inventory === NO_DECLARATION && options.perCallLimit === undefined ? plainEnvOf(version) : envOf(inventory, version, options.perCallLimit);
+  const hasParams = !!spec.paramKind;
+  const expression = (source: string, where: string, scope: Scope): Expression => {
     if (typeof declared === "string") return { source, error: declared };
-    let result = results.get(source);
-    if (result === undefined) results.set(source, (result = compile(source, policyEnv)));
+    let result = scope.results.get(source);
+    if (result === undefined) scope.results.set(source, (result = compile(source, scope.env)));
     if (result.ok) return { source, program: result.program };
     problems.push(`${subject}: ${where}: compilation error: ${result.error.split("\n")[0]}`);
     return { source, error: result.error };
@@ -97,26 +127,32 @@ function compilePolicy(name: string, object: unknown, spec: PolicySpec, bindings
   for (const variable of inventory.variables.keys())
     if (!spec.variables.some((v) => v.name === variable))
       problems.push(`${subject}: ${ANNOTATION_FIELD}: variables.${variable}: spec.variables declares no variable of that name (the annotation replaces a declared variable's expression at the edge)`);
+  // Each variable reads those before it, typed as their expressions (composition.go CompileAndStoreVariable).
+  const earlier: Array<[string, TypeName]> = [];
   const variables = spec.variables.map((v, i) => {
     const edge = inventory.variables.get(v.name);
-    return { name: v.name, ...(edge === undefined ? expression(v.expression, `variables[${i}]`) : expression(edge, `${ANNOTATION_FIELD}: variables.${v.name}`)) };
+    const scope = scopeOf(compiled, policyEnv, hasParams, earlier);
+    const variable = { name: v.name, ...(edge === undefined ? expression(v.expression, `variables[${i}]`, scope) : expression(edge, `${ANNOTATION_FIELD}: variables.${v.name}`, scope)) };
+    earlier.push([v.name, variable.program ? variableType(variable.program.type) : "dyn"]);
+    return variable;
   });
+  const scope = scopeOf(compiled, policyEnv, hasParams, earlier);
   const policy: CompiledPolicy = {
     name,
     spec,
     failurePolicy: spec.failurePolicy ?? "Fail",
-    matchConditions: spec.matchConditions.map((c, i) => ({ name: c.name, ...expression(c.expression, `matchConditions[${i}]`) })),
+    matchConditions: spec.matchConditions.map((c, i) => ({ name: c.name, ...expression(c.expression, `matchConditions[${i}]`, scope) })),
     variables,
     // The first of two variables of one name wins, as a lookup from the front would find it.
     variableIndex: new Map(variables.map((v, i) => [v.name, i] as const).reverse()),
     variableNames: Array.from({ length: variables.length + 1 }, (_, i) => variables.slice(0, i).map((v) => v.name)),
     validations: spec.validations.map((v, i) => ({
-      ...expression(v.expression, `validations[${i}].expression`),
+      ...expression(v.expression, `validations[${i}].expression`, scope),
       ...(v.message ? { message: v.message } : {}),
-      ...(v.messageExpression ? { messageExpression: expression(v.messageExpression, `validations[${i}].messageExpression`) } : {}),
+      ...(v.messageExpression ? { messageExpression: expression(v.messageExpression, `validations[${i}].messageExpression`, scope) } : {}),
       reason: v.reason || "Invalid",
     })),
-    auditAnnotations: spec.auditAnnotations.map((a, i) => ({ key: a.key, ...expression(a.valueExpression, `auditAnnotations[${i}].valueExpression`) })),
+    auditAnnotations: spec.auditAnnotations.map((a, i) => ({ key: a.key, ...expression(a.valueExpression, `auditAnnotations[${i}].valueExpression`, scope) })),
     readsNamespace: false,
     inventory,
     readsInventory: false,
@@ -130,7 +166,7 @@ function compilePolicy(name: string, object: unknown, spec: PolicySpec, bindings
 }
 
 /** The policies that have at least one binding, compiled in name order, and every problem found on the way. */
-export function compilePolicies(sources: AdmissionPolicySources): { policies: CompiledPolicy[]; problems: string[] } {
+export function compilePolicies(sources: AdmissionPolicySources, options: CompileOptions = {}): { policies: CompiledPolicy[]; problems: string[] } {
   const problems: string[] = [];
   const bindingsByPolicy = new Map<string, CompiledPolicy["bindings"]>();
   for (const name of Object.keys(sources.bindings).sort()) {
@@ -157,7 +193,7 @@ export function compilePolicies(sources: AdmissionPolicySources): { policies: Co
       problems.push(`ValidatingAdmissionPolicy '${policyName}': ${describeZodError(parsed.error)}; not enforced`);
       continue;
     }
-    policies.push(compilePolicy(policyName, object, parsed.data.spec, bindings, problems, compiled, version));
+    policies.push(compilePolicy(policyName, object, parsed.data.spec, bindings, problems, compiled, version, options));
   }
   return { policies: policies.sort((a, b) => (a.name < b.name ? -1 : 1)), problems };
 }

@@ -9,6 +9,7 @@ import type { Labels } from "../../k8s/labels/index.js";
 import type { Value } from "../../cel/index.js";
 import type { CompiledPolicy } from "../compile/index.js";
 import type { InventoryFacts } from "../../inventory/facts.js";
+import { namespaceValue } from "../compile/types.js";
 import { InventoryValue, type Reviewed } from "../../inventory/library.js";
 import { MatchCriteria, RequestMatcher, requestKeys, ruleKeys, type NamespaceLabels, type PreparedMatch } from "../match/index.js";
 import { collectParams, type ParamFacts } from "../params/index.js";
@@ -90,7 +91,7 @@ function namespaceObjectOf(policy: CompiledPolicy, request: AdmissionRequest, na
   const name = request.kind.group === "" && request.kind.version === "v1" && request.kind.kind === "Namespace" ? "" : (request.namespace ?? "");
   if (name === "") return null;
   const namespace = namespaceOf(name);
-  if (namespace) return namespace as Value;
+  if (namespace) return namespaceValue(namespace);
   return policy.readsNamespace ? `namespaces "${name.slice(0, 253)}" not found in the snapshot (created after the sync job last ran?)` : null;
 }
 
