@@ -4,8 +4,9 @@
 // message or expression), then the audit annotations; each phase with its
 // own cost budget and its own lazily computed `variables`, as the apiserver
 // runs them as separate compositions.
-import { createBudget, EvalError, LazyMap, RUNTIME_COST_BUDGET, typeOf, type Activation, type Budget, type EvalResult, type Program, type Value } from "../../cel/index.js";
+import { EvalError, LazyMap, typeOf, type Activation, type Budget, type EvalResult, type Program, type Value } from "../../cel/index.js";
 import type { CompiledPolicy, Expression } from "../compile/index.js";
+import { phaseBudget, type ReviewBudget } from "../budget/index.js";
 
 /** apiserver's MaxEvaluatedMessageExpressionSizeBytes. */
 const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
@@ -28,6 +29,8 @@ interface Invocation {
   inventory: Value;
   /** The request's variables that no policy's params or variables change, as evaluated by the first policy that used them (see sharedVariable). */
   requestVariables?: RequestVariables;
+  /** The edge's budget for the whole review (shared/vap/budget), which each phase's budget draws from too. */
+  reviewBudget?: ReviewBudget;
 }
 
 /** Per request: the successful evaluations of variables that read neither params nor other variables, by program. */
@@ -118,7 +121,7 @@ export function validate(invocation: Invocation): { decisions: Decision[]; annot
   const failed = (message: string) => ({ decisions: [failureAction(policy) === "Deny" ? { action: "Deny" as const, message, reason: "Invalid", expressionIndex: 0 } : { action: "Admit" as const }], annotations: [] });
 
   if (policy.matchConditions.length > 0) {
-    const budget = createBudget(RUNTIME_COST_BUDGET);
+    const budget = phaseBudget(invocation.reviewBudget);
     const activation = phaseActivation(invocation, budget);
     const errors: string[] = [];
     for (const condition of policy.matchConditions) {
@@ -129,7 +132,7 @@ export function validate(invocation: Invocation): { decisions: Decision[]; annot
     if (errors.length > 0) return failed(errors.length === 1 ? errors[0]! : `[${errors.join(", ")}]`);
   }
 
-  const budget = createBudget(RUNTIME_COST_BUDGET);
+  const budget = phaseBudget(invocation.reviewBudget);
   const activation = phaseActivation(invocation, budget);
   const decisions: Decision[] = [];
   for (let index = 0; index < policy.validations.length; index++) {
@@ -148,7 +151,7 @@ export function validate(invocation: Invocation): { decisions: Decision[]; annot
   }
 
   if (policy.auditAnnotations.length === 0) return { decisions, annotations: [] };
-  const annotationBudget = createBudget(RUNTIME_COST_BUDGET);
+  const annotationBudget = phaseBudget(invocation.reviewBudget);
   const annotationActivation = phaseActivation(invocation, annotationBudget);
   const annotations = policy.auditAnnotations.map((annotation): AnnotationResult => {
     const result = run(annotation, annotationActivation, annotationBudget);
