@@ -30,9 +30,10 @@
 //   its worst case is programSize × length × matches; callers that account
 //   cost per code point should charge findAll accordingly.
 
-import { compile, maxProgramSize, type Program, programSize } from "./compile.js";
+import { compile, maxProgramSize, type Program, programSize, reversed } from "./compile.js";
+import { BAIL, codePointAt, LazyDFA } from "./dfa.js";
 import { type Node, parse, RegexSyntaxError, syntaxError } from "./parse.js";
-import { PikeVM, type Text, toText } from "./vm.js";
+import { PikeVM, toText } from "./vm.js";
 
 export interface Regex {
   /** Go's MatchString: true when the pattern matches anywhere in s (unanchored). */
@@ -53,53 +54,94 @@ export function compileRegex(pattern: string): CompileResult {
     const tree = parse(pattern);
     if (programSize(tree) + 1 > maxProgramSize) throw syntaxError("expression too large", pattern);
     const program = compile(tree);
-    return { ok: true, regex: literalRegex(pattern, tree, program.size) ?? new CompiledRegex(pattern, program) };
+    return { ok: true, regex: literalRegex(pattern, tree, program.size) ?? new CompiledRegex(pattern, tree, program) };
   } catch (error) {
     if (error instanceof RegexSyntaxError) return { ok: false, error: error.message };
     throw error;
   }
 }
 
+/**
+ * A compiled pattern: the lazy DFA (dfa.ts) finds where the leftmost-first
+ * match ends, and the reversed program's DFA where it starts, reading the
+ * string's UTF-16 units in place; the Pike VM answers a call in which a DFA
+ * gives up (its bounded cache keeps filling), from the start.
+ */
 class CompiledRegex implements Regex {
   readonly programSize: number;
   private readonly vm: PikeVM;
+  private readonly forward: LazyDFA;
+  /** Made on the first find or findAll: test() needs no start. */
+  private backward: LazyDFA | undefined;
 
   constructor(
     readonly source: string,
+    private readonly tree: Node,
     program: Program,
   ) {
     this.programSize = program.size;
     this.vm = new PikeVM(program);
+    this.forward = new LazyDFA(program, true, false);
   }
 
   test(s: string): boolean {
-    return this.vm.search(toText(s), 0, true) !== undefined;
+    const end = this.forward.forward(s, 0, true);
+    return end === BAIL ? this.vm.search(toText(s), 0, true) !== undefined : end >= 0;
   }
 
   find(s: string): string | undefined {
-    const text = toText(s);
-    const match = this.vm.search(text, 0, false);
-    return match === undefined ? undefined : slice(s, text, match);
+    return this.findAll(s, 1)[0];
   }
 
   findAll(s: string, limit: number): string[] {
-    const text = toText(s);
-    const length = text.codePoints.length;
-    const max = limit < 0 ? length + 1 : limit;
     const found: string[] = [];
-    let previousEnd = -1;
-    for (let pos = 0; found.length < max && pos <= length; ) {
-      const match = this.vm.search(text, pos, false);
-      if (match === undefined) break;
-      const [start, end] = match;
-      // An empty match right where the previous match ended is not a new match.
-      const accept = !(end === pos && start === previousEnd);
-      pos = end === pos ? pos + 1 : end;
-      previousEnd = end;
-      if (accept) found.push(slice(s, text, match));
-    }
+    const complete = allMatches(s.length, limit, (from) => this.search(s, from), (pos) => pos + (codePointAt(s, pos) > 0xffff ? 2 : 1), (start, end) => found.push(s.slice(start, end)));
+    if (complete) return found;
+    found.length = 0;
+    const text = toText(s);
+    allMatches(text.codePoints.length, limit, (from) => this.vm.search(text, from, false), (pos) => pos + 1, (start, end) => found.push(s.slice(text.offsets[start]!, text.offsets[end]!)));
     return found;
   }
+
+  /** The leftmost-first match at or after UTF-16 offset `from`, as [start, end] offsets; BAIL when a DFA gives up. */
+  private search(s: string, from: number): [number, number] | undefined | typeof BAIL {
+    const end = this.forward.forward(s, from, false);
+    if (end < 0) return end === BAIL ? BAIL : undefined;
+    this.backward ??= new LazyDFA(compile(reversed(this.tree)), false, true);
+    const start = this.backward.backward(s, end, from);
+    // The reversed program matches back from every end the forward one finds; a start that is not there would be a defect, so the VM answers.
+    return start < 0 ? BAIL : [start, end];
+  }
+}
+
+/**
+ * Go's FindAllString loop (regexp.go allMatches) over positions of some unit:
+ * successive matches, an empty one right where the previous one ended
+ * skipped. False when the search gave up (BAIL).
+ */
+function allMatches(
+  length: number,
+  limit: number,
+  search: (from: number) => [number, number] | undefined | typeof BAIL,
+  advance: (pos: number) => number,
+  emit: (start: number, end: number) => void,
+): boolean {
+  let count = 0;
+  let previousEnd = -1;
+  for (let pos = 0; (limit < 0 || count < limit) && pos <= length; ) {
+    const match = search(pos);
+    if (match === BAIL) return false;
+    if (match === undefined) break;
+    const [start, end] = match;
+    const accept = !(end === pos && start === previousEnd);
+    pos = end === pos ? advance(pos) : end;
+    previousEnd = end;
+    if (accept) {
+      emit(start, end);
+      count++;
+    }
+  }
+  return true;
 }
 
 /**
@@ -139,9 +181,4 @@ function literalRegex(source: string, tree: Node, programSize: number): Regex | 
       return found;
     },
   };
-}
-
-/** The match's text from the original string (a lone surrogate stays as it was, as Go returns the original bytes). */
-function slice(s: string, text: Text, [start, end]: [number, number]): string {
-  return s.slice(text.offsets[start]!, text.offsets[end]!);
 }
