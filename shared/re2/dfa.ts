@@ -278,6 +278,8 @@ export class LazyDFA {
     return matched;
   }
 
+  /** Code points read by every search so far: findAll bounds its work with it. */
+  steps = 0;
   /** Cache resets in the current search, and steps since the last one. */
   private resets = 0;
   private sinceReset = 0;
@@ -344,6 +346,7 @@ export class LazyDFA {
       let t = this.transitions[state * this.capacity + cls]!;
       if (t < 0 && (t = this.transition(state, cls)) < 0) return BAIL;
       this.sinceReset++;
+      this.steps++;
       if ((t & 1) === 1) {
         found = p;
         if (earliest) return p;
@@ -378,6 +381,7 @@ export class LazyDFA {
       let t = this.transitions[state * this.capacity + cls]!;
       if (t < 0 && (t = this.transition(state, cls)) < 0) return BAIL;
       this.sinceReset++;
+      this.steps++;
       if ((t & 1) === 1) found = p;
       state = t >> 1;
       p -= width;

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compile } from "./compile.js";
-import { compileRegex, type Regex } from "./index.js";
+import { compileRegex, type Regex, RegexWorkExceeded } from "./index.js";
 import { parse } from "./parse.js";
 import { PikeVM, toText } from "./vm.js";
 
@@ -464,5 +464,16 @@ describe("the lazy DFA against the Pike VM", () => {
     expect(re("\\bfoo\\b").findAll("foo xfoo foo_ foo", -1)).toEqual(["foo", "foo"]);
     expect(re("(?m)^\\w+$").findAll("one\ntwo three\nfour", -1)).toEqual(["one", "four"]);
     expect(re("a*").findAll("baaab", -1)).toEqual(["", "aaa", ""]);
+  });
+});
+
+describe("findAll's work", () => {
+  it("gives up with RegexWorkExceeded when every match reads far ahead, and not before", () => {
+    // a.*b|a on "aaa…": each one-letter match is found only after reading to the end for a b (quadratic, in Go too).
+    expect(() => re("a.*b|a").findAll("a".repeat(10_000), -1)).toThrow(new RegexWorkExceeded());
+    expect(re("a.*b|a").findAll("a".repeat(50), -1)).toEqual(Array(50).fill("a"));
+    // Matches that read no further than themselves: 100,000 of them.
+    expect(re("[a-z]").findAll("ab".repeat(50_000), -1)).toHaveLength(100_000);
+    expect(re("a.*b|a").findAll(`${"a".repeat(10_000)}b`, -1)).toEqual([`${"a".repeat(10_000)}b`]);
   });
 });

@@ -1,7 +1,10 @@
 // RE2 regular expressions as Go's regexp package has them, for CEL's matches()
 // and the Kubernetes regex library (find, findAll). Patterns and inputs come
-// from the public internet, so matching is guaranteed linear: a Pike VM over a
-// Thompson NFA (vm.ts), never a backtracking JS RegExp.
+// from the public internet, so matching is guaranteed linear, never a
+// backtracking JS RegExp: a lazy DFA (dfa.ts) built from a Thompson NFA
+// program (compile.ts), one table lookup per code point once its states are
+// known, with the Pike VM (vm.ts) behind it when its bounded cache keeps
+// filling (patterns whose DFA is exponential, like (a|b)*a(a|b){20}).
 //
 // Supported: Go's syntax with regexp.Compile's Perl flags — literals, escapes
 // (\x41 \x{10FFFF} \n \t \r \f \v \a octal \123, \Q…\E, escaped punctuation),
@@ -24,11 +27,13 @@
 //   would give it) instead of Go's "invalid UTF-8" error.
 // - Go reports some errors in a different order when one pattern has several
 //   (nesting depth and size are checked after parsing here).
-// - Cost: test and find take at most programSize steps per code point. findAll
+// - Cost: test and find take one lookup per code point (twice: the match's
+//   start is found backward), at most programSize steps per code point while
+//   states are built or on the VM. findAll
 //   restarts the search after each match, as Go's FindAllString does, and a
 //   search may read ahead past the match it returns (a.*b|a on "aaa…"), so
-//   its worst case is programSize × length × matches; callers that account
-//   cost per code point should charge findAll accordingly.
+//   its worst case is quadratic; findAll gives up (RegexWorkExceeded) after
+//   reading the string MAX_READS times over.
 
 import { compile, maxProgramSize, type Program, programSize, reversed } from "./compile.js";
 import { BAIL, codePointAt, LazyDFA } from "./dfa.js";
@@ -40,11 +45,27 @@ export interface Regex {
   test(s: string): boolean;
   /** Go's FindString: leftmost-first match text, or undefined when there is none. */
   find(s: string): string | undefined;
-  /** Go's FindAllString(s, limit): successive non-overlapping matches; limit < 0 means all. Go's rule for empty matches adjacent to a previous match applies. */
+  /** Go's FindAllString(s, limit): successive non-overlapping matches; limit < 0 means all. Go's rule for empty matches adjacent to a previous match applies. Throws RegexWorkExceeded when that would read s more than MAX_READS times over. */
   findAll(s: string, limit: number): string[];
   /** Number of instructions of the compiled program (used for cost accounting: steps per input code point). */
   readonly programSize: number;
   readonly source: string;
+}
+
+/**
+ * findAll reads the string at most this many times over (plus MIN_STEPS code
+ * points): a search may read far past the match it returns (a.*b|a on
+ * "aaa…" reads to the end for every one-letter match), which makes finding
+ * every match quadratic, in Go as here. Past it, findAll throws
+ * RegexWorkExceeded instead of taking time no cost unit paid for.
+ */
+const MAX_READS = 8;
+const MIN_STEPS = 4096;
+
+export class RegexWorkExceeded extends Error {
+  constructor() {
+    super(`finding every match would read the string more than ${MAX_READS} times over`);
+  }
 }
 
 export type CompileResult = { ok: true; regex: Regex } | { ok: false; error: string };
@@ -95,11 +116,17 @@ class CompiledRegex implements Regex {
 
   findAll(s: string, limit: number): string[] {
     const found: string[] = [];
-    const complete = allMatches(s.length, limit, (from) => this.search(s, from), (pos) => pos + (codePointAt(s, pos) > 0xffff ? 2 : 1), (start, end) => found.push(s.slice(start, end)));
+    const maxSteps = MAX_READS * (s.length + 1) + MIN_STEPS;
+    const steps = () => this.forward.steps + (this.backward?.steps ?? 0) + this.vm.steps;
+    const started = steps();
+    const withinWork = () => {
+      if (steps() - started > maxSteps) throw new RegexWorkExceeded();
+    };
+    const complete = allMatches(s.length, limit, (from) => (withinWork(), this.search(s, from)), (pos) => pos + (codePointAt(s, pos) > 0xffff ? 2 : 1), (start, end) => found.push(s.slice(start, end)));
     if (complete) return found;
     found.length = 0;
     const text = toText(s);
-    allMatches(text.codePoints.length, limit, (from) => this.vm.search(text, from, false), (pos) => pos + 1, (start, end) => found.push(s.slice(text.offsets[start]!, text.offsets[end]!)));
+    allMatches(text.codePoints.length, limit, (from) => (withinWork(), this.vm.search(text, from, false)), (pos) => pos + 1, (start, end) => found.push(s.slice(text.offsets[start]!, text.offsets[end]!)));
     return found;
   }
 
