@@ -367,8 +367,13 @@ export class LazyDFA {
       if (state < 0) return BAIL;
       if (state === 0) return found;
       if (p === to) {
-        const matched = to === 0 ? this.matchesAtEnd(state) : this.move(state, codePointBefore(s, to)).matched;
-        return matched ? p : found;
+        if (to === 0) return this.matchesAtEnd(state) ? p : found;
+        // Whether it matched here depends on the code point past `to`: its transition's flag, kept like any other.
+        const cls = this.classOfFast(codePointBefore(s, to));
+        if (cls < 0) return BAIL;
+        let t = this.transitions[state * this.capacity + cls]!;
+        if (t < 0 && (t = this.transition(state, cls)) < 0) return BAIL;
+        return (t & 1) === 1 ? p : found;
       }
       let c = s.charCodeAt(p - 1);
       let width = 1;
