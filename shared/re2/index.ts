@@ -122,44 +122,59 @@ class CompiledRegex implements Regex {
     const withinWork = () => {
       if (steps() - started > maxSteps) throw new RegexWorkExceeded();
     };
-    const complete = allMatches(s.length, limit, (from) => (withinWork(), this.search(s, from)), (pos) => pos + (codePointAt(s, pos) > 0xffff ? 2 : 1), (start, end) => found.push(s.slice(start, end)));
+    const complete = allMatches(s.length, limit, (from) => (withinWork(), this.search(s, from)), () => this.start, (pos) => pos + (codePointAt(s, pos) > 0xffff ? 2 : 1), (start, end) => found.push(s.slice(start, end)));
     if (complete) return found;
     found.length = 0;
     const text = toText(s);
-    allMatches(text.codePoints.length, limit, (from) => (withinWork(), this.vm.search(text, from, false)), (pos) => pos + 1, (start, end) => found.push(s.slice(text.offsets[start]!, text.offsets[end]!)));
+    let start = 0;
+    const vmSearch = (from: number) => {
+      withinWork();
+      const match = this.vm.search(text, from, false);
+      if (match === undefined) return -1;
+      start = match[0];
+      return match[1];
+    };
+    allMatches(text.codePoints.length, limit, vmSearch, () => start, (pos) => pos + 1, (from, end) => found.push(s.slice(text.offsets[from]!, text.offsets[end]!)));
     return found;
   }
 
-  /** The leftmost-first match at or after UTF-16 offset `from`, as [start, end] offsets; BAIL when a DFA gives up. */
-  private search(s: string, from: number): [number, number] | undefined | typeof BAIL {
+  /** Where the match the last search found starts. */
+  private start = 0;
+
+  /** Where the leftmost-first match at or after UTF-16 offset `from` ends (its start in `start`), -1 for none, BAIL when a DFA gives up. */
+  private search(s: string, from: number): number {
     const end = this.forward.forward(s, from, false);
-    if (end < 0) return end === BAIL ? BAIL : undefined;
+    if (end < 0) return end;
     this.backward ??= new LazyDFA(compile(reversed(this.tree)), false, true);
     const start = this.backward.backward(s, end, from);
     // The reversed program matches back from every end the forward one finds; a start that is not there would be a defect, so the VM answers.
-    return start < 0 ? BAIL : [start, end];
+    if (start < 0) return BAIL;
+    this.start = start;
+    return end;
   }
 }
 
 /**
  * Go's FindAllString loop (regexp.go allMatches) over positions of some unit:
  * successive matches, an empty one right where the previous one ended
- * skipped. False when the search gave up (BAIL).
+ * skipped. `search` answers a match's end (-1: none, BAIL: gave up) and
+ * `startOf` its start. False when the search gave up.
  */
 function allMatches(
   length: number,
   limit: number,
-  search: (from: number) => [number, number] | undefined | typeof BAIL,
+  search: (from: number) => number,
+  startOf: () => number,
   advance: (pos: number) => number,
   emit: (start: number, end: number) => void,
 ): boolean {
   let count = 0;
   let previousEnd = -1;
   for (let pos = 0; (limit < 0 || count < limit) && pos <= length; ) {
-    const match = search(pos);
-    if (match === BAIL) return false;
-    if (match === undefined) break;
-    const [start, end] = match;
+    const end = search(pos);
+    if (end === BAIL) return false;
+    if (end < 0) break;
+    const start = startOf();
     const accept = !(end === pos && start === previousEnd);
     pos = end === pos ? advance(pos) : end;
     previousEnd = end;
