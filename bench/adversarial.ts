@@ -52,7 +52,7 @@ const reviewText = (object: KubeObject, operation: "CREATE" | "DELETE" = "CREATE
  * anti-affinity, Recreate), padded with environment variables (what makes real
  * pods big) to `bytes`.
  */
-function benignReview(bytes: number): string {
+export function benignReview(bytes: number): string {
   const labels = { ...lineage("plain"), "app.kubernetes.io/name": "plain" };
   const antiAffinity = { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { labelSelector: { matchLabels: labels }, topologyKey: "kubernetes.io/hostname" } }] };
   const make = (variables: number) =>

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { PROJECT_ROOT } from "../scripts/local-worker.js";
 import { adversarial } from "./adversarial.js";
 import { validatingAdmissionPolicies } from "./vap.js";
+import { hostileInput } from "./hostile.js";
 import { bundleAndStartup } from "./bundle.js";
 import { checkScale } from "./check.js";
 import { cliSnapshotBuild } from "./cli.js";
@@ -68,6 +69,7 @@ async function main(): Promise<void> {
   await step("9/11 cluster registry at fleet size", registryScale);
   await step("10/11 inventory inside CEL", inventory);
   await step("11/11 the sync job at cluster size", () => syncScale(scratchDir("sync")));
+  await step("12/12 hostile input to the cluster's own policies", hostileInput);
 
   results.durationSeconds = (nowMs() - started) / 1000;
   endLoad(results.machine);

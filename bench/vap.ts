@@ -20,13 +20,13 @@ import { interleave } from "./timing.js";
 import { compareEngines, kubescapeExpressions } from "./cel-engines.js";
 import { wrapReview } from "../shared/admission/wrap.js";
 
-const KUBESCAPE = join(PROJECT_ROOT, "..", "shared", "conformance", "kubescape-cel-admission-library");
-const TEST_LABEL = { "admission-policy-test": "abc" };
+export const KUBESCAPE = join(PROJECT_ROOT, "..", "shared", "conformance", "kubescape-cel-admission-library");
+export const TEST_LABEL = { "admission-policy-test": "abc" };
 
 const readYaml = (path: string) => parse(readFileSync(path, "utf8")) as KubeObject;
 
 /** Each kubescape policy with an edge binding (objectSelector and params as its own test binding names them), its params and the param CRD. */
-function kubescapeObjects(): KubeObject[] {
+export function kubescapeObjects(): KubeObject[] {
   const controls = readdirSync(join(KUBESCAPE, "controls"), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
   const params = readYaml(join(KUBESCAPE, "test-resources", "default-control-configuration.yaml"));
   const objects: KubeObject[] = [readYaml(join(KUBESCAPE, "configuration", "policy-configuration-definition.yaml"))];

@@ -37,16 +37,33 @@ function requirementFindings(requirement: NodeSelectorRequirement, field: string
   return problems.map((problem) => `${field}: ${problem}`);
 }
 
-function definitionProblems(spec: { nodeSelector?: unknown; nodeAffinity?: unknown; enforcement?: unknown }): string[] {
+/** How many problems of one AffinityClass are reported, one finding each, before the rest are counted. */
+const MAX_PROBLEMS = 10;
+
+/** The pairs of a map of strings to strings as JSON gives it, read in place (zod's record would copy every pair first); undefined for anything else. */
+function stringPairs(value: unknown): Array<[string, string]> | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const pairs = Object.entries(value);
+  for (const pair of pairs) if (typeof pair[1] !== "string") return undefined;
+  return pairs as Array<[string, string]>;
+}
+
+/** Every problem of a spec, in order; past MAX_PROBLEMS of them a nodeSelector's bad pairs are only counted (`more`), not described. */
+function definitionProblems(spec: { nodeSelector?: unknown; nodeAffinity?: unknown; enforcement?: unknown }): { problems: string[]; more: number } {
   const problems: string[] = [];
+  let more = 0;
   let selectorPairs = 0;
   if (spec.nodeSelector != null) {
-    const selector = stringMapSchema.safeParse(spec.nodeSelector);
-    if (!selector.success) problems.push(`spec.nodeSelector: ${capped(describeZodError(selector.error), 200)}`);
+    const pairs = stringPairs(spec.nodeSelector);
+    if (!pairs) problems.push(`spec.nodeSelector: ${capped(describeZodError(stringMapSchema.safeParse(spec.nodeSelector).error!), 200)}`);
     else {
-      selectorPairs = Object.keys(selector.data).length;
-      for (const [key, value] of Object.entries(selector.data)) {
-        for (const error of [labelKeyError(key), labelValueError(value)]) if (error) problems.push(`spec.nodeSelector: ${error}`);
+      selectorPairs = pairs.length;
+      for (const [key, value] of pairs) {
+        for (const error of [labelKeyError(key), labelValueError(value)]) {
+          if (!error) continue;
+          if (problems.length < MAX_PROBLEMS) problems.push(`spec.nodeSelector: ${error}`);
+          else more++;
+        }
       }
     }
   }
@@ -73,11 +90,8 @@ function definitionProblems(spec: { nodeSelector?: unknown; nodeAffinity?: unkno
   if (spec.enforcement != null && !(ENFORCEMENT_MODES as readonly unknown[]).includes(spec.enforcement)) {
     problems.push(`spec.enforcement: ${capped(JSON.stringify(spec.enforcement))} is not one of ${ENFORCEMENT_MODES.join(", ")}`);
   }
-  return problems;
+  return { problems, more };
 }
-
-/** How many problems of one AffinityClass are reported, one finding each, before the rest are counted. */
-const MAX_PROBLEMS = 10;
 
 function evaluate(request: AdmissionRequest, view: SnapshotView): Finding[] {
   const object = request.operation === "DELETE" ? request.oldObject : request.object;
@@ -92,9 +106,9 @@ function evaluate(request: AdmissionRequest, view: SnapshotView): Finding[] {
   }
   const subject = `AffinityClass "${capped(name)}"`;
   if (!parsed.success) return [{ message: `${subject}: ${capped(describeZodError(parsed.error), 200)}` }];
-  const problems = definitionProblems(parsed.data.spec ?? {});
+  const { problems, more } = definitionProblems(parsed.data.spec ?? {});
   const findings: Finding[] = problems.slice(0, MAX_PROBLEMS).map((problem) => ({ message: `${subject}: ${problem}`, field: problem.match(/^spec[^:\s]*/)?.[0] }));
-  if (problems.length > MAX_PROBLEMS) findings.push({ message: `${subject}: and ${problems.length - MAX_PROBLEMS} more problems` });
+  if (problems.length + more > MAX_PROBLEMS) findings.push({ message: `${subject}: and ${problems.length + more - MAX_PROBLEMS} more problems` });
   return findings;
 }
 

@@ -106,11 +106,43 @@ const deny = (message: string, warnings: string[] = []): Decision => ({
 /** One message's share of a joined text: a VAP's messageExpression may say a lot. */
 const MAX_MESSAGE_BYTES = 1024;
 
+/** What follows the quoted expression in the apiserver's words for an expression's error: the reason comes after it. */
+const EXPRESSION_ERROR = "' resulted in error: ";
+
+/** The longest end of `text` of at most `maxBytes` of UTF-8, starting at a character boundary. */
+function lastUtf8(text: string, maxBytes: number): string {
+  let bytes = 0;
+  let start = text.length;
+  while (start > 0) {
+    const c = text.charCodeAt(start - 1);
+    const pair = c >= 0xdc00 && c <= 0xdfff && start > 1 && text.charCodeAt(start - 2) >= 0xd800 && text.charCodeAt(start - 2) <= 0xdbff;
+    const size = pair ? 4 : c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    start -= pair ? 2 : 1;
+  }
+  return text.slice(start);
+}
+
+/**
+ * A message cut to `maxBytes` in its middle, never its end: the reason comes
+ * last ("expression '<long source>' resulted in error: operation cancelled:
+ * actual cost limit exceeded"), so the quoted expression is shortened (or,
+ * in any other message, the text before its last half).
+ */
+export function shortenMessage(message: string, maxBytes: number): string {
+  if (message.length <= maxBytes / 3 || utf8Length(message) <= maxBytes) return message;
+  const at = message.lastIndexOf(EXPRESSION_ERROR);
+  let tail = at >= 0 ? message.slice(at) : "";
+  if (tail === "" || utf8Length(tail) > maxBytes / 2) tail = lastUtf8(message, Math.floor(maxBytes / 2));
+  return `${truncateUtf8(message.slice(0, message.length - tail.length), maxBytes - utf8Length(tail))}${tail}`;
+}
+
 /** Messages joined in order while they fit `maxBytes`; the rest are counted, so none vanishes unsaid. */
 function joined(messages: readonly string[], maxBytes: number): string {
   let text = "";
   for (const [index, message] of messages.entries()) {
-    const part = truncateUtf8(message, MAX_MESSAGE_BYTES);
+    const part = shortenMessage(message, MAX_MESSAGE_BYTES);
     const next = index === 0 ? part : `${text}; ${part}`;
     const reserve = index < messages.length - 1 ? utf8Length(`; and ${messages.length - index - 1} more`) : 0;
     if (utf8Length(next) + reserve > maxBytes) return `${text}; and ${messages.length - index} more`;

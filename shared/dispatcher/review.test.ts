@@ -100,8 +100,8 @@ describe("messages", () => {
     expect(message).toMatch(/^test-policy: finding 0 x+; test-policy: finding 1 x+;.*; and 82 more$/);
   });
 
-  it("a single huge finding is cut, not dropped", () => {
-    const message = reviewAt(PUSHED_AT, viewOf({}), policyFinding({ message: "y".repeat(10_000) })).denial!.message;
-    expect(message).toBe(`test-policy: ${"y".repeat(1024 - 3 - "test-policy: ".length)}...`);
+  it("a single huge finding is cut in its middle, not dropped: its first and last 512 bytes stay", () => {
+    const message = reviewAt(PUSHED_AT, viewOf({}), policyFinding({ message: `${"y".repeat(5_000)}the reason` })).denial!.message;
+    expect(message).toBe(`test-policy: ${"y".repeat(512 - 3 - "test-policy: ".length)}...${"y".repeat(512 - "the reason".length)}the reason`);
   });
 });

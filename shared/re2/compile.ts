@@ -69,6 +69,38 @@ export function compile(root: Node): Program {
   return emitter.program();
 }
 
+const REVERSED_ASSERTION: Partial<Record<Assertion, Assertion>> = { beginText: "endText", endText: "beginText", beginLine: "endLine", endLine: "beginLine" };
+
+/**
+ * The tree that matches the reversed texts: concatenations read backwards,
+ * start and end assertions swapped. Shared subtrees (the copies a counted
+ * repetition makes) stay shared, so their tests do too.
+ */
+export function reversed(root: Node, done = new Map<Node, Node>()): Node {
+  const known = done.get(root);
+  if (known !== undefined) return known;
+  let n: Node;
+  switch (root.kind) {
+    case "concat":
+      n = { ...root, items: root.items.map((item) => reversed(item, done)).reverse() };
+      break;
+    case "alternate":
+      n = { ...root, items: root.items.map((item) => reversed(item, done)) };
+      break;
+    case "capture":
+    case "repeat":
+      n = { ...root, sub: reversed(root.sub, done) };
+      break;
+    case "assert":
+      n = { ...root, assertion: REVERSED_ASSERTION[root.assertion] ?? root.assertion };
+      break;
+    default:
+      n = root;
+  }
+  done.set(root, n);
+  return n;
+}
+
 class Emitter {
   private readonly ops: Op[] = [];
   private readonly args: number[] = [];

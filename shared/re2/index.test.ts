@@ -1,6 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compileRegex, type Regex } from "./index.js";
+import { compile } from "./compile.js";
+import { compileRegex, type Regex, RegexWorkExceeded } from "./index.js";
+import { parse } from "./parse.js";
+import { PikeVM, toText } from "./vm.js";
 
 function re(pattern: string): Regex {
   const result = compileRegex(pattern);
@@ -383,5 +386,94 @@ describe("literal patterns", () => {
         expect(fast.programSize).toBeGreaterThan(0);
       }),
     );
+  });
+});
+
+/**
+ * The Pike VM alone (vm.ts), as matching was before the lazy DFA: the
+ * reference the DFA must agree with. findAll is Go's FindAllString loop
+ * (regexp.go allMatches), as index.ts has it.
+ */
+function pikeVm(pattern: string) {
+  const vm = new PikeVM(compile(parse(pattern)));
+  const all = (s: string, limit: number): string[] => {
+    const text = toText(s);
+    const length = text.codePoints.length;
+    const found: string[] = [];
+    let previousEnd = -1;
+    for (let pos = 0; (limit < 0 || found.length < limit) && pos <= length; ) {
+      const match = vm.search(text, pos, false);
+      if (match === undefined) break;
+      const [start, end] = match;
+      const accept = !(end === pos && start === previousEnd);
+      pos = end === pos ? pos + 1 : end;
+      previousEnd = end;
+      if (accept) found.push(s.slice(text.offsets[start], text.offsets[end]));
+    }
+    return found;
+  };
+  return { test: (s: string) => vm.search(toText(s), 0, true) !== undefined, findAll: all, find: (s: string) => all(s, 1)[0] };
+}
+
+// Patterns of everything the DFA treats apart: assertions it decides late ($ \z \b \B, (?m)), empty loops, lazy and counted repetitions, folding, non-ASCII classes.
+const vmPattern: fc.Arbitrary<string> = fc
+  .letrec<{ expr: string }>((tie) => ({
+    expr: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      fc.constantFrom("a", "b", "é", "[ab]", "[^a]", "\\pL", "\\d", ".", "(?s:.)", "(?i:a)", "^", "$", "\\A", "\\z", "\\b", "\\B", "(?m:^)", "(?m:$)", ""),
+      fc.tuple(tie("expr"), tie("expr")).map(([x, y]) => x + y),
+      fc.tuple(tie("expr"), tie("expr")).map(([x, y]) => `(${x}|${y})`),
+      fc.tuple(tie("expr"), fc.constantFrom("*", "+", "?", "*?", "+?", "??", "{2}", "{1,3}", "{0,2}?")).map(([x, op]) => `(?:${x})${op}`),
+    ),
+  }))
+  .expr;
+
+describe("the lazy DFA against the Pike VM", () => {
+  it("test, find and findAll agree on every pattern and text", () => {
+    fc.assert(
+      fc.property(vmPattern, fc.string({ unit: fc.constantFrom("a", "b", "é", "1", " ", "\n", "😀"), maxLength: 12 }), fc.integer({ min: -1, max: 3 }), (pattern, text, limit) => {
+        const ours = re(pattern);
+        const reference = pikeVm(pattern);
+        expect([ours.test(text), ours.find(text), ours.findAll(text, limit)]).toEqual([reference.test(text), reference.find(text), reference.findAll(text, limit)]);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("agrees when its state cache fills and it falls back to the VM", () => {
+    // (a|b)*a(a|b){11}: a DFA of 4,096 states, more than its cache holds, visited by a pseudo-random text.
+    const pattern = "(a|b)*a(a|b){11}c";
+    let seed = 7;
+    const text = Array.from({ length: 20_000 }, () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) & 1 ? "a" : "b")).join("") + "a".repeat(12) + "c";
+    const ours = re(pattern);
+    const reference = pikeVm(pattern);
+    expect(ours.test(text)).toBe(true);
+    expect(ours.find(text)).toBe(reference.find(text));
+    expect(ours.findAll(text, -1)).toEqual(reference.findAll(text, -1));
+  });
+
+  it("takes the leftmost-first match, whose start the reversed program finds (RE2 semantics, not leftmost-longest)", () => {
+    // re2/testing/search_test.cc and Go's regexp docs: the first alternative that matches wins.
+    expect(re("a|ab").find("ab")).toBe("a");
+    expect(re("ab|a").find("ab")).toBe("ab");
+    // The backtracker's choice: (a) then (bcd), as Go's docs describe for this pattern.
+    expect(re("(a|ab)(c|bcd)").find("abcd")).toBe("abcd");
+    expect(re("a(b|bc)").find("xabc")).toBe("ab");
+    expect(re("x*?y|xxy").find("xxy")).toBe("xxy");
+    expect(re("(?:a|ab)c?").findAll("abcabac", -1)).toEqual(["a", "a", "ac"]);
+    expect(re("\\bfoo\\b").findAll("foo xfoo foo_ foo", -1)).toEqual(["foo", "foo"]);
+    expect(re("(?m)^\\w+$").findAll("one\ntwo three\nfour", -1)).toEqual(["one", "four"]);
+    expect(re("a*").findAll("baaab", -1)).toEqual(["", "aaa", ""]);
+  });
+});
+
+describe("findAll's work", () => {
+  it("gives up with RegexWorkExceeded when every match reads far ahead, and not before", () => {
+    // a.*b|a on "aaa…": each one-letter match is found only after reading to the end for a b (quadratic, in Go too).
+    expect(() => re("a.*b|a").findAll("a".repeat(10_000), -1)).toThrow(new RegexWorkExceeded());
+    expect(re("a.*b|a").findAll("a".repeat(50), -1)).toEqual(Array(50).fill("a"));
+    // Matches that read no further than themselves: 100,000 of them.
+    expect(re("[a-z]").findAll("ab".repeat(50_000), -1)).toHaveLength(100_000);
+    expect(re("a.*b|a").findAll(`${"a".repeat(10_000)}b`, -1)).toEqual([`${"a".repeat(10_000)}b`]);
   });
 });

@@ -1,7 +1,10 @@
 // RE2 regular expressions as Go's regexp package has them, for CEL's matches()
 // and the Kubernetes regex library (find, findAll). Patterns and inputs come
-// from the public internet, so matching is guaranteed linear: a Pike VM over a
-// Thompson NFA (vm.ts), never a backtracking JS RegExp.
+// from the public internet, so matching is guaranteed linear, never a
+// backtracking JS RegExp: a lazy DFA (dfa.ts) built from a Thompson NFA
+// program (compile.ts), one table lookup per code point once its states are
+// known, with the Pike VM (vm.ts) behind it when its bounded cache keeps
+// filling (patterns whose DFA is exponential, like (a|b)*a(a|b){20}).
 //
 // Supported: Go's syntax with regexp.Compile's Perl flags — literals, escapes
 // (\x41 \x{10FFFF} \n \t \r \f \v \a octal \123, \Q…\E, escaped punctuation),
@@ -24,26 +27,45 @@
 //   would give it) instead of Go's "invalid UTF-8" error.
 // - Go reports some errors in a different order when one pattern has several
 //   (nesting depth and size are checked after parsing here).
-// - Cost: test and find take at most programSize steps per code point. findAll
+// - Cost: test and find take one lookup per code point (twice: the match's
+//   start is found backward), at most programSize steps per code point while
+//   states are built or on the VM. findAll
 //   restarts the search after each match, as Go's FindAllString does, and a
 //   search may read ahead past the match it returns (a.*b|a on "aaa…"), so
-//   its worst case is programSize × length × matches; callers that account
-//   cost per code point should charge findAll accordingly.
+//   its worst case is quadratic; findAll gives up (RegexWorkExceeded) after
+//   reading the string MAX_READS times over.
 
-import { compile, maxProgramSize, type Program, programSize } from "./compile.js";
+import { compile, maxProgramSize, type Program, programSize, reversed } from "./compile.js";
+import { BAIL, codePointAt, LazyDFA } from "./dfa.js";
 import { type Node, parse, RegexSyntaxError, syntaxError } from "./parse.js";
-import { PikeVM, type Text, toText } from "./vm.js";
+import { PikeVM, toText } from "./vm.js";
 
 export interface Regex {
   /** Go's MatchString: true when the pattern matches anywhere in s (unanchored). */
   test(s: string): boolean;
   /** Go's FindString: leftmost-first match text, or undefined when there is none. */
   find(s: string): string | undefined;
-  /** Go's FindAllString(s, limit): successive non-overlapping matches; limit < 0 means all. Go's rule for empty matches adjacent to a previous match applies. */
+  /** Go's FindAllString(s, limit): successive non-overlapping matches; limit < 0 means all. Go's rule for empty matches adjacent to a previous match applies. Throws RegexWorkExceeded when that would read s more than MAX_READS times over. */
   findAll(s: string, limit: number): string[];
   /** Number of instructions of the compiled program (used for cost accounting: steps per input code point). */
   readonly programSize: number;
   readonly source: string;
+}
+
+/**
+ * findAll reads the string at most this many times over (plus MIN_STEPS code
+ * points): a search may read far past the match it returns (a.*b|a on
+ * "aaa…" reads to the end for every one-letter match), which makes finding
+ * every match quadratic, in Go as here. Past it, findAll throws
+ * RegexWorkExceeded instead of taking time no cost unit paid for.
+ */
+const MAX_READS = 8;
+const MIN_STEPS = 4096;
+
+export class RegexWorkExceeded extends Error {
+  constructor() {
+    super(`finding every match would read the string more than ${MAX_READS} times over`);
+  }
 }
 
 export type CompileResult = { ok: true; regex: Regex } | { ok: false; error: string };
@@ -53,53 +75,115 @@ export function compileRegex(pattern: string): CompileResult {
     const tree = parse(pattern);
     if (programSize(tree) + 1 > maxProgramSize) throw syntaxError("expression too large", pattern);
     const program = compile(tree);
-    return { ok: true, regex: literalRegex(pattern, tree, program.size) ?? new CompiledRegex(pattern, program) };
+    return { ok: true, regex: literalRegex(pattern, tree, program.size) ?? new CompiledRegex(pattern, tree, program) };
   } catch (error) {
     if (error instanceof RegexSyntaxError) return { ok: false, error: error.message };
     throw error;
   }
 }
 
+/**
+ * A compiled pattern: the lazy DFA (dfa.ts) finds where the leftmost-first
+ * match ends, and the reversed program's DFA where it starts, reading the
+ * string's UTF-16 units in place; the Pike VM answers a call in which a DFA
+ * gives up (its bounded cache keeps filling), from the start.
+ */
 class CompiledRegex implements Regex {
   readonly programSize: number;
   private readonly vm: PikeVM;
+  private readonly forward: LazyDFA;
+  /** Made on the first find or findAll: test() needs no start. */
+  private backward: LazyDFA | undefined;
 
   constructor(
     readonly source: string,
+    private readonly tree: Node,
     program: Program,
   ) {
     this.programSize = program.size;
     this.vm = new PikeVM(program);
+    this.forward = new LazyDFA(program, true, false);
   }
 
   test(s: string): boolean {
-    return this.vm.search(toText(s), 0, true) !== undefined;
+    const end = this.forward.forward(s, 0, true);
+    return end === BAIL ? this.vm.search(toText(s), 0, true) !== undefined : end >= 0;
   }
 
   find(s: string): string | undefined {
-    const text = toText(s);
-    const match = this.vm.search(text, 0, false);
-    return match === undefined ? undefined : slice(s, text, match);
+    return this.findAll(s, 1)[0];
   }
 
   findAll(s: string, limit: number): string[] {
-    const text = toText(s);
-    const length = text.codePoints.length;
-    const max = limit < 0 ? length + 1 : limit;
     const found: string[] = [];
-    let previousEnd = -1;
-    for (let pos = 0; found.length < max && pos <= length; ) {
-      const match = this.vm.search(text, pos, false);
-      if (match === undefined) break;
-      const [start, end] = match;
-      // An empty match right where the previous match ended is not a new match.
-      const accept = !(end === pos && start === previousEnd);
-      pos = end === pos ? pos + 1 : end;
-      previousEnd = end;
-      if (accept) found.push(slice(s, text, match));
-    }
+    const maxSteps = MAX_READS * (s.length + 1) + MIN_STEPS;
+    const steps = () => this.forward.steps + (this.backward?.steps ?? 0) + this.vm.steps;
+    const started = steps();
+    const withinWork = () => {
+      if (steps() - started > maxSteps) throw new RegexWorkExceeded();
+    };
+    const complete = allMatches(s.length, limit, (from) => (withinWork(), this.search(s, from)), () => this.start, (pos) => pos + (codePointAt(s, pos) > 0xffff ? 2 : 1), (start, end) => found.push(s.slice(start, end)));
+    if (complete) return found;
+    found.length = 0;
+    const text = toText(s);
+    let start = 0;
+    const vmSearch = (from: number) => {
+      withinWork();
+      const match = this.vm.search(text, from, false);
+      if (match === undefined) return -1;
+      start = match[0];
+      return match[1];
+    };
+    allMatches(text.codePoints.length, limit, vmSearch, () => start, (pos) => pos + 1, (from, end) => found.push(s.slice(text.offsets[from]!, text.offsets[end]!)));
     return found;
   }
+
+  /** Where the match the last search found starts. */
+  private start = 0;
+
+  /** Where the leftmost-first match at or after UTF-16 offset `from` ends (its start in `start`), -1 for none, BAIL when a DFA gives up. */
+  private search(s: string, from: number): number {
+    const end = this.forward.forward(s, from, false);
+    if (end < 0) return end;
+    this.backward ??= new LazyDFA(compile(reversed(this.tree)), false, true);
+    const start = this.backward.backward(s, end, from);
+    // The reversed program matches back from every end the forward one finds; a start that is not there would be a defect, so the VM answers.
+    if (start < 0) return BAIL;
+    this.start = start;
+    return end;
+  }
+}
+
+/**
+ * Go's FindAllString loop (regexp.go allMatches) over positions of some unit:
+ * successive matches, an empty one right where the previous one ended
+ * skipped. `search` answers a match's end (-1: none, BAIL: gave up) and
+ * `startOf` its start. False when the search gave up.
+ */
+function allMatches(
+  length: number,
+  limit: number,
+  search: (from: number) => number,
+  startOf: () => number,
+  advance: (pos: number) => number,
+  emit: (start: number, end: number) => void,
+): boolean {
+  let count = 0;
+  let previousEnd = -1;
+  for (let pos = 0; (limit < 0 || count < limit) && pos <= length; ) {
+    const end = search(pos);
+    if (end === BAIL) return false;
+    if (end < 0) break;
+    const start = startOf();
+    const accept = !(end === pos && start === previousEnd);
+    pos = end === pos ? advance(pos) : end;
+    previousEnd = end;
+    if (accept) {
+      emit(start, end);
+      count++;
+    }
+  }
+  return true;
 }
 
 /**
@@ -139,9 +223,4 @@ function literalRegex(source: string, tree: Node, programSize: number): Regex | 
       return found;
     },
   };
-}
-
-/** The match's text from the original string (a lone surrogate stays as it was, as Go returns the original bytes). */
-function slice(s: string, text: Text, [start, end]: [number, number]): string {
-  return s.slice(text.offsets[start]!, text.offsets[end]!);
 }

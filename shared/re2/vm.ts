@@ -72,6 +72,8 @@ export class PikeVM {
   /** visited[pc] === generation: pc already followed while building the list for this position. */
   private readonly visited: Int32Array;
   private generation = 0;
+  /** Positions stepped by every search so far: findAll bounds its work with it. */
+  steps = 0;
   /** Each followed instruction pushes at most two, so 2 × size + 1 bounds the stack. */
   private readonly stack: Int32Array;
   /** testAnswers[i] holds test i's answer for the code point at position testAsked[i]. */
@@ -110,6 +112,7 @@ export class PikeVM {
     this.newGeneration();
     this.addThread(this.current, 0, from, text, from);
     for (let pos = from; ; pos++) {
+      this.steps++;
       const list = this.current;
       if (list.length === 0 && matchStart >= 0) break;
       this.next.length = 0;

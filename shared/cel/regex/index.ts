@@ -7,7 +7,7 @@
 // a computed one when first met (kept in a bounded cache), charged to the
 // budget on every call as cel-go charges its compilation.
 
-import { compileRegex, type CompileResult, type Regex } from "../../re2/index.js";
+import { compileRegex, type CompileResult, type Regex, RegexWorkExceeded } from "../../re2/index.js";
 import { BoundedCache } from "../cache/index.js";
 import type { CallContext, Impl, Library, OverloadDecl, TypeName } from "../declarations/index.js";
 import { codePointLength, EvalError, type Value } from "../values/index.js";
@@ -76,7 +76,13 @@ export function patternOverload(engine: RegexCompiler, f: PatternFunction): Over
   const matched = (regex: Regex, args: readonly Value[], ctx: CallContext): Value => {
     const subject = args[0] as string;
     chargeMatch(regex, subject, ctx);
-    return f.run(regex, subject, args);
+    try {
+      return f.run(regex, subject, args);
+    } catch (e) {
+      // findAll whose matches each read far ahead: an error of the expression, where Go would take quadratic time.
+      if (e instanceof RegexWorkExceeded) throw new EvalError(e.message);
+      throw e;
+    }
   };
   const impl: Impl = (args, ctx) => {
     const regex = runtimePattern(engine, args[1] as string, ctx);

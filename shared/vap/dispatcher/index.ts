@@ -15,6 +15,15 @@ import { MatchCriteria, RequestMatcher, requestKeys, ruleKeys, type NamespaceLab
 import { collectParams, type ParamFacts } from "../params/index.js";
 import type { NamedRule, ValidationAction } from "../schema/index.js";
 import { validate, type RequestVariables } from "../validator/index.js";
+import { createReviewBudget, REVIEW_COST_BUDGET, reviewExhausted } from "../budget/index.js";
+
+/**
+ * A policy the review's budget cut off (shared/vap/budget), decided by its
+ * failurePolicy as an expression error would be: Fail denies with this
+ * message, Ignore admits. Policies after it are not run at all.
+ */
+const CUT_BY_REVIEW_BUDGET = `edgeadmit: this review reached the edge's cost limit of ${REVIEW_COST_BUDGET.toLocaleString("en")} units across all policies before this policy finished; failurePolicy Fail denies it`;
+
 
 /**
  * What evaluating needs to know of the cluster beyond the policies, looked up
@@ -186,6 +195,7 @@ export class PolicyDispatcher implements CompiledPolicySet {
     let requestValue: Value | undefined;
     let reviewed: Reviewed | undefined | null = null;
     const requestVariables: RequestVariables = new Map();
+    const reviewBudget = createReviewBudget();
     for (const { policy, match, bindings } of this.#candidates(request)) {
       const configError = (message: string, binding?: string) => {
         if (policy.failurePolicy === "Ignore") return;
@@ -219,7 +229,7 @@ export class PolicyDispatcher implements CompiledPolicySet {
           continue;
         }
         for (const param of params) {
-          const { decisions, annotations: annotationResults } = validate({
+          const validated = reviewExhausted(reviewBudget) ? undefined : validate({
             policy,
             object,
             oldObject,
@@ -228,7 +238,12 @@ export class PolicyDispatcher implements CompiledPolicySet {
             namespaceObject,
             inventory: policy.readsInventory ? new InventoryValue(facts, policy.inventory, reviewed === null ? (reviewed = reviewedOf(request)) : reviewed) : null,
             requestVariables,
+            reviewBudget,
           });
+          const { decisions, annotations: annotationResults } =
+            validated === undefined || reviewBudget.cut
+              ? { decisions: policy.failurePolicy === "Ignore" ? [] : [{ action: "Deny" as const, message: CUT_BY_REVIEW_BUDGET, reason: "Invalid", expressionIndex: 0 }], annotations: [] }
+              : validated;
           for (const decision of decisions) {
             if (decision.action !== "Deny") continue;
             for (const action of binding.spec.validationActions) {

@@ -8,6 +8,7 @@
 // order.
 import { EvalError, LazyMap, RUNTIME_COST_BUDGET, typeOf, type Activation, type EvalResult, type Program, type Value } from "../../cel/index.js";
 import type { CompiledPolicy, Expression } from "../compile/index.js";
+import { phaseLimit, type ReviewBudget } from "../budget/index.js";
 
 /** apiserver's MaxEvaluatedMessageExpressionSizeBytes. */
 const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
@@ -36,6 +37,8 @@ export interface Invocation {
   requestVariables?: RequestVariables;
   /** The budget of each phase; RuntimeCELCostBudget unless a test of the budget's arithmetic sets a smaller one (as Validate's runtimeCELCostBudget). */
   costBudget?: number;
+  /** The edge's budget for the whole review (shared/vap/budget), which each phase's budget draws from too. */
+  reviewBudget?: ReviewBudget;
 }
 
 /** Per request: the successful evaluations of variables that read neither params nor other variables, by program. */
@@ -139,7 +142,19 @@ export function evaluatePhase(invocation: Invocation, expressions: ReadonlyArray
   const results: Evaluated[] = new Array(expressions.length);
   if (expressions.length === 0) return { ok: true, results, remaining: budget };
   const composition = new Composition(invocation, namespaceObject);
-  let remaining = budget;
+  const review = invocation.reviewBudget;
+  const limit = phaseLimit(review, budget);
+  let remaining = limit;
+  // Takes `cost` from the phase and the review; false once it is more than the phase has left (a cut of the review's when its budget, not the apiserver's, was the smaller).
+  const spend = (cost: number): boolean => {
+    if (review !== undefined) review.spent += cost;
+    if (cost <= remaining) {
+      remaining -= cost;
+      return true;
+    }
+    if (review !== undefined && limit < budget) review.cut = true;
+    return false;
+  };
   for (let i = 0; i < expressions.length; i++) {
     const expression = expressions[i];
     if (expression === undefined) continue;
@@ -148,11 +163,7 @@ export function evaluatePhase(invocation: Invocation, expressions: ReadonlyArray
       continue;
     }
     const result = expression.program.evaluate(composition.activation);
-    const compositionCost = composition.takeCost();
-    if (compositionCost > remaining) return { ok: false, error: OUT_OF_BUDGET };
-    remaining -= compositionCost;
-    if (result.cost > remaining) return { ok: false, error: OUT_OF_BUDGET };
-    remaining -= result.cost;
+    if (!spend(composition.takeCost()) || !spend(result.cost)) return { ok: false, error: OUT_OF_BUDGET };
     results[i] = result.ok ? result : { ok: false, error: `expression '${expression.source}' resulted in error: ${result.error}` };
   }
   return { ok: true, results, remaining };

@@ -29,6 +29,11 @@ describe("Kubernetes regex library", () => {
     expect(err("'x'.find(p)", { p: "(" })).toBe("Illegal regex: error parsing regexp: missing closing ): `(`");
   });
 
+  it("fails findAll whose every match reads to the end (quadratic in Go) with an error of the expression", () => {
+    expect(err("s.findAll('a.*b|a')", { s: "a".repeat(10_000) })).toBe("finding every match would read the string more than 8 times over");
+    expect(v("s.findAll('a.*b|a').size()", { s: "a".repeat(50) })).toBe(50);
+  });
+
   it("checks argument types", () => {
     expect(err("'x'.find(1)")).toMatch(/^ERROR: <input>:1:9: found no matching overload for 'find' applied to 'string.\(int\)'/);
     expect(err("x.find('a')", { x: 1 })).toBe("no such overload: find(int, string)");

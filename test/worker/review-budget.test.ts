@@ -1,0 +1,114 @@
+// The edge's cost budget per review, over HTTP: every bound policy draws
+// from one review-wide budget (shared/vap/budget) besides the apiserver's own
+// per-policy budget; a policy it cuts off is decided by its failurePolicy,
+// with a message that names the edge's limit. And a denial whose message is
+// cut keeps its reason, however long the quoted expression.
+import { describe, expect, it } from "vitest";
+import { wrapReview } from "../../shared/admission/wrap.js";
+import { objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
+
+const CLUSTER = "other";
+
+/**
+ * Never true: `big` is lowercase. Charged as Kubernetes charges matches()
+ * (k8s.io/apiserver/pkg/cel/library/cost.go, "matches"): (1 + 200,000 code
+ * points) × 0.1 → 20,001, times the program's 183 instructions × 0.25 → 46,
+ * about 920,000 units for a 200,000-character `big`, under the 1,000,000
+ * limit of one expression.
+ */
+const COSTLY = "!object.data.big.matches('^[A-Z]{0,90}$')";
+
+/** A policy on ConfigMap CREATEs with `validations` copies of COSTLY, bound with Deny. */
+const configMapPolicy = (name: string, failurePolicy: "Fail" | "Ignore", validations: number) => `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: ${name}}
+spec:
+  failurePolicy: ${failurePolicy}
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
+  validations:
+${Array.from({ length: validations }, () => `  - {expression: ${JSON.stringify(COSTLY)}, message: big is uppercase}`).join("\n")}
+---
+apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionPolicyBinding
+metadata: {name: ${name}}
+spec: {policyName: ${name}, validationActions: [Deny]}`;
+
+const configMap = (big: string) =>
+  wrapReview({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings", namespace: "shop" }, data: { big } }, { namespace: "shop", operation: "CREATE" });
+
+const CUT =
+  "edgeadmit: this review reached the edge's cost limit of 20,000,000 units across all policies before this policy finished; failurePolicy Fail denies it";
+
+describe("the edge's cost budget per review", () => {
+  // Policies run in name order: a and b spend 10 × ~920,000 each (18.4M of the 20M), c is cut in its second
+  // validation (its own 10M budget would let it go on) and d, after it, is not run at all.
+  const POLICIES = objectsFromYaml(
+    [configMapPolicy("a-first", "Fail", 10), configMapPolicy("b-second", "Fail", 10), configMapPolicy("c-third", "Ignore", 5), configMapPolicy("d-fourth", "Fail", 1)].join("\n---\n"),
+  );
+
+  it("admits a review that stays within it", { timeout: 60_000 }, async () => {
+    expect((await push(CLUSTER, snapshotOf(POLICIES))).status).toBe(200);
+    const small = configMap("a".repeat(1_000));
+    expect((await validate(CLUSTER, small)).response).toEqual({ uid: small.request.uid, allowed: true });
+  });
+
+  it("decides the policies it cuts off by their failurePolicy: Ignore admits, Fail denies with the edge's limit", { timeout: 60_000 }, async () => {
+    expect((await push(CLUSTER, snapshotOf(POLICIES))).status).toBe(200);
+    const big = configMap("a".repeat(200_000));
+    expect((await validate(CLUSTER, big)).response).toEqual({
+      uid: big.request.uid,
+      allowed: false,
+      status: { code: 422, reason: "Invalid", message: `ValidatingAdmissionPolicy 'd-fourth' with binding 'd-fourth' denied request: ${CUT}` },
+    });
+  });
+
+  it("leaves a policy that runs out of its own budget with the apiserver's message", { timeout: 60_000 }, async () => {
+    // 11 × ~920,000 is over the apiserver's 10,000,000 for one policy, within the review's 20,000,000.
+    expect((await push(CLUSTER, snapshotOf(objectsFromYaml(configMapPolicy("alone", "Fail", 11))))).status).toBe(200);
+    const big = configMap("a".repeat(200_000));
+    expect((await validate(CLUSTER, big)).response).toEqual({
+      uid: big.request.uid,
+      allowed: false,
+      status: {
+        code: 422,
+        reason: "Invalid",
+        message: "ValidatingAdmissionPolicy 'alone' with binding 'alone' denied request: validation failed due to running out of cost budget, no further validation rules will be run",
+      },
+    });
+  });
+});
+
+describe("a denial cut to 1,024 bytes", () => {
+  it("shortens the quoted expression and keeps the reason at its end", { timeout: 60_000 }, async () => {
+    // 2,000 characters of expression; the matches() alone is charged 20,001 × 101 (403 instructions) > 1,000,000.
+    const padding = `object.metadata.name != '${"x".repeat(1_940)}'`;
+    const expression = `object.data.big.matches('^[a-z]{0,200}$') && ${padding}`;
+    const policy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: long-expression}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
+  validations:
+  - {expression: ${JSON.stringify(expression)}}
+---
+apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionPolicyBinding
+metadata: {name: long-expression}
+spec: {policyName: long-expression, validationActions: [Deny]}`;
+    expect((await push(CLUSTER, snapshotOf(objectsFromYaml(policy)))).status).toBe(200);
+    const big = configMap("a".repeat(200_000));
+    const { response } = await validate(CLUSTER, big);
+    const prefix = "ValidatingAdmissionPolicy 'long-expression' with binding 'long-expression' denied request: expression 'object.data.big.matches('^[a-z]{0,200}$') && object.metadata.name != 'xxx";
+    const tail = "...' resulted in error: operation cancelled: actual cost limit exceeded";
+    const message = response.status!.message;
+    expect(response.allowed).toBe(false);
+    expect(new TextEncoder().encode(message).length).toBe(1_024);
+    expect(message.startsWith(prefix)).toBe(true);
+    expect(message.endsWith(tail)).toBe(true);
+    expect(message).toBe(`${prefix}${"x".repeat(1_024 - prefix.length - tail.length)}${tail}`);
+  });
+});
