@@ -26,7 +26,7 @@ import { countsOf, failingModes, FAIL_ON, skippedSummary, type CheckedObject, ty
 import { jsonChunks, renderJson } from "./output/json.js";
 import { renderSarif } from "./output/sarif.js";
 import { renderText } from "./output/text.js";
-import { buildOptionsOf, CLUSTER_FLAGS, snapshotFromCluster } from "./snapshot.js";
+import { buildOptionsOf, CLUSTER_FLAGS, refuseLeaks, snapshotFromCluster } from "./snapshot.js";
 import type { Verb } from "./verb.js";
 
 const RENDERERS = { text: renderText, json: renderJson, sarif: renderSarif } as const;
@@ -301,6 +301,7 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
     if (!snapshot) {
       for (const object of globals) facts.builder!.add(object);
       const built = facts.builder!.build();
+      refuseLeaks("check", built.refused, io);
       // The global objects' problems would repeat once per scope: each is said once.
       for (const problem of built.problems.filter((problem) => !warned.has(problem))) {
         warned.add(problem);

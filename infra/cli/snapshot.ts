@@ -43,13 +43,25 @@ export function buildOptionsOf(settingsNamespace: string): BuildOptions {
  * snapshot does not use on one line. `check` and `test` judge every object
  * whether it is a cluster fact or not, so they do not report the rest.
  */
-function reportBuild(verb: string, { problems, ignored }: BuildResult, io: CliIo, reportIgnored = true): void {
+function reportBuild(verb: string, { problems, ignored, refused }: BuildResult, io: CliIo, reportIgnored = true): void {
+  refuseLeaks(verb, refused, io);
   for (const problem of problems) io.err(`warning: ${problem}\n`);
   if (reportIgnored && ignored.length > 0) {
     const named = ignored.slice(0, IGNORED_NAMED).map(describeObject).join(", ");
     const more = ignored.length > IGNORED_NAMED ? `, … and ${ignored.length - IGNORED_NAMED} more` : "";
     io.err(`edgeadmit ${verb}: ignored ${ignored.length} object${ignored.length === 1 ? "" : "s"} the policies do not use: ${named}${more}\n`);
   }
+}
+
+/**
+ * A build whose bound policies ask for what never leaves the cluster
+ * (shared/inventory/secrets.ts) is refused: every such ask on stderr, the
+ * first as the error, exit 1, nothing written, pushed or judged.
+ */
+export function refuseLeaks(verb: string, refused: readonly string[], io: CliIo): void {
+  if (refused.length === 0) return;
+  for (const line of refused.slice(1)) io.err(`edgeadmit ${verb}: ${line}\n`);
+  throw new CliError(`${refused[0]}; the snapshot is refused`);
 }
 
 /** The snapshot of `objects` (see buildOptionsOf and reportBuild). */

@@ -19,6 +19,7 @@ import { describeZodError } from "../zod/index.js";
 import { parseFieldPath, indexedValues, type FieldPath } from "../inventory/paths.js";
 import { indexBucketOf, INDEX_BUCKETS, INVENTORY_INDEX_UNIT, INVENTORY_KIND_UNIT, inventoryIndexUnit, inventoryKindUnit } from "../inventory/units.js";
 import { snapshotSchema, type Snapshot } from "./schema.js";
+import { unitLeak } from "./leaks.js";
 
 /** Envelope fields: push metadata, kept with the generation in storage, never in a unit (so an unchanged cluster hashes the same). */
 const ENVELOPE = { apiVersion: true, kind: true, generation: true, builtAt: true } as const;
@@ -168,9 +169,15 @@ export type Shard = z.infer<typeof shardSchema>;
 export const clusterPartSchema = z.omit(snapshotSchema, ENVELOPE);
 export type ClusterPart = z.infer<typeof clusterPartSchema>;
 
-/** One bucket of the inventory's indexes: kind → field → value (keyed as inventory/paths indexKey does) → the objects having it. */
+/**
+ * One bucket of the inventory's indexes: kind → field → value (keyed as
+ * inventory/paths indexKey does) → the keys (`namespace/name`, or `name`) of
+ * the objects having it. References, not the objects: an object with many
+ * indexed values is stored once, in its shard (or the cluster part), so the
+ * index grows with the number of values, not with values × object size.
+ */
 const inventoryBucketSchema = z.object({
-  index: z.record(z.string(), z.record(z.string(), z.record(z.string(), z.array(z.unknown())))),
+  index: z.record(z.string(), z.record(z.string(), z.record(z.string(), z.array(z.string())))),
 });
 export type InventoryBucketContent = z.infer<typeof inventoryBucketSchema>;
 
@@ -264,10 +271,10 @@ export function splitSnapshot(snapshot: Snapshot): SnapshotParts {
 
 /**
  * The units derived from the inventory: per namespaced kind, where its
- * objects are; per indexed value, the objects having it, in its bucket. A
- * change to one object rewrites its shard, the buckets of every value it has
- * or had (each holds the object), and its kind's directory when its namespace
- * gains or loses one.
+ * objects are; per indexed value, the keys of the objects having it, in its
+ * bucket. A change to one object rewrites its shard, the buckets of the
+ * values it gained or lost (each holds its key), and its kind's directory
+ * when its namespace gains or loses one.
  */
 function inventoryUnits(inventory: Snapshot["inventory"]): Map<string, InventoryBucketContent | InventoryDirectory> {
   const units = new Map<string, InventoryBucketContent | InventoryDirectory>();
@@ -290,7 +297,7 @@ function inventoryUnits(inventory: Snapshot["inventory"]): Map<string, Inventory
           const bucket = indexBucketOf(kind, path.text, valueKey);
           const byKind = buckets.get(bucket) ?? buckets.set(bucket, {}).get(bucket)!;
           ((byKind[kind] ??= {})[path.text] ??= {})[valueKey] ??= [];
-          byKind[kind]![path.text]![valueKey]!.push(object);
+          byKind[kind]![path.text]![valueKey]!.push(key);
         }
       }
     }
@@ -456,7 +463,11 @@ function bucketStrayEntry(name: string, content: InventoryBucketContent): string
   return undefined;
 }
 
-/** The unit's content through its schema: the cluster part, a shard whose every entry is in its namespace, or a unit of a named family. */
+/**
+ * The unit's content through its schema: the cluster part, a shard whose
+ * every entry is in its namespace, or a unit of a named family; the cluster
+ * part and a shard carrying nothing that never leaves the cluster (leaks.ts).
+ */
 export function decodeUnit(name: string, value: unknown): { ok: true; value: UnitContent } | { ok: false; error: string } {
   const problem = unitNameProblem(name);
   if (problem) return { ok: false, error: problem };
@@ -464,8 +475,8 @@ export function decodeUnit(name: string, value: unknown): { ok: true; value: Uni
   const parsed = name === CLUSTER_UNIT ? clusterPartSchema.safeParse(value) : family ? family.schema.safeParse(value) : shardSchema.safeParse(value);
   if (!parsed.success) return { ok: false, error: describeZodError(parsed.error) };
   const stray =
-    name === CLUSTER_UNIT ? undefined
-    : family === undefined ? shardStrayEntry(name, parsed.data as Shard)
+    name === CLUSTER_UNIT ? unitLeak(parsed.data as ClusterPart)
+    : family === undefined ? (shardStrayEntry(name, parsed.data as Shard) ?? unitLeak(parsed.data as Shard))
     : family.prefix === INVENTORY_INDEX_UNIT ? bucketStrayEntry(name, parsed.data as InventoryBucketContent)
     : undefined;
   return stray ? { ok: false, error: stray } : { ok: true, value: parsed.data };

@@ -297,10 +297,11 @@ export class SnapshotView implements PolicyFacts, InventoryFacts {
     return (this.#unit(inventoryKindUnit(key)) as InventoryDirectory | undefined)?.namespaces ?? NOTHING;
   }
 
-  inventoryLookup(key: string, field: string, valueKey: string): readonly unknown[] {
+  inventoryLookup(key: string, field: string, valueKey: string): readonly string[] {
     const bucket = this.#unit(inventoryIndexUnit(indexBucketOf(key, field, valueKey))) as InventoryBucketContent | undefined;
     const values = bucket && own(bucket.index, key) && own(bucket.index[key]!, field);
-    return (values && own(values, valueKey)) ?? [];
+    // A bucket stored by an earlier version holds the objects themselves: none of them is a key, and the next sync replaces it.
+    return ((values && own(values, valueKey)) ?? []).filter((id) => typeof id === "string");
   }
 }
 
