@@ -19,6 +19,7 @@ import {
 } from "../../shared/snapshot/index.js";
 import { CONTENT_SHA256_HEADER } from "../../shared/signing/index.js";
 import { policySetOf } from "../../shared/vap/index.js";
+import { describeKind } from "../../shared/inventory/index.js";
 import { decodeJson } from "../../shared/zod/index.js";
 import { reader, signer, type AuthEnv } from "../auth/index.js";
 import { readBody } from "../body/index.js";
@@ -30,6 +31,24 @@ import type { Commit, SnapshotMeta, StagedUnit } from "../store/index.js";
 const MAX_REPORTED_PROBLEMS = 50;
 
 export const snapshot = new Hono<AuthEnv>();
+
+/**
+ * The inventory objects the sync job left out for breaking a limit, as the
+ * cluster part names them: reported with the policies' problems (stored,
+ * answered to the push and to GET), since the policies reading their kind
+ * meet an evaluation error and their failurePolicy decides.
+ */
+function leftOutProblems(part: ClusterPart): string[] {
+  const problems: string[] = [];
+  for (const [key, { leftOut }] of Object.entries(part.inventory)) {
+    if (!leftOut) continue;
+    const named = Object.entries(leftOut.objects);
+    for (const [id, why] of named)
+      problems.push(`inventory: ${describeKind(key)} ${id} is left out of the snapshot (${why}): the policies reading the kind meet an evaluation error, and their failurePolicy decides`);
+    if (leftOut.total > named.length) problems.push(`inventory: ${leftOut.total - named.length} more objects of ${describeKind(key)} are left out of the snapshot`);
+  }
+  return problems;
+}
 
 function describe(cluster: string, meta: SnapshotMeta, now: number) {
   return {
@@ -93,7 +112,8 @@ snapshot.put("/:cluster/snapshot", signer("PUT"), async (c) => {
     if (clusterPart) {
       // Compiled now, so the pusher hears of a policy that cannot be used.
       const policySet = policySetOf(clusterPart);
-      commit.policies = { bound: policySet.bound, problems: policySet.problems.slice(0, MAX_REPORTED_PROBLEMS).map((problem) => truncateUtf8(problem, 500)) };
+      const problems = [...policySet.problems, ...leftOutProblems(clusterPart)];
+      commit.policies = { bound: policySet.bound, problems: problems.slice(0, MAX_REPORTED_PROBLEMS).map((problem) => truncateUtf8(problem, 500)) };
     } else if (push.commit.base === null) return refused(400, "a push that sends every unit (base null) must send the cluster part; nothing was stored");
   }
 
