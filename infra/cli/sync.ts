@@ -88,22 +88,28 @@ Example:
     const target = await pushTarget("sync", args, io);
     const json = outputOf(args) === "json";
     const { generation, builtAt, encoded, maxAgeSeconds, leaving } = await encodedFromCluster(target, args, io);
-    if (!json) printLeaving(leaving.leaving, io.out);
     const hash = encoded.digest;
     const stored = await storedSnapshot(target.endpoint, target.cluster, target.privateKeyPem);
     const reason = pushReason(stored, hash, maxAgeSeconds);
     if (reason === undefined) {
       // pushReason skips only when something is stored.
       if (json) io.out(`${JSON.stringify({ pushed: false, generation: stored!.generation, contentHash: hash, ageSeconds: stored!.ageSeconds, ...leaving })}\n`);
-      else io.out(`unchanged: the function holds generation ${stored!.generation} with content ${hash.slice(0, 12)}, ${stored!.ageSeconds}s old; nothing pushed\n`);
+      else {
+        printLeaving(leaving.leaving, io.out);
+        io.out(`unchanged: the function holds generation ${stored!.generation} with content ${hash.slice(0, 12)}, ${stored!.ageSeconds}s old; nothing pushed\n`);
+      }
       return 0;
     }
     // The clock gives generations; one that went backwards must still push something newer.
     const pushing = { generation: stored && generation <= stored.generation ? stored.generation + 1 : generation, builtAt, encoded };
     // Only the units that changed go, unless the function's copy cannot serve as the base.
     const pushed = await pushSnapshot(target.endpoint, target.cluster, target.privateKeyPem, pushing, stored ? { against: stored } : {});
+    // What left is said once it has left: a sync that fails says only why.
     if (json) io.out(`${JSON.stringify({ pushed: true, reason, ...pushedJson(pushed), ...leaving })}\n`);
-    else io.out(`pushed generation ${pushed.stored.generation}: ${reason}; ${sentLine(pushed)}\n`);
+    else {
+      printLeaving(leaving.leaving, io.out);
+      io.out(`pushed generation ${pushed.stored.generation}: ${reason}; ${sentLine(pushed)}\n`);
+    }
     reportPolicies(pushed.stored, io, json);
     return 0;
   },

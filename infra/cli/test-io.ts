@@ -17,3 +17,8 @@ export async function runCli(argv: string[], stdin = ""): Promise<CliRun> {
   });
   return { code, stdout, stderr };
 }
+
+/** `text` without the report of what leaves the cluster (infra/cli/leaving.ts), for tests about the rest of stderr or stdout. */
+export function withoutLeaving(text: string): string {
+  return text.replace(/^what leaves the cluster \(docs\/inventory\.md, "What leaves the cluster"\):\n(?: {2}.*\n)*? {2}never: .*\n/m, "");
+}
