@@ -17,6 +17,11 @@
 // - The object under review is never in its own inventory: every result
 //   leaves out the object of the request's group, kind, namespace and name,
 //   so an UPDATE never meets its stored copy.
+// - An object left out of the snapshot for breaking a limit (shared/snapshot/build
+//   INVENTORY_LIMITS) makes every call that could have read it an evaluation
+//   error: an answer that may miss an object is not given as complete.
+// - An index bucket holds the keys of the objects; a lookup reads each from
+//   its namespace's shard (or the cluster part), counted like any other unit.
 // - Cost: a list is charged as a traversal of its result (cel-go's 0.1 per
 //   element), before it is built; get and an index lookup as one call.
 // - Bounded: a list across namespaces spans at most MAX_LIST_NAMESPACES
