@@ -18,6 +18,7 @@ import type { AffinityClass, Application, InventoryKind, Settings, Snapshot, Ten
 import {
   classReferencesUnit,
   MAX_UNIT_NAME,
+  REFERENCE_SEPARATOR,
   splitSnapshot,
   type ClassReferences,
   type ClusterPart,
@@ -300,8 +301,9 @@ export class SnapshotView implements PolicyFacts, InventoryFacts {
   inventoryLookup(key: string, field: string, valueKey: string): readonly string[] {
     const bucket = this.#unit(inventoryIndexUnit(indexBucketOf(key, field, valueKey))) as InventoryBucketContent | undefined;
     const values = bucket && own(bucket.index, key) && own(bucket.index[key]!, field);
-    // A bucket stored by an earlier version holds the objects themselves: none of them is a key, and the next sync replaces it.
-    return ((values && own(values, valueKey)) ?? []).filter((id) => typeof id === "string");
+    const keys: unknown = values && own(values, valueKey);
+    // A bucket stored by an earlier version holds lists of the objects themselves: no keys, until the next sync replaces it.
+    return typeof keys === "string" ? keys.split(REFERENCE_SEPARATOR) : [];
   }
 }
 

@@ -63,4 +63,27 @@ describe("an object over a limit is left out, named, and the rest is kept", () =
     // The projection keeps only spec.rules[*].host: the padding never counts.
     expect(Object.keys(built.snapshot.inventory[KIND]!.objects)).toEqual(["tenant-a/fat"]);
   });
+
+  it("one namespace's inventory past its share of a shard: the objects after it, in key order, are left out; other namespaces keep theirs", () => {
+    // 5,000 hosts of 30 bytes each: about 150 KB of projection per Ingress, 28 of them pass 4 MiB.
+    const fat = (namespace: string, i: number) => ingressWithHosts(namespace, `app-${String(i).padStart(2, "0")}`, spreadHosts(5_000, `app-${i}.${namespace}.example.com`));
+    const built = build([...Array.from({ length: 30 }, (_, i) => fat("tenant-a", i)), fat("tenant-b", 0)]);
+    const left = built.problems.map((problem) => problem.split(": left out of the inventory: ")[0]);
+    expect(left.length).toBeGreaterThan(0);
+    expect(left.every((name) => name!.startsWith("Ingress tenant-a/app-"))).toBe(true);
+    expect(built.problems[0]).toMatch(/^Ingress tenant-a\/app-\d\d: left out of the inventory: namespace tenant-a's inventory objects would pass 4194304 bytes of JSON with it \(its shard travels in one push body\); /);
+    expect(Object.keys(built.snapshot.inventory[KIND]!.objects)).toContain("tenant-b/app-00");
+    expect(Object.keys(built.snapshot.inventory[KIND]!.objects)).toContain("tenant-a/app-00");
+  });
+
+  it("an index bucket past its bytes: the objects with the most bytes in it go first, until it fits", () => {
+    // 40,000 Ingresses sharing one host: one value whose references pass 1 MiB.
+    const same = Array.from({ length: 40_000 }, (_, i) => ingressWithHosts(`tenant-${i % 100}`, `web-${i}`, ["shared.example.com"]));
+    const built = build(same);
+    const left = built.snapshot.inventory[KIND]!.leftOut!;
+    expect(left.total).toBeGreaterThan(0);
+    expect(left.total).toBeLessThan(40_000);
+    expect(Object.values(left.objects)[0]).toMatch(/^index bucket \d+ would hold about \d+ bytes \(at most 1048576\), \d+ of them its entries, the most of any object there$/);
+    expect(Object.keys(left.objects)).toHaveLength(INVENTORY_LIMITS.named);
+  });
 });

@@ -166,6 +166,8 @@ function collectInventory(
   if (kinds.size === 0) return inventory;
   const found = new Map<string, Map<string, unknown>>();
   const facts = new Set(objects);
+  /** Namespace → the bytes of the inventory objects its shard holds so far, over every kind. */
+  const shardBytes = new Map<string, number>();
   for (const object of [...objects, ...candidates]) {
     const key = `${String(object.apiVersion)}/${String(object.kind)}`;
     const kind = kinds.get(key);
@@ -173,8 +175,9 @@ function collectInventory(
     const metadata = metadataOf(object);
     const name = nameOf(object);
     const namespace = typeof metadata["namespace"] === "string" && metadata["namespace"] !== "" ? metadata["namespace"] : undefined;
-    if (!name || namespace?.includes("/") || name.includes("/")) {
-      problems.push(`${kind.kind} ${namespace ? `${namespace}/` : ""}${name ?? "(no name)"}: not in the inventory (an object there has a name, and names hold no "/")`);
+    // Kubernetes names hold neither; the index joins keys with a newline (shards.ts REFERENCE_SEPARATOR).
+    if (!name || /[/\n]/.test(namespace ?? "") || /[/\n]/.test(name)) {
+      problems.push(`${kind.kind} ${JSON.stringify(namespace ? `${namespace}/` : "").slice(1, -1)}${name === undefined ? "(no name)" : JSON.stringify(name).slice(1, -1)}: not in the inventory (an object there has a name, and names hold no "/" or newline)`);
       continue;
     }
     const byKey = found.get(key) ?? found.set(key, new Map()).get(key)!;
@@ -202,7 +205,7 @@ function collectInventory(
       }
       kept[id] = project(listed.get(id));
     }
-    const over = overLimits(key, kind.index, kept);
+    const over = overLimits(key, kind.index, kept, shardBytes);
     const named: Record<string, string> = {};
     for (const [id, why] of over) {
       delete kept[id];
@@ -231,6 +234,8 @@ function collectInventory(
 export const INVENTORY_LIMITS = {
   /** One object's projection, as JSON. */
   objectBytes: 512 * 1024,
+  /** One namespace's inventory objects, over every kind: its shard travels in one push body (8 MiB) with the rest of the namespace's facts. */
+  namespaceBytes: 4 * 1024 * 1024,
   /** One object's indexed values, over every indexed field. */
   indexedValues: 10_000,
   /**
@@ -246,11 +251,12 @@ export const INVENTORY_LIMITS = {
 } as const;
 
 /**
- * The objects of kind `key` over a limit, by key, each with why. A bucket
- * over its bytes loses the objects with the most bytes in it, largest first,
- * until it fits.
+ * The objects of kind `key` over a limit, by key, each with why. A namespace
+ * takes objects in key order (kind by kind) until its shard's share is
+ * spent (`shardBytes`, kept across kinds); a bucket over its bytes loses
+ * the objects with the most bytes in it, largest first, until it fits.
  */
-function overLimits(key: string, index: readonly FieldPath[], objects: Readonly<Record<string, unknown>>): Map<string, string> {
+function overLimits(key: string, index: readonly FieldPath[], objects: Readonly<Record<string, unknown>>, shardBytes: Map<string, number>): Map<string, string> {
   const over = new Map<string, string>();
   /** Bucket → key → the bytes of that object's entries there. */
   const buckets = new Map<number, Map<string, number>>();
@@ -272,9 +278,25 @@ function overLimits(key: string, index: readonly FieldPath[], objects: Readonly<
         entry.bytes += utf8Length(valueKey) + utf8Length(id) + 8;
       }
     const crowded = Math.max(0, ...[...mine.values()].map((entry) => entry.values));
-    if (values > INVENTORY_LIMITS.indexedValues) over.set(id, `it has ${values} indexed values (at most ${INVENTORY_LIMITS.indexedValues})`);
-    else if (crowded > INVENTORY_LIMITS.valuesInOneBucket) over.set(id, `${crowded} of its indexed values fall in one index bucket (at most ${INVENTORY_LIMITS.valuesInOneBucket})`);
-    else for (const [bucket, entry] of mine) (buckets.get(bucket) ?? buckets.set(bucket, new Map()).get(bucket)!).set(id, entry.bytes);
+    if (values > INVENTORY_LIMITS.indexedValues) {
+      over.set(id, `it has ${values} indexed values (at most ${INVENTORY_LIMITS.indexedValues})`);
+      continue;
+    }
+    if (crowded > INVENTORY_LIMITS.valuesInOneBucket) {
+      over.set(id, `${crowded} of its indexed values fall in one index bucket (at most ${INVENTORY_LIMITS.valuesInOneBucket})`);
+      continue;
+    }
+    const slash = id.indexOf("/");
+    const namespace = slash > 0 ? id.slice(0, slash) : undefined;
+    if (namespace !== undefined) {
+      const spent = shardBytes.get(namespace) ?? 0;
+      if (spent + bytes > INVENTORY_LIMITS.namespaceBytes) {
+        over.set(id, `namespace ${namespace}'s inventory objects would pass ${INVENTORY_LIMITS.namespaceBytes} bytes of JSON with it (its shard travels in one push body)`);
+        continue;
+      }
+      shardBytes.set(namespace, spent + bytes);
+    }
+    for (const [bucket, entry] of mine) (buckets.get(bucket) ?? buckets.set(bucket, new Map()).get(bucket)!).set(id, entry.bytes);
   }
   for (const [bucket, entries] of buckets) {
     let total = 0;
