@@ -67,7 +67,9 @@ export function leavingReport(snapshot: Snapshot): LeavingEntry[] {
     policies: builtIn("rwo-rollout", "rwo-shared", "ha-spread"),
   });
   add({ source: "v1 Node", fields: ["metadata.name", "the metadata.labels an AffinityClass constrains"], objects: count(snapshot.nodes), bytes: bytesOf(snapshot.nodes), policies: builtIn("affinity-class") });
-  add({ source: "v1 Node (all of them, as one figure)", fields: ["the largest status.allocatable of any node, per resource"], objects: count(snapshot.largestAllocatable), bytes: bytesOf(snapshot.largestAllocatable), policies: builtIn("ha-spread") });
+  // One figure per resource, read from every Node.
+  if (snapshot.largestAllocatable)
+    add({ source: "v1 Node (status.allocatable)", fields: ["the largest status.allocatable of any node, per resource"], objects: count(snapshot.nodes), bytes: bytesOf(snapshot.largestAllocatable), policies: builtIn("ha-spread") });
   add({ source: "edgeadmit.io/v1alpha1 EdgeAdmissionException", fields: ["metadata.name", "spec"], objects: count(snapshot.exceptions), bytes: bytesOf(snapshot.exceptions), policies: ["every policy"] });
 
   const vaps = Object.keys(snapshot.validatingAdmissionPolicies);
