@@ -9,13 +9,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { startFakeApiServer } from "../objects/fake-apiserver.js";
-import { runCli, withoutLeaving } from "./test-io.js";
+import { runBuild, runCli } from "./test-io.js";
 
-/** snapshot build as runCli runs it, its report of what leaves the cluster (tested below) left out of stderr. */
-async function buildCli(argv: string[], stdin?: string) {
-  const result = await runCli(argv, stdin);
-  return { ...result, stderr: withoutLeaving(result.stderr) };
-}
 
 const ROOT = join(__dirname, "..", "..");
 const DEMO = join(ROOT, "examples", "demo", "cluster.yaml");
@@ -38,12 +33,12 @@ describe("snapshot build: an empty snapshot is an error unless --allow-empty", (
     }],
   ])("%s", async (_, path) => {
     const input = path();
-    expect(await buildCli(["snapshot", "build", "-f", input])).toEqual({
+    expect(await runBuild(["snapshot", "build", "-f", input])).toEqual({
       code: 1,
       stdout: "",
       stderr: `edgeadmit snapshot build: the snapshot would hold no objects (from ${input}): ${EMPTY_HINT}\n`,
     });
-    const allowed = await buildCli(["snapshot", "build", "-f", input, "--allow-empty"]);
+    const allowed = await runBuild(["snapshot", "build", "-f", input, "--allow-empty"]);
     expect(allowed.code).toBe(0);
     expect(JSON.parse(allowed.stdout)).toMatchObject({ affinityClasses: {}, tenants: {}, applications: {}, volumeClaims: {} });
   });
@@ -57,7 +52,7 @@ apiVersion: example.com/v1
 kind: Foo
 metadata: { name: y, namespace: ns }
 `;
-    expect(await buildCli(["snapshot", "build", "-f", "-"], ignored)).toEqual({
+    expect(await runBuild(["snapshot", "build", "-f", "-"], ignored)).toEqual({
       code: 1,
       stdout: "",
       stderr:
@@ -71,7 +66,7 @@ describe("snapshot build: objects the snapshot does not use are named, never dro
   it("one line: the first five, then how many more", async () => {
     const configMaps = Array.from({ length: 7 }, (_, i) => `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: cm-${i}, namespace: apps }\n`).join("---\n");
     const policy = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: { name: unbound }\nspec: {}\n";
-    const { code, stderr } = await buildCli(["snapshot", "build", "-f", "-", "-f", DEMO], `${policy}---\n${configMaps}`);
+    const { code, stderr } = await runBuild(["snapshot", "build", "-f", "-", "-f", DEMO], `${policy}---\n${configMaps}`);
     expect(code).toBe(0);
     expect(stderr).toBe(
       "edgeadmit snapshot build: ignored 8 objects the policies do not use: ValidatingAdmissionPolicy.admissionregistration.k8s.io unbound, ConfigMap apps/cm-0, ConfigMap apps/cm-1, ConfigMap apps/cm-2, ConfigMap apps/cm-3, … and 3 more\n",
@@ -81,7 +76,7 @@ describe("snapshot build: objects the snapshot does not use are named, never dro
 
 describe("snapshot build: the settings ConfigMap", () => {
   it("warns of policy ids no policy has, naming the known ones, and still carries them", async () => {
-    const { code, stdout, stderr } = await buildCli(["snapshot", "build", "-f", "-", "-f", DEMO], settings("edgeadmit-system", "{ policy.nope: Deny, policy.rwo-shared: Deny }"));
+    const { code, stdout, stderr } = await runBuild(["snapshot", "build", "-f", "-", "-f", DEMO], settings("edgeadmit-system", "{ policy.nope: Deny, policy.rwo-shared: Deny }"));
     expect(code).toBe(0);
     expect(stderr).toBe(
       'warning: ConfigMap edgeadmit-settings data.policy.nope: no policy "nope" (known: affinity-class, affinity-class-references, affinity-class-definitions, rwo-rollout, rwo-shared, pod-affinity-deadlock, anti-affinity-drift, ha-spread); carried, but no policy here reads it\n',
@@ -91,10 +86,10 @@ describe("snapshot build: the settings ConfigMap", () => {
 
   it("is read from --settings-namespace only (default edgeadmit-system); one elsewhere is named as ignored", async () => {
     const elsewhere = settings("default", "{ onStale: Deny }");
-    const ignored = await buildCli(["snapshot", "build", "-f", "-", "-f", DEMO], elsewhere);
+    const ignored = await runBuild(["snapshot", "build", "-f", "-", "-f", DEMO], elsewhere);
     expect(ignored.stderr).toBe("warning: ConfigMap default/edgeadmit-settings: not in the settings namespace edgeadmit-system; ignored\n");
     expect(JSON.parse(ignored.stdout).settings.onStale).toBe("Warn");
-    const read = await buildCli(["snapshot", "build", "-f", "-", "-f", DEMO, "--settings-namespace", "default"], elsewhere);
+    const read = await runBuild(["snapshot", "build", "-f", "-", "-f", DEMO, "--settings-namespace", "default"], elsewhere);
     expect(read.stderr).toBe("");
     expect(JSON.parse(read.stdout).settings.onStale).toBe("Deny");
   });
@@ -102,7 +97,7 @@ describe("snapshot build: the settings ConfigMap", () => {
 
 describe("the settings profiles (examples/profiles)", () => {
   it.each(["default", "recommended", "strict"])("%s is the settings ConfigMap in edgeadmit-system, every key understood", async (profile) => {
-    const { code, stdout, stderr } = await buildCli(["snapshot", "build", "-f", join(ROOT, "examples", "profiles", `${profile}.yaml`), "--allow-empty"]);
+    const { code, stdout, stderr } = await runBuild(["snapshot", "build", "-f", join(ROOT, "examples", "profiles", `${profile}.yaml`), "--allow-empty"]);
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
     expect(JSON.parse(stdout).settings.maxAgeSeconds).toBe(3600);
   });
@@ -116,7 +111,7 @@ describe("snapshot push and sync: refused before anything is sent", () => {
   beforeAll(async () => {
     expect((await runCli(["keygen", "--out", dir, "--cluster", "c"])).code).toBe(0);
     key = join(dir, "edgeadmit.key");
-    built = JSON.parse((await buildCli(["snapshot", "build", "-f", DEMO])).stdout);
+    built = JSON.parse((await runBuild(["snapshot", "build", "-f", DEMO])).stdout);
   });
   const push = (snapshot: unknown, ...flags: string[]) => runCli(["snapshot", "push", "--endpoint", endpoint, "--cluster", "c", "--key", key, ...flags], JSON.stringify(snapshot));
 
