@@ -194,6 +194,18 @@ data: {password: aHVudGVy}
     expect(existsSync(output)).toBe(false);
   });
 
+  it("snapshot push of a snapshot file edited to declare it: refused before anything is sent", async () => {
+    const built = JSON.parse((await runCli(["snapshot", "build", "-f", join(ROOT, "examples", "inventory", "unique-ingress-host")])).stdout) as { validatingAdmissionPolicies: Record<string, { metadata: { annotations: Record<string, string> } }> };
+    built.validatingAdmissionPolicies["unique-ingress-host"]!.metadata.annotations["edgeadmit.io/inventory"] = JSON.stringify({ kinds: [{ apiVersion: "v1", kind: "Secret", fields: ["data"] }] });
+    expect((await runCli(["keygen", "--out", join(dir, "edited"), "--cluster", "c"])).code).toBe(0);
+    // Nothing listens on port 1: a push that got through would fail with "cannot reach" instead.
+    expect(await runCli(["snapshot", "push", "--endpoint", "http://127.0.0.1:1", "--cluster", "c", "--key", join(dir, "edited", "edgeadmit.key")], JSON.stringify(built))).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `edgeadmit snapshot push: the cluster-wide part: ValidatingAdmissionPolicy unique-ingress-host: metadata.annotations["edgeadmit.io/inventory"] kinds.0.fields.0: data of v1 Secret never leaves the cluster: of a Secret only metadata.name, metadata.namespace, metadata.labels and type do (docs/inventory.md, "What leaves the cluster")\n`,
+    });
+  });
+
   it("check: nothing judged", async () => {
     const result = await runCli(["check", "-f", "-"], policy);
     expect(result.code).not.toBe(0);
