@@ -170,17 +170,20 @@ export const clusterPartSchema = z.omit(snapshotSchema, ENVELOPE);
 export type ClusterPart = z.infer<typeof clusterPartSchema>;
 
 /**
- * One bucket of the inventory's indexes: kind → field → value (keyed as
- * inventory/paths indexKey does) → the keys (`namespace/name`, or `name`) of
- * the objects having it, joined by REFERENCE_SEPARATOR. References, not the
- * objects: an object with many indexed values is stored once, in its shard
- * (or the cluster part), so the index grows with the number of values, not
- * with values × object size. One string per value, not a list of strings,
- * so a decoded bucket takes less heap than three times its stored bytes
+ * One bucket of the inventory's indexes: kind → field → a list of pairs,
+ * each value (keyed as inventory/paths indexKey does) followed by the keys
+ * (`namespace/name`, or `name`) of the objects having it joined by
+ * REFERENCE_SEPARATOR, in code-unit order of the values (a lookup is a binary
+ * search). References, not the objects: an object with many indexed values
+ * is stored once, in its shard (or the cluster part), so the index grows
+ * with the number of values, not with values × object size. A flat list of
+ * strings, not a map of them: decoded, a bucket takes about two bytes of heap
+ * per stored byte, where a map of unique keys takes three (V8 gives each such
+ * object its own hidden class), above the cache's estimate
  * (functions/store/cache.ts HEAP_PER_STORED_BYTE).
  */
 const inventoryBucketSchema = z.object({
-  index: z.record(z.string(), z.record(z.string(), z.record(z.string(), z.string()))),
+  index: z.record(z.string(), z.record(z.string(), z.array(z.string()))),
 });
 /** Between two keys of one value: no Kubernetes name holds a newline. */
 export const REFERENCE_SEPARATOR = "\n";
@@ -311,7 +314,15 @@ function inventoryUnits(inventory: Snapshot["inventory"]): Map<string, Inventory
   const sorted = <T, U>(record: Record<string, T>, each: (value: T) => U): Record<string, U> =>
     Object.fromEntries(Object.keys(record).sort(byCode).map((key) => [key, each(record[key]!)]));
   for (const bucket of [...buckets.keys()].sort((a, b) => a - b))
-    units.set(inventoryIndexUnit(bucket), { index: sorted(buckets.get(bucket)!, (fields) => sorted(fields, (values) => sorted(values, (keys) => keys.join(REFERENCE_SEPARATOR)))) });
+    units.set(inventoryIndexUnit(bucket), {
+      index: sorted(buckets.get(bucket)!, (fields) =>
+        sorted(fields, (values) =>
+          Object.keys(values)
+            .sort(byCode)
+            .flatMap((value) => [value, values[value]!.join(REFERENCE_SEPARATOR)]),
+        ),
+      ),
+    });
   return units;
 }
 
@@ -463,8 +474,14 @@ function bucketStrayEntry(name: string, content: InventoryBucketContent): string
   const bucket = Number(name.slice(INVENTORY_INDEX_UNIT.length));
   if (name !== inventoryIndexUnit(bucket) || !(bucket < INDEX_BUCKETS)) return `an index bucket is a number from 0 to ${INDEX_BUCKETS - 1}`;
   for (const [kind, fields] of Object.entries(content.index))
-    for (const [field, values] of Object.entries(fields))
-      for (const valueKey of Object.keys(values)) if (indexBucketOf(kind, field, valueKey) !== bucket) return `${kind} ${field}: a value that is not in this bucket`;
+    for (const [field, pairs] of Object.entries(fields)) {
+      if (pairs.length % 2 !== 0) return `${kind} ${field}: a list of value and keys pairs has an even length`;
+      for (let at = 0; at < pairs.length; at += 2) {
+        const valueKey = pairs[at]!;
+        if (at > 0 && !(pairs[at - 2]! < valueKey)) return `${kind} ${field}: values in code-unit order, each once`;
+        if (indexBucketOf(kind, field, valueKey) !== bucket) return `${kind} ${field}: a value that is not in this bucket`;
+      }
+    }
   return undefined;
 }
 

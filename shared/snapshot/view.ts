@@ -300,10 +300,20 @@ export class SnapshotView implements PolicyFacts, InventoryFacts {
 
   inventoryLookup(key: string, field: string, valueKey: string): readonly string[] {
     const bucket = this.#unit(inventoryIndexUnit(indexBucketOf(key, field, valueKey))) as InventoryBucketContent | undefined;
-    const values = bucket && own(bucket.index, key) && own(bucket.index[key]!, field);
-    const keys: unknown = values && own(values, valueKey);
-    // A bucket stored by an earlier version holds lists of the objects themselves: no keys, until the next sync replaces it.
-    return typeof keys === "string" ? keys.split(REFERENCE_SEPARATOR) : [];
+    const pairs: unknown = bucket && own(bucket.index, key) && own(bucket.index[key]!, field);
+    // A bucket stored by an earlier version maps values to the objects themselves: no keys, until the next sync replaces it.
+    if (!Array.isArray(pairs)) return [];
+    // Values at even places, in code-unit order (checked at push): a binary search.
+    let low = 0;
+    let high = pairs.length / 2;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      const value = pairs[middle * 2] as string;
+      if (value === valueKey) return (pairs[middle * 2 + 1] as string).split(REFERENCE_SEPARATOR);
+      if (value < valueKey) low = middle + 1;
+      else high = middle;
+    }
+    return [];
   }
 }
 
