@@ -85,5 +85,10 @@ describe("an object over a limit is left out, named, and the rest is kept", () =
     expect(left.total).toBeLessThan(40_000);
     expect(Object.values(left.objects)[0]).toMatch(/^index bucket \d+ would hold about \d+ bytes \(at most 1048576\), \d+ of them its entries, the most of any object there$/);
     expect(Object.keys(left.objects)).toHaveLength(INVENTORY_LIMITS.named);
+    // Named up to the same count in the build's output, the rest in one line.
+    expect(built.problems).toHaveLength(INVENTORY_LIMITS.named + 1);
+    expect(built.problems.at(-1)).toBe(
+      `${left.total - INVENTORY_LIMITS.named} more objects of networking.k8s.io/v1 Ingress left out of the inventory for breaking its limits; the policies reading networking.k8s.io/v1 Ingress (unique-host) meet an evaluation error where it could count, and their failurePolicy decides`,
+    );
   });
 });

@@ -207,13 +207,15 @@ function collectInventory(
     }
     const over = overLimits(key, kind.index, kept, shardBytes);
     const named: Record<string, string> = {};
+    const consequence = `the policies reading ${describeKind(key)} (${kind.policies.join(", ")}) meet an evaluation error where it could count, and their failurePolicy decides`;
     for (const [id, why] of over) {
       delete kept[id];
-      if (Object.keys(named).length < INVENTORY_LIMITS.named) named[id] = why;
-      problems.push(
-        `${kind.kind} ${id}: left out of the inventory: ${why}; the policies reading ${describeKind(key)} (${kind.policies.join(", ")}) meet an evaluation error where it could count, and their failurePolicy decides`,
-      );
+      // The first few are named, here as in the snapshot; the rest counted, so a flood of bad objects is one line more, not one each.
+      if (Object.keys(named).length >= INVENTORY_LIMITS.named) continue;
+      named[id] = why;
+      problems.push(`${kind.kind} ${id}: left out of the inventory: ${why}; ${consequence}`);
     }
+    if (over.size > INVENTORY_LIMITS.named) problems.push(`${over.size - INVENTORY_LIMITS.named} more objects of ${describeKind(key)} left out of the inventory for breaking its limits; ${consequence}`);
     inventory[key] = {
       namespaced,
       fields: kind.fields.map((path) => path.text),
