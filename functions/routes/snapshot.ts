@@ -23,6 +23,7 @@ import {
 import { publicKeyTextsOf } from "../../shared/clusters/index.js";
 import { CONTENT_SHA256_HEADER, MAX_CLOCK_SKEW_SECONDS } from "../../shared/signing/index.js";
 import { policySetOf } from "../../shared/vap/index.js";
+import { describeKind } from "../../shared/inventory/index.js";
 import { decodeJson } from "../../shared/zod/index.js";
 import { reader, signer, type AuthEnv } from "../auth/index.js";
 import { readBody } from "../body/index.js";
@@ -43,6 +44,24 @@ export const MAX_GENERATION_LEAD_MS = MAX_CLOCK_SKEW_SECONDS * 1000;
 const MAX_ERROR_BYTES = 1000;
 
 export const snapshot = new Hono<AuthEnv>();
+
+/**
+ * The inventory objects the sync job left out for breaking a limit, as the
+ * cluster part names them: reported with the policies' problems (stored,
+ * answered to the push and to GET), since the policies reading their kind
+ * meet an evaluation error and their failurePolicy decides.
+ */
+function leftOutProblems(part: ClusterPart): string[] {
+  const problems: string[] = [];
+  for (const [key, { leftOut }] of Object.entries(part.inventory)) {
+    if (!leftOut) continue;
+    const named = Object.entries(leftOut.objects);
+    for (const [id, why] of named)
+      problems.push(`inventory: ${describeKind(key)} ${id} is left out of the snapshot (${why}): the policies reading the kind meet an evaluation error, and their failurePolicy decides`);
+    if (leftOut.total > named.length) problems.push(`inventory: ${leftOut.total - named.length} more objects of ${describeKind(key)} are left out of the snapshot`);
+  }
+  return problems;
+}
 
 function describe(cluster: string, meta: SnapshotMeta, now: number) {
   return {
@@ -116,7 +135,8 @@ snapshot.put("/:cluster/snapshot", signer("PUT"), async (c) => {
     if (clusterPart) {
       // Compiled now, so the pusher hears of a policy that cannot be used.
       const policySet = policySetOf(clusterPart);
-      commit.policies = { bound: policySet.bound, problems: policySet.problems.slice(0, MAX_REPORTED_PROBLEMS).map((problem) => truncateUtf8(problem, 500)) };
+      const problems = [...policySet.problems, ...leftOutProblems(clusterPart)];
+      commit.policies = { bound: policySet.bound, problems: problems.slice(0, MAX_REPORTED_PROBLEMS).map((problem) => truncateUtf8(problem, 500)) };
     } else if (push.commit.base === null) return refused(400, "a push that sends every unit (base null) must send the cluster part; nothing was stored");
   }
 

@@ -26,7 +26,7 @@ import { countsOf, failingModes, FAIL_ON, skippedSummary, type CheckedObject, ty
 import { jsonChunks, renderJson } from "./output/json.js";
 import { renderSarif } from "./output/sarif.js";
 import { renderText } from "./output/text.js";
-import { buildOptionsOf, CLUSTER_FLAGS, KUBERNETES_VERSION_FLAG, KUBERNETES_VERSION_HELP, kubernetesVersionFlag, snapshotFromCluster } from "./snapshot.js";
+import { buildOptionsOf, CLUSTER_FLAGS, KUBERNETES_VERSION_FLAG, KUBERNETES_VERSION_HELP, kubernetesVersionFlag, refuseLeaks, snapshotFromCluster } from "./snapshot.js";
 import type { Verb } from "./verb.js";
 
 const RENDERERS = { text: renderText, json: renderJson, sarif: renderSarif } as const;
@@ -303,6 +303,7 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
     if (!snapshot) {
       for (const object of globals) facts.builder!.add(object);
       const built = facts.builder!.build();
+      refuseLeaks("check", built.refused, io);
       // The global objects' problems would repeat once per scope: each is said once.
       for (const problem of built.problems.filter((problem) => !warned.has(problem))) {
         warned.add(problem);

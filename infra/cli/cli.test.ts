@@ -56,7 +56,7 @@ describe("command line errors: one line, exit 2", () => {
     expect(bare.stdout).toContain("Usage: edgeadmit <verb> [flags]");
     const verbHelp = await runCli(["snapshot", "push", "--help"]);
     expect(verbHelp.code).toBe(0);
-    expect(verbHelp.stdout).toMatch(/^edgeadmit snapshot push --endpoint URL --cluster ID --key FILE \[--allow-empty\] \[FILE\|-\]\n/);
+    expect(verbHelp.stdout).toMatch(/^edgeadmit snapshot push --endpoint URL --cluster ID --key FILE \[--allow-empty\] \[-o text\|json\] \[FILE\|-\]\n/);
     const groupHelp = await runCli(["snapshot", "--help"]);
     expect(groupHelp.code).toBe(0);
     expect(groupHelp.stdout).toMatch(/^edgeadmit snapshot build \(-f PATH\.\.\. \[-n NS\] \[--kubernetes-version V\] \| --from-cluster[^\n]*\n[\s\S]*\nedgeadmit snapshot push --endpoint/);

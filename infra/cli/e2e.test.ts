@@ -15,7 +15,7 @@ import { objectsFromText } from "../objects/yaml.js";
 import { wrapReview } from "../../shared/admission/wrap.js";
 import { webhookConfiguration } from "../webhook/index.js";
 import { pushReason } from "./sync.js";
-import { runCli } from "../../test/node/support/test-io.js";
+import { runCli, withoutLeaving } from "../../test/node/support/test-io.js";
 
 const ROOT = join(__dirname, "..", "..");
 const DEMO = join(ROOT, "examples", "demo", "cluster.yaml");
@@ -72,7 +72,8 @@ describe("snapshot build | snapshot push", () => {
     expect(code).toBe(0);
     stored = (await storedSnapshot(worker.url, "pushed", readFileSync(keyFile("pushed"), "utf8")))!;
     expect(stored.generation).toBe(JSON.parse(built).generation);
-    expect(stdout).toBe(`stored generation ${stored.generation} for cluster pushed (${stored.bytes} bytes, content ${stored.contentHash.slice(0, 12)})\n`);
+    // What went on the wire (one body of every unit), and what the function stores in all.
+    expect(stdout).toMatch(new RegExp(`^stored generation ${stored.generation} for cluster pushed \\(content ${stored.contentHash.slice(0, 12)}\\): every unit: ${stored.units} units in 1 body, \\d+ bytes sent; the function stores ${stored.bytes} bytes\\n$`));
   });
 
   it("the function then enforces it: the demo's denied pod is denied", async () => {
@@ -127,7 +128,10 @@ describe("sync", () => {
     const first = await runCli(syncArgs());
     expect(first.stderr).toBe("");
     const afterFirst = (await storedSnapshot(worker.url, "synced", readFileSync(keyFile("synced"), "utf8")))!;
-    expect(first.stdout).toBe(`pushed generation ${afterFirst.generation} (${afterFirst.bytes} bytes): the function holds no snapshot yet\n`);
+    expect(first.stdout).toMatch(/^what leaves the cluster .*\n {2}cozystack\.io AffinityClass: \d+ objects, \d+ bytes: spec\.nodeSelector, spec\.nodeAffinity, spec\.enforcement; asked by built-in affinity-class, /);
+    expect(withoutLeaving(first.stdout)).toMatch(
+      new RegExp(`^pushed generation ${afterFirst.generation}: the function holds no snapshot yet; every unit: ${afterFirst.units} units in 1 body, \\d+ bytes sent; the function stores ${afterFirst.bytes} bytes\\n$`),
+    );
 
     const second = await runCli(syncArgs());
     expect(second.code).toBe(0);
@@ -135,14 +139,27 @@ describe("sync", () => {
     expect(afterSecond.generation).toBe(afterFirst.generation);
     expect(afterSecond.pushedAt).toBe(afterFirst.pushedAt);
     // The age is whole seconds at the job's GET: it may tick between that GET and this test's.
-    expect(second.stdout).toMatch(new RegExp(`^unchanged: the function holds generation ${afterFirst.generation} with content ${afterFirst.contentHash.slice(0, 12)}, \\d+s old; nothing pushed\\n$`));
+    expect(withoutLeaving(second.stdout)).toMatch(new RegExp(`^unchanged: the function holds generation ${afterFirst.generation} with content ${afterFirst.contentHash.slice(0, 12)}, \\d+s old; nothing pushed\\n$`));
 
     clusterObjects.push({ apiVersion: "cozystack.io/v1alpha1", kind: "AffinityClass", metadata: { name: "dc3" }, spec: { nodeSelector: { "topology.kubernetes.io/zone": "dc3" } } });
     const third = await runCli(syncArgs());
     const afterThird = (await storedSnapshot(worker.url, "synced", readFileSync(keyFile("synced"), "utf8")))!;
     expect(afterThird.generation).toBeGreaterThan(afterFirst.generation);
     expect(afterThird.contentHash).not.toBe(afterFirst.contentHash);
-    expect(third.stdout).toBe(`pushed generation ${afterThird.generation} (${afterThird.bytes} bytes): content changed (was ${afterFirst.contentHash.slice(0, 12)})\n`);
+    // Incremental: the wire carried the changed units only, far fewer bytes than the function stores.
+    const sent = new RegExp(
+      `^pushed generation ${afterThird.generation}: content changed \\(was ${afterFirst.contentHash.slice(0, 12)}\\); incremental against generation ${afterFirst.generation}: (\\d+) of ${afterThird.units} units in 1 body, (\\d+) bytes sent; the function stores ${afterThird.bytes} bytes\\n$`,
+    ).exec(withoutLeaving(third.stdout));
+    expect(sent, third.stdout).not.toBeNull();
+    expect(Number(sent![1])).toBeLessThan(afterThird.units);
+
+    clusterObjects.pop();
+    const json = await runCli([...syncArgs(), "-o", "json"]);
+    const report = JSON.parse(json.stdout) as { pushed: boolean; incremental: boolean; base: number; sent: { bodies: number; bytes: number; units: number }; storedBytes: number; leaving: Array<{ source: string }> };
+    expect(report).toEqual(expect.objectContaining({ pushed: true, incremental: true, base: afterThird.generation }));
+    expect(report.sent.bodies).toBe(1);
+    expect(report.sent.bytes).toBeGreaterThan(0);
+    expect(report.leaving.map((entry) => entry.source)).toContain("cozystack.io AffinityClass");
   });
 
   it("pushes above the stored generation when the clock is behind it", async () => {
@@ -151,7 +168,7 @@ describe("sync", () => {
     expect((await runCli(pushArgs("synced"), JSON.stringify({ ...built, generation: ahead }))).code).toBe(0);
     const { stdout } = await runCli(syncArgs());
     expect((await storedSnapshot(worker.url, "synced", readFileSync(keyFile("synced"), "utf8")))!.generation).toBe(ahead + 1);
-    expect(stdout).toMatch(new RegExp(`^pushed generation ${ahead + 1} \\(\\d+ bytes\\): content changed \\(was [0-9a-f]{12}\\)\\n$`));
+    expect(withoutLeaving(stdout)).toMatch(new RegExp(`^pushed generation ${ahead + 1}: content changed \\(was [0-9a-f]{12}\\); incremental against generation ${ahead}: `));
   });
 
   it("fails loudly with a wrong key, even when nothing changed, so a key rotation is checked for real", async () => {
@@ -246,7 +263,7 @@ metadata: {name: lab, labels: {limits: advice}}
     try {
       const { code, stdout, stderr } = await runCli(["sync", "--endpoint", worker.url, "--cluster", "policies", "--key", keyFile("policies")]);
       expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
-      expect(stdout).toMatch(/^pushed generation \d+ \(\d+ bytes\): the function holds no snapshot yet\n1 ValidatingAdmissionPolicy bound at the edge\n$/);
+      expect(withoutLeaving(stdout)).toMatch(/^pushed generation \d+: the function holds no snapshot yet; every unit: \d+ units in 1 body, \d+ bytes sent; the function stores \d+ bytes\n1 ValidatingAdmissionPolicy bound at the edge\n$/);
     } finally {
       await server.stop();
       process.env.KUBECONFIG = apiServer.kubeconfig;

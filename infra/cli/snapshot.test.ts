@@ -1,12 +1,16 @@
 // snapshot build, push and sync refuse what would silently lose the cluster's
 // data: an empty snapshot, objects nobody reads, settings nobody applies,
-// snapshot fields the function would drop, a push the function would refuse.
-import { mkdtempSync, writeFileSync } from "node:fs";
+// snapshot fields the function would drop, a push the function would refuse,
+// a policy asking for what never leaves the cluster; and they say what leaves.
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
+import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { startFakeApiServer } from "../../test/node/support/fake-apiserver.js";
-import { runCli } from "../../test/node/support/test-io.js";
+import { runBuild, runCli } from "../../test/node/support/test-io.js";
+
 
 const ROOT = join(__dirname, "..", "..");
 const DEMO = join(ROOT, "examples", "demo", "cluster.yaml");
@@ -29,12 +33,12 @@ describe("snapshot build: an empty snapshot is an error unless --allow-empty", (
     }],
   ])("%s", async (_, path) => {
     const input = path();
-    expect(await runCli(["snapshot", "build", "-f", input])).toEqual({
+    expect(await runBuild(["snapshot", "build", "-f", input])).toEqual({
       code: 1,
       stdout: "",
       stderr: `edgeadmit snapshot build: the snapshot would hold no objects (from ${input}): ${EMPTY_HINT}\n`,
     });
-    const allowed = await runCli(["snapshot", "build", "-f", input, "--allow-empty"]);
+    const allowed = await runBuild(["snapshot", "build", "-f", input, "--allow-empty"]);
     expect(allowed.code).toBe(0);
     expect(JSON.parse(allowed.stdout)).toMatchObject({ affinityClasses: {}, tenants: {}, applications: {}, volumeClaims: {} });
   });
@@ -48,7 +52,7 @@ apiVersion: example.com/v1
 kind: Foo
 metadata: { name: y, namespace: ns }
 `;
-    expect(await runCli(["snapshot", "build", "-f", "-"], ignored)).toEqual({
+    expect(await runBuild(["snapshot", "build", "-f", "-"], ignored)).toEqual({
       code: 1,
       stdout: "",
       stderr:
@@ -62,7 +66,7 @@ describe("snapshot build: objects the snapshot does not use are named, never dro
   it("one line: the first five, then how many more", async () => {
     const configMaps = Array.from({ length: 7 }, (_, i) => `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: cm-${i}, namespace: apps }\n`).join("---\n");
     const policy = "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata: { name: unbound }\nspec: {}\n";
-    const { code, stderr } = await runCli(["snapshot", "build", "-f", "-", "-f", DEMO], `${policy}---\n${configMaps}`);
+    const { code, stderr } = await runBuild(["snapshot", "build", "-f", "-", "-f", DEMO], `${policy}---\n${configMaps}`);
     expect(code).toBe(0);
     expect(stderr).toBe(
       "edgeadmit snapshot build: ignored 8 objects the policies do not use: ValidatingAdmissionPolicy.admissionregistration.k8s.io unbound, ConfigMap apps/cm-0, ConfigMap apps/cm-1, ConfigMap apps/cm-2, ConfigMap apps/cm-3, … and 3 more\n",
@@ -72,7 +76,7 @@ describe("snapshot build: objects the snapshot does not use are named, never dro
 
 describe("snapshot build: the settings ConfigMap", () => {
   it("warns of policy ids no policy has, naming the known ones, and still carries them", async () => {
-    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-f", "-", "-f", DEMO], settings("edgeadmit-system", "{ policy.nope: Deny, policy.rwo-shared: Deny }"));
+    const { code, stdout, stderr } = await runBuild(["snapshot", "build", "-f", "-", "-f", DEMO], settings("edgeadmit-system", "{ policy.nope: Deny, policy.rwo-shared: Deny }"));
     expect(code).toBe(0);
     expect(stderr).toBe(
       'warning: ConfigMap edgeadmit-settings data.policy.nope: no policy "nope" (known: affinity-class, affinity-class-references, affinity-class-definitions, rwo-rollout, rwo-shared, pod-affinity-deadlock, anti-affinity-drift, ha-spread); carried, but no policy here reads it\n',
@@ -82,10 +86,10 @@ describe("snapshot build: the settings ConfigMap", () => {
 
   it("is read from --settings-namespace only (default edgeadmit-system); one elsewhere is named as ignored", async () => {
     const elsewhere = settings("default", "{ onStale: Deny }");
-    const ignored = await runCli(["snapshot", "build", "-f", "-", "-f", DEMO], elsewhere);
+    const ignored = await runBuild(["snapshot", "build", "-f", "-", "-f", DEMO], elsewhere);
     expect(ignored.stderr).toBe("warning: ConfigMap default/edgeadmit-settings: not in the settings namespace edgeadmit-system; ignored\n");
     expect(JSON.parse(ignored.stdout).settings.onStale).toBe("Warn");
-    const read = await runCli(["snapshot", "build", "-f", "-", "-f", DEMO, "--settings-namespace", "default"], elsewhere);
+    const read = await runBuild(["snapshot", "build", "-f", "-", "-f", DEMO, "--settings-namespace", "default"], elsewhere);
     expect(read.stderr).toBe("");
     expect(JSON.parse(read.stdout).settings.onStale).toBe("Deny");
   });
@@ -93,7 +97,7 @@ describe("snapshot build: the settings ConfigMap", () => {
 
 describe("the settings profiles (examples/profiles)", () => {
   it.each(["default", "recommended", "strict"])("%s is the settings ConfigMap in edgeadmit-system, every key understood", async (profile) => {
-    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-f", join(ROOT, "examples", "profiles", `${profile}.yaml`), "--allow-empty"]);
+    const { code, stdout, stderr } = await runBuild(["snapshot", "build", "-f", join(ROOT, "examples", "profiles", `${profile}.yaml`), "--allow-empty"]);
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
     expect(JSON.parse(stdout).settings.maxAgeSeconds).toBe(3600);
   });
@@ -107,7 +111,7 @@ describe("snapshot push and sync: refused before anything is sent", () => {
   beforeAll(async () => {
     expect((await runCli(["keygen", "--out", dir, "--cluster", "c"])).code).toBe(0);
     key = join(dir, "edgeadmit.key");
-    built = JSON.parse((await runCli(["snapshot", "build", "-f", DEMO])).stdout);
+    built = JSON.parse((await runBuild(["snapshot", "build", "-f", DEMO])).stdout);
   });
   const push = (snapshot: unknown, ...flags: string[]) => runCli(["snapshot", "push", "--endpoint", endpoint, "--cluster", "c", "--key", key, ...flags], JSON.stringify(snapshot));
 
@@ -153,3 +157,92 @@ describe("snapshot push and sync: refused before anything is sent", () => {
   });
 });
 
+
+describe("what never leaves the cluster: a bound policy declaring a Secret's data is refused, naming it and the field", () => {
+  const policy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: db-password
+  annotations:
+    edgeadmit.io/inventory: |
+      kinds:
+      - apiVersion: v1
+        kind: Secret
+        fields: [type, data]
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+  validations:
+  - expression: "true"
+---
+apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionPolicyBinding
+metadata: {name: db-password}
+spec: {policyName: db-password, validationActions: [Deny]}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: db, namespace: shop}
+type: Opaque
+data: {password: aHVudGVy}
+`;
+  const refusal = `ValidatingAdmissionPolicy db-password: metadata.annotations["edgeadmit.io/inventory"] kinds.0.fields.1: data of v1 Secret never leaves the cluster: of a Secret only metadata.name, metadata.namespace, metadata.labels and type do (docs/inventory.md, "What leaves the cluster")`;
+
+  it("snapshot build: exit 1, nothing written", async () => {
+    const output = join(dir, "refused.json");
+    expect(await runCli(["snapshot", "build", "-f", "-", "-o", output], policy)).toEqual({ code: 1, stdout: "", stderr: `edgeadmit snapshot build: ${refusal}; refused, nothing was written\n` });
+    expect(existsSync(output)).toBe(false);
+  });
+
+  it("snapshot push of a snapshot file edited to declare it: refused before anything is sent", async () => {
+    const built = JSON.parse((await runCli(["snapshot", "build", "-f", join(ROOT, "examples", "inventory", "unique-ingress-host")])).stdout) as { validatingAdmissionPolicies: Record<string, { metadata: { annotations: Record<string, string> } }> };
+    built.validatingAdmissionPolicies["unique-ingress-host"]!.metadata.annotations["edgeadmit.io/inventory"] = JSON.stringify({ kinds: [{ apiVersion: "v1", kind: "Secret", fields: ["data"] }] });
+    expect((await runCli(["keygen", "--out", join(dir, "edited"), "--cluster", "c"])).code).toBe(0);
+    // Nothing listens on port 1: a push that got through would fail with "cannot reach" instead.
+    expect(await runCli(["snapshot", "push", "--endpoint", "http://127.0.0.1:1", "--cluster", "c", "--key", join(dir, "edited", "edgeadmit.key")], JSON.stringify(built))).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `edgeadmit snapshot push: the cluster-wide part: ValidatingAdmissionPolicy unique-ingress-host: metadata.annotations["edgeadmit.io/inventory"] kinds.0.fields.0: data of v1 Secret never leaves the cluster: of a Secret only metadata.name, metadata.namespace, metadata.labels and type do (docs/inventory.md, "What leaves the cluster")\n`,
+    });
+  });
+
+  it("check: nothing judged", async () => {
+    const result = await runCli(["check", "-f", "-"], policy);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toBe(`edgeadmit check: ${refusal}; refused, nothing was judged\n`);
+  });
+
+  it("sync: nothing pushed, and the Secrets are never listed", async () => {
+    const [vap, binding, secret] = parseAllDocuments(policy).map((doc) => doc.toJS() as KubeObject);
+    const server = await startFakeApiServer([vap!, binding!, secret!]);
+    const kubeconfig = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = server.kubeconfig;
+    try {
+      expect((await runCli(["keygen", "--out", join(dir, "leak"), "--cluster", "c"])).code).toBe(0);
+      const result = await runCli(["sync", "--endpoint", "http://127.0.0.1:1", "--cluster", "c", "--key", join(dir, "leak", "edgeadmit.key")]);
+      expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: "" });
+      expect(result.stderr.split("\n").at(-2)).toBe(`edgeadmit sync: ${refusal}; refused, nothing was pushed`);
+      expect(server.requests.filter((path) => path.includes("secrets"))).toEqual([]);
+    } finally {
+      if (kubeconfig === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = kubeconfig;
+      await server.stop();
+    }
+  });
+});
+
+describe("snapshot build says what leaves the cluster", () => {
+  it("each kind, its fields, objects, bytes and the policies that asked; as one JSON line with --report json", async () => {
+    const example = join(ROOT, "examples", "inventory", "unique-ingress-host");
+    const { code, stderr } = await runCli(["snapshot", "build", "-f", example, "-o", join(dir, "leaving.json")]);
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/\n {2}networking\.k8s\.io\/v1 Ingress \(inventory\): 5 objects, \d+ bytes: apiVersion, kind, metadata\.name, metadata\.namespace, spec\.rules\[\*\]\.host; asked by unique-ingress-host\n/);
+    expect(stderr).toContain("  never: a Secret's data, stringData and annotations");
+    const json = await runCli(["snapshot", "build", "-f", example, "-o", join(dir, "leaving.json"), "--report", "json"]);
+    const report = JSON.parse(json.stderr.split("\n").find((line) => line.startsWith("{"))!) as { leaving: Array<{ source: string; objects: number; policies: string[] }> };
+    expect(report.leaving.find((entry) => entry.source === "networking.k8s.io/v1 Ingress (inventory)")).toEqual(
+      expect.objectContaining({ objects: 5, policies: ["unique-ingress-host"], fields: ["apiVersion", "kind", "metadata.name", "metadata.namespace", "spec.rules[*].host"] }),
+    );
+  });
+});

@@ -6,11 +6,12 @@ import { decodeSnapshot, MAX_PUSH_BYTES, snapshotSchema, type Snapshot } from ".
 import { buildSnapshot, type BuildOptions, type BuildResult, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { POLICIES } from "../../policies/index.js";
 import { DEFAULT_VERSION, NEWEST_VERSION, OLDEST_VERSION, parseVersion, versionText } from "../../shared/cel/kubernetes/environment.js";
-import { pushSnapshot, type StoredSnapshot } from "../client/index.js";
+import { pushSnapshot, type PushReport, type StoredSnapshot } from "../client/index.js";
 import type { ClusterOptions } from "../objects/cluster.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { describeObject, readObjects } from "../objects/yaml.js";
-import { optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
+import { choice, optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
+import { leavingReport, NEVER_LEAVES, printLeaving } from "./leaving.js";
 import { CliError, EXIT_USAGE, fileError } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
 import { policySetOf } from "../../shared/vap/index.js";
@@ -68,13 +69,25 @@ export function kubernetesVersionFlag(args: ParsedArgs): string | undefined {
  * snapshot does not use on one line. `check` and `test` judge every object
  * whether it is a cluster fact or not, so they do not report the rest.
  */
-function reportBuild(verb: string, { problems, ignored }: BuildResult, io: CliIo, reportIgnored = true): void {
+function reportBuild(verb: string, { problems, ignored, refused }: BuildResult, io: CliIo, reportIgnored = true): void {
+  refuseLeaks(verb, refused, io);
   for (const problem of problems) io.err(`warning: ${problem}\n`);
   if (reportIgnored && ignored.length > 0) {
     const named = ignored.slice(0, IGNORED_NAMED).map(describeObject).join(", ");
     const more = ignored.length > IGNORED_NAMED ? `, … and ${ignored.length - IGNORED_NAMED} more` : "";
     io.err(`edgeadmit ${verb}: ignored ${ignored.length} object${ignored.length === 1 ? "" : "s"} the policies do not use: ${named}${more}\n`);
   }
+}
+
+/**
+ * A build whose bound policies ask for what never leaves the cluster
+ * (shared/inventory/secrets.ts) is refused: every such ask on stderr, the
+ * first as the error, exit 1, nothing written, pushed or judged.
+ */
+export function refuseLeaks(verb: string, refused: readonly string[], io: CliIo): void {
+  if (refused.length === 0) return;
+  for (const line of refused.slice(1)) io.err(`edgeadmit ${verb}: ${line}\n`);
+  throw new CliError(`${refused[0]}; refused, nothing ${verb === "sync" ? "was pushed" : verb === "snapshot build" ? "was written" : "was judged"}`);
 }
 
 /** The snapshot of `objects` (see buildOptionsOf and reportBuild). */
@@ -116,6 +129,39 @@ export async function snapshotFromCluster(verb: string, args: ParsedArgs, io: Cl
 }
 
 const ALLOW_EMPTY_FLAG = { "allow-empty": { type: "boolean" } } as const;
+/** `-o text|json` of push and sync: what they print on stdout. */
+export const OUTPUT_FLAG = { output: { type: "string", short: "o" } } as const;
+const OUTPUTS = ["text", "json"] as const;
+export const outputOf = (args: ParsedArgs) => choice("output", optionalString(args, "output"), OUTPUTS, "text");
+
+/** What a push sent, in words: incremental or every unit (and why), the units and bytes on the wire, and what the function stores in all. */
+export function sentLine(pushed: PushReport): string {
+  const what = pushed.full
+    ? `every unit${pushed.fullBecause ? ` (${pushed.fullBecause})` : ""}: ${pushed.units} units`
+    : `incremental against generation ${pushed.base}: ${pushed.units} of ${pushed.totalUnits} units${pushed.removed > 0 ? `, ${pushed.removed} removed` : ""}`;
+  return `${what} in ${pushed.bodies} bod${pushed.bodies === 1 ? "y" : "ies"}, ${pushed.bytes} bytes sent; the function stores ${pushed.stored.bytes} bytes`;
+}
+
+/** What a push sent and what the function answered, for -o json. */
+export function pushedJson(pushed: PushReport) {
+  const { stored } = pushed;
+  return {
+    cluster: stored.cluster,
+    generation: stored.generation,
+    contentHash: stored.contentHash,
+    incremental: !pushed.full,
+    ...(pushed.base !== undefined ? { base: pushed.base } : {}),
+    ...(pushed.fullBecause !== undefined ? { fullBecause: pushed.fullBecause } : {}),
+    sent: { bodies: pushed.bodies, bytes: pushed.bytes, units: pushed.units, removed: pushed.removed },
+    totalUnits: pushed.totalUnits,
+    storedBytes: stored.bytes,
+    boundPolicies: stored.boundPolicies,
+    policyProblems: stored.policyProblems,
+  };
+}
+
+/** The leaving report as -o json carries it. */
+export const leavingJson = (snapshot: Snapshot) => ({ leaving: leavingReport(snapshot), neverLeaves: NEVER_LEAVES });
 export const PUSH_FLAGS = { endpoint: { type: "string" }, cluster: { type: "string" }, key: { type: "string" }, ...ALLOW_EMPTY_FLAG } as const;
 
 export interface PushTarget {
@@ -136,9 +182,9 @@ export async function pushTarget(verb: string, args: ParsedArgs, io: CliIo): Pro
   return { endpoint, cluster, privateKeyPem, allowEmpty: args.values["allow-empty"] === true };
 }
 
-/** The function's word on the cluster's own policies: how many are bound at the edge, and each that cannot be used. */
-export function reportPolicies(stored: StoredSnapshot, io: CliIo): void {
-  if (stored.boundPolicies > 0 || stored.policyProblems.length > 0) io.out(`${stored.boundPolicies} ValidatingAdmissionPolic${stored.boundPolicies === 1 ? "y" : "ies"} bound at the edge\n`);
+/** The function's word on the cluster's own policies: how many are bound at the edge, and each that cannot be used (on stderr whatever -o says). */
+export function reportPolicies(stored: StoredSnapshot, io: CliIo, json = false): void {
+  if (!json && (stored.boundPolicies > 0 || stored.policyProblems.length > 0)) io.out(`${stored.boundPolicies} ValidatingAdmissionPolic${stored.boundPolicies === 1 ? "y" : "ies"} bound at the edge\n`);
   for (const problem of stored.policyProblems) io.err(`warning: ${problem}\n`);
 }
 
@@ -160,7 +206,7 @@ function snapshotFromText(text: string, name: string): Snapshot {
 const build: Verb = {
   name: "snapshot build",
   summary: "build a snapshot from Kubernetes YAML or from the live cluster",
-  usage: `edgeadmit snapshot build (-f PATH... [-n NS] [--kubernetes-version V] | --from-cluster [--context NAME]) [--settings-namespace NS] [--allow-empty] [-o FILE]
+  usage: `edgeadmit snapshot build (-f PATH... [-n NS] [--kubernetes-version V] | --from-cluster [--context NAME]) [--settings-namespace NS] [--allow-empty] [-o FILE] [--report text|json]
 
 -f takes files (many YAML documents each), directories (their .yaml, .yml and
 .json files, recursively) and - for stdin; kind: List is unpacked. -n puts
@@ -174,6 +220,12 @@ Objects that cannot be used are skipped with a warning on stderr; objects the
 snapshot does not use are named on one line. A snapshot with no objects is an
 error unless --allow-empty: pushed, it would replace all the function knows.
 The generation is the current time in milliseconds.
+What leaves the cluster is printed on stderr (--report json: as one JSON
+line): each kind, the fields of it that travel, the count of objects and
+their bytes, and the policies that asked. A bound policy asking for what
+never leaves the cluster (a Secret's data, managedFields,
+last-applied-configuration: docs/inventory.md) makes the build fail, naming
+the policy and the field, and nothing is written.
 ${KUBERNETES_VERSION_HELP}
 
 Examples:
@@ -186,6 +238,7 @@ Examples:
       "from-cluster": { type: "boolean" },
       output: { type: "string", short: "o" },
       namespace: { type: "string", short: "n" },
+      report: { type: "string" },
       ...CLUSTER_FLAGS,
       ...ALLOW_EMPTY_FLAG,
       ...KUBERNETES_VERSION_FLAG,
@@ -207,6 +260,8 @@ Examples:
       : snapshotOf("snapshot build", await readObjects(files, io, { namespace }), io, optionalString(args, "settings-namespace") ?? JOB_NAMESPACE, { kubernetesVersion });
     if (objectCount(snapshot) === 0 && args.values["allow-empty"] !== true)
       throw new CliError(`the snapshot would hold no objects${fromCluster ? "" : ` (from ${files.join(", ")})`}: ${EMPTY_HINT}`);
+    if (choice("report", optionalString(args, "report"), OUTPUTS, "text") === "json") io.err(`${JSON.stringify(leavingJson(snapshot))}\n`);
+    else printLeaving(leavingReport(snapshot), io.err);
     const json = `${JSON.stringify(snapshot, null, 2)}\n`;
     const output = optionalString(args, "output");
     if (output === undefined || output === "-") io.out(json);
@@ -227,7 +282,7 @@ Examples:
 const pushVerb: Verb = {
   name: "snapshot push",
   summary: "sign a snapshot with the cluster's key and store it in the function",
-  usage: `edgeadmit snapshot push --endpoint URL --cluster ID --key FILE [--allow-empty] [FILE|-]
+  usage: `edgeadmit snapshot push --endpoint URL --cluster ID --key FILE [--allow-empty] [-o text|json] [FILE|-]
 
 Reads the snapshot (a file, or stdin when FILE is - or absent), checks it
 (fields a snapshot does not have, no objects without --allow-empty, one
@@ -235,27 +290,32 @@ namespace's shard over the function's ${MAX_PUSH_BYTES / (1024 * 1024)} MiB per 
 sending), splits it into its cluster-wide part and one shard per namespace,
 signs them with the cluster's Ed25519 private key and PUTs them to
 <URL>/v1/<ID>/snapshot, in batches for a large snapshot, the last committing
-them as one generation. Prints the generation the function stored; when the
-function refuses (unknown cluster, bad signature, not newer than what it has)
-exits 1 with the function's reason.
+them as one generation. Prints the generation the function stored, what went
+on the wire (every unit: units, bodies, bytes sent) and what the function
+stores in all (-o json: as one JSON object); when the function refuses
+(unknown cluster, bad signature, not newer than what it has, a Secret's
+values) exits 1 with the function's reason.
 
 Examples:
   edgeadmit snapshot push --endpoint http://127.0.0.1:8787 --cluster demo --key .edgeadmit/demo.key snapshot.json
   edgeadmit snapshot build -f cluster.yaml | edgeadmit snapshot push --endpoint https://edgeadmit.example.com --cluster prod-eu --key edgeadmit.key`,
   async run(argv, io) {
-    const args = parseVerbArgs("snapshot push", argv, PUSH_FLAGS, 1);
+    const args = parseVerbArgs("snapshot push", argv, { ...PUSH_FLAGS, ...OUTPUT_FLAG }, 1);
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
     const target = await pushTarget("snapshot push", args, io);
+    const output = outputOf(args);
     const file = args.positionals[0] ?? "-";
     const snapshot = snapshotFromText(await readInput(file, io, "snapshot"), file === "-" ? "<stdin>" : file);
     checkPushable(target, snapshot);
     // Every unit; one too large for a body fails before anything is sent.
-    const { stored } = await pushSnapshot(target.endpoint, target.cluster, target.privateKeyPem, snapshot);
-    io.out(`stored generation ${stored.generation} for cluster ${stored.cluster} (${stored.bytes} bytes, content ${stored.contentHash.slice(0, 12)})\n`);
-    reportPolicies(stored, io);
+    const pushed = await pushSnapshot(target.endpoint, target.cluster, target.privateKeyPem, snapshot);
+    const { stored } = pushed;
+    if (output === "json") io.out(`${JSON.stringify(pushedJson(pushed))}\n`);
+    else io.out(`stored generation ${stored.generation} for cluster ${stored.cluster} (content ${stored.contentHash.slice(0, 12)}): ${sentLine(pushed)}\n`);
+    reportPolicies(stored, io, output === "json");
     return 0;
   },
 };

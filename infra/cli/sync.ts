@@ -8,7 +8,21 @@ import { pushSnapshot, storedSnapshot, type StoredSnapshot } from "../client/ind
 import { JOB_NAMESPACE } from "../base/job.js";
 import { parseVerbArgs, type ParsedArgs } from "./args.js";
 import type { CliIo } from "../base/io.js";
-import { checkPushable, CLUSTER_FLAGS, PUSH_FLAGS, pushTarget, reportPolicies, snapshotFromCluster, type PushTarget } from "./snapshot.js";
+import { printLeaving } from "./leaving.js";
+import {
+  checkPushable,
+  CLUSTER_FLAGS,
+  leavingJson,
+  OUTPUT_FLAG,
+  outputOf,
+  PUSH_FLAGS,
+  pushedJson,
+  pushTarget,
+  reportPolicies,
+  sentLine,
+  snapshotFromCluster,
+  type PushTarget,
+} from "./snapshot.js";
 import type { Verb } from "./verb.js";
 
 /**
@@ -31,20 +45,21 @@ export function pushReason(stored: StoredSnapshot | undefined, hash: string, max
 
 /**
  * The cluster's snapshot as units and their hashes, with what sync reads
- * besides: the snapshot itself is not kept, so what the push and the
- * comparison hold is the units' bytes, not the objects they were cut from.
+ * besides (and reports: what leaves the cluster): the snapshot itself is not
+ * kept, so what the push and the comparison hold is the units' bytes, not
+ * the objects they were cut from.
  */
 async function encodedFromCluster(target: PushTarget, args: ParsedArgs, io: CliIo) {
   const snapshot = await snapshotFromCluster("sync", args, io);
   // Refused before asking the function anything: what would be pushed is wrong whatever it holds.
   checkPushable(target, snapshot);
-  return { generation: snapshot.generation, builtAt: snapshot.builtAt, maxAgeSeconds: snapshot.settings.maxAgeSeconds, encoded: await encodeSnapshot(snapshot) };
+  return { generation: snapshot.generation, builtAt: snapshot.builtAt, maxAgeSeconds: snapshot.settings.maxAgeSeconds, leaving: leavingJson(snapshot), encoded: await encodeSnapshot(snapshot) };
 }
 
 export const sync: Verb = {
   name: "sync",
   summary: "build from the cluster and push when the function's copy differs (the CronJob)",
-  usage: `edgeadmit sync --endpoint URL --cluster ID --key FILE [--context NAME] [--settings-namespace NS] [--allow-empty]
+  usage: `edgeadmit sync --endpoint URL --cluster ID --key FILE [--context NAME] [--settings-namespace NS] [--allow-empty] [-o text|json]
 
 Builds the snapshot from the cluster (as snapshot build --from-cluster), asks
 the function what it holds (GET <URL>/v1/<ID>/snapshot) and pushes only when
@@ -58,11 +73,18 @@ the stored ones, found by comparing bucket digests; every unit when the
 function's copy is corrupt, or moved on before the push committed.
 --settings-namespace defaults to ${JOB_NAMESPACE}. A snapshot with no objects
 is not pushed unless --allow-empty (it would replace all the function knows).
+Prints what leaves the cluster (each kind, the fields of it that travel, the
+count of objects and their bytes, the policies that asked), then what went
+on the wire: incremental or every unit, units, bodies and bytes sent, and
+what the function stores in all; -o json prints all of it as one JSON
+object. A bound policy asking for what never leaves the cluster (a
+Secret's data: docs/inventory.md) fails the sync, naming the policy and
+the field, and nothing is pushed.
 
 Example:
   edgeadmit sync --endpoint https://edgeadmit.example.com --cluster prod-eu --key /etc/edgeadmit/edgeadmit.key`,
   async run(argv, io) {
-    const args = parseVerbArgs("sync", argv, { ...PUSH_FLAGS, ...CLUSTER_FLAGS });
+    const args = parseVerbArgs("sync", argv, { ...PUSH_FLAGS, ...CLUSTER_FLAGS, ...OUTPUT_FLAG });
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
@@ -72,22 +94,31 @@ Example:
     // CronJob's peak is 30 to 40 MB lower for about a third more CPU (npm run bench, section 11).
     setFlagsFromString("--semi-space-growth-factor=1");
     const target = await pushTarget("sync", args, io);
-    const { generation, builtAt, encoded, maxAgeSeconds } = await encodedFromCluster(target, args, io);
+    const json = outputOf(args) === "json";
+    const { generation, builtAt, encoded, maxAgeSeconds, leaving } = await encodedFromCluster(target, args, io);
     const hash = encoded.digest;
     const stored = await storedSnapshot(target.endpoint, target.cluster, target.privateKeyPem);
     const reason = pushReason(stored, hash, maxAgeSeconds, await publicKeyOf(target.privateKeyPem));
     if (reason === undefined) {
       // pushReason skips only when something is stored.
-      io.out(`unchanged: the function holds generation ${stored!.generation} with content ${hash.slice(0, 12)}, ${stored!.ageSeconds}s old; nothing pushed\n`);
+      if (json) io.out(`${JSON.stringify({ pushed: false, generation: stored!.generation, contentHash: hash, ageSeconds: stored!.ageSeconds, ...leaving })}\n`);
+      else {
+        printLeaving(leaving.leaving, io.out);
+        io.out(`unchanged: the function holds generation ${stored!.generation} with content ${hash.slice(0, 12)}, ${stored!.ageSeconds}s old; nothing pushed\n`);
+      }
       return 0;
     }
     // The clock gives generations; one that went backwards must still push something newer.
     const pushing = { generation: stored && generation <= stored.generation ? stored.generation + 1 : generation, builtAt, encoded };
     // Only the units that changed go, unless the function's copy cannot serve as the base.
     const pushed = await pushSnapshot(target.endpoint, target.cluster, target.privateKeyPem, pushing, stored ? { against: stored } : {});
-    const fallback = stored && pushed.fullBecause ? `; every unit sent (${pushed.fullBecause})` : "";
-    io.out(`pushed generation ${pushed.stored.generation} (${pushed.stored.bytes} bytes): ${reason}${fallback}\n`);
-    reportPolicies(pushed.stored, io);
+    // What left is said once it has left: a sync that fails says only why.
+    if (json) io.out(`${JSON.stringify({ pushed: true, reason, ...pushedJson(pushed), ...leaving })}\n`);
+    else {
+      printLeaving(leaving.leaving, io.out);
+      io.out(`pushed generation ${pushed.stored.generation}: ${reason}; ${sentLine(pushed)}\n`);
+    }
+    reportPolicies(pushed.stored, io, json);
     return 0;
   },
 };

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { main } from "./main.js";
-import { runCli } from "../../test/node/support/test-io.js";
+import { runBuild, runCli } from "../../test/node/support/test-io.js";
 
 const TREE = "test/fixtures/check-tree";
 const POLICIES = "test/fixtures/check-policies";
@@ -118,7 +118,7 @@ describe("edgeadmit check over a tree", () => {
 
   it("snapshot build reads the same facts: number quantities, Namespaces labelled with their names, bound policies and exceptions counted", async () => {
     const out = join(mkdtempSync(join(tmpdir(), "edgeadmit-tree-")), "snapshot.json");
-    const { code, stderr } = await runCli(["snapshot", "build", "-f", `${POLICIES}/vap`, "-f", `${POLICIES}/exception`, "-o", out]);
+    const { code, stderr } = await runBuild(["snapshot", "build", "-f", `${POLICIES}/vap`, "-f", `${POLICIES}/exception`, "-o", out]);
     const snapshot = JSON.parse(readFileSync(out, "utf8")) as Record<string, Record<string, unknown>> & { generation: number };
     expect({ code, stderr }).toEqual({
       code: 0,

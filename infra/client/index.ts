@@ -87,12 +87,15 @@ function refusedKey(cluster: string): string {
 }
 
 /** What a push sent: how many bodies, bytes and units, of how many units in all. */
-interface PushReport {
+export interface PushReport {
   stored: StoredSnapshot;
   /** Whether every unit went (no base), and why when an incremental push was possible. */
   full: boolean;
   fullBecause?: string;
+  /** The generation an incremental push sent the differences from. */
+  base?: number;
   bodies: number;
+  /** Bytes of the bodies as sent on the wire (what the stored size is not). */
   bytes: number;
   units: number;
   removed: number;
@@ -228,7 +231,7 @@ export async function pushSnapshot(
   if (diff.full !== undefined) return full(snapshot.generation, diff.full);
   try {
     const { stored, bodies, bytes } = await sendBatches(signer, snapshot.generation, diff.changed, commit(diff.base, diff.removed));
-    return { stored, full: false, bodies, bytes, units: diff.changed.length, removed: diff.removed.length, totalUnits: encoded.units.length };
+    return { stored, full: false, base: diff.base, bodies, bytes, units: diff.changed.length, removed: diff.removed.length, totalUnits: encoded.units.length };
   } catch (e) {
     if (!(e instanceof BaseRefused)) throw e;
     const current = /stored generation (\d+)/.exec(e.message);

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { POD_SPEC_PATHS } from "../../shared/k8s/workload/index.js";
 import { WORKLOAD_API_GROUPS } from "../../shared/k8s/controller/index.js";
-import { runCli } from "../../test/node/support/test-io.js";
+import { runBuild, runCli } from "../../test/node/support/test-io.js";
+
 import { LISTED_RESOURCES } from "./cluster.js";
 import { startFakeApiServer, type FakeApiServer } from "../../test/node/support/fake-apiserver.js";
 import { objectsFromText, readObjects } from "./yaml.js";
@@ -49,9 +50,9 @@ describe("snapshot build --from-cluster", () => {
 
   it("builds the same snapshot as the YAML path from the same objects", async () => {
     process.env.KUBECONFIG = server.kubeconfig;
-    const live = await runCli(["snapshot", "build", "--from-cluster"]);
+    const live = await runBuild(["snapshot", "build", "--from-cluster"]);
     // The YAML path reads settings from edgeadmit-system only, as the live path does, and says so of the other one.
-    const yaml = await runCli(["snapshot", "build", "-f", "-", "--kubernetes-version", "1.33"], YAML);
+    const yaml = await runBuild(["snapshot", "build", "-f", "-", "--kubernetes-version", "1.33"], YAML);
     expect(live.stderr).toBe("");
     expect(yaml.stderr).toBe("warning: ConfigMap tenant-acme/edgeadmit-settings: not in the settings namespace edgeadmit-system; ignored\n");
     expect(content(live.stdout)).toEqual(content(yaml.stdout));
@@ -92,20 +93,20 @@ describe("snapshot build --from-cluster", () => {
   it("carries the cluster's Kubernetes version from /version, or none with a warning", async () => {
     // A provider's minor ("31+") is its minor.
     await withServer({ kubernetesVersion: { major: "1", minor: "31+" } }, async () => {
-      const { stdout } = await runCli(["snapshot", "build", "--from-cluster"]);
+      const { stdout } = await runBuild(["snapshot", "build", "--from-cluster"]);
       expect(JSON.parse(stdout).kubernetesVersion).toBe("1.31");
     });
     await withServer({ kubernetesVersion: 403 }, async () => {
-      const { stdout, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
+      const { stdout, stderr } = await runBuild(["snapshot", "build", "--from-cluster"]);
       expect(JSON.parse(stdout).kubernetesVersion).toBeUndefined();
       expect(stderr).toBe("warning: GET /version answered 403: the snapshot carries no Kubernetes version, so policies compile with Kubernetes 1.34's CEL environment\n");
     });
   });
 
-    it("pages through every list with limit and continue", async () => {
+  it("pages through every list with limit and continue", async () => {
     process.env.KUBECONFIG = server.kubeconfig;
     server.requests.length = 0;
-    expect((await runCli(["snapshot", "build", "--from-cluster"])).code).toBe(0);
+    expect((await runBuild(["snapshot", "build", "--from-cluster"])).code).toBe(0);
     const lists = server.requests.filter((r) => !r.includes("/configmaps/") && r !== "GET /version");
     // 3 AffinityClasses at 2 per page: two requests, the second with the first's token.
     expect(lists.filter((r) => r.startsWith("GET /apis/cozystack.io/v1alpha1/affinityclasses?"))).toEqual([
@@ -142,7 +143,7 @@ describe("snapshot build --from-cluster", () => {
 
   it("reads the settings from --settings-namespace, and warns when there are none", async () => {
     process.env.KUBECONFIG = server.kubeconfig;
-    const { code, stdout, stderr } = await runCli(["snapshot", "build", "--from-cluster", "--settings-namespace", "ops"]);
+    const { code, stdout, stderr } = await runBuild(["snapshot", "build", "--from-cluster", "--settings-namespace", "ops"]);
     expect(code).toBe(0);
     expect(stderr).toBe("warning: no ConfigMap ops/edgeadmit-settings: the snapshot carries the default settings\n");
     expect(JSON.parse(stdout).settings).toEqual({ policies: {}, maxAgeSeconds: 3600, onStale: "Warn" });
@@ -210,7 +211,7 @@ metadata: {name: team-a, labels: {team: a}}
     const server = await startFakeApiServer([...OBJECTS, ...policyObjects, webhook]);
     process.env.KUBECONFIG = server.kubeconfig;
     try {
-      const { code, stdout, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
+      const { code, stdout, stderr } = await runBuild(["snapshot", "build", "--from-cluster"]);
       // Only bound policies travel; the unbound one is named.
       expect({ code, stderr }).toEqual({ code: 0, stderr: NOT_BOUND });
       const snapshot = JSON.parse(stdout);
@@ -233,7 +234,7 @@ metadata: {name: team-a, labels: {team: a}}
     const server = await startFakeApiServer([...OBJECTS, ...policyObjects.filter((o) => o.kind !== "ReplicaLimit"), ...limits, webhook]);
     process.env.KUBECONFIG = server.kubeconfig;
     try {
-      const { code, stdout } = await runCli(["snapshot", "build", "--from-cluster"]);
+      const { code, stdout } = await runBuild(["snapshot", "build", "--from-cluster"]);
       expect(code).toBe(0);
       // Two objects a page: the third is on the page the continue token asks for.
       expect(server.requests).toContain("GET /apis/example.io/v1/replicalimits?continue=2&limit=500");
@@ -247,7 +248,7 @@ metadata: {name: team-a, labels: {team: a}}
     const server = await startFakeApiServer([...OBJECTS, ...policyObjects, webhook], { forbidden: ["replicalimits.example.io"] });
     process.env.KUBECONFIG = server.kubeconfig;
     try {
-      const { code, stdout, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
+      const { code, stdout, stderr } = await runBuild(["snapshot", "build", "--from-cluster"]);
       expect(code).toBe(0);
       expect(stderr).toBe(
         'warning: the sync job may not list replicalimits.example.io, the paramKind of max-replicas: those policies meet "paramKind not known" at the edge and their failurePolicy decides; grant it with kubectl create clusterrole edgeadmit-sync-params-replicalimits --verb=get,list --resource=replicalimits.example.io && kubectl create clusterrolebinding edgeadmit-sync-params-replicalimits --clusterrole=edgeadmit-sync-params-replicalimits --serviceaccount=edgeadmit-system:edgeadmit-sync\n' +
@@ -263,7 +264,7 @@ metadata: {name: team-a, labels: {team: a}}
     const server = await startFakeApiServer([...OBJECTS, ...policyObjects.filter((o) => o.kind !== "ReplicaLimit"), webhook]);
     process.env.KUBECONFIG = server.kubeconfig;
     try {
-      const { code, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
+      const { code, stderr } = await runBuild(["snapshot", "build", "--from-cluster"]);
       expect(code).toBe(0);
       expect(stderr).toBe('warning: the API server serves no ReplicaLimit in example.io/v1, the paramKind of max-replicas: those policies meet "paramKind not known" at the edge\n' + NOT_BOUND);
     } finally {
@@ -295,7 +296,7 @@ spec:
       const server = await startFakeApiServer([...objects]);
       process.env.KUBECONFIG = server.kubeconfig;
       try {
-        const { code, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
+        const { code, stderr } = await runBuild(["snapshot", "build", "--from-cluster"]);
         expect({ code, stderr: stderr.replace(noParams, "") }).toEqual({ code: 0, stderr: expected });
       } finally {
         await server.stop();
@@ -322,12 +323,12 @@ spec: {allowedAffinityClasses: gold}
       ].join("---\n"),
       "broken.yaml",
     );
-    const expected = (await runCli(["snapshot", "build", "-f", "-", "--allow-empty"], broken.map((o) => JSON.stringify(o)).join("\n---\n"))).stderr;
+    const expected = (await runBuild(["snapshot", "build", "-f", "-", "--allow-empty"], broken.map((o) => JSON.stringify(o)).join("\n---\n"))).stderr;
     expect(expected.split("\n").filter(Boolean)).toHaveLength(6);
     const server = await startFakeApiServer([...OBJECTS, ...broken]);
     process.env.KUBECONFIG = server.kubeconfig;
     try {
-      const { code, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
+      const { code, stderr } = await runBuild(["snapshot", "build", "--from-cluster"]);
       expect(code).toBe(0);
       expect(stderr).toBe(expected);
     } finally {
@@ -338,9 +339,9 @@ spec: {allowedAffinityClasses: gold}
 
 describe("an expired continue token", () => {
   it("restarts that list once from the beginning and builds the same snapshot", async () => {
-    const expected = content((await runCli(["snapshot", "build", "-f", "-", "--settings-namespace", "edgeadmit-system", "--kubernetes-version", "1.33"], YAML)).stdout);
+    const expected = content((await runBuild(["snapshot", "build", "-f", "-", "--settings-namespace", "edgeadmit-system", "--kubernetes-version", "1.33"], YAML)).stdout);
     await withServer({ expireFirstContinue: true }, async (server) => {
-      const { code, stdout } = await runCli(["snapshot", "build", "--from-cluster"]);
+      const { code, stdout } = await runBuild(["snapshot", "build", "--from-cluster"]);
       expect(code).toBe(0);
       expect(content(stdout)).toEqual(expected);
       const gone = server.requests.findIndex((r) => r.includes("continue="));
@@ -353,7 +354,7 @@ describe("an expired continue token", () => {
 
 describe("live path failures: one line, exit 1", () => {
   it("RBAC forbids a list: names verb and resource", async () => {
-    const result = await withServer({ forbidden: ["tenants.apps.cozystack.io"] }, () => runCli(["snapshot", "build", "--from-cluster"]));
+    const result = await withServer({ forbidden: ["tenants.apps.cozystack.io"] }, () => runBuild(["snapshot", "build", "--from-cluster"]));
     expect(result).toEqual({
       code: 1,
       stdout: "",
@@ -363,7 +364,7 @@ describe("live path failures: one line, exit 1", () => {
   });
 
   it("RBAC forbids reading the settings ConfigMap", async () => {
-    const result = await withServer({ forbidden: ["configmaps"] }, () => runCli(["snapshot", "build", "--from-cluster"]));
+    const result = await withServer({ forbidden: ["configmaps"] }, () => runBuild(["snapshot", "build", "--from-cluster"]));
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
       'edgeadmit snapshot build: RBAC forbids get configmaps/edgeadmit-settings in namespace edgeadmit-system: configmaps "edgeadmit-settings" is forbidden: User "system:serviceaccount:edgeadmit-system:edgeadmit-sync" cannot get resource "configmaps" in API group "" in the namespace "edgeadmit-system"\n',
@@ -371,42 +372,42 @@ describe("live path failures: one line, exit 1", () => {
   });
 
   it("a CRD is not installed: says which", async () => {
-    const result = await withServer({ missingGroups: ["helm.toolkit.fluxcd.io"] }, () => runCli(["snapshot", "build", "--from-cluster"]));
+    const result = await withServer({ missingGroups: ["helm.toolkit.fluxcd.io"] }, () => runBuild(["snapshot", "build", "--from-cluster"]));
     expect(result).toEqual({
       code: 1,
       stdout: "",
       stderr: "edgeadmit snapshot build: the API server does not serve helmreleases.helm.toolkit.fluxcd.io/v2: is its CRD installed? (Flux's helm-controller installs it)\n",
     });
-    const affinity = await withServer({ missingGroups: ["cozystack.io"] }, () => runCli(["snapshot", "build", "--from-cluster"]));
+    const affinity = await withServer({ missingGroups: ["cozystack.io"] }, () => runBuild(["snapshot", "build", "--from-cluster"]));
     expect(affinity.stderr).toBe("edgeadmit snapshot build: the API server does not serve affinityclasses.cozystack.io/v1alpha1: is its CRD installed? (kubectl apply -k infra/k8s installs it)\n");
   });
 
   it("the credentials are refused", async () => {
-    const result = await withServer({}, (server) => runCli(["snapshot", "build", "--from-cluster", "--context", "wrong-token"]).then((r) => ({ ...r, url: server.url })));
+    const result = await withServer({}, (server) => runBuild(["snapshot", "build", "--from-cluster", "--context", "wrong-token"]).then((r) => ({ ...r, url: server.url })));
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(new RegExp(`^edgeadmit snapshot build: the API server at ${result.url} rejected the kubeconfig's credentials \\(401 Unauthorized\\) for list [a-z.]+ \\(all namespaces\\)\\n$`));
   });
 
   it("the API server is unreachable", async () => {
-    const result = await withServer({}, () => runCli(["snapshot", "build", "--from-cluster", "--context", "elsewhere"]));
+    const result = await withServer({}, () => runBuild(["snapshot", "build", "--from-cluster", "--context", "elsewhere"]));
     expect(result).toEqual({ code: 1, stdout: "", stderr: "edgeadmit snapshot build: cannot reach the API server at http://127.0.0.1:2: ECONNREFUSED\n" });
   });
 
   it("the context does not exist", async () => {
-    const result = await withServer({}, () => runCli(["snapshot", "build", "--from-cluster", "--context", "prod"]));
+    const result = await withServer({}, () => runBuild(["snapshot", "build", "--from-cluster", "--context", "prod"]));
     expect(result).toEqual({ code: 1, stdout: "", stderr: 'edgeadmit snapshot build: no context "prod" in the kubeconfig (contexts: fake, elsewhere, wrong-token)\n' });
   });
 
   it("there is no kubeconfig at all, or KUBECONFIG names a missing file", async () => {
     delete process.env.KUBECONFIG;
     process.env.HOME = mkdtempSync(join(tmpdir(), "edgeadmit-home-"));
-    expect(await runCli(["snapshot", "build", "--from-cluster"])).toEqual({
+    expect(await runBuild(["snapshot", "build", "--from-cluster"])).toEqual({
       code: 1,
       stdout: "",
       stderr: "edgeadmit snapshot build: no kubeconfig: set KUBECONFIG, create ~/.kube/config, or run inside a cluster\n",
     });
     process.env.KUBECONFIG = "/nonexistent/kubeconfig";
-    expect((await runCli(["snapshot", "build", "--from-cluster"])).stderr).toBe("edgeadmit snapshot build: no kubeconfig: KUBECONFIG names /nonexistent/kubeconfig, which does not exist\n");
+    expect((await runBuild(["snapshot", "build", "--from-cluster"])).stderr).toBe("edgeadmit snapshot build: no kubeconfig: KUBECONFIG names /nonexistent/kubeconfig, which does not exist\n");
   });
 });
 
@@ -423,7 +424,7 @@ describe("the inventory of policies bound at the edge", () => {
     const server = await startFakeApiServer([...OBJECTS, ...(await clusterOf("unique-ingress-host", "storage-class-exists")), webhook]);
     process.env.KUBECONFIG = server.kubeconfig;
     try {
-      const { code, stdout, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
+      const { code, stdout, stderr } = await runBuild(["snapshot", "build", "--from-cluster"]);
       expect(code, stderr).toBe(0);
       // No warning but that the example webhook configuration does not send these kinds.
       for (const line of stderr.trimEnd().split("\n")) expect(line).toMatch(/^warning: ValidatingAdmissionPolicy '.*' matches .* which ValidatingWebhookConfiguration edgeadmit does not send the function/);
@@ -451,7 +452,7 @@ describe("the inventory of policies bound at the edge", () => {
     const server = await startFakeApiServer([...OBJECTS, ...(await clusterOf("unique-ingress-host")), webhook], { forbidden: ["ingresss.networking.k8s.io"] });
     process.env.KUBECONFIG = server.kubeconfig;
     try {
-      const { code, stdout, stderr } = await runCli(["snapshot", "build", "--from-cluster"]);
+      const { code, stdout, stderr } = await runBuild(["snapshot", "build", "--from-cluster"]);
       expect(code).toBe(0);
       expect(stderr).toContain(
         'warning: the sync job may not list ingresss.networking.k8s.io, an inventory kind of unique-ingress-host: those policies meet "not in the snapshot" at the edge and their failurePolicy decides; grant it with kubectl create clusterrole edgeadmit-sync-inventory-ingresss --verb=get,list --resource=ingresss.networking.k8s.io && kubectl create clusterrolebinding edgeadmit-sync-inventory-ingresss --clusterrole=edgeadmit-sync-inventory-ingresss --serviceaccount=edgeadmit-system:edgeadmit-sync\n',

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import type { CliIo } from "../base/io.js";
-import { runCli } from "../../test/node/support/test-io.js";
+import { runBuild, runCli } from "../../test/node/support/test-io.js";
 import { documentsOf, fileChunks, isClusterScoped, objectsFromText, readObjects, sourceOf } from "./yaml.js";
 
 /** The project's own reproduction of incident B: an RWO claim and a Deployment, neither naming a namespace. */
@@ -165,7 +165,7 @@ describe("isClusterScoped", () => {
 
 describe("snapshot build -f", () => {
   it("builds the demo cluster: classes, the tenant chain with inherited defaults, the application", async () => {
-    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-f", DEMO]);
+    const { code, stdout, stderr } = await runBuild(["snapshot", "build", "-f", DEMO]);
     expect(stderr).toBe("");
     expect(code).toBe(0);
     const snapshot = JSON.parse(stdout);
@@ -190,7 +190,7 @@ describe("snapshot build -f", () => {
     writeFileSync(join(dir, "b-before.yaml"), readFileSync(INCIDENT_B, "utf8"));
     writeFileSync(join(dir, "service.yaml"), "apiVersion: v1\nkind: Service\nmetadata: {name: gateway}\nspec: {ports: [{port: 80}]}\n");
     const tenants = "apiVersion: apps.cozystack.io/v1alpha1\nkind: Tenant\nmetadata: {name: acme, namespace: tenant-root}\nspec: {}\n";
-    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-n", "tenant-acme", "-f", dir, "-f", "-"], tenants);
+    const { code, stdout, stderr } = await runBuild(["snapshot", "build", "-n", "tenant-acme", "-f", dir, "-f", "-"], tenants);
     expect(stderr).toBe("edgeadmit snapshot build: ignored 1 object the policies do not use: Service tenant-acme/gateway\n");
     expect(code).toBe(0);
     const snapshot = JSON.parse(stdout);
@@ -205,16 +205,16 @@ describe("snapshot build -f", () => {
   });
 
   it("puts a claim that names no namespace into \"default\", or -n's namespace", async () => {
-    const inDefault = await runCli(["snapshot", "build", "-f", INCIDENT_B]);
+    const inDefault = await runBuild(["snapshot", "build", "-f", INCIDENT_B]);
     expect(inDefault.stderr).toBe("");
     expect(Object.keys(JSON.parse(inDefault.stdout).volumeClaims)).toEqual(["default/session-store"]);
-    const inTenant = await runCli(["snapshot", "build", "-f", INCIDENT_B, "-n", "tenant-acme"]);
+    const inTenant = await runBuild(["snapshot", "build", "-f", INCIDENT_B, "-n", "tenant-acme"]);
     expect(Object.keys(JSON.parse(inTenant.stdout).volumeClaims)).toEqual(["tenant-acme/session-store"]);
   });
 
   it("warns on stderr about objects it skips, and still builds from the rest", async () => {
     const broken = "apiVersion: cozystack.io/v1alpha1\nkind: AffinityClass\nmetadata: { name: dc9 }\n---\n";
-    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-f", "-", "-f", DEMO], broken);
+    const { code, stdout, stderr } = await runBuild(["snapshot", "build", "-f", "-", "-f", DEMO], broken);
     expect(code).toBe(0);
     expect(stderr).toBe("warning: AffinityClass dc9: spec: Invalid input: expected object, received undefined\n");
     expect(Object.keys(JSON.parse(stdout).affinityClasses)).toEqual(["dc1", "dc2", "gpu"]);
@@ -223,7 +223,7 @@ describe("snapshot build -f", () => {
   it("writes -o FILE and says what it holds", async () => {
     const dir = mkdtempSync(join(tmpdir(), "edgeadmit-build-"));
     const out = join(dir, "snapshot.json");
-    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-f", DEMO, "-o", out]);
+    const { code, stdout, stderr } = await runBuild(["snapshot", "build", "-f", DEMO, "-o", out]);
     expect(code).toBe(0);
     expect(stdout).toBe("");
     const snapshot = JSON.parse(readFileSync(out, "utf8"));
@@ -235,12 +235,12 @@ describe("snapshot build -f", () => {
     mkdirSync(join(dir, "nested"));
     writeFileSync(join(dir, "nested", "broken.yml"), "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n   bad: indent\n");
     writeFileSync(join(dir, "notes.txt"), "not a manifest: ignored");
-    const { code, stdout, stderr } = await runCli(["snapshot", "build", "-f", dir]);
+    const { code, stdout, stderr } = await runBuild(["snapshot", "build", "-f", dir]);
     expect({ code, stdout }).toEqual({ code: 1, stdout: "" });
     expect(stderr).toBe(`edgeadmit snapshot build: ${join(dir, "nested", "broken.yml")}:4:9: Nested mappings are not allowed in compact mappings\n`);
   });
 
   it("names a missing file", async () => {
-    expect(await runCli(["snapshot", "build", "-f", "/nonexistent/cluster.yaml"])).toEqual({ code: 1, stdout: "", stderr: "edgeadmit snapshot build: cannot read /nonexistent/cluster.yaml: no such file\n" });
+    expect(await runBuild(["snapshot", "build", "-f", "/nonexistent/cluster.yaml"])).toEqual({ code: 1, stdout: "", stderr: "edgeadmit snapshot build: cannot read /nonexistent/cluster.yaml: no such file\n" });
   });
 });

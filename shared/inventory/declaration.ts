@@ -12,6 +12,7 @@ import "../zod/index.js";
 import { capped } from "../text/index.js";
 import { describeZodError } from "../zod/index.js";
 import { isObject, parseFieldPath, type FieldPath } from "./paths.js";
+import { neverLeaves } from "./secrets.js";
 
 export const INVENTORY_ANNOTATION = "edgeadmit.io/inventory";
 /** How a message names the annotation. */
@@ -67,10 +68,23 @@ export const describeKind = (key: string) => {
   return `${key.slice(0, slash)} ${key.slice(slash + 1)}`;
 };
 
+/** The first declared field that never leaves the cluster (secrets.ts), as `kinds.<i>.fields.<j>: why`. */
+function leakIn(kinds: readonly { apiVersion: string; kind: string; fields: readonly string[] }[]): string | undefined {
+  for (const [i, declared] of kinds.entries())
+    for (const [j, text] of declared.fields.entries()) {
+      const path = parseFieldPath(text);
+      const refused = typeof path === "string" ? undefined : neverLeaves(declared.apiVersion, declared.kind, path);
+      if (refused) return `kinds.${i}.fields.${j}: ${refused}`;
+    }
+  return undefined;
+}
+
 /** The declaration of a parsed annotation value, or what is wrong with it (without the annotation's name). */
 export function parseDeclaration(value: unknown): InventoryDeclaration | string {
   const parsed = declarationSchema.safeParse(value);
   if (!parsed.success) return describeZodError(parsed.error);
+  const leak = leakIn(parsed.data.kinds);
+  if (leak) return leak;
   const kinds = new Map<string, KindDeclaration>();
   for (const [i, declared] of parsed.data.kinds.entries()) {
     const key = kindKey(declared.apiVersion, declared.kind);
@@ -119,6 +133,25 @@ export function declarationOf(policy: unknown): InventoryDeclaration | string {
   }
   const declaration = parseDeclaration(value);
   return typeof declaration === "string" ? `${ANNOTATION_FIELD}: ${declaration}` : declaration;
+}
+
+/**
+ * What a policy (its annotation as JSON, as the snapshot carries it) declares
+ * that never leaves the cluster, naming the field; undefined when nothing
+ * (an annotation that is no declaration declares nothing: compiling it says why).
+ */
+export function declarationLeak(policy: unknown): string | undefined {
+  const text = annotationOf(policy);
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = declarationSchema.safeParse(value);
+  const leak = parsed.success ? leakIn(parsed.data.kinds) : undefined;
+  return leak && `${ANNOTATION_FIELD} ${leak}`;
 }
 
 /** What the snapshot keeps of one kind: every bound policy's fields and indexes of it, merged. */

@@ -5,13 +5,22 @@
 /** What the snapshot answers about the inventory (a snapshot view). */
 export interface InventoryFacts {
   /** Kind `key` (`<apiVersion>/<kind>`) as the cluster part holds it; undefined when it was not listed. */
-  inventoryKind(key: string): { namespaced: boolean; index?: readonly string[] | undefined; objects: Readonly<Record<string, unknown>> } | undefined;
+  inventoryKind(key: string): KindEntry | undefined;
   /** The objects of a namespaced kind in one namespace, by `namespace/name`. */
   inventoryInNamespace(key: string, namespace: string): Readonly<Record<string, unknown>>;
   /** Namespace → how many objects of a namespaced kind it holds. */
   inventoryNamespaces(key: string): Readonly<Record<string, number>>;
-  /** The objects whose indexed `field` holds the value keyed `valueKey` (paths.indexKey). */
-  inventoryLookup(key: string, field: string, valueKey: string): readonly unknown[];
+  /** The keys (`namespace/name`, or `name`) of the objects whose indexed `field` holds the value keyed `valueKey` (paths.indexKey). */
+  inventoryLookup(key: string, field: string, valueKey: string): readonly string[];
+}
+
+/** A kind as the cluster part holds it. */
+export interface KindEntry {
+  namespaced: boolean;
+  index?: readonly string[] | undefined;
+  objects: Readonly<Record<string, unknown>>;
+  /** The objects left out for breaking a limit (shared/snapshot/build INVENTORY_LIMITS): how many, and the first by key with why. */
+  leftOut?: { total: number; objects: Readonly<Record<string, string>> } | undefined;
 }
 
 /** A lookup reached a unit the view was not given: reviewUnits missed one a policy reads. */

@@ -3,6 +3,7 @@
 //   declaration.ts  what a policy declares (annotation edgeadmit.io/inventory)
 //   paths.ts        field paths: the projection the snapshot keeps, the values an index keys
 //   units.ts        where the inventory lives among a snapshot's storage units
+//   secrets.ts      what never leaves the cluster, whatever a policy declares
 //   library.ts      inventory.list / get / index in CEL, over a snapshot view
 // The builder (shared/snapshot/build) projects the declared kinds' objects,
 // the split (shared/snapshot/shards.ts) cuts them into units, the view reads
@@ -10,4 +11,5 @@
 export * from "./declaration.js";
 export * from "./library.js";
 export * from "./paths.js";
+export * from "./secrets.js";
 export * from "./units.js";

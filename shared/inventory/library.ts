@@ -17,6 +17,11 @@
 // - The object under review is never in its own inventory: every result
 //   leaves out the object of the request's group, kind, namespace and name,
 //   so an UPDATE never meets its stored copy.
+// - An object left out of the snapshot for breaking a limit (shared/snapshot/build
+//   INVENTORY_LIMITS) makes every call that could have read it an evaluation
+//   error: an answer that may miss an object is not given as complete.
+// - An index bucket holds the keys of the objects; a lookup reads each from
+//   its namespace's shard (or the cluster part), counted like any other unit.
 // - Cost: a list is charged as a traversal of its result (cel-go's 0.1 per
 //   element), before it is built; get and an index lookup as one call.
 // - Bounded: a list across namespaces spans at most MAX_LIST_NAMESPACES
@@ -27,7 +32,7 @@ import { chargeTraversal, CelType, EvalError, LibraryValue, mapKey, MapValue, no
 import { capped } from "../text/index.js";
 import { ANNOTATION_FIELD, describeKind, kindKey, type InventoryDeclaration } from "./declaration.js";
 import { indexKey, isObject, parseFieldPath, type FieldPath } from "./paths.js";
-import { UnloadedUnitError, type InventoryFacts } from "./facts.js";
+import { UnloadedUnitError, type InventoryFacts, type KindEntry } from "./facts.js";
 import { indexBucketOf, inventoryIndexUnit, inventoryKindUnit } from "./units.js";
 
 export const INVENTORY_VARIABLE = "inventory";
@@ -112,18 +117,21 @@ export class InventoryValue extends LibraryValue {
     const out: Value[] = [];
     if (!entry.namespaced) {
       if (namespace !== undefined && namespace !== "") throw new EvalError(`inventory: ${describeKind(key)} is cluster-scoped: list it without a namespace, or with ''`);
+      leftOutCheck(key, entry, () => true);
       chargeTraversal(ctx, Object.keys(entry.objects).length);
       kept(entry.objects, out);
       return out;
     }
     if (namespace !== undefined) {
       if (namespace === "") throw new EvalError(`inventory: ${describeKind(key)} is namespaced: name a namespace, or list every one without`);
+      leftOutCheck(key, entry, (id) => id.startsWith(`${namespace}/`));
       this.#read(namespace);
       const objects = answer(() => this.facts.inventoryInNamespace(key, namespace));
       chargeTraversal(ctx, Object.keys(objects).length);
       kept(objects, out);
       return out;
     }
+    leftOutCheck(key, entry, () => true);
     this.#read(inventoryKindUnit(key));
     const counts = answer(() => this.facts.inventoryNamespaces(key));
     const namespaces = Object.keys(counts);
@@ -144,6 +152,7 @@ export class InventoryValue extends LibraryValue {
     const { key, entry, self } = this.#kind(apiVersion, kind);
     if (typeof namespace !== "string" || typeof name !== "string") throw noSuchOverload();
     let object: unknown;
+    leftOutCheck(key, entry, (id) => id === (entry.namespaced ? `${namespace}/${name}` : name));
     if (entry.namespaced) {
       if (namespace === "") throw new EvalError(`inventory: ${describeKind(key)} is namespaced: get needs the namespace`);
       this.#read(namespace);
@@ -164,18 +173,51 @@ export class InventoryValue extends LibraryValue {
     if (problem) throw new EvalError(problem);
     if (!entry.index?.includes(path.text))
       throw new EvalError(`inventory: the snapshot has no index of ${describeKind(key)} by ${path.text}: the sync job that built it ran before the policy declared it`);
-    return new IndexMap(this, key, path.text, self);
+    // Any value may be one a left-out object has.
+    leftOutCheck(key, entry, () => true);
+    return new IndexMap(this, key, entry, path.text, self);
   }
 
-  /** The objects with the value, leaving out the one under review; undefined when none is left. */
-  lookup(key: string, field: string, value: Value, self: Reviewed | undefined): Value[] | undefined {
+  /**
+   * The objects with the value, leaving out the one under review; undefined
+   * when none is left. The bucket holds their keys: each is read from its
+   * namespace's shard (or the cluster part), a part of the snapshot like any other.
+   */
+  lookup(key: string, entry: KindEntry, field: string, value: Value, self: Reviewed | undefined): Value[] | undefined {
     const normal = mapKey(value);
     const valueKey = normal === undefined ? undefined : indexKey(normal);
     if (valueKey === undefined) return undefined;
     this.#read(inventoryIndexUnit(indexBucketOf(key, field, valueKey)));
-    const found = answer(() => this.facts.inventoryLookup(key, field, valueKey)).filter((object) => !isSelf(object, self)) as Value[];
+    const found: Value[] = [];
+    for (const id of answer(() => this.facts.inventoryLookup(key, field, valueKey))) {
+      const slash = id.indexOf("/");
+      let object: unknown;
+      if (!entry.namespaced) object = own(entry.objects, id);
+      else if (slash > 0) {
+        const namespace = id.slice(0, slash);
+        this.#read(namespace);
+        object = own(answer(() => this.facts.inventoryInNamespace(key, namespace)), id);
+      }
+      if (object !== undefined && !isSelf(object, self)) found.push(object as Value);
+    }
     return found.length > 0 ? found : undefined;
   }
+}
+
+/**
+ * An evaluation error when an object this call could read was left out of the
+ * snapshot for breaking a limit (`inScope` says which keys the call reads):
+ * the answer would be incomplete, so the policy's failurePolicy decides.
+ */
+function leftOutCheck(key: string, entry: KindEntry, inScope: (id: string) => boolean): void {
+  const leftOut = entry.leftOut;
+  if (!leftOut) return;
+  const named = Object.keys(leftOut.objects);
+  const id = named.find(inScope);
+  if (id !== undefined)
+    throw new EvalError(`inventory: ${describeKind(key)} ${capped(id, 127)} was left out of the snapshot (${leftOut.objects[id]}), so this call could miss it; the sync job's output names it`);
+  if (leftOut.total > named.length)
+    throw new EvalError(`inventory: ${leftOut.total} objects of ${describeKind(key)} were left out of the snapshot for breaking its limits, so this call could miss one; the sync job's output names them`);
 }
 
 function own(record: Readonly<Record<string, unknown>>, key: string): unknown {
@@ -197,13 +239,14 @@ class IndexMap extends MapValue {
   constructor(
     private readonly inventory: InventoryValue,
     private readonly key: string,
+    private readonly entry: KindEntry,
     private readonly field: string,
     private readonly self: Reviewed | undefined,
   ) {
     super();
   }
   get(key: Value): Value | undefined {
-    return this.inventory.lookup(this.key, this.field, key, this.self);
+    return this.inventory.lookup(this.key, this.entry, this.field, key, this.self);
   }
   keys(): readonly Value[] {
     throw new EvalError(`inventory.index(${describeKind(this.key)}, ${this.field}) is looked up by value (in, [ ], .?[ ]); to go through every object, use inventory.list`);

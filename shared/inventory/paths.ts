@@ -9,6 +9,8 @@
 // of a list. Its canonical text (plain names dotted, other keys in single
 // quotes) is how declarations, the snapshot and inventory.index() name it.
 
+import { NEVER_PROJECTED } from "./secrets.js";
+
 /** An object key, or every element of a list. */
 type Step = string | typeof EACH;
 const EACH: unique symbol = Symbol("[*]");
@@ -75,14 +77,20 @@ export function parseFieldPath(text: string): FieldPath | string {
 export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const hasOwn = Object.prototype.hasOwnProperty;
 
-/** The paths a projection keeps, merged into one tree: a node either keeps its whole value or the listed parts of it. */
+/**
+ * The paths a projection keeps, merged into one tree: a node either keeps its
+ * whole value or the listed parts of it. Inside a whole value, `never` marks
+ * a key that is cut out all the same, and `guards` a node above one.
+ */
 interface Tree {
   whole: boolean;
   keys: Map<string, Tree>;
   each: Tree | undefined;
+  never: boolean;
+  guards: boolean;
 }
 
-const node = (): Tree => ({ whole: false, keys: new Map(), each: undefined });
+const node = (): Tree => ({ whole: false, keys: new Map(), each: undefined, never: false, guards: false });
 
 /** Every object's identity, kept whatever the declaration. */
 const IDENTITY_PATHS = ["apiVersion", "kind", "metadata.name", "metadata.namespace"];
@@ -91,7 +99,9 @@ const IDENTITY_PATHS = ["apiVersion", "kind", "metadata.name", "metadata.namespa
  * A projection: `project(object)` is a new object with only the given paths
  * (and the identity), values shared with the object. A list keeps the
  * elements that hold a kept field, in order; an object with nothing kept is
- * left out.
+ * left out. What never leaves the cluster (secrets.ts NEVER_PROJECTED) is
+ * cut out of a kept whole value (`metadata`, `metadata.annotations`), which
+ * is then copied, never changed.
  */
 export function projection(paths: readonly FieldPath[]): (object: unknown) => Record<string, unknown> {
   const root = node();
@@ -107,7 +117,32 @@ export function projection(paths: readonly FieldPath[]): (object: unknown) => Re
     }
     at.whole = true;
   }
+  for (const never of NEVER_PROJECTED) {
+    let at = root;
+    for (const step of never) {
+      let next = at.keys.get(step);
+      if (!next) {
+        // Not kept at all: nothing to cut.
+        if (!at.whole) break;
+        at.keys.set(step, (next = node()));
+      }
+      if (at.whole) next.whole = true;
+      at.guards = true;
+      at = next;
+    }
+    if (at.whole && at !== root) at.never = true;
+  }
   const project = (value: unknown, tree: Tree): unknown => {
+    if (tree.never) return undefined;
+    if (tree.whole && tree.guards && isObject(value)) {
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(value)) {
+        const child = tree.keys.get(key);
+        const kept = child ? project(value[key], child) : value[key];
+        if (kept !== undefined) out[key] = kept;
+      }
+      return out;
+    }
     if (tree.whole) return value;
     if (Array.isArray(value)) {
       if (!tree.each) return undefined;

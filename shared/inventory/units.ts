@@ -1,8 +1,9 @@
 // Where the inventory lives in a snapshot's storage units (shared/snapshot/shards.ts):
 // - objects of namespaced kinds in their namespace's shard, of cluster-scoped kinds in the cluster part;
 // - `inventory-kind/<apiVersion>/<kind>`: the namespaces holding objects of a namespaced kind, with counts;
-// - `inventory-index/<n>`: one of INDEX_BUCKETS buckets of every index, by kind, field and value.
-// A lookup by value reads one bucket, whatever the number of objects.
+// - `inventory-index/<n>`: one of INDEX_BUCKETS buckets of every index, by kind, field and value,
+//   holding the keys of the objects (references: each object is stored once, in its shard).
+// A lookup by value reads one bucket and the shards its keys name, whatever the number of objects.
 import { fnv1a } from "../digest/index.js";
 
 export const INVENTORY_INDEX_UNIT = "inventory-index/";

@@ -73,6 +73,13 @@ const inventoryKindSchema = z.object({
   fields: z.optional(z.array(z.string())),
   index: z.optional(z.array(z.string())),
   objects: z.record(z.string(), z.unknown()),
+  /**
+   * Objects of the kind left out because one broke a limit (shared/snapshot/build
+   * INVENTORY_LIMITS), in the cluster part: `total`, and the first of them by
+   * key with why. A policy reading what one of them would be in fails, and its
+   * failurePolicy decides.
+   */
+  leftOut: z.optional(z.object({ total: z.number().check(z.int(), z.minimum(1)), objects: z.record(z.string(), z.string()) })),
 });
 export type InventoryKind = z.infer<typeof inventoryKindSchema>;
 

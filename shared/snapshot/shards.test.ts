@@ -192,10 +192,11 @@ describe("the inventory in units", () => {
     });
     expect(parts.inventory.get("inventory-kind/networking.k8s.io/v1/Ingress")).toEqual({ namespaces: { a: 1, b: 1 } });
     const buckets = [...parts.inventory].filter(([name]) => name.startsWith("inventory-index/"));
-    const values = buckets.flatMap(([, content]) => Object.entries((content as { index: Record<string, Record<string, Record<string, Array<{ metadata: { namespace: string } }>>>> }).index[KIND]![FIELD]!));
-    expect(values.map(([value, objects]) => [value, objects.map((o) => o.metadata.namespace)]).sort()).toEqual([
-      ["sa.example", ["a", "b"]],
-      ["sb.example", ["a"]],
+    // References, not copies: each value names the objects having it by key.
+    const values = buckets.map(([, content]) => (content as { index: Record<string, Record<string, string[]>> }).index[KIND]![FIELD]!);
+    expect(values.sort()).toEqual([
+      ["sa.example", "a/web\nb/web"],
+      ["sb.example", "a/web"],
     ]);
     for (const [name, content] of parts.inventory) expect(decodeUnit(name, content).ok, name).toBe(true);
     expect(joinSnapshot(parts, snapshot)).toEqual(snapshot);
@@ -221,6 +222,9 @@ describe("the inventory in units", () => {
     const other = `inventory-index/${(Number(name.slice("inventory-index/".length)) + 1) % 1024}`;
     expect(decodeUnit(other, content)).toEqual({ ok: false, error: "networking.k8s.io/v1/Ingress spec.rules[*].host: a value that is not in this bucket" });
     expect(decodeUnit("inventory-index/01", { index: {} })).toEqual({ ok: false, error: "an index bucket is a number from 0 to 1023" });
+    const pairs = (content as { index: Record<string, Record<string, string[]>> }).index[KIND]![FIELD]!;
+    expect(decodeUnit(name, { index: { [KIND]: { [FIELD]: [...pairs, pairs[0]!] } } })).toEqual({ ok: false, error: `${KIND} ${FIELD}: a list of value and keys pairs has an even length` });
+    expect(decodeUnit(name, { index: { [KIND]: { [FIELD]: [...pairs, ...pairs] } } })).toEqual({ ok: false, error: `${KIND} ${FIELD}: values in code-unit order, each once` });
     expect(decodeUnit("inventory-index/10000", { index: {} })).toEqual({ ok: false, error: 'unit name must be "inventory-index/" and a bucket number from 0 to 1023' });
     expect(decodeUnit(`inventory-kind/${"x".repeat(401)}`, { namespaces: {} })).toEqual({
       ok: false,

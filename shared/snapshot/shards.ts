@@ -20,6 +20,7 @@ import { parseFieldPath, indexedValues, type FieldPath } from "../inventory/path
 import { indexBucketOf, INDEX_BUCKETS, INVENTORY_INDEX_UNIT, INVENTORY_KIND_UNIT, inventoryIndexUnit, inventoryKindUnit } from "../inventory/units.js";
 import { isNamespaceName, isSubdomainName, MAX_LABEL_NAME, MAX_SUBDOMAIN_NAME } from "../k8s/names/index.js";
 import { snapshotSchema, type Snapshot } from "./schema.js";
+import { unitLeak } from "./leaks.js";
 
 /** Envelope fields: push metadata, kept with the generation in storage, never in a unit (so an unchanged cluster hashes the same). */
 const ENVELOPE = { apiVersion: true, kind: true, generation: true, builtAt: true } as const;
@@ -169,10 +170,24 @@ export type Shard = z.infer<typeof shardSchema>;
 export const clusterPartSchema = z.omit(snapshotSchema, ENVELOPE);
 export type ClusterPart = z.infer<typeof clusterPartSchema>;
 
-/** One bucket of the inventory's indexes: kind → field → value (keyed as inventory/paths indexKey does) → the objects having it. */
+/**
+ * One bucket of the inventory's indexes: kind → field → a list of pairs,
+ * each value (keyed as inventory/paths indexKey does) followed by the keys
+ * (`namespace/name`, or `name`) of the objects having it joined by
+ * REFERENCE_SEPARATOR, in code-unit order of the values (a lookup is a binary
+ * search). References, not the objects: an object with many indexed values
+ * is stored once, in its shard (or the cluster part), so the index grows
+ * with the number of values, not with values × object size. A flat list of
+ * strings, not a map of them: decoded, a bucket takes about two bytes of heap
+ * per stored byte, where a map of unique keys takes three (V8 gives each such
+ * object its own hidden class), above the cache's estimate
+ * (functions/store/cache.ts HEAP_PER_STORED_BYTE).
+ */
 const inventoryBucketSchema = z.object({
-  index: z.record(z.string(), z.record(z.string(), z.record(z.string(), z.array(z.unknown())))),
+  index: z.record(z.string(), z.record(z.string(), z.array(z.string()))),
 });
+/** Between two keys of one value: no Kubernetes name holds a newline. */
+export const REFERENCE_SEPARATOR = "\n";
 export type InventoryBucketContent = z.infer<typeof inventoryBucketSchema>;
 
 /** Where a namespaced inventory kind has objects: namespace → how many. */
@@ -265,14 +280,14 @@ export function splitSnapshot(snapshot: Snapshot): SnapshotParts {
 
 /**
  * The units derived from the inventory: per namespaced kind, where its
- * objects are; per indexed value, the objects having it, in its bucket. A
- * change to one object rewrites its shard, the buckets of every value it has
- * or had (each holds the object), and its kind's directory when its namespace
- * gains or loses one.
+ * objects are; per indexed value, the keys of the objects having it, in its
+ * bucket. A change to one object rewrites its shard, the buckets of the
+ * values it gained or lost (each holds its key), and its kind's directory
+ * when its namespace gains or loses one.
  */
 function inventoryUnits(inventory: Snapshot["inventory"]): Map<string, InventoryBucketContent | InventoryDirectory> {
   const units = new Map<string, InventoryBucketContent | InventoryDirectory>();
-  const buckets = new Map<number, InventoryBucketContent["index"]>();
+  const buckets = new Map<number, Record<string, Record<string, Record<string, string[]>>>>();
   for (const [kind, entry] of Object.entries(inventory)) {
     const keys = Object.keys(entry.objects).sort(byCode);
     if (entry.namespaced && keys.length > 0) {
@@ -291,16 +306,24 @@ function inventoryUnits(inventory: Snapshot["inventory"]): Map<string, Inventory
           const bucket = indexBucketOf(kind, path.text, valueKey);
           const byKind = buckets.get(bucket) ?? buckets.set(bucket, {}).get(bucket)!;
           ((byKind[kind] ??= {})[path.text] ??= {})[valueKey] ??= [];
-          byKind[kind]![path.text]![valueKey]!.push(object);
+          byKind[kind]![path.text]![valueKey]!.push(key);
         }
       }
     }
   }
   // Keys in code-unit order at every level, so a bucket's bytes depend on its content alone.
-  const sorted = <T>(record: Record<string, T>, each: (value: T) => T = (value) => value) =>
+  const sorted = <T, U>(record: Record<string, T>, each: (value: T) => U): Record<string, U> =>
     Object.fromEntries(Object.keys(record).sort(byCode).map((key) => [key, each(record[key]!)]));
   for (const bucket of [...buckets.keys()].sort((a, b) => a - b))
-    units.set(inventoryIndexUnit(bucket), { index: sorted(buckets.get(bucket)!, (fields) => sorted(fields, (values) => sorted(values))) });
+    units.set(inventoryIndexUnit(bucket), {
+      index: sorted(buckets.get(bucket)!, (fields) =>
+        sorted(fields, (values) =>
+          Object.keys(values)
+            .sort(byCode)
+            .flatMap((value) => [value, values[value]!.join(REFERENCE_SEPARATOR)]),
+        ),
+      ),
+    });
   return units;
 }
 
@@ -486,12 +509,17 @@ function bucketStrayEntry(name: string, content: InventoryBucketContent): string
   const bucket = Number(name.slice(INVENTORY_INDEX_UNIT.length));
   if (name !== inventoryIndexUnit(bucket) || !(bucket < INDEX_BUCKETS)) return `an index bucket is a number from 0 to ${INDEX_BUCKETS - 1}`;
   for (const [kind, fields] of Object.entries(content.index))
-    for (const [field, values] of Object.entries(fields))
-      for (const valueKey of Object.keys(values)) if (indexBucketOf(kind, field, valueKey) !== bucket) return `${kind} ${field}: a value that is not in this bucket`;
+    for (const [field, pairs] of Object.entries(fields)) {
+      if (pairs.length % 2 !== 0) return `${kind} ${field}: a list of value and keys pairs has an even length`;
+      for (let at = 0; at < pairs.length; at += 2) {
+        const valueKey = pairs[at]!;
+        if (at > 0 && !(pairs[at - 2]! < valueKey)) return `${kind} ${field}: values in code-unit order, each once`;
+        if (indexBucketOf(kind, field, valueKey) !== bucket) return `${kind} ${field}: a value that is not in this bucket`;
+      }
+    }
   return undefined;
 }
 
-/** The unit's content through its schema: the cluster part, a shard whose every entry is in its namespace, or a unit of a named family. */
 /**
  * A unit's schema as a push is held to it: a field the unit does not have is
  * refused, not dropped, at the unit's top level, as the push body's own are
@@ -504,6 +532,11 @@ function strict(schema: z.ZodMiniObject): z.ZodMiniType<unknown> {
   return strictSchema;
 }
 
+/**
+ * The unit's content through its schema: the cluster part, a shard whose
+ * every entry is in its namespace, or a unit of a named family; the cluster
+ * part and a shard carrying nothing that never leaves the cluster (leaks.ts).
+ */
 export function decodeUnit(name: string, value: unknown): { ok: true; value: UnitContent } | { ok: false; error: string } {
   const problem = unitNameProblem(name);
   if (problem) return { ok: false, error: problem };
@@ -511,8 +544,8 @@ export function decodeUnit(name: string, value: unknown): { ok: true; value: Uni
   const parsed = strict(name === CLUSTER_UNIT ? clusterPartSchema : family ? family.schema : shardSchema).safeParse(value);
   if (!parsed.success) return { ok: false, error: describeZodError(parsed.error) };
   const stray =
-    name === CLUSTER_UNIT ? undefined
-    : family === undefined ? shardStrayEntry(name, parsed.data as Shard)
+    name === CLUSTER_UNIT ? unitLeak(parsed.data as ClusterPart)
+    : family === undefined ? (shardStrayEntry(name, parsed.data as Shard) ?? unitLeak(parsed.data as Shard))
     : family.prefix === INVENTORY_INDEX_UNIT ? bucketStrayEntry(name, parsed.data as InventoryBucketContent)
     : undefined;
   return stray ? { ok: false, error: stray } : { ok: true, value: parsed.data as UnitContent };

@@ -17,6 +17,7 @@ import type { AffinityClass, Application, InventoryKind, Settings, Snapshot, Ten
 import {
   classReferencesUnit,
   MAX_UNIT_NAME,
+  REFERENCE_SEPARATOR,
   splitSnapshot,
   type ClassReferences,
   type ClusterPart,
@@ -291,10 +292,22 @@ export class SnapshotView implements InventoryFacts {
     return (this.#unit(inventoryKindUnit(key)) as InventoryDirectory | undefined)?.namespaces ?? NOTHING;
   }
 
-  inventoryLookup(key: string, field: string, valueKey: string): readonly unknown[] {
+  inventoryLookup(key: string, field: string, valueKey: string): readonly string[] {
     const bucket = this.#unit(inventoryIndexUnit(indexBucketOf(key, field, valueKey))) as InventoryBucketContent | undefined;
-    const values = bucket && own(bucket.index, key) && own(bucket.index[key]!, field);
-    return (values && own(values, valueKey)) ?? [];
+    const pairs: unknown = bucket && own(bucket.index, key) && own(bucket.index[key]!, field);
+    // A bucket stored by an earlier version maps values to the objects themselves: no keys, until the next sync replaces it.
+    if (!Array.isArray(pairs)) return [];
+    // Values at even places, in code-unit order (checked at push): a binary search.
+    let low = 0;
+    let high = pairs.length / 2;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      const value = pairs[middle * 2] as string;
+      if (value === valueKey) return (pairs[middle * 2 + 1] as string).split(REFERENCE_SEPARATOR);
+      if (value < valueKey) low = middle + 1;
+      else high = middle;
+    }
+    return [];
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { capped, listed, MAX_QUOTED } from "./index.js";
+import { capped, listed, MAX_QUOTED, utf8Length } from "./index.js";
 
 describe("capped", () => {
   it("keeps a short string as it is", () => {
@@ -30,5 +30,11 @@ describe("listed", () => {
     expect(listed(["a", "b", "c", "d", "e", "f", "g"])).toBe("a, b, c, d, e and 2 more");
     expect(listed(["y".repeat(100)], { max: 1 })).toBe(`${"y".repeat(MAX_QUOTED - 1)}…`);
     expect(listed(["abcdef", "b"], { max: 1, each: 4, quoted: true })).toBe('"abc…" and 1 more');
+  });
+});
+
+describe("utf8Length", () => {
+  it.each(["", "ascii", "é", "€", "😀", "a😀b€é", "\ud800", "x\udc00y"])("%j: as TextEncoder counts", (text) => {
+    expect(utf8Length(text)).toBe(new TextEncoder().encode(text).length);
   });
 });

@@ -52,3 +52,18 @@ export function listed(names: readonly string[], { max = MAX_LISTED, each = MAX_
   const counted = Math.min(max, names.length);
   return total > counted ? `${shown} and ${total - counted} more` : shown;
 }
+
+/** The UTF-8 length of `text`, without encoding it (a lone surrogate counts as the 3 bytes of U+FFFD, as TextEncoder writes it). */
+export function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) continue;
+    if (code < 0x800) bytes += 1;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2;
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
+}

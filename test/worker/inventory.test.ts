@@ -3,7 +3,9 @@
 // the rest, and allows an UPDATE of an object the snapshot holds (the object
 // under review is not in its own inventory); a kind the policy does not
 // declare is a compile error in the push answer; what evaluation needs is
-// loaded as it asks (an index bucket, a kind's namespaces).
+// loaded as it asks (an index bucket, a kind's namespaces). What never leaves
+// the cluster is refused at push; an object over a limit is left out, named
+// in the push answer, while the rest of the snapshot is stored.
 import { describe, expect, it } from "vitest";
 import ingressPolicy from "../../examples/inventory/unique-ingress-host/policy.yaml?raw";
 import ingressCluster from "../../examples/inventory/unique-ingress-host/cluster.yaml?raw";
@@ -20,8 +22,12 @@ import hpaRequests from "../../examples/inventory/hpa-target-exists/requests.yam
 import { wrapReview } from "../../shared/admission/wrap.js";
 import { cacheStats } from "../../functions/store/cache.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
-import type { Snapshot } from "../../shared/snapshot/index.js";
-import { objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
+import { encodeSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
+import { dispatch, freshGeneration, objectsFromYaml, push, sign, snapshotOf, validate } from "../support/worker.js";
+import { putBody, unitsOf } from "../support/push.js";
+import { buildSnapshot } from "../../shared/snapshot/build/index.js";
+import { INVENTORY_LIMITS } from "../../shared/snapshot/build/policies.js";
+import { collidingHosts, ingressWithHosts, uniqueHostPolicy } from "../support/ingress.js";
 
 const CLUSTER = "other";
 
@@ -257,5 +263,51 @@ spec: {policyName: chain, validationActions: [Deny]}
     const { allowed: ok, message } = await verdict(service);
     expect(ok).toBe(false);
     expect(message).toMatch(/resulted in error: inventory: this evaluation reads parts of the snapshot it names only one after another, more than one review loads \(4 rounds\)$/);
+  });
+});
+
+/** What the function holds for CLUSTER (GET …/snapshot, signed as the sync job reads it). */
+async function stored() {
+  const headers = await sign(CLUSTER, new Uint8Array(), { method: "GET" });
+  return (await (await dispatch(`/v1/${CLUSTER}/snapshot`, { headers })).json()) as { generation: number; contentHash: string; policyProblems: string[] };
+}
+
+describe("what never leaves the cluster", () => {
+  it("a push whose policy declares a Secret's data is refused (400), naming the policy and the field; nothing stored changes", async () => {
+    await pushed([...objectsFromYaml(ingressPolicy), ...objectsFromYaml(ingressCluster)]);
+    const before = await stored();
+    const units = await unitsOf(snapshotOf([...objectsFromYaml(ingressPolicy), ...objectsFromYaml(ingressCluster)]));
+    const cluster = units[""] as { validatingAdmissionPolicies: Record<string, { metadata: { annotations: Record<string, string> } }> };
+    const vap = cluster.validatingAdmissionPolicies["unique-ingress-host"]!;
+    vap.metadata.annotations["edgeadmit.io/inventory"] = JSON.stringify({ kinds: [{ apiVersion: "v1", kind: "Secret", fields: ["type", "data"] }] });
+    const response = await push(CLUSTER, putBody(freshGeneration(), units, { base: null, digest: "0".repeat(64) }));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error:
+        'unit (cluster part): ValidatingAdmissionPolicy unique-ingress-host: metadata.annotations["edgeadmit.io/inventory"] kinds.0.fields.1: data of v1 Secret never leaves the cluster: of a Secret only metadata.name, metadata.namespace, metadata.labels and type do (docs/inventory.md, "What leaves the cluster"); nothing was stored',
+    });
+    expect(await stored()).toEqual(before);
+  });
+});
+
+describe("an inventory object over a limit", () => {
+  it("the 600-host Ingress whose hosts share one bucket is left out and named in the push answer; the rest is stored and read, and the policy's failurePolicy decides", async () => {
+    const crowded = ingressWithHosts("tenant-a", "crowded", collidingHosts(600));
+    const built = buildSnapshot([...uniqueHostPolicy("Fail"), crowded, ingressWithHosts("shop", "web", ["www.shop.example.com"])], { generation: freshGeneration(), builtAt: new Date().toISOString() });
+    expect(built.problems).toHaveLength(1);
+    const response = await push(CLUSTER, built.snapshot);
+    expect(response.status).toBe(200);
+    const why = `600 of its indexed values fall in one index bucket (at most ${INVENTORY_LIMITS.valuesInOneBucket})`;
+    expect(((await response.json()) as { policyProblems: string[] }).policyProblems).toEqual([
+      `inventory: networking.k8s.io/v1 Ingress tenant-a/crowded is left out of the snapshot (${why}): the policies reading the kind meet an evaluation error, and their failurePolicy decides`,
+    ]);
+    // Every other unit is stored: the function's content hash is the digest of the whole snapshot as built.
+    expect(await stored()).toEqual(expect.objectContaining({ generation: built.snapshot.generation, contentHash: (await encodeSnapshot(built.snapshot)).digest }));
+    // The rest is there: a list of the Ingress's own namespace reads its shard; a lookup by host could miss the left-out one, so the policy fails closed.
+    expect(await verdict(ingressWithHosts("shop", "copy", ["www.shop.example.com"]))).toEqual({
+      allowed: false,
+      message: `ValidatingAdmissionPolicy 'unique-host' with binding 'unique-host' denied request: expression 'size(variables.taken) == 0' resulted in error: composited variable "taken" fails to evaluate: inventory: networking.k8s.io/v1 Ingress tenant-a/crowded was left out of the snapshot (${why}), so this call could miss it; the sync job's output names it`,
+      warnings: [],
+    });
   });
 });

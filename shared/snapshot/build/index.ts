@@ -126,6 +126,13 @@ export interface BuildResult {
   problems: string[];
   /** Objects the snapshot does not use, in input order: kinds it does not read, ConfigMaps other than the settings, unbound policies. */
   ignored: KubeObject[];
+  /**
+   * What bound policies ask for that never leaves the cluster (a Secret's
+   * data, a managedField…), one line each naming the policy and the field.
+   * The snapshot holds none of it, but it must not be written or pushed:
+   * snapshot build, sync and check refuse it.
+   */
+  refused: string[];
 }
 
 const RWO_MODES = new Set(["ReadWriteOnce", "ReadWriteOncePod"]);
@@ -359,7 +366,7 @@ export class SnapshotBuilder {
   build(): BuildResult {
     const options = this.#options;
     const problems = [...this.#problems, ...this.#lanes.flat()];
-    const policyObjects = collectPolicyObjects(this.#kept, problems, {
+    const { refused, ...policyObjects } = collectPolicyObjects(this.#kept, problems, {
       inventoryCandidates: this.#inventoryCandidates,
       ...(options.namespacedKinds ? { namespacedKinds: options.namespacedKinds } : {}),
     });
@@ -390,6 +397,7 @@ export class SnapshotBuilder {
         ...(this.#nodeObjects.length > 0 ? { largestAllocatable: largestAllocatable(this.#nodeObjects, problems) } : {}),
       },
       problems,
+      refused,
       ignored: this.#kept.filter((object) => this.#unread.has(object) && !usedByPolicies(object, policyObjects)),
     };
   }

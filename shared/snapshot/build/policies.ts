@@ -3,8 +3,11 @@
 // objects of the bound policies' paramKinds, the inventory they declare
 // (shared/inventory), and the namespaces.
 import { parse as parseYaml } from "yaml";
-import { annotationOf, declarationOf, INVENTORY_ANNOTATION, ANNOTATION_FIELD, mergeDeclarations, type InventoryDeclaration, type KindInventory } from "../../inventory/declaration.js";
-import { projection } from "../../inventory/paths.js";
+import { annotationOf, declarationLeak, declarationOf, describeKind, INVENTORY_ANNOTATION, ANNOTATION_FIELD, mergeDeclarations, type InventoryDeclaration, type KindInventory } from "../../inventory/declaration.js";
+import { indexedValues, projection, type FieldPath } from "../../inventory/paths.js";
+import { LAST_APPLIED_ANNOTATION, neverLeaves } from "../../inventory/secrets.js";
+import { indexBucketOf } from "../../inventory/units.js";
+import { utf8Length } from "../../text/index.js";
 import { NAMESPACE_NAME_LABEL } from "../../k8s/labels/index.js";
 import type { InventoryKind } from "../schema.js";
 import type { KubeObject } from "./object.js";
@@ -13,6 +16,8 @@ import { BUILT_IN_CLUSTER_SCOPED } from "./scopes.js";
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 interface PolicyObjects {
+  /** What a bound policy asks for that never leaves the cluster (inventory/secrets.ts), one line each naming the policy and the field: the build is refused. */
+  refused: string[];
   validatingAdmissionPolicies: Record<string, unknown>;
   policyBindings: Record<string, unknown>;
   policyParams: Record<string, { namespaced: boolean; objects: unknown[] }>;
@@ -23,8 +28,6 @@ interface PolicyObjects {
 /** Kinds of the bindings that bind a policy at the edge; the upstream one counts only when given as input (offline). */
 const BINDING_KINDS = new Set(["edgeadmit.io/EdgeAdmissionPolicyBinding", "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding"]);
 const POLICY_KIND = "admissionregistration.k8s.io/ValidatingAdmissionPolicy";
-/** Where the kubectl client puts the whole object again: never read by a policy, often the largest annotation. */
-const LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
 function groupKind(object: KubeObject): string {
   const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : "";
@@ -75,11 +78,7 @@ function namespaceObject(object: KubeObject, name: string) {
   const kept = ["name", "generateName", "uid", "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations"];
   const trimmed = Object.fromEntries(kept.filter((key) => metadata[key] !== undefined).map((key) => [key, metadata[key]]));
   trimmed["labels"] = { ...(isRecord(trimmed["labels"]) ? trimmed["labels"] : {}), [NAMESPACE_NAME_LABEL]: name };
-  if (isRecord(trimmed["annotations"]) && LAST_APPLIED in trimmed["annotations"]) {
-    const { [LAST_APPLIED]: _applied, ...annotations } = trimmed["annotations"];
-    trimmed["annotations"] = annotations;
-  }
-  return { metadata: trimmed, ...(object["spec"] !== undefined ? { spec: object["spec"] } : {}), ...(object["status"] !== undefined ? { status: object["status"] } : {}) };
+  return { metadata: withoutNeverProjected(trimmed), ...(object["spec"] !== undefined ? { spec: object["spec"] } : {}), ...(object["status"] !== undefined ? { status: object["status"] } : {}) };
 }
 
 /** The scopes the CustomResourceDefinitions in the input declare, by `group/Kind`. */
@@ -132,18 +131,18 @@ export function collectPolicyObjects(objects: readonly KubeObject[], problems: s
   }
 
   // Only bound policies travel; each bound policy's paramKind brings its objects.
-  const { validatingAdmissionPolicies, paramKinds } = boundPolicies(policies, bindings, problems);
+  const { validatingAdmissionPolicies, paramKinds, refused } = boundPolicies(policies, bindings, problems);
   const scopes = namespacedKinds(objects);
   const policyParams: Record<string, { namespaced: boolean; objects: unknown[] }> = {};
   for (const [key, { apiVersion, kind }] of paramKinds) {
     const found = objects.filter((object) => object.apiVersion === apiVersion && object.kind === kind);
     const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
     const namespaced = isNamespaced(`${group}/${kind}`, options.namespacedKinds ?? scopes, scopes, found.length > 0 ? found.some((object) => typeof metadataOf(object)["namespace"] === "string") : undefined);
-    policyParams[key] = { namespaced, objects: found.map(({ metadata, ...rest }) => ({ ...rest, metadata: withoutManagedFields(metadata) })) };
+    policyParams[key] = { namespaced, objects: found.map(({ metadata, ...rest }) => ({ ...rest, metadata: withoutNeverProjected(metadata) })) };
   }
   const inventory = collectInventory(inventoryKinds(validatingAdmissionPolicies), objects, options.inventoryCandidates ?? [], options.namespacedKinds ?? scopes, scopes, problems);
   // Namespaces serve only namespaceSelector and namespaceObject: without a bound policy they would only churn the snapshot.
-  return { validatingAdmissionPolicies, policyBindings: bindings, policyParams, inventory, namespaces: Object.keys(validatingAdmissionPolicies).length > 0 ? namespaces : {} };
+  return { refused, validatingAdmissionPolicies, policyBindings: bindings, policyParams, inventory, namespaces: Object.keys(validatingAdmissionPolicies).length > 0 ? namespaces : {} };
 }
 
 /** The kinds the bound policies (definitions, annotation as JSON) declare, merged; a policy whose declaration is unusable declares none (compiling it says why). */
@@ -177,6 +176,8 @@ function collectInventory(
   if (kinds.size === 0) return inventory;
   const found = new Map<string, Map<string, unknown>>();
   const facts = new Set(objects);
+  /** Namespace → the bytes of the inventory objects its shard holds so far, over every kind. */
+  const shardBytes = new Map<string, number>();
   for (const object of [...objects, ...candidates]) {
     const key = `${String(object.apiVersion)}/${String(object.kind)}`;
     const kind = kinds.get(key);
@@ -184,8 +185,9 @@ function collectInventory(
     const metadata = metadataOf(object);
     const name = nameOf(object);
     const namespace = typeof metadata["namespace"] === "string" && metadata["namespace"] !== "" ? metadata["namespace"] : undefined;
-    if (!name || namespace?.includes("/") || name.includes("/")) {
-      problems.push(`${kind.kind} ${namespace ? `${namespace}/` : ""}${name ?? "(no name)"}: not in the inventory (an object there has a name, and names hold no "/")`);
+    // Kubernetes names hold neither; the index joins keys with a newline (shards.ts REFERENCE_SEPARATOR).
+    if (!name || /[/\n]/.test(namespace ?? "") || /[/\n]/.test(name)) {
+      problems.push(`${kind.kind} ${JSON.stringify(namespace ? `${namespace}/` : "").slice(1, -1)}${name === undefined ? "(no name)" : JSON.stringify(name).slice(1, -1)}: not in the inventory (an object there has a name, and names hold no "/" or newline)`);
       continue;
     }
     const byKey = found.get(key) ?? found.set(key, new Map()).get(key)!;
@@ -210,9 +212,113 @@ function collectInventory(
       }
       kept[id] = project(listed.get(id));
     }
-    inventory[key] = { namespaced, fields: kind.fields.map((path) => path.text), index: kind.index.map((path) => path.text), objects: kept };
+    const over = overLimits(key, kind.index, kept, shardBytes);
+    const named: Record<string, string> = {};
+    const consequence = `the policies reading ${describeKind(key)} (${kind.policies.join(", ")}) meet an evaluation error where it could count, and their failurePolicy decides`;
+    for (const [id, why] of over) {
+      delete kept[id];
+      // The first few are named, here as in the snapshot; the rest counted, so a flood of bad objects is one line more, not one each.
+      if (Object.keys(named).length >= INVENTORY_LIMITS.named) continue;
+      named[id] = why;
+      problems.push(`${kind.kind} ${id}: left out of the inventory: ${why}; ${consequence}`);
+    }
+    if (over.size > INVENTORY_LIMITS.named) problems.push(`${over.size - INVENTORY_LIMITS.named} more objects of ${describeKind(key)} left out of the inventory for breaking its limits; ${consequence}`);
+    inventory[key] = {
+      namespaced,
+      fields: kind.fields.map((path) => path.text),
+      index: kind.index.map((path) => path.text),
+      objects: kept,
+      ...(over.size > 0 ? { leftOut: { total: over.size, objects: named } } : {}),
+    };
   }
   return inventory;
+}
+
+/**
+ * What one inventory object may cost the snapshot (docs/inventory.md,
+ * "Limits"). The index holds references, so its bytes grow with the number
+ * of indexed values, not with the objects' size; these keep any one object
+ * from making a unit too large to push.
+ */
+export const INVENTORY_LIMITS = {
+  /** One object's projection, as JSON. */
+  objectBytes: 512 * 1024,
+  /** One namespace's inventory objects, over every kind: its shard travels in one push body (8 MiB) with the rest of the namespace's facts. */
+  namespaceBytes: 4 * 1024 * 1024,
+  /** One object's indexed values, over every indexed field. */
+  indexedValues: 10_000,
+  /**
+   * One object's values in one index bucket. Values spread over the 1,024
+   * buckets by hash (10,000 values: about 10 a bucket, seldom 25); many in
+   * one were chosen to collide.
+   */
+  valuesInOneBucket: 64,
+  /** One index bucket's entries, about: a bucket travels in one push body of at most 8 MiB. */
+  bucketBytes: 1024 * 1024,
+  /** Left-out objects the snapshot names per kind; the rest are counted. */
+  named: 100,
+} as const;
+
+/**
+ * The objects of kind `key` over a limit, by key, each with why. A namespace
+ * takes objects in key order (kind by kind) until its shard's share is
+ * spent (`shardBytes`, kept across kinds); a bucket over its bytes loses
+ * the objects with the most bytes in it, largest first, until it fits.
+ */
+function overLimits(key: string, index: readonly FieldPath[], objects: Readonly<Record<string, unknown>>, shardBytes: Map<string, number>): Map<string, string> {
+  const over = new Map<string, string>();
+  /** Bucket → key → the bytes of that object's entries there. */
+  const buckets = new Map<number, Map<string, number>>();
+  for (const [id, object] of Object.entries(objects)) {
+    const bytes = utf8Length(JSON.stringify(object));
+    if (bytes > INVENTORY_LIMITS.objectBytes) {
+      over.set(id, `its projection is ${bytes} bytes of JSON (at most ${INVENTORY_LIMITS.objectBytes})`);
+      continue;
+    }
+    let values = 0;
+    const mine = new Map<number, { values: number; bytes: number }>();
+    for (const path of index)
+      for (const valueKey of indexedValues(object, path)) {
+        values++;
+        const bucket = indexBucketOf(key, path.text, valueKey);
+        const entry = mine.get(bucket) ?? mine.set(bucket, { values: 0, bytes: 0 }).get(bucket)!;
+        entry.values++;
+        // The value's key and the reference, quoted, with their separators.
+        entry.bytes += utf8Length(valueKey) + utf8Length(id) + 8;
+      }
+    const crowded = Math.max(0, ...[...mine.values()].map((entry) => entry.values));
+    if (values > INVENTORY_LIMITS.indexedValues) {
+      over.set(id, `it has ${values} indexed values (at most ${INVENTORY_LIMITS.indexedValues})`);
+      continue;
+    }
+    if (crowded > INVENTORY_LIMITS.valuesInOneBucket) {
+      over.set(id, `${crowded} of its indexed values fall in one index bucket (at most ${INVENTORY_LIMITS.valuesInOneBucket})`);
+      continue;
+    }
+    const slash = id.indexOf("/");
+    const namespace = slash > 0 ? id.slice(0, slash) : undefined;
+    if (namespace !== undefined) {
+      const spent = shardBytes.get(namespace) ?? 0;
+      if (spent + bytes > INVENTORY_LIMITS.namespaceBytes) {
+        over.set(id, `namespace ${namespace}'s inventory objects would pass ${INVENTORY_LIMITS.namespaceBytes} bytes of JSON with it (its shard travels in one push body)`);
+        continue;
+      }
+      shardBytes.set(namespace, spent + bytes);
+    }
+    for (const [bucket, entry] of mine) (buckets.get(bucket) ?? buckets.set(bucket, new Map()).get(bucket)!).set(id, entry.bytes);
+  }
+  for (const [bucket, entries] of buckets) {
+    let total = 0;
+    for (const [id, bytes] of entries) if (!over.has(id)) total += bytes;
+    if (total <= INVENTORY_LIMITS.bucketBytes) continue;
+    const largest = [...entries].filter(([id]) => !over.has(id)).sort(([a, x], [b, y]) => y - x || byCode(a, b));
+    for (const [id, bytes] of largest) {
+      if (total <= INVENTORY_LIMITS.bucketBytes) break;
+      over.set(id, `index bucket ${bucket} would hold about ${total} bytes (at most ${INVENTORY_LIMITS.bucketBytes}), ${bytes} of them its entries, the most of any object there`);
+      total -= bytes;
+    }
+  }
+  return over;
 }
 
 type ParamKind = { apiVersion: string; kind: string; policies: string[] };
@@ -221,20 +327,30 @@ type ParamKind = { apiVersion: string; kind: string; policies: string[] };
 function boundPolicies(policies: ReadonlyMap<string, KubeObject>, bindings: Readonly<Record<string, unknown>>, problems: string[]) {
   const validatingAdmissionPolicies: Record<string, unknown> = {};
   const paramKinds = new Map<string, ParamKind>();
+  const refused: string[] = [];
   for (const binding of Object.values(bindings)) {
     const policyName = isRecord(binding) && isRecord(binding["spec"]) ? binding["spec"]["policyName"] : undefined;
     const policy = typeof policyName === "string" ? policies.get(policyName) : undefined;
-    if (!policy || typeof policyName !== "string") continue;
-    if (!Object.hasOwn(validatingAdmissionPolicies, policyName)) validatingAdmissionPolicies[policyName] = policyDefinition(policy, problems);
+    if (!policy || typeof policyName !== "string" || Object.hasOwn(validatingAdmissionPolicies, policyName)) continue;
+    const definition = (validatingAdmissionPolicies[policyName] = policyDefinition(policy, problems));
+    // Its declaration then declares nothing (declarationOf refuses it too), so nothing of it is listed or projected.
+    const leak = declarationLeak(definition);
+    if (leak) refused.push(`ValidatingAdmissionPolicy ${policyName}: ${leak}`);
     const paramKind = isRecord(policy["spec"]) ? policy["spec"]["paramKind"] : undefined;
     if (isRecord(paramKind) && typeof paramKind["apiVersion"] === "string" && typeof paramKind["kind"] === "string") {
+      // A paramKind's objects travel whole: one that never leaves the cluster is refused, and not listed.
+      const paramLeak = neverLeaves(paramKind["apiVersion"], paramKind["kind"], undefined);
+      if (paramLeak) {
+        refused.push(`ValidatingAdmissionPolicy ${policyName}: spec.paramKind: ${paramLeak}`);
+        continue;
+      }
       const key = `${paramKind["apiVersion"]}/${paramKind["kind"]}`;
       const known = paramKinds.get(key) ?? { apiVersion: paramKind["apiVersion"], kind: paramKind["kind"], policies: [] };
       if (!known.policies.includes(policyName)) known.policies.push(policyName);
       paramKinds.set(key, known);
     }
   }
-  return { validatingAdmissionPolicies, paramKinds };
+  return { validatingAdmissionPolicies, paramKinds, refused };
 }
 
 /** The policies bound at the edge among `objects` (as they travel) and their paramKinds. */
@@ -258,9 +374,9 @@ function boundAmong(objects: readonly KubeObject[], problems: string[]) {
  * What the sync job lists next (an annotation that is not YAML declares
  * none; the builder reports it).
  */
-export function boundNeeds(objects: readonly KubeObject[]): { policies: string[]; paramKinds: Map<string, ParamKind>; inventoryKinds: Map<string, KindInventory> } {
-  const { validatingAdmissionPolicies, paramKinds } = boundAmong(objects, []);
-  return { policies: Object.keys(validatingAdmissionPolicies), paramKinds, inventoryKinds: inventoryKinds(validatingAdmissionPolicies) };
+export function boundNeeds(objects: readonly KubeObject[]): { policies: string[]; paramKinds: Map<string, ParamKind>; inventoryKinds: Map<string, KindInventory>; refused: string[] } {
+  const { validatingAdmissionPolicies, paramKinds, refused } = boundAmong(objects, []);
+  return { policies: Object.keys(validatingAdmissionPolicies), paramKinds, inventoryKinds: inventoryKinds(validatingAdmissionPolicies), refused };
 }
 
 /** The kinds the policies bound at the edge among `objects` declare in their inventory annotation (see boundNeeds). */
@@ -269,7 +385,7 @@ export function boundInventoryKinds(objects: readonly KubeObject[]): Map<string,
 }
 
 /** Whether collectPolicyObjects kept `object`: a binding, a Namespace, a bound policy, an object of a bound policy's paramKind. */
-export function usedByPolicies(object: KubeObject, collected: PolicyObjects): boolean {
+export function usedByPolicies(object: KubeObject, collected: Omit<PolicyObjects, "refused">): boolean {
   const kind = groupKind(object);
   if (BINDING_KINDS.has(kind) || kind === "/Namespace") return true;
   const name = nameOf(object);
@@ -278,8 +394,13 @@ export function usedByPolicies(object: KubeObject, collected: PolicyObjects): bo
   return Object.hasOwn(collected.policyParams, key) || Object.hasOwn(collected.inventory, key);
 }
 
-function withoutManagedFields(metadata: unknown): unknown {
+/** Metadata without what never leaves the cluster (inventory/secrets.ts): managedFields and the last-applied-configuration annotation. */
+function withoutNeverProjected(metadata: unknown): unknown {
   if (!isRecord(metadata)) return metadata;
   const { managedFields: _managed, ...rest } = metadata;
+  if (isRecord(rest["annotations"]) && LAST_APPLIED_ANNOTATION in rest["annotations"]) {
+    const { [LAST_APPLIED_ANNOTATION]: _applied, ...annotations } = rest["annotations"];
+    rest["annotations"] = annotations;
+  }
   return rest;
 }
