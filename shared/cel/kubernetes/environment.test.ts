@@ -3,8 +3,7 @@ import { compile, createEnv } from "../index.js";
 import { DEFAULT_VERSION, environmentFor, NEWEST_VERSION, OLDEST_VERSION, parseVersion } from "./environment.js";
 
 function outcome(source: string, minor: number, mode: "new" | "stored" = "stored"): unknown {
-  const { libraries, twoVariableComprehensions } = environmentFor({ major: 1, minor }, mode);
-  const compiled = compile(source, createEnv({ variables: [], libraries, twoVariableComprehensions }));
+  const compiled = compile(source, createEnv(environmentFor({ major: 1, minor }, mode).options));
   if (!compiled.ok) return compiled.error.split("\n")[0];
   const r = compiled.program.evaluate({});
   return r.ok ? r.value : r.error;
