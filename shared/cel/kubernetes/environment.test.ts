@@ -18,6 +18,11 @@ describe("environmentFor: each Kubernetes version's CEL environment (pkg/cel/env
     expect(outcome("[{'a': 2}, {'a': 1}].sortBy(e, e.a)[0].a", 35)).toBe(1);
   });
 
+  // base.go:57 baseOpts add no ext.Bindings in any version: cel.bind is no macro, so `cel` is an undeclared name.
+  it("has no cel.bind", () => {
+    for (const minor of [30, 37]) for (const mode of ["new", "stored"] as const) expect(outcome("cel.bind(x, 1, x + 1) == 2", minor, mode)).toBe("ERROR: <input>:1:1: undeclared reference to 'cel' (in container '')");
+  });
+
   // base.go:186 library.Lists v1 (includes) from 1.37; environment_test.go:318-343.
   it("has includes from 1.37", () => {
     expect(outcome("[1, 2].includes(2)", 36)).toMatch(/undeclared reference to 'includes'/);
