@@ -36,7 +36,7 @@ interface Case {
 }
 
 const cases = Object.values(DATA)[0]!.cases.filter((c) => (c.kind === "expr" || c.kind === "cost") && c.scope === undefined);
-const { libraries, twoVariableComprehensions } = environmentFor(NEWEST_VERSION, "stored");
+const { options } = environmentFor(NEWEST_VERSION, "stored");
 
 /** The case data's encoding of a CEL value ({$int}, {$double}, {$optional}, lists, maps) as a value. */
 function decode(x: Expected): Value {
@@ -62,7 +62,7 @@ function same(a: Value, b: Value): boolean {
 }
 
 function run(source: string, vars: Record<string, Value>) {
-  const env = createEnv({ variables: Object.keys(vars), libraries, twoVariableComprehensions });
+  const env = createEnv({ ...options, variables: Object.keys(vars) });
   const compiled = compile(source, env);
   if (!compiled.ok) return { compileError: compiled.error } as const;
   return { result: compiled.program.evaluate(vars) } as const;

@@ -135,9 +135,11 @@ export function chargeCallCost(ctx: CallContext, units: number): void {
 }
 
 /**
- * Charges an O(size) operation at cel-go's 0.1 per element (times `passes`),
- * in place of the call's own 1.
+ * Makes an O(size) operation's cost cel-go's ceil(size × passes × 0.1), in
+ * place of the call's own 1: 0 on empty input, as interpreter/runtimecost.go
+ * costCall and Kubernetes' library/cost.go CallCost charge it (`'' == 'a'`,
+ * `url('')`), so the call's unit is then given back.
  */
 export function chargeTraversal(ctx: CallContext, size: number, passes = 1): void {
-  ctx.charge(Math.max(0, Math.ceil(size * passes * TRAVERSAL_FACTOR) - 1));
+  ctx.charge(Math.ceil(size * passes * TRAVERSAL_FACTOR) - 1);
 }

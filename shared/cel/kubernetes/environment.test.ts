@@ -3,8 +3,7 @@ import { compile, createEnv } from "../index.js";
 import { DEFAULT_VERSION, environmentFor, NEWEST_VERSION, OLDEST_VERSION, parseVersion } from "./environment.js";
 
 function outcome(source: string, minor: number, mode: "new" | "stored" = "stored"): unknown {
-  const { libraries, twoVariableComprehensions } = environmentFor({ major: 1, minor }, mode);
-  const compiled = compile(source, createEnv({ variables: [], libraries, twoVariableComprehensions }));
+  const compiled = compile(source, createEnv(environmentFor({ major: 1, minor }, mode).options));
   if (!compiled.ok) return compiled.error.split("\n")[0];
   const r = compiled.program.evaluate({});
   return r.ok ? r.value : r.error;
@@ -17,6 +16,11 @@ describe("environmentFor: each Kubernetes version's CEL environment (pkg/cel/env
     expect(outcome("[3, 1, 2].sort() == [1, 2, 3]", 34)).toBe(true);
     expect(outcome("[{'a': 2}, {'a': 1}].sortBy(e, e.a)[0].a", 33)).toMatch(/undeclared reference to 'sortBy'/);
     expect(outcome("[{'a': 2}, {'a': 1}].sortBy(e, e.a)[0].a", 35)).toBe(1);
+  });
+
+  // base.go:57 baseOpts add no ext.Bindings in any version: cel.bind is no macro, so `cel` is an undeclared name.
+  it("has no cel.bind", () => {
+    for (const minor of [30, 37]) for (const mode of ["new", "stored"] as const) expect(outcome("cel.bind(x, 1, x + 1) == 2", minor, mode)).toBe("ERROR: <input>:1:1: undeclared reference to 'cel' (in container '')");
   });
 
   // base.go:186 library.Lists v1 (includes) from 1.37; environment_test.go:318-343.

@@ -7,14 +7,14 @@
 // compatibility version, one minor below the apiserver's own by default
 // (the NewExpressions environment), so that a rollback can still run it.
 //
-//   const { libraries, twoVariableComprehensions } = environmentFor({ major: 1, minor: 33 }, "stored");
-//   createEnv({ variables, libraries, twoVariableComprehensions });
+//   createEnv({ ...environmentFor({ major: 1, minor: 33 }, "stored").options, variables });
 //
 // Versions outside the supported range use its nearest end: older clusters
 // than OLDEST_VERSION are out of support upstream too, and a newer one than
 // NEWEST_VERSION gets the newest environment this build knows.
 
 import type { Library } from "../declarations/index.js";
+import type { EnvOptions } from "../index.js";
 import type { RegexLibrary } from "../regex/index.js";
 import { cidrLibrary } from "./cidr/index.js";
 import { extListsLibrary } from "./extlists/index.js";
@@ -73,12 +73,20 @@ const BASE: readonly Entry[] = [
   { introduced: 34, library: extListsLibrary },
 ];
 
-export interface KubernetesEnvironment {
-  /** The apiserver version whose environment this is, after clamping to the supported range. */
-  readonly version: KubernetesVersion;
+/** What createEnv needs beyond the variables to build this version's environment: every caller spreads it, so none lists the options again. */
+export interface KubernetesEnvOptions extends EnvOptions {
   readonly libraries: readonly (Library | RegexLibrary)[];
   /** base.go:165 ext.TwoVarComprehensions, from Kubernetes 1.32. */
   readonly twoVariableComprehensions: boolean;
+  /** base.go's baseOpts never add ext.Bindings: cel.bind does not compile in any version. */
+  readonly bindings: false;
+}
+
+export interface KubernetesEnvironment {
+  /** The apiserver version whose environment this is, after clamping to the supported range. */
+  readonly version: KubernetesVersion;
+  /** The options of createEnv, less the variables (`variables` is empty here). */
+  readonly options: KubernetesEnvOptions;
 }
 
 const clamp = (v: KubernetesVersion): number => {
@@ -97,10 +105,14 @@ export function environmentFor(version: KubernetesVersion, mode: EnvironmentMode
   const key = `${own}/${mode}`;
   const cached = built.get(key);
   if (cached !== undefined) return cached;
-  const environment = {
+  const environment: KubernetesEnvironment = {
     version: { major: 1, minor: own },
-    libraries: BASE.filter((e) => e.introduced <= minor && (e.removed === undefined || minor < e.removed)).map((e) => e.library),
-    twoVariableComprehensions: minor >= 32,
+    options: {
+      variables: [],
+      libraries: BASE.filter((e) => e.introduced <= minor && (e.removed === undefined || minor < e.removed)).map((e) => e.library),
+      twoVariableComprehensions: minor >= 32,
+      bindings: false,
+    },
   };
   built.set(key, environment);
   return environment;

@@ -13,4 +13,4 @@ import type { RegexLibrary } from "../regex/index.js";
 import { environmentFor, NEWEST_VERSION } from "./environment.js";
 
 /** The Kubernetes libraries of the newest version's environment; find/findAll use the environment's regex engine. */
-export const KUBERNETES_LIBRARIES: readonly (Library | RegexLibrary)[] = environmentFor(NEWEST_VERSION, "stored").libraries;
+export const KUBERNETES_LIBRARIES: readonly (Library | RegexLibrary)[] = environmentFor(NEWEST_VERSION, "stored").options.libraries;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { error, literalEngine, run, value } from "../../../test/support/cel/index.js";
+import { cost, error, literalEngine, run, value } from "../../../test/support/cel/index.js";
 import { Double, Types, Uint } from "../values/index.js";
 
 describe("conversions", () => {
@@ -47,6 +47,20 @@ describe("strings, bytes and lists", () => {
     expect(error("dyn('a') < 1")).toBe("no such overload");
     expect(error("dyn(1).contains('a')")).toBe("no such overload: contains(int, string)");
     expect(error("dyn(1).matches('a')", {}, { regex: literalEngine })).toBe("no such overload: matches(int, string)");
+  });
+
+  // cel-go interpreter/runtimecost.go:132 (costCall): comparing strings costs ceil(min(size) × 0.1), so 0 when
+  // one is empty; :141 concatenation ceil((m + n) × 0.1); AddList falls to the default 1. Each variable read is 1.
+  it("charges an empty string's traversal nothing, as cel-go does", () => {
+    const strings = { e: "", s: "kubernetes.io", t: "kubernetes.io" };
+    expect(cost("e == s", strings)).toBe(2);
+    expect(cost("e != s", strings)).toBe(2);
+    expect(cost("e < s", strings)).toBe(2);
+    expect(cost("s == t", strings)).toBe(4);
+    expect(cost("e + e", strings)).toBe(2);
+    expect(cost("e + s", strings)).toBe(4);
+    expect(cost("x == y", { x: [], y: [1] })).toBe(2);
+    expect(cost("x + x", { x: [] })).toBe(3);
   });
 });
 

@@ -76,7 +76,8 @@ export function add(a: Value, b: Value, ctx: CallContext): Value {
     case "list": {
       const x = a as readonly Value[];
       const y = b as readonly Value[];
-      chargeTraversal(ctx, x.length + y.length);
+      // Never below cel-go's 1 for AddList (runtimecost.go costCall's default), even for two empty lists.
+      chargeTraversal(ctx, Math.max(1, x.length + y.length));
       return x.length === 0 ? y : y.length === 0 ? x : [...x, ...y];
     }
     case "bytes": {
@@ -196,8 +197,8 @@ function equality(name: string, negated: boolean): FunctionDecl {
     const x = a as Value;
     const y = b as Value;
     if (typeof x === "string" && typeof y === "string") {
-      // Strings of at most 10 code points are free to compare (0.1 per code point, less the call's 1).
-      if (x.length > TRAVERSAL_FREE && y.length > TRAVERSAL_FREE) chargeTraversal(ctx, Math.min(codePointLength(x), codePointLength(y)));
+      // Non-empty strings of at most 10 code points cost the call's 1 (0.1 per code point, rounded up); an empty one 0.
+      if (x.length === 0 || y.length === 0 || (x.length > TRAVERSAL_FREE && y.length > TRAVERSAL_FREE)) chargeTraversal(ctx, Math.min(codePointLength(x), codePointLength(y)));
       return (x === y) !== negated;
     }
     chargeTraversal(ctx, Math.min(costSize(x), costSize(y)));

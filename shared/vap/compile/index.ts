@@ -34,16 +34,15 @@ export const VARIABLES = ["object", "oldObject", "request", "params", "namespace
 /**
  * The edge's environment for a policy's inventory declaration: the
  * apiserver's variables and the libraries of its version's StoredExpressions
- * environment (the cluster stored the policy; without cel.bind, which
- * Kubernetes' base environment does not have), and `inventory`
+ * environment (the cluster stored the policy; its options, cel.bind off
+ * included, come from environmentFor), and `inventory`
  * (shared/inventory), whose calls are checked against the declaration.
  */
 const envOf = (declaration: InventoryDeclaration, version: KubernetesEnvironment, costLimit?: number): Env =>
   createEnv({
+    ...version.options,
     variables: [...VARIABLES, INVENTORY_VARIABLE],
-    libraries: [...version.libraries, inventoryLibrary(declaration)],
-    twoVariableComprehensions: version.twoVariableComprehensions,
-    bindings: false,
+    libraries: [...version.options.libraries, inventoryLibrary(declaration)],
     ...(costLimit === undefined ? {} : { costLimit }),
   });
 

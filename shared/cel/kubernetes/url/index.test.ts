@@ -99,4 +99,13 @@ describe("Kubernetes URL library", () => {
   it("costs what Kubernetes' cost tests say", () => {
     expect(cost("url('https:://kubernetes.io/').getScheme()", {}, { libraries })).toBe(4);
   });
+
+  // condition_test.go:1059 ("Extended library cost: url"): exactly a budget of 4. library/cost.go:110 url is
+  // ceil(23 × 0.1) = 3, :243 getHostname 1, and the == of its '' with 'kubernetes.io' is cel-go's
+  // ceil(min(0, 13) × 0.1) = 0 (interpreter/runtimecost.go:132; cost.go's _==_ leaves strings to it).
+  it("charges url's getHostname compared with a string as the apiserver does", () => {
+    expect(cost("url('https:://kubernetes.io/').getHostname() == 'kubernetes.io'", {}, { libraries })).toBe(4);
+    // A real hostname: 3 + 1 + ceil(13 × 0.1) = 6.
+    expect(cost("url('https://kubernetes.io/').getHostname() == 'kubernetes.io'", {}, { libraries })).toBe(6);
+  });
 });
