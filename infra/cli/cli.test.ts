@@ -64,7 +64,7 @@ describe("command line errors: one line, exit 2", () => {
 });
 
 describe("keygen", () => {
-  it("writes a 0600 PKCS#8 key and prints the public key as CLUSTERS wants it, then a CLUSTERS entry and how to complete it", async () => {
+  it("writes a 0600 PKCS#8 key and prints the public key as CLUSTERS wants it, and how to complete the registration", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), "edgeadmit-keygen-")), "keys");
     const { code, stdout, stderr } = await runCli(["keygen", "--out", dir, "--cluster", "prod-eu"]);
     expect(code).toBe(0);
@@ -73,11 +73,11 @@ describe("keygen", () => {
     await importPrivateKey(pem);
     const publicKey = await publicKeyOf(pem);
     expect(publicKey).toMatch(/^ed25519:[A-Za-z0-9+/]{43}=$/);
-    expect(stdout).toBe(`${publicKey}\n{"prod-eu":{"publicKey":"${publicKey}","withoutSnapshot":"FailOpen"}}\n`);
+    expect(stdout).toBe(`${publicKey}\n`);
     expect(readFileSync(join(dir, "edgeadmit.pub"), "utf8")).toBe(`${publicKey}\n`);
     expect(stderr).toBe(
-      `wrote ${join(dir, "edgeadmit.key")} (mode 0600) and ${join(dir, "edgeadmit.pub")}; register the cluster with its apiserver's credential, in the function's registry (edgeadmit clusters add prod-eu --public-key ${join(dir, "edgeadmit.pub")} --token-hash …) or as the entry above in CLUSTERS: ` +
-        `edgeadmit token --cluster prod-eu --url https://<function> --out ${dir} prints the "tokenHashes" to add (edgeadmit clusters check names what an entry lacks)\n`,
+      `wrote ${join(dir, "edgeadmit.key")} (mode 0600) and ${join(dir, "edgeadmit.pub")}; register the cluster with its apiserver's credential: edgeadmit token --cluster prod-eu --url https://<function> --out ${dir} makes the token and prints the whole CLUSTERS entry ` +
+        `(or, in the function's registry: edgeadmit clusters add prod-eu --public-key ${join(dir, "edgeadmit.pub")} --token-hash …)\n`,
     );
 
     expect(await runCli(["keygen", "--out", dir])).toEqual({
