@@ -19,7 +19,7 @@ import { NAMESPACE_NAME_LABEL, selectorKeys } from "../../shared/k8s/labels/inde
 import { resolve } from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { documentsOf, fileChunks, groupKindOf, identityOf, NamespaceDefaults, where, type Source } from "../objects/yaml.js";
-import { choice, optionalString, parseVerbArgs, stringList } from "./args.js";
+import { choice, optionalString, parseVerbArgs, stringList, fileList } from "./args.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
 import { countsOf, failingModes, FAIL_ON, skippedSummary, type CheckedObject, type CheckReport, type FailOn, type InputError, type SkippedInput } from "./output/index.js";
@@ -391,12 +391,12 @@ Examples:
       output: { type: "string", short: "o" },
       "fail-on": { type: "string" },
       ...CLUSTER_FLAGS,
-    });
+    }, Number.MAX_SAFE_INTEGER);
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
-    const files = stringList(args, "file");
+    const files = fileList("check", args);
     const policies = stringList(args, "policies");
     if (files.length === 0) throw new CliError("-f PATH is required (see edgeadmit check --help)", EXIT_USAGE);
     const output = choice("output", optionalString(args, "output"), OUTPUTS, "text");

@@ -20,11 +20,11 @@ describe("edgeadmit (the installed bin)", () => {
     }
   });
 
-  it("a failure is one line on stderr and exit 1, never a stack trace", async () => {
+  it("a failure is one line on stderr, never a stack trace (a key that cannot be read: exit 2)", async () => {
     const failure = await run(process.execPath, [join(ROOT, "bin", "edgeadmit.mjs"), "snapshot", "push", "--endpoint", "http://127.0.0.1:1", "--cluster", "x", "--key", "/nonexistent.key"], {
       cwd: ROOT,
     }).catch((e: { code: number; stdout: string; stderr: string }) => e);
-    expect(failure).toMatchObject({ code: 1, stdout: "", stderr: "edgeadmit snapshot push: cannot read key /nonexistent.key: no such file\n" });
+    expect(failure).toMatchObject({ code: 2, stdout: "", stderr: "edgeadmit snapshot push: cannot read key /nonexistent.key: no such file\n" });
   });
 });
 
@@ -37,7 +37,7 @@ describe("command line errors: one line, exit 2", () => {
     [["keygen", "--out"], "edgeadmit keygen: Option '--out <value>' argument missing (see edgeadmit keygen --help)\n"],
     [["review", "-f", "x.yaml", "--operation", "PATCH"], 'edgeadmit review: --operation must be one of CREATE, UPDATE, DELETE, not "PATCH"\n'],
     [["snapshot", "build", "-f", "a.yaml", "--from-cluster"], "edgeadmit snapshot build: give either -f PATH... or --from-cluster (see edgeadmit snapshot build --help)\n"],
-    [["snapshot", "push", "--endpoint", "ftp://x", "--cluster", "c", "--key", "k"], 'edgeadmit snapshot push: --endpoint must be an http(s) URL, not "ftp://x"\n'],
+    [["snapshot", "push", "--endpoint", "ftp://x", "--cluster", "c", "--key", "k"], "edgeadmit snapshot push: --endpoint must be the function's http(s):// base URL, not \"ftp://x\"\n"],
     [["snapshot", "push", "--cluster", "c", "--key", "k", "a.json", "b.json"], 'edgeadmit snapshot push: unexpected argument "b.json" (see edgeadmit snapshot push --help)\n'],
     [["sync", "--endpoint", "http://x"], "edgeadmit sync: --cluster is required (see edgeadmit sync --help)\n"],
   ])("%j", async (argv, stderr) => {
@@ -53,7 +53,7 @@ describe("command line errors: one line, exit 2", () => {
   it("no arguments prints the help and exits 2; each verb has --help", async () => {
     const bare = await runCli([]);
     expect(bare.code).toBe(2);
-    expect(bare.stdout).toContain("Usage: edgeadmit <verb> [flags]");
+    expect(bare.stderr).toContain("Usage: edgeadmit <verb> [flags]");
     const verbHelp = await runCli(["snapshot", "push", "--help"]);
     expect(verbHelp.code).toBe(0);
     expect(verbHelp.stdout).toMatch(/^edgeadmit snapshot push --endpoint URL --cluster ID --key FILE \[--allow-empty\] \[FILE\|-\]\n/);
@@ -123,9 +123,9 @@ describe("key public", () => {
   });
 
   it.each([
-    [["--key", "/nonexistent.key"], 1, "cannot read key /nonexistent.key: no such file"],
-    [["--key", "/"], 1, "cannot read key /: it is a directory"],
-    [["--key", "-"], 1, "--key -: not a PEM PKCS#8 private key (-----BEGIN PRIVATE KEY-----)"],
+    [["--key", "/nonexistent.key"], 2, "cannot read key /nonexistent.key: no such file"],
+    [["--key", "/"], 2, "cannot read key /: it is a directory"],
+    [["--key", "-"], 2, "--key -: not a PEM PKCS#8 private key (-----BEGIN PRIVATE KEY-----)"],
     [[], 2, "--key is required (see edgeadmit key public --help)"],
   ])("%j fails in one line", async (argv, code, message) => {
     expect(await runCli(["key", "public", ...argv], "ssh-ed25519 AAAA\n")).toEqual({ code, stdout: "", stderr: `edgeadmit key public: ${message}\n` });

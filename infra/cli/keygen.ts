@@ -69,7 +69,7 @@ export async function readPrivateKey(keyFile: string, io: CliIo, flag = "--key")
   try {
     await importPrivateKey(pem);
   } catch (e) {
-    throw new CliError(`${flag} ${keyFile}: ${(e as Error).message}`);
+    throw new CliError(`${flag} ${keyFile}: ${(e as Error).message}`, EXIT_USAGE);
   }
   return pem;
 }

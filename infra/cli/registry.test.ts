@@ -167,7 +167,7 @@ describe("refusals, one line each", () => {
     [["clusters", "rotate", "prod", "--add-token-hash", "abc"], 'edgeadmit clusters rotate: --add-token-hash must be "sha256:" and 64 lowercase hex digits (edgeadmit token prints it), not "abc"\n'],
     [["clusters", "rotate", "prod", "--endpoint", "http://x", "--operator-key", "k"], "edgeadmit clusters rotate: nothing to change: give --add-key, --remove-key, --add-token-hash, --remove-token-hash or --without-snapshot (see edgeadmit clusters rotate --help)\n"],
     [["clusters", "remove", "prod", "--if-revision", "0"], 'edgeadmit clusters remove: --if-revision must be a revision that edgeadmit clusters list printed, not "0"\n'],
-    [["clusters", "list", "--endpoint", "ftp://x", "--operator-key", "k"], 'edgeadmit clusters list: --endpoint must be the function\'s http(s) base URL, not "ftp://x"\n'],
+    [["clusters", "list", "--endpoint", "ftp://x", "--operator-key", "k"], 'edgeadmit clusters list: --endpoint must be the function\'s http(s):// base URL, not "ftp://x"\n'],
     [["clusters", "list", "--endpoint", "http://x"], "edgeadmit clusters list: --operator-key is required (see edgeadmit clusters list --help)\n"],
   ])("%j: exit 2", async (argv, stderr) => {
     expect(await runCli(argv)).toEqual({ code: 2, stdout: "", stderr });

@@ -10,6 +10,7 @@ import { changeRegistry, listRegistry, type ChangeAnswer, type ListedCluster } f
 import { choice, optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
+import { baseUrlOf } from "./endpoint.js";
 import { readPrivateKey, writeKeyPair } from "./keygen.js";
 import { ALLOW_UNIGNORED, ALLOW_UNIGNORED_FLAG, ALLOW_UNIGNORED_HELP } from "./secrets.js";
 import type { Verb } from "./verb.js";
@@ -32,7 +33,7 @@ interface Target {
 async function targetOf(verb: string, args: ParsedArgs, io: CliIo): Promise<Target> {
   const endpoint = requiredString(verb, args, "endpoint");
   const keyFile = requiredString(verb, args, "operator-key");
-  if (!/^https?:\/\/[^/?#]+\/?$/.test(endpoint)) throw new CliError(`--endpoint must be the function's http(s) base URL, not "${endpoint}"`, EXIT_USAGE);
+  baseUrlOf("--endpoint", endpoint);
   return { endpoint, privateKeyPem: await readPrivateKey(keyFile, io, "--operator-key") };
 }
 
