@@ -14,7 +14,7 @@ import { POLICIES } from "../../policies/index.js";
 import { inputFiles, isSettingsConfigMap, roleOf, SCOPE_RULES, type InputFile, type ScopeRule } from "../objects/inputs.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 import type { LabelSelector } from "../../shared/k8s/schemas/index.js";
-import { bindingObjectSchema, policyObjectSchema } from "../../shared/vap/index.js";
+import { bindingObjectSchema, policyObjectSchema, policySetOf } from "../../shared/vap/index.js";
 import { NAMESPACE_NAME_LABEL, selectorKeys } from "../../shared/k8s/labels/index.js";
 import { resolve } from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
@@ -182,6 +182,20 @@ interface ScopeFacts {
   namespaces: Set<string>;
 }
 
+/**
+ * Each problem of the snapshot's bound policies (what the function's push
+ * answer lists as policyProblems: a declaration that does not hold, an
+ * expression that does not compile), warned once: such a policy follows its
+ * failurePolicy, here as in the function.
+ */
+export function warnPolicyProblems(snapshot: Snapshot, io: CliIo, warned: Set<string>): void {
+  for (const problem of policySetOf(snapshot).problems) {
+    if (warned.has(problem)) continue;
+    warned.add(problem);
+    io.err(`warning: ${problem}\n`);
+  }
+}
+
 /** The check of a tree: see CheckOptions and the module's comment. */
 export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckReport> {
   const policyPlan = inputFiles(options.policies, "one");
@@ -280,11 +294,15 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
   const given = options.snapshot ? await options.snapshot() : undefined;
   // A scope's objects of the kinds bound policies declare are its inventory: known only now that every policy is read.
   const declared = given ? new Map() : boundInventoryKinds(globals);
-  if (declared.size > 0)
+  if (declared.size > 0) {
     for (const { object, scope } of pending.drain({ keep: true })) {
       defaults.apply(object);
       if (declared.has(`${String(object.apiVersion)}/${String(object.kind)}`)) scopes.get(scope)?.builder?.addInventory(object);
     }
+    // Cluster objects given with --policies are every scope's inventory too (docs/inventory.md), as they are every scope's facts.
+    const globalInventory = globals.filter((object) => declared.has(`${String(object.apiVersion)}/${String(object.kind)}`));
+    for (const facts of scopes.values()) for (const object of globalInventory) facts.builder?.addInventory(object);
+  }
   const warned = new Set<string>();
   const judges = new Map<string, (object: KubeObject) => JudgedObject>();
   // What a namespaceSelector would need to know of namespaces the facts lack (known by name only).
@@ -309,6 +327,7 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
       snapshot = built.snapshot;
       addNeeds(snapshot);
     }
+    warnPolicyProblems(snapshot, io, warned);
     judges.set(scope, givenJudge ?? objectJudge(snapshot, { policies: POLICIES }));
     for (const name of facts.namespaces) if (!Object.hasOwn(snapshot.namespaces, name)) unknownNamespaces.add(name);
   }

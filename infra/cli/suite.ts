@@ -11,7 +11,7 @@ import { describeZodError } from "../../shared/zod/index.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 import { filesUnder, objectsFromText, readObjects, sourceOf, where } from "../objects/yaml.js";
 import { parseVerbArgs } from "./args.js";
-import { cannotRun, checkObjects } from "./check.js";
+import { cannotRun, checkObjects, warnPolicyProblems } from "./check.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
 import type { CheckedObject, CheckReport } from "./output/index.js";
@@ -101,7 +101,7 @@ interface SuiteOutcome {
 }
 
 /** The suite's resources, judged against its cluster facts as check judges them. */
-async function checkSuite({ file, suite }: SuiteFile, io: CliIo) {
+async function checkSuite({ file, suite }: SuiteFile, io: CliIo, warned: Set<string>) {
   const relative = (paths: readonly string[]) => paths.map((path) => resolve(dirname(file), path));
   let objects: KubeObject[];
   let facts: KubeObject[];
@@ -112,6 +112,7 @@ async function checkSuite({ file, suite }: SuiteFile, io: CliIo) {
     throw e instanceof CliError ? new CliError(`${file}: ${suite.metadata.name}: ${e.message}`) : e;
   }
   const snapshot = snapshotOf("test", facts, io, JOB_NAMESPACE, { reportIgnored: false });
+  warnPolicyProblems(snapshot, io, warned);
   snapshot.settings.policies = { ...snapshot.settings.policies, ...suite.policies };
   const knownPolicies = [...POLICIES.map((policy) => policy.id), ...Object.keys(snapshot.validatingAdmissionPolicies)];
   return { report: checkObjects(objects, snapshot, sourceOf), knownPolicies };
@@ -162,8 +163,9 @@ Examples:
     if (files.length === 0) throw new CliError(`no ${SUITE_FILE} in ${args.positionals.join(", ")}`, EXIT_USAGE);
     // Every suite is read and every resource judged before anything prints: a broken suite is exit 2 alone.
     const outcomes: SuiteOutcome[] = [];
+    const warned = new Set<string>();
     try {
-      for (const file of files) for (const one of await readSuites(file, io)) outcomes.push(outcomeOf(one, await checkSuite(one, io)));
+      for (const file of files) for (const one of await readSuites(file, io)) outcomes.push(outcomeOf(one, await checkSuite(one, io, warned)));
     } catch (e) {
       throw cannotRun(e);
     }

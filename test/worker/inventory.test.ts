@@ -185,12 +185,17 @@ describe("a declaration that does not hold", () => {
     );
   });
 
-  it("a variable the spec does not declare is a compile problem", async () => {
-    const policy = objectsFromYaml(ingressPolicy.replace("        takenBy: >-", "        takenByHost: >-"));
+  it("a variable the spec does not declare (a typo) fails the policy by its failurePolicy, not a silent pass on the stand-in", async () => {
+    // The typo of issue 27: hostTaken for hostsTaken.
+    const policy = objectsFromYaml(ingressPolicy.replace("        hostsTaken: >-", "        hostTaken: >-"));
     const answer = await pushed([...policy, ...objectsFromYaml(ingressCluster)]);
-    expect(answer.policyProblems).toEqual([
-      `ValidatingAdmissionPolicy 'unique-ingress-host': metadata.annotations["edgeadmit.io/inventory"]: variables.takenByHost: spec.variables declares no variable of that name (the annotation replaces a declared variable's expression at the edge)`,
-    ]);
+    const problem = `metadata.annotations["edgeadmit.io/inventory"]: variables.hostTaken: spec.variables declares no variable of that name (the annotation replaces a declared variable's expression at the edge; did you mean "hostsTaken"?)`;
+    expect(answer.policyProblems).toEqual([`ValidatingAdmissionPolicy 'unique-ingress-host': ${problem}`]);
+    // failurePolicy Fail: the request the stand-in would have let through is denied, saying why.
+    expect(await verdict(objectsFromYaml(ingressRequests)[1]!)).toMatchObject({
+      allowed: false,
+      message: `ValidatingAdmissionPolicy 'unique-ingress-host' with binding 'unique-ingress-host' denied request: compilation error: ${problem}`,
+    });
   });
 });
 
