@@ -183,6 +183,34 @@ interface ScopeFacts {
 }
 
 /**
+ * The object as the inventory of `declared` kinds holds it, or undefined.
+ * The apiserver serves an object at every served version of its kind, so the
+ * sync job lists it at the version a policy declares whatever version it was
+ * written at; offline, an object of a declared group and kind written at
+ * another version is read at the declared one (counted in `converted`, by
+ * `<apiVersion> <kind>` written, for one note).
+ */
+function servedAs(declared: ReadonlyMap<string, unknown>): ((object: KubeObject) => KubeObject | undefined) & { converted: Map<string, number> } {
+  const versions = new Map<string, string[]>();
+  for (const key of declared.keys()) {
+    const slash = key.lastIndexOf("/");
+    const apiVersion = key.slice(0, slash);
+    const groupKind = groupKindOf({ apiVersion, kind: key.slice(slash + 1) });
+    versions.set(groupKind, [...(versions.get(groupKind) ?? []), apiVersion]);
+  }
+  const converted = new Map<string, number>();
+  const inventoryOf = (object: KubeObject): KubeObject | undefined => {
+    if (declared.has(`${String(object.apiVersion)}/${String(object.kind)}`)) return object;
+    const declaredAt = versions.get(groupKindOf(object));
+    if (declaredAt === undefined) return undefined;
+    const written = `${String(object.apiVersion)} ${String(object.kind)}`;
+    converted.set(written, (converted.get(written) ?? 0) + 1);
+    return { ...object, apiVersion: declaredAt[0]! };
+  };
+  return Object.assign(inventoryOf, { converted });
+}
+
+/**
  * Each problem of the snapshot's bound policies (what the function's push
  * answer lists as policyProblems: a declaration that does not hold, an
  * expression that does not compile), warned once: such a policy follows its
@@ -295,13 +323,19 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
   // A scope's objects of the kinds bound policies declare are its inventory: known only now that every policy is read.
   const declared = given ? new Map() : boundInventoryKinds(globals);
   if (declared.size > 0) {
+    const inventoryOf = servedAs(declared);
     for (const { object, scope } of pending.drain({ keep: true })) {
       defaults.apply(object);
-      if (declared.has(`${String(object.apiVersion)}/${String(object.kind)}`)) scopes.get(scope)?.builder?.addInventory(object);
+      const inventory = inventoryOf(object);
+      if (inventory) scopes.get(scope)?.builder?.addInventory(inventory);
     }
     // Cluster objects given with --policies are every scope's inventory too (docs/inventory.md), as they are every scope's facts.
-    const globalInventory = globals.filter((object) => declared.has(`${String(object.apiVersion)}/${String(object.kind)}`));
+    const globalInventory = globals.map(inventoryOf).filter((object): object is KubeObject => object !== undefined);
     for (const facts of scopes.values()) for (const object of globalInventory) facts.builder?.addInventory(object);
+    for (const [written, count] of inventoryOf.converted)
+      io.err(
+        `note: ${count} object${count === 1 ? "" : "s"} written as ${written} read into the inventory at the version the policies declare: offline there is no apiserver to convert between served versions, so the fields are taken as written\n`,
+      );
   }
   const warned = new Set<string>();
   const judges = new Map<string, (object: KubeObject) => JudgedObject>();

@@ -47,3 +47,16 @@ describe("--policies cluster.yaml is inventory", () => {
     expect(asPolicies.stdout).toContain("3 objects checked: 1 Deny, 0 Warn, 0 Audit");
   });
 });
+
+describe("a kind declared at one version, objects written at another", () => {
+  it("offline, objects written at another served version are read at the declared one, with a note saying how", async () => {
+    const older = join(scratch, "cluster-v1beta1.yaml");
+    writeFileSync(older, readFileSync(join(EXAMPLE, "cluster.yaml"), "utf8").replaceAll("apiVersion: networking.k8s.io/v1\n", "apiVersion: networking.k8s.io/v1beta1\n"));
+    const { code, stdout, stderr } = await runCli(["check", "-f", join(EXAMPLE, "requests.yaml"), "--policies", older, "--policies", join(EXAMPLE, "policy.yaml")]);
+    expect(code).toBe(1);
+    expect(stdout).toContain("denied request: host www.shop.example.com is already served by Ingress shop/web: one host, one Ingress");
+    expect(stderr).toBe(
+      "note: 2 objects written as networking.k8s.io/v1beta1 Ingress read into the inventory at the version the policies declare: offline there is no apiserver to convert between served versions, so the fields are taken as written\n",
+    );
+  });
+});
