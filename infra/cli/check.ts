@@ -11,14 +11,14 @@ import { decodeSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
 import { SnapshotBuilder, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { boundInventoryKinds } from "../../shared/snapshot/build/policies.js";
 import { POLICIES } from "../../policies/index.js";
-import { inputFiles, isSettingsConfigMap, roleOf, SCOPE_RULES, type InputFile, type ScopeRule } from "../objects/inputs.js";
+import { inputFiles, isSettingsConfigMap, roleOf, SCOPE_RULES, skipCategory, type InputFile, type ScopeRule } from "../objects/inputs.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
 import type { LabelSelector } from "../../shared/k8s/schemas/index.js";
 import { bindingObjectSchema, policyObjectSchema, policySetOf } from "../../shared/vap/index.js";
 import { NAMESPACE_NAME_LABEL, selectorKeys } from "../../shared/k8s/labels/index.js";
 import { resolve } from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import { documentsOf, fileChunks, groupKindOf, identityOf, NamespaceDefaults, where, type Source } from "../objects/yaml.js";
+import { documentsOf, fileChunks, groupKindOf, identityOf, NamespaceDefaults, NOT_AN_OBJECT, where, type Source } from "../objects/yaml.js";
 import { choice, optionalString, parseVerbArgs, stringList, fileList } from "./args.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
@@ -44,11 +44,21 @@ export function checkObjects(objects: readonly KubeObject[], snapshot: Snapshot,
 }
 
 /** 2 when some input could not be judged (a bad file or document, a duplicate, an unreadable object); else 1 when a result is in a mode `failOn` fails on; else 0. */
-function exitCodeOf(report: CheckReport, failOn: FailOn): number {
+/**
+ * Findings at an enforced level (--fail-on) exit 1, whatever else happened;
+ * else input that could not be judged exits 2 under --strict, or when no
+ * object at all could be judged; else 0 (the errors are still reported).
+ */
+function exitCodeOf(report: CheckReport, failOn: FailOn, strict: boolean): number {
   const counts = countsOf(report);
-  if (counts.inputErrors > 0 || counts.unreadable > 0) return EXIT_USAGE;
-  return failingModes(failOn).some((mode) => counts[mode] > 0) ? EXIT_FAILURE : 0;
+  if (failingModes(failOn).some((mode) => counts[mode] > 0)) return EXIT_FAILURE;
+  const problems = counts.inputErrors + counts.unreadable;
+  if (problems > 0 && (strict || counts.objects - counts.unreadable === 0)) return EXIT_USAGE;
+  return 0;
 }
+
+/** The skip category of a second object with one identity in one scope. */
+const VARIANTS = "variants of an object read before (judged, not cluster facts)";
 
 /** Exit 1 says "denied" (or "an expectation failed"), so anything that stops the verb from running is 2, in one line. */
 export function cannotRun(e: unknown): CliError {
@@ -258,16 +268,30 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
     else if (options.strict) errors.push({ source, message: `${reason} (--strict)` });
     else skipped.push({ source, reason: "not Kubernetes objects" });
   };
+  /**
+   * A document that cannot be read as an object: one that parses but is no
+   * mapping (a JSON array), or a .json file that is not JSON a YAML reader
+   * takes (a tsconfig with comments), is no Kubernetes object, skipped; so is
+   * a file in a Helm chart that does not parse (a template outside
+   * templates/); any other is an input error, with its line and column.
+   */
+  const unreadable = (file: InputFile, source: Source, error: string) => {
+    if (error === NOT_AN_OBJECT) skipDocument(source, "not a Kubernetes object (not a mapping)");
+    else if (file.chart !== undefined && !options.strict) skipped.push({ source, reason: "Helm templates" });
+    else if (/\.json$/i.test(file.name)) skipDocument(source, `not a Kubernetes object (not JSON: ${error})`);
+    else errors.push({ source, message: error });
+  };
   /** Whether the whole file is skipped (a kustomization or a patch it lists), noting it. */
   const skipFile = (file: InputFile): boolean => {
     if (file.skip === undefined) return false;
-    skipped.push({ source: { file: file.name }, reason: file.skip.startsWith("a patch") ? "kustomize patches" : "kustomizations" });
+    if (options.strict && file.skip === "a dangling symlink") errors.push({ source: { file: file.name }, message: `${file.skip} (--strict)` });
+    else skipped.push({ source: { file: file.name }, reason: skipCategory(file.skip) });
     return true;
   };
   for (const file of policyPlan.files) {
     if (skipFile(file)) continue;
     for (const entry of documentsOf(await textOf(file), file.name)) {
-      if (entry.error !== undefined) errors.push({ source: entry.source, message: entry.error });
+      if (entry.error !== undefined) unreadable(file, entry.source, entry.error);
       else {
         const role = roleOf(entry.object);
         if (role.role === "skip") skipDocument(entry.source, role.reason);
@@ -282,7 +306,7 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
       documents++;
       progress.tick(() => `read ${count(documents, "document")}`);
       if (entry.error !== undefined) {
-        errors.push({ source: entry.source, message: entry.error });
+        unreadable(file, entry.source, entry.error);
         continue;
       }
       const role = roleOf(entry.object);
@@ -303,11 +327,10 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
         const identity = identityOf(object);
         const first = identity === undefined ? undefined : facts.identities.get(identity);
         if (first) {
-          errors.push({
-            source: entry.source,
-            object: refOf(object),
-            message: `the same group, kind, namespace and name as ${where(first)}: one cluster holds one such object (the first is the cluster fact; give each its own scope with --scope, or remove one)`,
-          });
+          // Alternatives side by side (deployment.yaml and deployment-ha.yaml): each is judged, the first is the cluster fact; --strict makes it an error.
+          const message = `the same group, kind, namespace and name as ${where(first)}: one cluster holds one such object (the first is the cluster fact; give each its own scope with --scope, or remove one)`;
+          if (options.strict) errors.push({ source: entry.source, object: refOf(object), message: `${message} (--strict)` });
+          else skipped.push({ source: entry.source, reason: VARIANTS });
           continue;
         }
         if (identity !== undefined) facts.identities.set(identity, entry.source);
@@ -492,7 +515,7 @@ Examples:
       }
       io.out(piece);
     } else io.out(RENDERERS[output](report));
-    return exitCodeOf(report, failOn);
+    return exitCodeOf(report, failOn, args.values.strict === true);
   },
 };
 

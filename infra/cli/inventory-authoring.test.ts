@@ -23,7 +23,10 @@ describe("a declaration that does not hold", () => {
     expect(code).toBe(1);
     expect(stderr).toBe(`warning: ${PROBLEM}\n`);
     expect(stdout).toContain("3 objects checked: 3 Deny, 0 Warn, 0 Audit");
-    expect(stdout).toContain(`Deny  ValidatingAdmissionPolicy 'unique-ingress-host' with binding 'unique-ingress-host' denied request: compilation error: ${PROBLEM.slice("ValidatingAdmissionPolicy 'unique-ingress-host': ".length)}`);
+    const { stdout: json } = await runCli(["check", "-f", join(scratch, "requests.yaml"), "--policies", typo, "--policies", join(scratch, "cluster.yaml"), "-o", "json"]);
+    const messages = (JSON.parse(json) as { objects: Array<{ results: Array<{ message: string }> }> }).objects.map((object) => object.results.map((result) => result.message));
+    const denied = `ValidatingAdmissionPolicy 'unique-ingress-host' with binding 'unique-ingress-host' denied request: compilation error: ${PROBLEM.slice("ValidatingAdmissionPolicy 'unique-ingress-host': ".length)}`;
+    expect(messages).toEqual([[denied], [denied], [denied]]);
   });
 
   it("test: the suite's pass expectations fail, and the problem is a warning", async () => {
