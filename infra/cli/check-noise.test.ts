@@ -94,3 +94,48 @@ describe("exit codes: findings win, input errors alone exit 2 only under --stric
     expect((await runCli(["check", "-f", join(root, "broken")])).code).toBe(2);
   });
 });
+
+describe("colour", () => {
+  const report: CheckReport = {
+    objects: [{ ref: { apiVersion: "v1", kind: "Pod", namespace: "a", name: "p" }, source: { file: "p.yaml", line: 1 }, results: [{ policy: "x", mode: "Deny", message: "no" }, { policy: "y", mode: "Warn", message: "hm" }], skipped: [] }],
+    policies: [],
+    errors: [],
+    skipped: [],
+    scopes: 1,
+  };
+
+  it("colours the mode column on a terminal, after padding; none otherwise", () => {
+    expect(renderText(report, { colour: true }).split("\n").slice(0, 2)).toEqual(["p.yaml:1  Pod a/p  x  \u001b[31mDeny\u001b[0m  x: no", "p.yaml:1  Pod a/p  y  \u001b[33mWarn\u001b[0m  y: hm"]);
+    expect(renderText(report)).not.toContain("\u001b");
+  });
+
+  it("the CLI colours only when its io says so (a TTY without NO_COLOR); a test io, like a pipe, gets none", async () => {
+    const root = tree({ "bad/x.yaml": "a: 1\na: 2\n" });
+    expect((await runCli(["check", "-f", root])).stdout).not.toContain("\u001b");
+    const { main } = await import("./main.js");
+    let out = "";
+    await main(["check", "-f", root], { out: (text) => void (out += text), err: () => undefined, readStdin: async () => "", colour: true });
+    expect(out).toContain("\u001b[31mError\u001b[0m");
+  });
+
+  it("the process's io: colour on a TTY, off with NO_COLOR set (no-color.org: any value but the empty string)", async () => {
+    const { processIo } = await import("./io.js");
+    const tty = process.stdout.isTTY;
+    const noColor = process.env.NO_COLOR;
+    try {
+      process.stdout.isTTY = true;
+      delete process.env.NO_COLOR;
+      expect(processIo.colour).toBe(true);
+      process.env.NO_COLOR = "1";
+      expect(processIo.colour).toBe(false);
+      process.env.NO_COLOR = "";
+      expect(processIo.colour).toBe(true);
+      process.stdout.isTTY = false;
+      expect(processIo.colour).toBe(false);
+    } finally {
+      process.stdout.isTTY = tty;
+      if (noColor === undefined) delete process.env.NO_COLOR;
+      else process.env.NO_COLOR = noColor;
+    }
+  });
+});

@@ -514,7 +514,7 @@ Examples:
         await io.drained?.();
       }
       io.out(piece);
-    } else io.out(RENDERERS[output](report));
+    } else io.out(output === "text" ? renderText(report, { colour: io.colour === true }) : RENDERERS[output](report));
     return exitCodeOf(report, failOn, args.values.strict === true);
   },
 };
