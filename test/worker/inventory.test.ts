@@ -161,6 +161,21 @@ describe("HPA target exists", () => {
   });
 });
 
+describe("the per-policy route", () => {
+  it("/validate/<name> takes the cluster's own ValidatingAdmissionPolicy names; a built-in's route judges with the built-in alone", async () => {
+    await pushed([...objectsFromYaml(ingressPolicy), ...objectsFromYaml(ingressCluster)]);
+    const copy = wrapReview(objectsFromYaml(ingressRequests)[0]!);
+    expect((await validate(CLUSTER, copy, "unique-ingress-host")).response).toMatchObject({
+      allowed: false,
+      status: { message: "ValidatingAdmissionPolicy 'unique-ingress-host' with binding 'unique-ingress-host' denied request: host www.shop.example.com is already served by Ingress shop/web: one host, one Ingress" },
+    });
+    expect((await validate(CLUSTER, copy, "affinity-class")).response).toEqual({ uid: copy.request.uid, allowed: true });
+    await expect(validate(CLUSTER, copy, "unique-ingres-host")).rejects.toThrow(
+      `validate answered 404: {"error":"unknown policy \\"unique-ingres-host\\": neither a built-in policy (`,
+    );
+  });
+});
+
 describe("a declaration that does not hold", () => {
   it("a kind the annotation does not declare is a compile error in the push answer, and the policy follows its failurePolicy", async () => {
     const policy = objectsFromYaml(ingressPolicy.replaceAll("inventory.index('networking.k8s.io/v1', 'Ingress'", "inventory.index('networking.k8s.io/v1beta1', 'Ingress'"));
