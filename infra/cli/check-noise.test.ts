@@ -139,3 +139,40 @@ describe("colour", () => {
     }
   });
 });
+
+describe("a policy and its params", () => {
+  it("a ValidatingAdmissionPolicy, its binding and its param in one directory judge another directory with that param", async () => {
+    const root = tree({
+      "policies/policy.yaml": `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: max-replicas}
+spec:
+  paramKind: {apiVersion: v1, kind: ConfigMap}
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}
+  validations:
+  - expression: object.spec.replicas <= int(params.data.max)
+    messageExpression: "'at most ' + params.data.max + ' replicas'"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: max-replicas}
+spec:
+  policyName: max-replicas
+  paramRef: {name: replica-limit, namespace: policies, parameterNotFoundAction: Deny}
+  validationActions: [Deny]
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: replica-limit, namespace: policies}
+data: {max: "3"}
+`,
+      "big/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: big, namespace: shop}\nspec:\n  replicas: 5\n  selector: {matchLabels: {app: big}}\n  template:\n    metadata: {labels: {app: big}}\n    spec: {containers: [{name: big, image: nginx}]}\n",
+    });
+    const { code, stdout } = await runCli(["check", "-f", root]);
+    expect(code).toBe(1);
+    expect(stdout).toContain(`${root}/big/deployment.yaml:1  Deployment shop/big  max-replicas  Deny   ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas' denied request: at most 3 replicas`);
+    expect(stdout).not.toContain("failed to configure binding");
+  });
+});

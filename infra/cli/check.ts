@@ -9,7 +9,7 @@
 import { judgeObjects, objectJudge, refOf, type JudgedObject } from "../../shared/judge/index.js";
 import { decodeSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
 import { SnapshotBuilder, type KubeObject } from "../../shared/snapshot/build/index.js";
-import { boundInventoryKinds } from "../../shared/snapshot/build/policies.js";
+import { boundNeeds } from "../../shared/snapshot/build/policies.js";
 import { POLICIES } from "../../policies/index.js";
 import { inputFiles, isSettingsConfigMap, roleOf, SCOPE_RULES, skipCategory, type InputFile, type ScopeRule } from "../objects/inputs.js";
 import { JOB_NAMESPACE } from "../objects/job.js";
@@ -344,7 +344,16 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
   // The snapshot of each scope: its own facts and every global one.
   const given = options.snapshot ? await options.snapshot() : undefined;
   // A scope's objects of the kinds bound policies declare are its inventory: known only now that every policy is read.
-  const declared = given ? new Map() : boundInventoryKinds(globals);
+  const bound = given ? undefined : boundNeeds(globals);
+  const declared = bound?.inventoryKinds ?? new Map();
+  // A bound policy's params belong with the policy: the policy (from -f or --policies) judges every scope, so its param objects are every scope's facts too.
+  const paramKinds = bound?.paramKinds ?? new Map();
+  if (paramKinds.size > 0)
+    for (const { object, scope } of pending.drain({ keep: true })) {
+      if (!paramKinds.has(`${String(object.apiVersion)}/${String(object.kind)}`)) continue;
+      defaults.apply(object);
+      for (const [other, facts] of scopes) if (other !== scope) facts.builder?.add(object);
+    }
   if (declared.size > 0) {
     const inventoryOf = servedAs(declared);
     for (const { object, scope } of pending.drain({ keep: true })) {
