@@ -8,6 +8,7 @@ import { audit } from "./audit.js";
 import { check } from "./check.js";
 import { clustersCheck } from "./clusters.js";
 import { completionVerb } from "./completion.js";
+import { install } from "./install.js";
 import { keygen, keyPublic } from "./keygen.js";
 import { registryVerbs } from "./registry.js";
 import { review } from "./review.js";
@@ -18,7 +19,7 @@ import { token } from "./token.js";
 import type { Verb } from "./verb.js";
 import { webhookConfig } from "./webhook-config.js";
 
-const VERBS: readonly Verb[] = [keygen, keyPublic, token, clustersCheck, ...registryVerbs, ...snapshotVerbs, sync, audit, review, check, suite, webhookConfig, completionVerb(() => VERBS)];
+const VERBS: readonly Verb[] = [keygen, keyPublic, token, clustersCheck, ...registryVerbs, ...snapshotVerbs, sync, audit, review, check, suite, webhookConfig, install, completionVerb(() => VERBS)];
 
 function help(): string {
   const width = Math.max(...VERBS.map((v) => v.name.length));
