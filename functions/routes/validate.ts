@@ -9,6 +9,7 @@ import { InvalidObjectError } from "../../shared/k8s/workload/index.js";
 import { MAX_LOAD_ROUNDS } from "../../shared/inventory/index.js";
 import { reviewUnits, SnapshotView, type LoadedUnit } from "../../shared/snapshot/index.js";
 import { POLICIES, policyById } from "../../policies/index.js";
+import { policySetOf } from "../../shared/vap/index.js";
 import { reviewer, type AuthEnv } from "../auth/index.js";
 import { readBody } from "../body/index.js";
 import { publicKeyTextsOf } from "../../shared/clusters/index.js";
@@ -56,7 +57,10 @@ function disowned(meta: SnapshotMeta, cluster: Cluster, now: number): string | u
  * the store dropped the generation the cluster part is at (two pushes
  * since), the part is read again and the units with it.
  */
-async function reviewWithSnapshot(env: Env, registered: Cluster, request: AdmissionRequest, context: Omit<ReviewContext, "snapshot" | "unusable">): Promise<ReviewOutcome> {
+/** What reviewWithSnapshot answers when the route names a policy neither built in nor bound in the cluster's snapshot. */
+const UNKNOWN_EDGE_POLICY = Symbol("unknown edge policy");
+
+async function reviewWithSnapshot(env: Env, registered: Cluster, request: AdmissionRequest, context: Omit<ReviewContext, "snapshot" | "unusable">): Promise<ReviewOutcome | typeof UNKNOWN_EDGE_POLICY> {
   const cluster = registered.id;
   for (let attempt = 0; attempt < 2; attempt++) {
     const state = await loadSnapshot(env, cluster, Date.now(), { force: attempt > 0 });
@@ -65,7 +69,9 @@ async function reviewWithSnapshot(env: Env, registered: Cluster, request: Admiss
     const unusable = disowned(meta, registered, context.now);
     if (unusable) return review(request, { ...context, snapshot: undefined, unusable });
     const clusterOnly = new SnapshotView(facts, new Map());
-    if (!judged(request, context.policies, clusterOnly)) return review(request, { ...context, snapshot: { view: clusterOnly, pushedAt: meta.pushedAt } });
+    // A cluster's own policy named in the route must be bound in what the function holds.
+    if (context.edgePolicy !== undefined && !policySetOf(clusterOnly.cluster).has(context.edgePolicy)) return UNKNOWN_EDGE_POLICY;
+    if (!judged(request, context.policies, clusterOnly, context.withPolicySet, context.edgePolicy)) return review(request, { ...context, snapshot: { view: clusterOnly, pushedAt: meta.pushedAt } });
     const units = new Map<string, LoadedUnit | null>();
     let names = reviewUnits(request, facts);
     for (let round = 0; ; round++) {
@@ -89,8 +95,11 @@ async function judge(c: Context<AuthEnv>) {
   const cluster = c.get("cluster");
   const policyId = c.req.param("policy");
   const policy = policyId === undefined ? undefined : policyById(policyId);
-  if (policyId !== undefined && !policy)
-    return c.json({ error: `unknown policy "${policyId.slice(0, 63)}"; known policies: ${POLICIES.map((p) => p.id).join(", ")}` }, 404);
+  // Not a built-in id: the name of one of the cluster's own ValidatingAdmissionPolicies (a DNS subdomain), known once the snapshot is read.
+  const edgePolicy = policyId !== undefined && !policy ? policyId : undefined;
+  const unknownPolicy = () =>
+    c.json({ error: `unknown policy "${policyId!.slice(0, 63)}": neither a built-in policy (${POLICIES.map((p) => p.id).join(", ")}) nor a ValidatingAdmissionPolicy bound at the edge in the cluster's snapshot` }, 404);
+  if (edgePolicy !== undefined && !/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(edgePolicy)) return unknownPolicy();
   const failed = (status: 400 | 413, error: string) => {
     log({ event: "review-failed", cluster: cluster.id, status, reason: error, durationMs: Date.now() - started });
     return c.json({ error }, status);
@@ -102,14 +111,17 @@ async function judge(c: Context<AuthEnv>) {
   if (!decoded.ok) return failed(400, decoded.error);
   const { request } = decoded.review;
 
-  const policies = policy ? [policy] : POLICIES;
-  let outcome: ReviewOutcome;
+  const policies = policy ? [policy] : edgePolicy !== undefined ? [] : POLICIES;
+  const only = policy ? { withPolicySet: false } : edgePolicy !== undefined ? { edgePolicy } : {};
+  let answer: ReviewOutcome | typeof UNKNOWN_EDGE_POLICY;
   try {
-    outcome = await reviewWithSnapshot(c.env, cluster, request, { cluster: cluster.id, policies, withoutSnapshot: cluster.withoutSnapshot, now: Date.now() });
+    answer = await reviewWithSnapshot(c.env, cluster, request, { cluster: cluster.id, policies, withoutSnapshot: cluster.withoutSnapshot, now: Date.now(), ...only });
   } catch (e) {
     if (e instanceof InvalidObjectError) return failed(400, e.message);
     throw e;
   }
+  if (answer === UNKNOWN_EDGE_POLICY) return unknownPolicy();
+  const outcome = answer;
   const verdict = verdictOf(outcome.decision);
   if (verdict === "deny" || verdict === "warn" || c.env.LOG_REVIEWS === "all")
     log({

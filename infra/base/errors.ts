@@ -2,7 +2,11 @@
 // code that knows what went wrong throws CliError with that line, and main
 // puts `edgeadmit <verb>: ` in front of it.
 
-/** Exit codes: 1 for a failure, 2 for a command line that cannot be run. */
+/**
+ * Exit codes, one contract for every verb: 0 ok; 1 findings, a refused
+ * request or a failure on the way; 2 a command line or input that cannot be
+ * used (a bad flag, a file that cannot be read).
+ */
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
@@ -44,9 +48,17 @@ export function describeFsError(e: unknown): string {
   return firstLine(e instanceof Error ? e.message : String(e));
 }
 
-/** `cannot read x.yaml: no such file`, with `hint` in parentheses when given. */
+/** `cannot read x.yaml: no such file`, with `hint` in parentheses when given; an input that cannot be read is a usage error (2), a write that fails a failure (1). */
 export function fileError(action: "read" | "write", path: string, e: unknown, hint?: string): CliError {
-  return new CliError(`cannot ${action} ${path}: ${describeFsError(e)}${hint ? ` (${hint})` : ""}`);
+  return new CliError(`cannot ${action} ${path}: ${describeFsError(e)}${hint ? ` (${hint})` : ""}`, action === "read" ? EXIT_USAGE : EXIT_FAILURE);
+}
+
+/** The syscalls that read: an uncaught failure of one is an input that cannot be used (2). */
+const READING_SYSCALLS = new Set(["open", "read", "stat", "lstat", "scandir", "opendir", "readlink", "realpath", "access"]);
+
+/** The exit code of an fs error nobody caught: 2 when it read, 1 otherwise. */
+export function uncaughtFsExit(e: unknown): number {
+  return isErrnoException(e) && READING_SYSCALLS.has(e.syscall ?? "") && e.code !== "EMFILE" ? EXIT_USAGE : EXIT_FAILURE;
 }
 
 /** An fs error nobody caught, as one readable line: `cannot open x: no such file`; undefined for other errors. */

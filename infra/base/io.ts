@@ -8,6 +8,8 @@ export interface CliIo {
   readStdin(): Promise<string>;
   /** Whether stderr is a terminal, where a progress line may be rewritten in place. */
   readonly stderrIsTerminal?: boolean;
+  /** Whether what goes to stdout may be coloured: a terminal, and NO_COLOR unset or empty (no-color.org). */
+  readonly colour?: boolean;
   /** Resolves once what `out` wrote has gone out (a pipe's reader can be slower than us): a long report waits instead of piling up in memory. */
   drained?(): Promise<void>;
 }
@@ -17,6 +19,9 @@ export const processIo: CliIo = {
   err: (text) => void process.stderr.write(text),
   get stderrIsTerminal() {
     return process.stderr.isTTY === true;
+  },
+  get colour() {
+    return process.stdout.isTTY === true && !process.env.NO_COLOR;
   },
   drained: () => (process.stdout.writableNeedDrain ? new Promise((resolve) => process.stdout.once("drain", () => resolve())) : Promise.resolve()),
   readStdin: async () => {

@@ -61,3 +61,14 @@ export function choice<T extends string>(flag: string, value: string | undefined
   if ((choices as readonly string[]).includes(value)) return value as T;
   throw new CliError(`--${flag} must be one of ${choices.join(", ")}, not "${value}"`, EXIT_USAGE);
 }
+
+/**
+ * The paths of `-f PATH...`: every -f, and the arguments after them, as
+ * `kubectl apply -f a -f b` and the shell's `-f dir/*.yaml` both give them.
+ * Parse with maxPositionals Infinity; a positional without any -f is refused.
+ */
+export function fileList(verb: string, args: ParsedArgs): string[] {
+  const files = stringList(args, "file");
+  if (files.length === 0 && args.positionals.length > 0) throw new CliError(`unexpected argument "${args.positionals[0]}": paths follow -f (see edgeadmit ${verb} --help)`, EXIT_USAGE);
+  return [...files, ...args.positionals];
+}

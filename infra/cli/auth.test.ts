@@ -70,21 +70,51 @@ describe("edgeadmit token", () => {
     });
   });
 
-  it("rotates: keeps the previous token and prints both hashes, so CLUSTERS accepts either meanwhile", async () => {
+  it("run again, keeps the token (the other --form needs the same one); rotates: keeps the previous token and prints both hashes, so CLUSTERS accepts either meanwhile", async () => {
     const dir = fresh();
     await runCli(["token", "--cluster", "prod-eu", "--url", "https://edgeadmit.example.com", "--out", dir]);
     const previous = tokenIn(dir);
-    const refused = await runCli(["token", "--cluster", "prod-eu", "--url", "https://edgeadmit.example.com", "--out", dir]);
-    expect(refused).toEqual({ code: 1, stdout: "", stderr: `edgeadmit token: ${join(dir, "edgeadmit.token")} already exists: not replacing a token (--rotate keeps it as the previous one)\n` });
+    // docs/operations.md runs the header form, then (managed control planes) the URL form into the same DIR.
+    const again = await runCli(["token", "--cluster", "prod-eu", "--url", "https://edgeadmit.example.com", "--out", dir, "--form", "url"]);
+    expect(again).toEqual({
+      code: 0,
+      stdout: `${JSON.stringify({ tokenHashes: [await tokenHash(previous)] })}\nhttps://edgeadmit.example.com/v1/prod-eu/token/${previous}/validate\n`,
+      stderr: `kept the token already in ${join(dir, "edgeadmit.token")} (--rotate replaces it); add the tokenHashes above to the "prod-eu" entry of the function's CLUSTERS, then: edgeadmit webhook-config --url https://edgeadmit.example.com --cluster prod-eu --token-file ${join(dir, "edgeadmit.token")} | kubectl apply -f -\n`,
+    });
+    expect(tokenIn(dir)).toBe(previous);
     const { code, stdout } = await runCli(["token", "--cluster", "prod-eu", "--url", "https://edgeadmit.example.com", "--out", dir, "--rotate"]);
     expect(code).toBe(0);
     expect(readFileSync(join(dir, "edgeadmit.token.previous"), "utf8").trim()).toBe(previous);
     expect(stdout).toBe(`${JSON.stringify({ tokenHashes: [await tokenHash(previous), await tokenHash(tokenIn(dir))] })}\n`);
   });
 
+  it("after keygen into the same DIR, prints the cluster's whole CLUSTERS entry, which clusters check accepts as printed", async () => {
+    const dir = fresh();
+    const made = await runCli(["keygen", "--out", dir, "--cluster", "prod-eu"]);
+    expect(made.stdout.split("\n")).toHaveLength(2); // the public key only: no token yet, so no entry that would be unusable
+    const { code, stdout } = await runCli(["token", "--cluster", "prod-eu", "--url", "https://edgeadmit.example.com", "--out", dir]);
+    expect(code).toBe(0);
+    const hash = await tokenHash(tokenIn(dir));
+    const entry = JSON.stringify({ "prod-eu": { publicKey: made.stdout.split("\n")[0], tokenHashes: [hash], withoutSnapshot: "FailOpen" } });
+    expect(stdout).toBe(`${JSON.stringify({ tokenHashes: [hash] })}\n${entry}\n`);
+    expect(await runCli(["clusters", "check", "-"], entry)).toEqual({ code: 0, stdout: "ok prod-eu: 1 signing key, 1 token hash, withoutSnapshot FailOpen\n", stderr: "" });
+    // keygen run after token (--force: a new key) prints the whole entry itself.
+    const again = await runCli(["keygen", "--out", dir, "--cluster", "prod-eu", "--force"]);
+    const publicKey = again.stdout.split("\n")[0];
+    expect(again.stdout).toBe(`${publicKey}\n${JSON.stringify({ "prod-eu": { publicKey, tokenHashes: [hash], withoutSnapshot: "FailOpen" } })}\n`);
+  });
+
+  it("takes an http:// URL on this machine (npm start), nowhere else", async () => {
+    const dir = fresh();
+    const { code, stdout } = await runCli(["token", "--cluster", "demo", "--url", "http://127.0.0.1:8787", "--out", dir, "--form", "url"]);
+    expect(code).toBe(0);
+    expect(stdout.split("\n")[1]).toBe(`http://127.0.0.1:8787/v1/demo/token/${tokenIn(dir)}/validate`);
+  });
+
   it.each([
     [["--cluster", "Prod_EU", "--url", "https://h", "--out", "x"], `edgeadmit token: --cluster: cluster id "Prod_EU" must be 1-63 lowercase letters, digits and '-', starting and ending with a letter or digit\n`],
-    [["--cluster", "prod", "--url", "http://h", "--out", "x"], 'edgeadmit token: --url must be the function\'s https:// base URL, not "http://h"\n'],
+    [["--cluster", "prod", "--url", "http://h", "--out", "x"], 'edgeadmit token: --url must be the function\'s https:// (http:// only for 127.0.0.1, localhost or [::1]) base URL, not "http://h"\n'],
+    [["--cluster", "prod", "--url", "https://h?x=1", "--out", "x"], "edgeadmit token: --url must be the function's base URL, without user info, query or fragment: pass --url https://h\n"],
     [["--cluster", "prod", "--url", "https://h", "--out", "x", "--form", "cookie"], 'edgeadmit token: --form must be one of header, url, not "cookie"\n'],
     [["--cluster", "prod", "--url", "https://h/v1/prod/validate", "--out", "x"], "edgeadmit token: --url is the function's base URL, and https://h/v1/prod/validate already holds its /v1/ route: pass --url https://h\n"],
   ])("refuses %j in one line", async (args, message) => {

@@ -76,9 +76,9 @@ describe("edgeadmit check", () => {
     });
   });
 
-  it("reads stdin, judges with the ValidatingAdmissionPolicies in it (as the apiserver words them, not judging them), and reports an unreadable object without stopping (exit 2)", async () => {
+  it("reads stdin, judges with the ValidatingAdmissionPolicies in it (as the apiserver words them, not judging them), and reports an unreadable object without stopping (exit 1: the Deny wins)", async () => {
     expect(await runCli(["check", "-f", "-"], VAP_AND_DEPLOYMENTS)).toEqual({
-      code: 2,
+      code: 1,
       stdout: [
         "<stdin>:19  Deployment default/big     ha-spread     Audit  ha-spread: deploy/big: 10 replicas may share one node; add podAntiAffinity or topologySpreadConstraints on its labels",
         "<stdin>:19  Deployment default/big     max-replicas  Deny   ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: at most 5 replicas",

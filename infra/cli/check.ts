@@ -9,17 +9,17 @@
 import { judgeObjects, objectJudge, refOf, type JudgedObject } from "../../shared/judge/index.js";
 import { decodeSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
 import { SnapshotBuilder, type KubeObject } from "../../shared/snapshot/build/index.js";
-import { boundInventoryKinds } from "../../shared/snapshot/build/policies.js";
+import { boundNeeds } from "../../shared/snapshot/build/policies.js";
 import { POLICIES } from "../../policies/index.js";
-import { inputFiles, isSettingsConfigMap, roleOf, SCOPE_RULES, type InputFile, type ScopeRule } from "../objects/inputs.js";
+import { inputFiles, isSettingsConfigMap, roleOf, SCOPE_RULES, skipCategory, type InputFile, type ScopeRule } from "../objects/inputs.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import type { LabelSelector } from "../../shared/k8s/schemas/index.js";
-import { bindingObjectSchema, policyObjectSchema } from "../../shared/vap/index.js";
+import { bindingObjectSchema, policyObjectSchema, policySetOf } from "../../shared/vap/index.js";
 import { NAMESPACE_NAME_LABEL, selectorKeys } from "../../shared/k8s/labels/index.js";
 import { resolve } from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import { documentsOf, fileChunks, groupKindOf, identityOf, NamespaceDefaults, where, type Source } from "../objects/yaml.js";
-import { choice, optionalString, parseVerbArgs, stringList } from "./args.js";
+import { documentsOf, fileChunks, groupKindOf, identityOf, NamespaceDefaults, NOT_AN_OBJECT, where, type Source } from "../objects/yaml.js";
+import { choice, optionalString, parseVerbArgs, stringList, fileList } from "./args.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
 import { countsOf, failingModes, FAIL_ON, skippedSummary, type CheckedObject, type CheckReport, type FailOn, type InputError, type SkippedInput } from "./output/index.js";
@@ -44,11 +44,21 @@ export function checkObjects(objects: readonly KubeObject[], snapshot: Snapshot,
 }
 
 /** 2 when some input could not be judged (a bad file or document, a duplicate, an unreadable object); else 1 when a result is in a mode `failOn` fails on; else 0. */
-function exitCodeOf(report: CheckReport, failOn: FailOn): number {
+/**
+ * Findings at an enforced level (--fail-on) exit 1, whatever else happened;
+ * else input that could not be judged exits 2 under --strict, or when no
+ * object at all could be judged; else 0 (the errors are still reported).
+ */
+function exitCodeOf(report: CheckReport, failOn: FailOn, strict: boolean): number {
   const counts = countsOf(report);
-  if (counts.inputErrors > 0 || counts.unreadable > 0) return EXIT_USAGE;
-  return failingModes(failOn).some((mode) => counts[mode] > 0) ? EXIT_FAILURE : 0;
+  if (failingModes(failOn).some((mode) => counts[mode] > 0)) return EXIT_FAILURE;
+  const problems = counts.inputErrors + counts.unreadable;
+  if (problems > 0 && (strict || counts.objects - counts.unreadable === 0)) return EXIT_USAGE;
+  return 0;
 }
+
+/** The skip category of a second object with one identity in one scope. */
+const VARIANTS = "variants of an object read before (judged, not cluster facts)";
 
 /** Exit 1 says "denied" (or "an expectation failed"), so anything that stops the verb from running is 2, in one line. */
 export function cannotRun(e: unknown): CliError {
@@ -184,6 +194,48 @@ interface ScopeFacts {
   namespaces: Set<string>;
 }
 
+/**
+ * The object as the inventory of `declared` kinds holds it, or undefined.
+ * The apiserver serves an object at every served version of its kind, so the
+ * sync job lists it at the version a policy declares whatever version it was
+ * written at; offline, an object of a declared group and kind written at
+ * another version is read at the declared one (counted in `converted`, by
+ * `<apiVersion> <kind>` written, for one note).
+ */
+function servedAs(declared: ReadonlyMap<string, unknown>): ((object: KubeObject) => KubeObject | undefined) & { converted: Map<string, number> } {
+  const versions = new Map<string, string[]>();
+  for (const key of declared.keys()) {
+    const slash = key.lastIndexOf("/");
+    const apiVersion = key.slice(0, slash);
+    const groupKind = groupKindOf({ apiVersion, kind: key.slice(slash + 1) });
+    versions.set(groupKind, [...(versions.get(groupKind) ?? []), apiVersion]);
+  }
+  const converted = new Map<string, number>();
+  const inventoryOf = (object: KubeObject): KubeObject | undefined => {
+    if (declared.has(`${String(object.apiVersion)}/${String(object.kind)}`)) return object;
+    const declaredAt = versions.get(groupKindOf(object));
+    if (declaredAt === undefined) return undefined;
+    const written = `${String(object.apiVersion)} ${String(object.kind)}`;
+    converted.set(written, (converted.get(written) ?? 0) + 1);
+    return { ...object, apiVersion: declaredAt[0]! };
+  };
+  return Object.assign(inventoryOf, { converted });
+}
+
+/**
+ * Each problem of the snapshot's bound policies (what the function's push
+ * answer lists as policyProblems: a declaration that does not hold, an
+ * expression that does not compile), warned once: such a policy follows its
+ * failurePolicy, here as in the function.
+ */
+export function warnPolicyProblems(snapshot: Snapshot, io: CliIo, warned: Set<string>): void {
+  for (const problem of policySetOf(snapshot).problems) {
+    if (warned.has(problem)) continue;
+    warned.add(problem);
+    io.err(`warning: ${problem}\n`);
+  }
+}
+
 /** The check of a tree: see CheckOptions and the module's comment. */
 export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckReport> {
   const policyPlan = inputFiles(options.policies, "one");
@@ -218,16 +270,30 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
     else if (options.strict) errors.push({ source, message: `${reason} (--strict)` });
     else skipped.push({ source, reason: "not Kubernetes objects" });
   };
+  /**
+   * A document that cannot be read as an object: one that parses but is no
+   * mapping (a JSON array), or a .json file that is not JSON a YAML reader
+   * takes (a tsconfig with comments), is no Kubernetes object, skipped; so is
+   * a file in a Helm chart that does not parse (a template outside
+   * templates/); any other is an input error, with its line and column.
+   */
+  const unreadable = (file: InputFile, source: Source, error: string) => {
+    if (error === NOT_AN_OBJECT) skipDocument(source, "not a Kubernetes object (not a mapping)");
+    else if (file.chart !== undefined && !options.strict) skipped.push({ source, reason: "Helm templates" });
+    else if (/\.json$/i.test(file.name)) skipDocument(source, `not a Kubernetes object (not JSON: ${error})`);
+    else errors.push({ source, message: error });
+  };
   /** Whether the whole file is skipped (a kustomization or a patch it lists), noting it. */
   const skipFile = (file: InputFile): boolean => {
     if (file.skip === undefined) return false;
-    skipped.push({ source: { file: file.name }, reason: file.skip.startsWith("a patch") ? "kustomize patches" : "kustomizations" });
+    if (options.strict && file.skip === "a dangling symlink") errors.push({ source: { file: file.name }, message: `${file.skip} (--strict)` });
+    else skipped.push({ source: { file: file.name }, reason: skipCategory(file.skip) });
     return true;
   };
   for (const file of policyPlan.files) {
     if (skipFile(file)) continue;
     for (const entry of documentsOf(await textOf(file), file.name)) {
-      if (entry.error !== undefined) errors.push({ source: entry.source, message: entry.error });
+      if (entry.error !== undefined) unreadable(file, entry.source, entry.error);
       else {
         const role = roleOf(entry.object);
         if (role.role === "skip") skipDocument(entry.source, role.reason);
@@ -242,7 +308,7 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
       documents++;
       progress.tick(() => `read ${count(documents, "document")}`);
       if (entry.error !== undefined) {
-        errors.push({ source: entry.source, message: entry.error });
+        unreadable(file, entry.source, entry.error);
         continue;
       }
       const role = roleOf(entry.object);
@@ -263,11 +329,10 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
         const identity = identityOf(object);
         const first = identity === undefined ? undefined : facts.identities.get(identity);
         if (first) {
-          errors.push({
-            source: entry.source,
-            object: refOf(object),
-            message: `the same group, kind, namespace and name as ${where(first)}: one cluster holds one such object (the first is the cluster fact; give each its own scope with --scope, or remove one)`,
-          });
+          // Alternatives side by side (deployment.yaml and deployment-ha.yaml): each is judged, the first is the cluster fact; --strict makes it an error.
+          const message = `the same group, kind, namespace and name as ${where(first)}: one cluster holds one such object (the first is the cluster fact; give each its own scope with --scope, or remove one)`;
+          if (options.strict) errors.push({ source: entry.source, object: refOf(object), message: `${message} (--strict)` });
+          else skipped.push({ source: entry.source, reason: VARIANTS });
           continue;
         }
         if (identity !== undefined) facts.identities.set(identity, entry.source);
@@ -281,12 +346,31 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
   // The snapshot of each scope: its own facts and every global one.
   const given = options.snapshot ? await options.snapshot() : undefined;
   // A scope's objects of the kinds bound policies declare are its inventory: known only now that every policy is read.
-  const declared = given ? new Map() : boundInventoryKinds(globals);
-  if (declared.size > 0)
+  const bound = given ? undefined : boundNeeds(globals);
+  const declared = bound?.inventoryKinds ?? new Map();
+  // A bound policy's params belong with the policy: the policy (from -f or --policies) judges every scope, so its param objects are every scope's facts too.
+  const paramKinds = bound?.paramKinds ?? new Map();
+  if (paramKinds.size > 0)
+    for (const { object, scope } of pending.drain({ keep: true })) {
+      if (!paramKinds.has(`${String(object.apiVersion)}/${String(object.kind)}`)) continue;
+      defaults.apply(object);
+      for (const [other, facts] of scopes) if (other !== scope) facts.builder?.add(object);
+    }
+  if (declared.size > 0) {
+    const inventoryOf = servedAs(declared);
     for (const { object, scope } of pending.drain({ keep: true })) {
       defaults.apply(object);
-      if (declared.has(`${String(object.apiVersion)}/${String(object.kind)}`)) scopes.get(scope)?.builder?.addInventory(object);
+      const inventory = inventoryOf(object);
+      if (inventory) scopes.get(scope)?.builder?.addInventory(inventory);
     }
+    // Cluster objects given with --policies are every scope's inventory too (docs/inventory.md), as they are every scope's facts.
+    const globalInventory = globals.map(inventoryOf).filter((object): object is KubeObject => object !== undefined);
+    for (const facts of scopes.values()) for (const object of globalInventory) facts.builder?.addInventory(object);
+    for (const [written, count] of inventoryOf.converted)
+      io.err(
+        `note: ${count} object${count === 1 ? "" : "s"} written as ${written} read into the inventory at the version the policies declare: offline there is no apiserver to convert between served versions, so the fields are taken as written\n`,
+      );
+  }
   const warned = new Set<string>();
   const judges = new Map<string, (object: KubeObject) => JudgedObject>();
   // What a namespaceSelector would need to know of namespaces the facts lack (known by name only).
@@ -312,6 +396,7 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
       snapshot = built.snapshot;
       addNeeds(snapshot);
     }
+    warnPolicyProblems(snapshot, io, warned);
     judges.set(scope, givenJudge ?? objectJudge(snapshot, { policies: POLICIES }));
     for (const name of facts.namespaces) if (!Object.hasOwn(snapshot.namespaces, name)) unknownNamespaces.add(name);
   }
@@ -396,12 +481,12 @@ Examples:
       "fail-on": { type: "string" },
       ...CLUSTER_FLAGS,
       ...KUBERNETES_VERSION_FLAG,
-    });
+    }, Number.MAX_SAFE_INTEGER);
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
-    const files = stringList(args, "file");
+    const files = fileList("check", args);
     const policies = stringList(args, "policies");
     if (files.length === 0) throw new CliError("-f PATH is required (see edgeadmit check --help)", EXIT_USAGE);
     const output = choice("output", optionalString(args, "output"), OUTPUTS, "text");
@@ -447,8 +532,8 @@ Examples:
         await io.drained?.();
       }
       io.out(piece);
-    } else io.out(RENDERERS[output](report));
-    return exitCodeOf(report, failOn);
+    } else io.out(output === "text" ? renderText(report, { colour: io.colour === true }) : RENDERERS[output](report));
+    return exitCodeOf(report, failOn, args.values.strict === true);
   },
 };
 

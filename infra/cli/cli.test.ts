@@ -20,11 +20,11 @@ describe("edgeadmit (the installed bin)", () => {
     }
   });
 
-  it("a failure is one line on stderr and exit 1, never a stack trace", async () => {
+  it("a failure is one line on stderr, never a stack trace (a key that cannot be read: exit 2)", async () => {
     const failure = await run(process.execPath, [join(ROOT, "bin", "edgeadmit.mjs"), "snapshot", "push", "--endpoint", "http://127.0.0.1:1", "--cluster", "x", "--key", "/nonexistent.key"], {
       cwd: ROOT,
     }).catch((e: { code: number; stdout: string; stderr: string }) => e);
-    expect(failure).toMatchObject({ code: 1, stdout: "", stderr: "edgeadmit snapshot push: cannot read key /nonexistent.key: no such file\n" });
+    expect(failure).toMatchObject({ code: 2, stdout: "", stderr: "edgeadmit snapshot push: cannot read key /nonexistent.key: no such file\n" });
   });
 });
 
@@ -37,7 +37,7 @@ describe("command line errors: one line, exit 2", () => {
     [["keygen", "--out"], "edgeadmit keygen: Option '--out <value>' argument missing (see edgeadmit keygen --help)\n"],
     [["review", "-f", "x.yaml", "--operation", "PATCH"], 'edgeadmit review: --operation must be one of CREATE, UPDATE, DELETE, not "PATCH"\n'],
     [["snapshot", "build", "-f", "a.yaml", "--from-cluster"], "edgeadmit snapshot build: give either -f PATH... or --from-cluster (see edgeadmit snapshot build --help)\n"],
-    [["snapshot", "push", "--endpoint", "ftp://x", "--cluster", "c", "--key", "k"], 'edgeadmit snapshot push: --endpoint must be an http(s) URL, not "ftp://x"\n'],
+    [["snapshot", "push", "--endpoint", "ftp://x", "--cluster", "c", "--key", "k"], "edgeadmit snapshot push: --endpoint must be the function's http(s):// base URL, not \"ftp://x\"\n"],
     [["snapshot", "push", "--cluster", "c", "--key", "k", "a.json", "b.json"], 'edgeadmit snapshot push: unexpected argument "b.json" (see edgeadmit snapshot push --help)\n'],
     [["sync", "--endpoint", "http://x"], "edgeadmit sync: --cluster is required (see edgeadmit sync --help)\n"],
   ])("%j", async (argv, stderr) => {
@@ -53,7 +53,7 @@ describe("command line errors: one line, exit 2", () => {
   it("no arguments prints the help and exits 2; each verb has --help", async () => {
     const bare = await runCli([]);
     expect(bare.code).toBe(2);
-    expect(bare.stdout).toContain("Usage: edgeadmit <verb> [flags]");
+    expect(bare.stderr).toContain("Usage: edgeadmit <verb> [flags]");
     const verbHelp = await runCli(["snapshot", "push", "--help"]);
     expect(verbHelp.code).toBe(0);
     expect(verbHelp.stdout).toMatch(/^edgeadmit snapshot push --endpoint URL --cluster ID --key FILE \[--allow-empty\] \[-o text\|json\] \[FILE\|-\]\n/);
@@ -64,7 +64,7 @@ describe("command line errors: one line, exit 2", () => {
 });
 
 describe("keygen", () => {
-  it("writes a 0600 PKCS#8 key and prints the public key as CLUSTERS wants it, then a CLUSTERS entry and how to complete it", async () => {
+  it("writes a 0600 PKCS#8 key and prints the public key as CLUSTERS wants it, and how to complete the registration", async () => {
     const dir = join(mkdtempSync(join(tmpdir(), "edgeadmit-keygen-")), "keys");
     const { code, stdout, stderr } = await runCli(["keygen", "--out", dir, "--cluster", "prod-eu"]);
     expect(code).toBe(0);
@@ -73,11 +73,11 @@ describe("keygen", () => {
     await importPrivateKey(pem);
     const publicKey = await publicKeyOf(pem);
     expect(publicKey).toMatch(/^ed25519:[A-Za-z0-9+/]{43}=$/);
-    expect(stdout).toBe(`${publicKey}\n{"prod-eu":{"publicKey":"${publicKey}","withoutSnapshot":"FailOpen"}}\n`);
+    expect(stdout).toBe(`${publicKey}\n`);
     expect(readFileSync(join(dir, "edgeadmit.pub"), "utf8")).toBe(`${publicKey}\n`);
     expect(stderr).toBe(
-      `wrote ${join(dir, "edgeadmit.key")} (mode 0600) and ${join(dir, "edgeadmit.pub")}; register the cluster with its apiserver's credential, in the function's registry (edgeadmit clusters add prod-eu --public-key ${join(dir, "edgeadmit.pub")} --token-hash …) or as the entry above in CLUSTERS: ` +
-        `edgeadmit token --cluster prod-eu --url https://<function> --out ${dir} prints the "tokenHashes" to add (edgeadmit clusters check names what an entry lacks)\n`,
+      `wrote ${join(dir, "edgeadmit.key")} (mode 0600) and ${join(dir, "edgeadmit.pub")}; register the cluster with its apiserver's credential: edgeadmit token --cluster prod-eu --url https://<function> --out ${dir} makes the token and prints the whole CLUSTERS entry ` +
+        `(or, in the function's registry: edgeadmit clusters add prod-eu --public-key ${join(dir, "edgeadmit.pub")} --token-hash …)\n`,
     );
 
     expect(await runCli(["keygen", "--out", dir])).toEqual({
@@ -123,9 +123,9 @@ describe("key public", () => {
   });
 
   it.each([
-    [["--key", "/nonexistent.key"], 1, "cannot read key /nonexistent.key: no such file"],
-    [["--key", "/"], 1, "cannot read key /: it is a directory"],
-    [["--key", "-"], 1, "--key -: not a PEM PKCS#8 private key (-----BEGIN PRIVATE KEY-----)"],
+    [["--key", "/nonexistent.key"], 2, "cannot read key /nonexistent.key: no such file"],
+    [["--key", "/"], 2, "cannot read key /: it is a directory"],
+    [["--key", "-"], 2, "--key -: not a PEM PKCS#8 private key (-----BEGIN PRIVATE KEY-----)"],
     [[], 2, "--key is required (see edgeadmit key public --help)"],
   ])("%j fails in one line", async (argv, code, message) => {
     expect(await runCli(["key", "public", ...argv], "ssh-ed25519 AAAA\n")).toEqual({ code, stdout: "", stderr: `edgeadmit key public: ${message}\n` });

@@ -2,11 +2,13 @@
 // stderr and a non-zero exit (EDGEADMIT_DEBUG=1 adds the stack).
 // A named import: esbuild inlines this one field into the bundle, not the whole package.json.
 import { version } from "../../package.json";
-import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine, uncaughtFsError } from "../base/errors.js";
+import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine, uncaughtFsError, uncaughtFsExit } from "../base/errors.js";
 import { processIo, type CliIo } from "../base/io.js";
 import { audit } from "./audit.js";
 import { check } from "./check.js";
 import { clustersCheck } from "./clusters.js";
+import { completionVerb } from "./completion.js";
+import { install } from "./install.js";
 import { keygen, keyPublic } from "./keygen.js";
 import { registryVerbs } from "./registry.js";
 import { review } from "./review.js";
@@ -17,7 +19,7 @@ import { token } from "./token.js";
 import type { Verb } from "./verb.js";
 import { webhookConfig } from "./webhook-config.js";
 
-const VERBS: readonly Verb[] = [keygen, keyPublic, token, clustersCheck, ...registryVerbs, ...snapshotVerbs, sync, audit, review, check, suite, webhookConfig];
+const VERBS: readonly Verb[] = [keygen, keyPublic, token, clustersCheck, ...registryVerbs, ...snapshotVerbs, sync, audit, review, check, suite, webhookConfig, install, completionVerb(() => VERBS)];
 
 function help(): string {
   const width = Math.max(...VERBS.map((v) => v.name.length));
@@ -49,9 +51,14 @@ function verbOf(argv: readonly string[]): { verb: Verb; rest: string[] } | undef
 
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
   const first = argv[0];
-  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+  // Asked for, the help is the output (stdout, 0); without a verb it is the error (stderr, 2), as kubectl does.
+  if (first === undefined) {
+    io.err(help());
+    return EXIT_USAGE;
+  }
+  if (first === "--help" || first === "-h" || first === "help") {
     io.out(help());
-    return first === undefined ? EXIT_USAGE : 0;
+    return 0;
   }
   if (first === "--version" || first === "-V") {
     io.out(`edgeadmit ${version}\n`);
@@ -82,8 +89,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     }
     // The function's refusal (FunctionError), an fs error nobody caught, or
     // anything else not foreseen: still one line, with what the error says.
-    const message = uncaughtFsError(e) ?? firstLine(e instanceof Error ? e.message : String(e));
-    io.err(`${prefix}${message}\n`);
-    return EXIT_FAILURE;
+    const fsMessage = uncaughtFsError(e);
+    io.err(`${prefix}${fsMessage ?? firstLine(e instanceof Error ? e.message : String(e))}\n`);
+    return fsMessage !== undefined ? uncaughtFsExit(e) : EXIT_FAILURE;
   }
 }

@@ -187,7 +187,7 @@ describe("refusals, one line each", () => {
     [["clusters", "rotate", "prod", "--max-age", "1e15"], 'edgeadmit clusters rotate: --max-age must be whole seconds from 60 to 604800, not "1e15"\n'],
     [["clusters", "reset-snapshot"], "edgeadmit clusters reset-snapshot: say which cluster: edgeadmit clusters reset-snapshot ID (see edgeadmit clusters reset-snapshot --help)\n"],
     [["clusters", "remove", "prod", "--if-revision", "0"], 'edgeadmit clusters remove: --if-revision must be a revision that edgeadmit clusters list printed, not "0"\n'],
-    [["clusters", "list", "--endpoint", "ftp://x", "--operator-key", "k"], 'edgeadmit clusters list: --endpoint must be the function\'s http(s) base URL, not "ftp://x"\n'],
+    [["clusters", "list", "--endpoint", "ftp://x", "--operator-key", "k"], 'edgeadmit clusters list: --endpoint must be the function\'s http(s):// base URL, not "ftp://x"\n'],
     [["clusters", "list", "--endpoint", "http://x"], "edgeadmit clusters list: --operator-key is required (see edgeadmit clusters list --help)\n"],
   ])("%j: exit 2", async (argv, stderr) => {
     expect(await runCli(argv)).toEqual({ code: 2, stdout: "", stderr });

@@ -20,7 +20,9 @@ import { changeRegistry, listRegistry, resetSnapshot, type ChangeAnswer, type Li
 import { choice, optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
 import { CliError, EXIT_USAGE } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
+import { baseUrlOf } from "./endpoint.js";
 import { readPrivateKey, writeKeyPair } from "./keygen.js";
+import { ALLOW_UNIGNORED, ALLOW_UNIGNORED_FLAG, ALLOW_UNIGNORED_HELP } from "./secrets.js";
 import type { Verb } from "./verb.js";
 
 const OPERATOR_PRIVATE_KEY_FILE = "operator.key";
@@ -41,7 +43,7 @@ interface Target {
 async function targetOf(verb: string, args: ParsedArgs, io: CliIo): Promise<Target> {
   const endpoint = requiredString(verb, args, "endpoint");
   const keyFile = requiredString(verb, args, "operator-key");
-  if (!/^https?:\/\/[^/?#]+\/?$/.test(endpoint)) throw new CliError(`--endpoint must be the function's http(s) base URL, not "${endpoint}"`, EXIT_USAGE);
+  baseUrlOf("--endpoint", endpoint);
   return { endpoint, privateKeyPem: await readPrivateKey(keyFile, io, "--operator-key") };
 }
 
@@ -400,7 +402,7 @@ Example:
 const operatorKeygen: Verb = {
   name: "operator keygen",
   summary: "make the operator's key pair, which signs changes to the cluster registry",
-  usage: `edgeadmit operator keygen --out DIR [--force]
+  usage: `edgeadmit operator keygen --out DIR [--force] [--${ALLOW_UNIGNORED}]
 
 Writes DIR/${OPERATOR_PRIVATE_KEY_FILE} (PKCS#8 PEM, mode 0600: keep it with whoever
 registers clusters, never in a cluster) and DIR/${OPERATOR_PUBLIC_KEY_FILE}; an existing key
@@ -409,16 +411,18 @@ OPERATOR_KEYS (a var or a secret; several keys separated by spaces while one
 rotates) and deploy once. From then on edgeadmit clusters add|rotate|remove
 sign with DIR/${OPERATOR_PRIVATE_KEY_FILE}.
 
+${ALLOW_UNIGNORED_HELP}
+
 Example:
   edgeadmit operator keygen --out ./keys`,
   async run(argv, io) {
-    const args = parseVerbArgs(this.name, argv, { out: { type: "string" }, force: { type: "boolean" } });
+    const args = parseVerbArgs(this.name, argv, { out: { type: "string" }, force: { type: "boolean" }, ...ALLOW_UNIGNORED_FLAG });
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
     const dir = requiredString(this.name, args, "out");
-    const { publicKey, privateFile, publicFile } = await writeKeyPair(dir, OPERATOR_PRIVATE_KEY_FILE, OPERATOR_PUBLIC_KEY_FILE, args.values.force === true);
+    const { publicKey, privateFile, publicFile } = await writeKeyPair(dir, OPERATOR_PRIVATE_KEY_FILE, OPERATOR_PUBLIC_KEY_FILE, args.values.force === true, args.values[ALLOW_UNIGNORED] === true);
     io.out(`${publicKey}\n`);
     io.err(`wrote ${privateFile} (mode 0600) and ${publicFile}; add the public key above to the function's OPERATOR_KEYS and deploy (docs/operations.md, Running a fleet)\n`);
     return 0;

@@ -3,7 +3,7 @@
 import { wrapReview } from "../../shared/admission/wrap.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { describeObject, identityOf, readObjects, sourceOf, where } from "../objects/yaml.js";
-import { choice, optionalString, parseVerbArgs, stringList } from "./args.js";
+import { choice, optionalString, parseVerbArgs, stringList, fileList } from "./args.js";
 import { CliError, EXIT_USAGE } from "../base/errors.js";
 import type { Verb } from "./verb.js";
 
@@ -51,7 +51,7 @@ none is an error. --operation sets one operation for all.
 
 Examples:
   edgeadmit review -f pod.yaml > review.json
-  curl -s http://127.0.0.1:8787/v1/demo/validate -H 'content-type: application/json' -d @review.json
+  curl -s http://127.0.0.1:8787/v1/demo/validate -H "authorization: Bearer $(cat .edgeadmit/demo.token)" -H 'content-type: application/json' -d @review.json
   edgeadmit review -f new/ --old old/ --namespace tenant-acme`,
   async run(argv, io) {
     const args = parseVerbArgs("review", argv, {
@@ -59,12 +59,12 @@ Examples:
       operation: { type: "string" },
       namespace: { type: "string", short: "n" },
       old: { type: "string", multiple: true },
-    });
+    }, Number.MAX_SAFE_INTEGER);
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
-    const files = stringList(args, "file");
+    const files = fileList("review", args);
     if (files.length === 0) throw new CliError("-f PATH is required (see edgeadmit review --help)", EXIT_USAGE);
     const operationFlag = optionalString(args, "operation");
     const operation = operationFlag === undefined ? undefined : choice("operation", operationFlag, OPERATIONS, "CREATE");

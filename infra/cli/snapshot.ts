@@ -10,12 +10,13 @@ import { pushSnapshot, type PushReport, type StoredSnapshot } from "../client/in
 import type { ClusterOptions } from "../objects/cluster.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { describeObject, readObjects } from "../objects/yaml.js";
-import { choice, optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs } from "./args.js";
+import { choice, optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs, fileList } from "./args.js";
 import { leavingReport, NEVER_LEAVES, printLeaving } from "./leaving.js";
 import { CliError, EXIT_USAGE, fileError } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
 import { policySetOf } from "../../shared/vap/index.js";
 import { uncoveredPolicyRules, WEBHOOK_CONFIGURATION_NAME, type WebhookRule } from "../webhook/index.js";
+import { baseUrlOf } from "./endpoint.js";
 import { readPrivateKey } from "./keygen.js";
 import type { Verb } from "./verb.js";
 
@@ -177,7 +178,7 @@ export async function pushTarget(verb: string, args: ParsedArgs, io: CliIo): Pro
   const endpoint = requiredString(verb, args, "endpoint");
   const cluster = requiredString(verb, args, "cluster");
   const keyFile = requiredString(verb, args, "key");
-  if (!/^https?:\/\/[^/?#]+/.test(endpoint)) throw new CliError(`--endpoint must be an http(s) URL, not "${endpoint}"`, EXIT_USAGE);
+  baseUrlOf("--endpoint", endpoint);
   const privateKeyPem = await readPrivateKey(keyFile, io);
   return { endpoint, cluster, privateKeyPem, allowEmpty: args.values["allow-empty"] === true };
 }
@@ -242,12 +243,12 @@ Examples:
       ...CLUSTER_FLAGS,
       ...ALLOW_EMPTY_FLAG,
       ...KUBERNETES_VERSION_FLAG,
-    });
+    }, Number.MAX_SAFE_INTEGER);
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
-    const files = stringList(args, "file");
+    const files = fileList("snapshot build", args);
     const fromCluster = args.values["from-cluster"] === true;
     if (fromCluster === (files.length > 0)) throw new CliError("give either -f PATH... or --from-cluster (see edgeadmit snapshot build --help)", EXIT_USAGE);
     const namespace = optionalString(args, "namespace");

@@ -95,3 +95,54 @@ expect: [{object: Deployment/gateway, policy: rwo-rollout, result: warn}]
     expect(await runCli(["test"])).toEqual({ code: 2, stdout: "", stderr: "edgeadmit test: PATH is required (see edgeadmit test --help)\n" });
   });
 });
+
+describe("edgeadmit test -o json|junit", () => {
+  const file = suiteFile(`apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionTest
+metadata: {name: "incident B <strict>"}
+namespace: gateway
+resources: [${FIXTURES}/b-before.yaml]
+expect:
+- {object: Deployment/gateway, policy: rwo-rollout, result: warn}
+- {object: Deployment/gateway, policy: rwo-rollout, result: pass}
+`);
+  const difference = "expected pass, got warn: rwo-rollout: deploy/gateway: surge pod + RWO PVC session-store: Multi-Attach; use Recreate or maxSurge 0";
+
+  it("json: every expectation with passed and the difference; exit 1 as in text", async () => {
+    const { code, stdout } = await runCli(["test", file, "-o", "json"]);
+    expect(code).toBe(1);
+    expect(JSON.parse(stdout)).toEqual({
+      apiVersion: "edgeadmit.io/v1alpha1",
+      kind: "TestReport",
+      summary: { suites: 1, expectations: 2, passed: 1, failed: 1 },
+      suites: [
+        {
+          file,
+          name: "incident B <strict>",
+          expectations: [
+            { object: "Deployment/gateway", policy: "rwo-rollout", result: "warn", passed: true },
+            { object: "Deployment/gateway", policy: "rwo-rollout", result: "pass", passed: false, difference },
+          ],
+        },
+      ],
+    });
+  });
+
+  it("junit: a testsuite per suite, a testcase per expectation, the difference as the failure, XML escaped", async () => {
+    expect(await runCli(["test", file, "-o", "junit"])).toEqual({
+      code: 1,
+      stderr: "",
+      stdout: `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="edgeadmit test" tests="2" failures="1">
+  <testsuite name="incident B &lt;strict&gt;" tests="2" failures="1">
+    <testcase classname="${file}" name="Deployment/gateway rwo-rollout warn"/>
+    <testcase classname="${file}" name="Deployment/gateway rwo-rollout pass">
+      <failure message="${difference}"/>
+    </testcase>
+  </testsuite>
+</testsuites>
+`,
+    });
+    expect((await runCli(["test", file, "-o", "tap"])).stderr).toBe('edgeadmit test: --output must be one of text, json, junit, not "tap"\n');
+  });
+});

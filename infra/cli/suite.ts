@@ -10,8 +10,8 @@ import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import { describeZodError } from "../../shared/zod/index.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { filesUnder, objectsFromText, readObjects, sourceOf, where } from "../objects/yaml.js";
-import { parseVerbArgs } from "./args.js";
-import { cannotRun, checkObjects } from "./check.js";
+import { choice, optionalString, parseVerbArgs } from "./args.js";
+import { cannotRun, checkObjects, warnPolicyProblems } from "./check.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
 import type { CheckedObject, CheckReport } from "./output/index.js";
@@ -94,14 +94,74 @@ function differenceOf(expectation: Expectation, objects: readonly CheckedObject[
   return undefined;
 }
 
-interface SuiteOutcome {
-  lines: string[];
-  passed: number;
-  failed: number;
+/** One expectation's outcome: `difference` says why it failed; none, it held. */
+interface ExpectationOutcome {
+  object: string;
+  policy: string;
+  result: ExpectedResult;
+  difference?: string;
 }
 
+interface SuiteOutcome {
+  file: string;
+  name: string;
+  expectations: ExpectationOutcome[];
+}
+
+const OUTPUTS = ["text", "json", "junit"] as const;
+
+const countOf = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+const failedIn = (outcome: SuiteOutcome) => outcome.expectations.filter((e) => e.difference !== undefined).length;
+
+function renderText(outcomes: readonly SuiteOutcome[]): string {
+  const lines: string[] = [];
+  for (const outcome of outcomes) {
+    lines.push(`${outcome.file}: ${outcome.name}`);
+    for (const { object, policy, result, difference } of outcome.expectations)
+      lines.push(difference === undefined ? `  PASS  ${object}  ${policy}  ${result}` : `  FAIL  ${object}  ${policy}  ${result}\n        ${difference}`);
+  }
+  const total = outcomes.reduce((sum, outcome) => sum + outcome.expectations.length, 0);
+  const failed = outcomes.reduce((sum, outcome) => sum + failedIn(outcome), 0);
+  return `${lines.join("\n")}\n\n${countOf(outcomes.length, "suite")}, ${countOf(total, "expectation")}: ${total - failed} passed, ${failed} failed\n`;
+}
+
+/** For scripts: every suite and expectation, `passed` and the difference; fields are only ever added. */
+function renderJson(outcomes: readonly SuiteOutcome[]): string {
+  const total = outcomes.reduce((sum, outcome) => sum + outcome.expectations.length, 0);
+  const failed = outcomes.reduce((sum, outcome) => sum + failedIn(outcome), 0);
+  const report = {
+    apiVersion: "edgeadmit.io/v1alpha1",
+    kind: "TestReport",
+    summary: { suites: outcomes.length, expectations: total, passed: total - failed, failed },
+    suites: outcomes.map((outcome) => ({
+      file: outcome.file,
+      name: outcome.name,
+      expectations: outcome.expectations.map(({ difference, ...rest }) => ({ ...rest, passed: difference === undefined, ...(difference !== undefined ? { difference } : {}) })),
+    })),
+  };
+  return `${JSON.stringify(report, null, 2)}\n`;
+}
+
+const xml = (text: string) => text.replace(/[&<>"']/g, (c) => `&${{ "&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos" }[c]};`);
+
+/** JUnit XML, as CI systems (GitLab, Jenkins, GitHub test reporters) read it: a testsuite per suite, a testcase per expectation. */
+function renderJunit(outcomes: readonly SuiteOutcome[]): string {
+  const total = outcomes.reduce((sum, outcome) => sum + outcome.expectations.length, 0);
+  const failed = outcomes.reduce((sum, outcome) => sum + failedIn(outcome), 0);
+  const suites = outcomes.map((outcome) => {
+    const cases = outcome.expectations.map(({ object, policy, result, difference }) => {
+      const open = `    <testcase classname="${xml(outcome.file)}" name="${xml(`${object} ${policy} ${result}`)}"`;
+      return difference === undefined ? `${open}/>` : `${open}>\n      <failure message="${xml(difference)}"/>\n    </testcase>`;
+    });
+    return `  <testsuite name="${xml(outcome.name)}" tests="${outcome.expectations.length}" failures="${failedIn(outcome)}">\n${cases.join("\n")}\n  </testsuite>`;
+  });
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="edgeadmit test" tests="${total}" failures="${failed}">\n${suites.join("\n")}\n</testsuites>\n`;
+}
+
+const RENDERERS = { text: renderText, json: renderJson, junit: renderJunit } as const;
+
 /** The suite's resources, judged against its cluster facts as check judges them. */
-async function checkSuite({ file, suite }: SuiteFile, io: CliIo, kubernetesVersion: string | undefined) {
+async function checkSuite({ file, suite }: SuiteFile, io: CliIo, kubernetesVersion: string | undefined, warned: Set<string>) {
   const relative = (paths: readonly string[]) => paths.map((path) => resolve(dirname(file), path));
   let objects: KubeObject[];
   let facts: KubeObject[];
@@ -112,27 +172,27 @@ async function checkSuite({ file, suite }: SuiteFile, io: CliIo, kubernetesVersi
     throw e instanceof CliError ? new CliError(`${file}: ${suite.metadata.name}: ${e.message}`) : e;
   }
   const snapshot = snapshotOf("test", facts, io, JOB_NAMESPACE, { reportIgnored: false, kubernetesVersion });
+  warnPolicyProblems(snapshot, io, warned);
   snapshot.settings.policies = { ...snapshot.settings.policies, ...suite.policies };
   const knownPolicies = [...POLICIES.map((policy) => policy.id), ...Object.keys(snapshot.validatingAdmissionPolicies)];
   return { report: checkObjects(objects, snapshot, sourceOf), knownPolicies };
 }
 
 function outcomeOf({ file, suite }: SuiteFile, { report, knownPolicies }: { report: CheckReport; knownPolicies: readonly string[] }): SuiteOutcome {
-  const outcome: SuiteOutcome = { lines: [`${file}: ${suite.metadata.name}`], passed: 0, failed: 0 };
-  for (const expectation of suite.expect) {
-    const difference = differenceOf(expectation, report.objects, knownPolicies);
-    const what = `${expectation.object}  ${expectation.policy}  ${expectation.result}`;
-    outcome.lines.push(difference === undefined ? `  PASS  ${what}` : `  FAIL  ${what}\n        ${difference}`);
-    if (difference === undefined) outcome.passed++;
-    else outcome.failed++;
-  }
-  return outcome;
+  return {
+    file,
+    name: suite.metadata.name,
+    expectations: suite.expect.map((expectation) => {
+      const difference = differenceOf(expectation, report.objects, knownPolicies);
+      return { object: expectation.object, policy: expectation.policy, result: expectation.result, ...(difference !== undefined ? { difference } : {}) };
+    }),
+  };
 }
 
 export const suite: Verb = {
   name: "test",
   summary: "run declarative suites of expected verdicts (EdgeAdmissionTest)",
-  usage: `edgeadmit test [--kubernetes-version V] PATH...
+  usage: `edgeadmit test [--kubernetes-version V] PATH... [-o text|json|junit]
 
 Runs every suite in PATH: a suite file, or a directory's ${SUITE_FILE}
 files (recursively). A suite (kind EdgeAdmissionTest, one per YAML document)
@@ -141,20 +201,24 @@ optional further cluster facts (files, or objects written inline) and
 per-policy modes, and the expected result per object and policy: pass, deny,
 warn or audit, with an optional part of the message. Paths are relative to the
 suite file. Each expectation prints PASS or FAIL with the difference.
+-o json prints every suite and expectation with passed and the difference;
+-o junit prints JUnit XML for CI test reports (a testcase per expectation).
 Exits 0 when every expectation holds, 1 when one does not, 2 when a suite
 cannot be read. See docs/check.md.
 ${KUBERNETES_VERSION_HELP}
 
 Examples:
-  edgeadmit test test/suites`,
+  edgeadmit test test/suites
+  edgeadmit test test/suites -o junit > edgeadmit-test.xml`,
   async run(argv, io) {
-    const args = parseVerbArgs("test", argv, KUBERNETES_VERSION_FLAG, Number.MAX_SAFE_INTEGER);
+    const args = parseVerbArgs("test", argv, { ...KUBERNETES_VERSION_FLAG, output: { type: "string", short: "o" } }, Number.MAX_SAFE_INTEGER);
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
     if (args.positionals.length === 0) throw new CliError("PATH is required (see edgeadmit test --help)", EXIT_USAGE);
     const kubernetesVersion = kubernetesVersionFlag(args);
+    const output = choice("output", optionalString(args, "output"), OUTPUTS, "text");
     let files: string[];
     try {
       files = args.positionals.flatMap(suiteFiles);
@@ -164,20 +228,13 @@ Examples:
     if (files.length === 0) throw new CliError(`no ${SUITE_FILE} in ${args.positionals.join(", ")}`, EXIT_USAGE);
     // Every suite is read and every resource judged before anything prints: a broken suite is exit 2 alone.
     const outcomes: SuiteOutcome[] = [];
+    const warned = new Set<string>();
     try {
-      for (const file of files) for (const one of await readSuites(file, io)) outcomes.push(outcomeOf(one, await checkSuite(one, io, kubernetesVersion)));
+      for (const file of files) for (const one of await readSuites(file, io)) outcomes.push(outcomeOf(one, await checkSuite(one, io, kubernetesVersion, warned)));
     } catch (e) {
       throw cannotRun(e);
     }
-    let passed = 0;
-    let failed = 0;
-    for (const outcome of outcomes) {
-      io.out(`${outcome.lines.join("\n")}\n`);
-      passed += outcome.passed;
-      failed += outcome.failed;
-    }
-    const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
-    io.out(`\n${count(outcomes.length, "suite")}, ${count(passed + failed, "expectation")}: ${passed} passed, ${failed} failed\n`);
-    return failed > 0 ? EXIT_FAILURE : 0;
+    io.out(RENDERERS[output](outcomes));
+    return outcomes.some((outcome) => failedIn(outcome) > 0) ? EXIT_FAILURE : 0;
   },
 };

@@ -14,9 +14,9 @@ const POLICIES = "test/fixtures/check-policies";
 const lines = (...text: string[]) => `${text.join("\n")}\n`;
 
 describe("edgeadmit check over a tree", () => {
-  it("judges each directory as its own cluster, reads number quantities, skips what is no object, reports bad input after every verdict (exit 2)", async () => {
+  it("judges each directory as its own cluster, reads number quantities, skips what is no object, reports bad input after every verdict (exit 1: findings win)", async () => {
     expect(await runCli(["check", "-f", TREE, "--policies", `${POLICIES}/vap`])).toEqual({
-      code: 2,
+      code: 1,
       stdout: lines(
         // In a namespace the input does not define: its name decides max-replicas' namespaceSelector; trainer asks for all 8 TPUs (written as numbers) of the largest node, so its replicas cannot share one and ha-spread is quiet.
         `${TREE}/apps/shop/deployment.yaml:1       Deployment shop/trainer          max-replicas  Deny   ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas' denied request: at most 3 replicas`,
@@ -27,10 +27,9 @@ describe("edgeadmit check over a tree", () => {
         `${TREE}/reviews/deployment.json:1         Deployment batch/crunch          ha-spread     Audit  ha-spread: deploy/crunch: 5 replicas may share one node; add podAntiAffinity or topologySpreadConstraints on its labels`,
         `${TREE}/reviews/deployment.json:1         Deployment batch/crunch          max-replicas  Deny   ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas' denied request: at most 3 replicas`,
         `${TREE}/apps/shop/broken.yaml:5:1         -                                -             Error  Map keys must be unique`,
-        `${TREE}/apps/shop/trainer-copy.yaml:2     Deployment shop/trainer          -             Error  the same group, kind, namespace and name as ${TREE}/apps/shop/deployment.yaml:1: one cluster holds one such object (the first is the cluster fact; give each its own scope with --scope, or remove one)`,
         "",
-        "8 objects checked as 4 separate clusters: 6 Deny, 0 Warn, 1 Audit, 2 input errors",
-        `skipped 6 inputs: 3 not Kubernetes objects (${TREE}/.github/workflows/ci.yaml:1, ${TREE}/chart/Chart.yaml:1, ${TREE}/chart/values.yaml:1); 1 kustomization (${TREE}/overlays/prod/kustomization.yaml); 2 kustomize patches (${TREE}/overlays/prod/memory.yaml, ${TREE}/overlays/prod/replicas.yaml)`,
+        "8 objects checked as 4 separate clusters: 6 Deny, 0 Warn, 1 Audit, 1 input error",
+        `skipped 7 inputs: 3 not Kubernetes objects (${TREE}/.github/workflows/ci.yaml:1, ${TREE}/chart/Chart.yaml:1, ${TREE}/chart/values.yaml:1); 1 variant of an object read before (judged, not a cluster fact) (${TREE}/apps/shop/trainer-copy.yaml:2); 1 kustomization (${TREE}/overlays/prod/kustomization.yaml); 2 kustomize patches (${TREE}/overlays/prod/memory.yaml, ${TREE}/overlays/prod/replicas.yaml)`,
         "missing facts: the labels of namespaces default, shop (not in the input: only their names are known); namespaceSelectors read them (prod-images needs env), so failurePolicy decided: define the Namespaces (--policies) or check against --snapshot or --from-cluster",
       ),
       stderr: "",
@@ -39,20 +38,27 @@ describe("edgeadmit check over a tree", () => {
 
   it("keeps two unrelated examples that reuse a claim name apart; --one-cluster judges them together and names the duplicate claim", async () => {
     expect(await runCli(["check", "-f", `${TREE}/examples`])).toEqual({ code: 0, stdout: "4 objects checked as 2 separate clusters: 0 Deny, 0 Warn, 0 Audit\n", stderr: "" });
+    const variant = `skipped 1 input: 1 variant of an object read before (judged, not a cluster fact) (${TREE}/examples/nfs/pvc.yaml:1)`;
     expect(await runCli(["check", "-f", `${TREE}/examples`, "--one-cluster"])).toEqual({
-      code: 2,
+      code: 0,
       stdout: lines(
-        `${TREE}/examples/iscsi/deployment.yaml:1  Deployment default/iscsi-reader        rwo-shared  Warn   rwo-shared: deploy/iscsi-reader: RWO PVC pvc0001 has 2 users: Multi-Attach; co-locate or use RWX`,
-        `${TREE}/examples/nfs/deployment.yaml:1    Deployment default/nfs-web             rwo-shared  Warn   rwo-shared: deploy/nfs-web: RWO PVC pvc0001 has 2 users: Multi-Attach; co-locate or use RWX`,
-        `${TREE}/examples/nfs/pvc.yaml:1           PersistentVolumeClaim default/pvc0001  -           Error  the same group, kind, namespace and name as ${TREE}/examples/iscsi/pvc.yaml:1: one cluster holds one such object (the first is the cluster fact; give each its own scope with --scope, or remove one)`,
+        `${TREE}/examples/iscsi/deployment.yaml:1  Deployment default/iscsi-reader  rwo-shared  Warn  rwo-shared: deploy/iscsi-reader: RWO PVC pvc0001 has 2 users: Multi-Attach; co-locate or use RWX`,
+        `${TREE}/examples/nfs/deployment.yaml:1    Deployment default/nfs-web       rwo-shared  Warn  rwo-shared: deploy/nfs-web: RWO PVC pvc0001 has 2 users: Multi-Attach; co-locate or use RWX`,
         "",
-        "4 objects checked: 0 Deny, 2 Warn, 0 Audit, 1 input error",
+        "4 objects checked: 0 Deny, 2 Warn, 0 Audit",
+        variant,
       ),
       stderr: "",
     });
+    // --strict: the variant is an input error, and the run exits 2.
+    const strict = await runCli(["check", "-f", `${TREE}/examples`, "--one-cluster", "--strict"]);
+    expect(strict.code).toBe(2);
+    expect(strict.stdout).toContain(
+      `${TREE}/examples/nfs/pvc.yaml:1           PersistentVolumeClaim default/pvc0001  -           Error  the same group, kind, namespace and name as ${TREE}/examples/iscsi/pvc.yaml:1: one cluster holds one such object (the first is the cluster fact; give each its own scope with --scope, or remove one) (--strict)`,
+    );
     // --scope input: each -f one cluster.
     expect((await runCli(["check", "-f", `${TREE}/examples/nfs`, "-f", `${TREE}/examples/iscsi`, "--scope", "input"])).stdout).toBe("4 objects checked as 2 separate clusters: 0 Deny, 0 Warn, 0 Audit\n");
-    expect((await runCli(["check", "-f", `${TREE}/examples`, "--scope", "input"])).stdout).toContain("4 objects checked: 0 Deny, 2 Warn, 0 Audit, 1 input error\n");
+    expect((await runCli(["check", "-f", `${TREE}/examples`, "--scope", "input"])).stdout).toContain(`4 objects checked: 0 Deny, 2 Warn, 0 Audit\n${variant}\n`);
   });
 
   it("refuses two settings ConfigMaps, naming both", async () => {
@@ -95,8 +101,8 @@ describe("edgeadmit check over a tree", () => {
   });
 
   it("-o=json as -o json: scopes, input errors, skipped inputs and the missing facts as fields", async () => {
-    const { code, stdout } = await runCli(["check", "-f", `${TREE}/apps`, "--policies", `${POLICIES}/vap`, "-o=json"]);
-    expect(code).toBe(2);
+    const { code, stdout } = await runCli(["check", "-f", `${TREE}/apps`, "--policies", `${POLICIES}/vap`, "-o=json", "--strict"]);
+    expect(code).toBe(1); // Deny wins over the input errors, --strict or not
     const report = JSON.parse(stdout) as Record<string, unknown> & { objects: Array<Record<string, unknown>> };
     expect(report["summary"]).toEqual({ objects: 3, unreadable: 0, Deny: 3, Warn: 0, Audit: 0, exempted: 0, inputErrors: 2, skippedInputs: 0, clusters: 1 });
     expect(report.objects.map((object) => [object["kind"], object["name"], object["line"], object["scope"]])).toEqual([
@@ -105,12 +111,12 @@ describe("edgeadmit check over a tree", () => {
       ["Deployment", "trainer", 2, undefined],
     ]);
     expect(report["errors"]).toEqual([
-      { file: `${TREE}/apps/shop/broken.yaml`, line: 5, message: "Map keys must be unique" },
+      { file: `${TREE}/apps/shop/broken.yaml`, line: 5, column: 1, message: "Map keys must be unique" },
       {
         file: `${TREE}/apps/shop/trainer-copy.yaml`,
         line: 2,
         object: { apiVersion: "apps/v1", kind: "Deployment", namespace: "shop", name: "trainer" },
-        message: `the same group, kind, namespace and name as ${TREE}/apps/shop/deployment.yaml:1: one cluster holds one such object (the first is the cluster fact; give each its own scope with --scope, or remove one)`,
+        message: `the same group, kind, namespace and name as ${TREE}/apps/shop/deployment.yaml:1: one cluster holds one such object (the first is the cluster fact; give each its own scope with --scope, or remove one) (--strict)`,
       },
     ]);
     expect(report["missingFacts"]).toEqual({ namespaces: ["shop"], labels: [{ policy: "prod-images", labels: ["env"] }] });

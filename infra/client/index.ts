@@ -46,12 +46,17 @@ function endpointUrl(endpoint: string, cluster: string, path = ""): string {
   return `${endpoint.replace(/\/+$/, "")}/v1/${encodeURIComponent(cluster)}/snapshot${path}`;
 }
 
+/** What failing to reach an https:// URL most often means: the port speaks plain http (npm start does). */
+const TLS_FAILURES = new Set(["EPROTO", "ERR_SSL_WRONG_VERSION_NUMBER", "ERR_SSL_PACKET_LENGTH_TOO_LONG", "UND_ERR_CONNECT_TIMEOUT", "ECONNRESET", "UND_ERR_SOCKET"]);
+
 export async function send(url: string, init: RequestInit): Promise<Response> {
   try {
     return await fetch(url, init);
   } catch (e) {
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-    throw new FunctionError(`cannot reach ${url}: ${cause?.code ?? cause?.message ?? (e as Error).message}`, 0);
+    const code = cause?.code ?? cause?.message ?? (e as Error).message;
+    const plain = url.startsWith("https:") && cause?.code !== undefined && TLS_FAILURES.has(cause.code) ? `; if that port serves plain http (npm start does), use ${url.replace(/^https:/, "http:").replace(/(:\/\/[^/]+).*$/, "$1")}` : "";
+    throw new FunctionError(`cannot reach ${url}: ${code}${plain}`, 0);
   }
 }
 
@@ -70,15 +75,23 @@ export async function answerOf<T>(url: string, response: Response, schema: z.Zod
 
 const storedFrom = (url: string, response: Response) => answerOf(url, response, storedSnapshotSchema);
 
+/**
+ * The function's own error text (its `{"error": …}`); any other answer is
+ * not an edgeadmit function's, and is named as such rather than quoted.
+ */
 export async function errorText(response: Response): Promise<string> {
   const text = await response.text();
   try {
     const body = JSON.parse(text) as { error?: unknown };
     if (typeof body.error === "string") return body.error;
   } catch {
-    // not JSON: show the text as it came
+    // not JSON: not the function's answer
   }
-  return text.slice(0, 500) || response.statusText;
+  const type = response.headers.get("content-type")?.split(";")[0]?.trim();
+  throw new FunctionError(
+    `${response.url || "the endpoint"} answered ${response.status}${type ? ` with ${type.slice(0, 60)}` : ""}, not an edgeadmit answer: is --endpoint the function's base URL (https://HOST, without /v1)?`,
+    response.status,
+  );
 }
 
 /** What a 401 means to someone holding the cluster's key: the function does not know this key for this cluster. */

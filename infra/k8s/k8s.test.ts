@@ -188,7 +188,7 @@ describe("the CLI bundle (npm run bundle:infra; built, never committed)", () => 
     const failure = await promisify(execFile)(process.execPath, [file, "sync", "--endpoint", "https://x", "--cluster", "c", "--key", join(dir, "missing.key")], { cwd: dir }).catch(
       (e: { code: number; stderr: string }) => e,
     );
-    expect(failure).toMatchObject({ code: 1, stderr: `edgeadmit sync: cannot read key ${join(dir, "missing.key")}: no such file\n` });
+    expect(failure).toMatchObject({ code: 2, stderr: `edgeadmit sync: cannot read key ${join(dir, "missing.key")}: no such file\n` });
   }, 60_000);
 });
 

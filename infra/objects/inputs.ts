@@ -10,8 +10,8 @@
 //   dir             every directory is a cluster of its own files
 //   input           every -f argument is one cluster
 //   one             everything is one cluster (--one-cluster)
-import { readFileSync, statSync } from "node:fs";
-import { basename, dirname, resolve } from "node:path";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { parse, YAMLError } from "yaml";
 import * as z from "zod/mini";
 import { describeZodError } from "../../shared/zod/index.js";
@@ -39,8 +39,19 @@ export interface InputFile {
   name: string;
   /** The cluster the file's objects belong to. */
   scope: string;
-  /** Why the file is not read as objects: a kustomization, or a patch a kustomization lists. */
+  /** Why the file is not read as objects: a kustomization, a patch or replacement a kustomization lists, a Helm template, a dangling symlink. */
   skip?: string;
+  /** The Helm chart the file is in, when it is in one: a file there that does not parse is taken for a template (files/, templated CRDs). */
+  chart?: string;
+}
+
+/** The summary's category of a file's skip reason (plural, as skippedSummary counts them). */
+export function skipCategory(skip: string): string {
+  if (skip.startsWith("a patch")) return "kustomize patches";
+  if (skip.startsWith("a replacement")) return "kustomize replacements";
+  if (skip.startsWith("a Helm template")) return "Helm templates";
+  if (skip.startsWith("a dangling symlink")) return "dangling symlinks";
+  return "kustomizations";
 }
 
 export interface InputProblem {
@@ -53,10 +64,18 @@ const kustomizationSchema = z.looseObject({
   patchesStrategicMerge: pathList,
   patchesJson6902: pathList,
   patches: pathList,
+  replacements: pathList,
 });
 
-/** The files a kustomization lists as patches, resolved: strategic-merge paths (inline patches are YAML text, not paths), and `path:` of JSON 6902 and `patches` entries. */
-function patchFilesOf(file: string, problems: InputProblem[]): string[] {
+const pathsOf = (entries: readonly unknown[]) =>
+  entries.flatMap((entry) => (typeof entry === "object" && entry !== null && typeof (entry as { path?: unknown }).path === "string" ? [(entry as { path: string }).path] : []));
+
+/**
+ * The files a kustomization lists as patches or replacements, resolved, each
+ * with the word for it: strategic-merge paths (inline patches are YAML text,
+ * not paths), and `path:` of JSON 6902, `patches` and `replacements` entries.
+ */
+function patchFilesOf(file: string, problems: InputProblem[]): Array<{ path: string; as: "patch" | "replacement" }> {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -79,14 +98,46 @@ function patchFilesOf(file: string, problems: InputProblem[]): string[] {
     problems.push({ source: { file }, message: `not a kustomization: ${describeZodError(parsed.error)}` });
     return [];
   }
-  const { patchesStrategicMerge, patchesJson6902, patches } = parsed.data;
-  const paths = [
-    ...(patchesStrategicMerge ?? []).filter((entry): entry is string => typeof entry === "string" && !entry.includes("\n")),
-    ...[...(patchesJson6902 ?? []), ...(patches ?? [])].flatMap((entry) =>
-      typeof entry === "object" && entry !== null && typeof (entry as { path?: unknown }).path === "string" ? [(entry as { path: string }).path] : [],
-    ),
+  const { patchesStrategicMerge, patchesJson6902, patches, replacements } = parsed.data;
+  const patchPaths = [...(patchesStrategicMerge ?? []).filter((entry): entry is string => typeof entry === "string" && !entry.includes("\n")), ...pathsOf([...(patchesJson6902 ?? []), ...(patches ?? [])])];
+  return [
+    ...patchPaths.map((path) => ({ path: resolve(dirname(file), path), as: "patch" as const })),
+    ...pathsOf(replacements ?? []).map((path) => ({ path: resolve(dirname(file), path), as: "replacement" as const })),
   ];
-  return paths.map((path) => resolve(dirname(file), path));
+}
+
+/**
+ * The Helm chart `file` is in (the nearest directory above it with a
+ * Chart.yaml), or undefined. `charts` caches the answer per directory.
+ */
+function helmChartOf(file: string, charts: Map<string, string | null>): string | undefined {
+  const seen: string[] = [];
+  let found: string | null = null;
+  for (let at = dirname(resolve(file)); ; at = dirname(at)) {
+    const known = charts.get(at);
+    if (known !== undefined) {
+      found = known;
+      break;
+    }
+    seen.push(at);
+    if (existsSync(join(at, "Chart.yaml"))) {
+      found = at;
+      break;
+    }
+    if (dirname(at) === at) break;
+  }
+  for (const dir of seen) charts.set(dir, found);
+  return found ?? undefined;
+}
+
+/** Whether `file` is a symbolic link whose target is not there. */
+function isDangling(file: string): boolean {
+  try {
+    statSync(file);
+    return false;
+  } catch {
+    return true;
+  }
 }
 
 const isKustomization = (file: string) => (KUSTOMIZATION_FILES as readonly string[]).includes(basename(file));
@@ -123,8 +174,9 @@ export function inputFiles(paths: readonly string[], rule: ScopeRule): { files: 
     const patches = new Map<string, string>();
     for (const file of found.filter(isKustomization)) {
       kustomizationDirs.add(resolve(dirname(file)));
-      for (const patch of patchFilesOf(file, problems)) patches.set(patch, file);
+      for (const patch of patchFilesOf(file, problems)) patches.set(patch.path, `a ${patch.as} listed in ${file}`);
     }
+    const charts = new Map<string, string | null>();
     for (const file of found) {
       const dir = dirname(file);
       let scope: string;
@@ -142,9 +194,13 @@ export function inputFiles(paths: readonly string[], rule: ScopeRule): { files: 
           if (resolve(at) === resolve(path) || dirname(at) === at) break;
         }
       }
-      const patchOf = patches.get(resolve(file));
-      const skip = isKustomization(file) ? "a kustomization" : patchOf !== undefined ? `a patch listed in ${patchOf}` : undefined;
-      files.push({ path: file, name: file, scope, ...(skip !== undefined ? { skip } : {}) });
+      // A chart's templates/ is Go text/template, not YAML, until helm template renders it.
+      const chart = helmChartOf(file, charts);
+      const template = chart !== undefined && resolve(file).startsWith(`${join(chart, "templates")}/`);
+      const skip = isKustomization(file)
+        ? "a kustomization"
+        : (patches.get(resolve(file)) ?? (template ? `a Helm template of the chart in ${chart} (check helm template's output instead)` : isDangling(file) ? "a dangling symlink" : undefined));
+      files.push({ path: file, name: file, scope, ...(skip !== undefined ? { skip } : {}), ...(chart !== undefined ? { chart } : {}) });
     }
   }
   return { files, problems };

@@ -241,6 +241,6 @@ describe("snapshot build -f", () => {
   });
 
   it("names a missing file", async () => {
-    expect(await runBuild(["snapshot", "build", "-f", "/nonexistent/cluster.yaml"])).toEqual({ code: 1, stdout: "", stderr: "edgeadmit snapshot build: cannot read /nonexistent/cluster.yaml: no such file\n" });
+    expect(await runBuild(["snapshot", "build", "-f", "/nonexistent/cluster.yaml"])).toEqual({ code: 2, stdout: "", stderr: "edgeadmit snapshot build: cannot read /nonexistent/cluster.yaml: no such file\n" });
   });
 });

@@ -55,6 +55,9 @@ function manifestFiles(path: string): string[] {
   return path === "-" ? [path] : filesUnder(path, (name) => MANIFEST.test(name));
 }
 
+/** The error of a document that parses but is no mapping (a JSON array, a bare string): `check` skips it as no Kubernetes object. */
+export const NOT_AN_OBJECT = "a document is not a Kubernetes object (a mapping with apiVersion and kind)";
+
 /** One document of a YAML stream (or one item of a List in it), or why it cannot be read, with where it starts. */
 export type DocumentEntry = { object: KubeObject; source: Source; error?: undefined } | { object?: undefined; source: Source; error: string };
 
@@ -164,7 +167,8 @@ export function* documentsOf(source: string | Iterable<string>, name: string): G
   const lineCounter = new StreamLineCounter();
   const lineOf = (node: unknown) => (isNode(node) && node.range ? lineCounter.linePos(node.range[0]).line : undefined);
   const parser = new Parser(lineCounter.addNewLine);
-  const composer = new Composer();
+  // logLevel error: the library's warnings (a Helm template's `{{ … }}` read as a map key) go to process.emitWarning, unattributed; what matters is reported per document.
+  const composer = new Composer({ logLevel: "error" });
   const entries = function* (doc: ReturnType<Composer["end"]> extends Generator<infer D> ? D : never): Generator<DocumentEntry> {
     const error = doc.errors[0];
     if (error) {
@@ -184,7 +188,7 @@ export function* documentsOf(source: string | Iterable<string>, name: string): G
       return;
     }
     if (value === null || value === undefined) return;
-    if (!isObject(value)) yield { source: where, error: "a document is not a Kubernetes object (a mapping with apiVersion and kind)" };
+    if (!isObject(value)) yield { source: where, error: NOT_AN_OBJECT };
     else yield* unpack(value, doc.contents, where, lineOf);
     // Later documents never ask for lines before this one's end.
     lineCounter.forget(doc.range[2]);

@@ -122,11 +122,11 @@ export function webhookRules(policyRules: ReadonlyArray<{ policy: string; rule: 
 
 
 /** Why a --url that already holds the function's /v1/ route is not its base URL, with the one to pass; undefined for a base URL. */
-export function routeInBaseUrl(url: URL): string | undefined {
+export function routeInBaseUrl(url: URL, flag = "--url"): string | undefined {
   const route = url.pathname.indexOf("/v1/");
   if (route < 0 && !url.pathname.endsWith("/v1")) return undefined;
   const base = `${url.origin}${url.pathname.slice(0, route < 0 ? -"/v1".length : route)}`;
-  return `--url is the function's base URL, and ${url.href} already holds its /v1/ route: pass --url ${base}`;
+  return `${flag} is the function's base URL, and ${url.href} already holds its /v1/ route: pass ${flag} ${base}`;
 }
 
 /** The URL the apiserver sends reviews to: the cluster's route, with the token in the path when given (the URL form). */

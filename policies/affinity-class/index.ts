@@ -5,7 +5,9 @@
 // on `kubectl apply`/`helm upgrade`. As in the CozyStack draft's
 // validateAffinity, only an application whose HelmRelease carries the
 // apps.cozystack.io/affinity-class label is judged: the tenant's default is
-// written into that label when the application is created.
+// written into that label when the application is created. A pod (or
+// workload) of an application without the label in a tenant with a default
+// is allowed, with a warning saying it was not judged against the default.
 import type { AdmissionRequest } from "../../shared/admission/index.js";
 import type { Finding, Policy } from "../../shared/policy/index.js";
 import { describeObject, isWorkloadKind, workloadOf, type Workload } from "../../shared/k8s/workload/index.js";
@@ -69,15 +71,26 @@ function evaluate(request: AdmissionRequest, view: SnapshotView): Finding[] {
   const workload = workloadOf(request.kind.kind, request.object);
   const namespace = request.namespace || workload.metadata.namespace || "";
   const application = applicationOf(workload, namespace, view);
-  const className = application?.affinityClass;
-  if (!application || !className) return [];
-
+  if (!application) return [];
+  const className = application.affinityClass;
   const tenant = view.tenant(namespace);
   const subject = describeObject(workload.kind, workload.metadata, request.namespace);
+  const owner = application.kind && application.name ? `${application.kind} ${application.name}` : `HelmRelease ${application.helmRelease}`;
+  if (!className) {
+    // Not judged (see above), but not silently: the tenant's default is what the docs promise, and it is not enforced here.
+    if (!tenant?.defaultAffinityClass) return [];
+    return [
+      {
+        message: `${subject} belongs to application ${owner}, whose HelmRelease has no apps.cozystack.io/affinity-class label: not judged against tenant ${tenant.name}'s default AffinityClass "${tenant.defaultAffinityClass}"; label the HelmRelease to enforce it`,
+        scope: { tenantNamespace: namespace },
+        informational: true,
+      },
+    ];
+  }
+
   const scope = { affinityClass: className, tenantNamespace: tenant ? namespace : undefined };
   const compiled = compiledClass(view, className);
   if (!compiled) {
-    const owner = application.kind && application.name ? `${application.kind} ${application.name}` : `HelmRelease ${application.helmRelease}`;
     return [{ message: `AffinityClass "${className}" not found (required by application ${owner} of ${subject})`, scope }];
   }
 

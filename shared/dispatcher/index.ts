@@ -18,8 +18,10 @@ export interface ReviewContext {
   unusable?: string;
   /** The cluster's stance when no snapshot has been pushed yet. */
   withoutSnapshot: WithoutSnapshot;
-  /** False to judge with `policies` only, without the cluster's own (the per-policy route). */
+  /** False to judge with `policies` only, without the cluster's own (the per-policy route of a built-in policy). */
   withPolicySet?: boolean;
+  /** The one bound ValidatingAdmissionPolicy to judge with, by name (the per-policy route of a cluster's own policy). */
+  edgePolicy?: string;
   /** Milliseconds since the epoch; only the staleness check reads it, never a policy. */
   now: number;
 }
@@ -203,8 +205,8 @@ const EXCEPTIONS_ANNOTATION = "exceptions";
  * only then does a review read the snapshot, so the function loads shards
  * for it. `view` may hold no namespace: matching reads only the cluster part.
  */
-export function judged(request: AdmissionRequest, policies: readonly Policy[], view: SnapshotView | undefined, withPolicySet = true): boolean {
-  return matchPolicies(request, policies, view).length > 0 || (view !== undefined && withPolicySet && policySetOf(view.cluster).mayMatch(request));
+export function judged(request: AdmissionRequest, policies: readonly Policy[], view: SnapshotView | undefined, withPolicySet = true, edgePolicy?: string): boolean {
+  return matchPolicies(request, policies, view).length > 0 || (view !== undefined && withPolicySet && policySetOf(view.cluster).mayMatch(request, edgePolicy));
 }
 
 /** The whole review of one request: the built-in policies, and the cluster's own policies bound at the edge. */
@@ -213,7 +215,7 @@ export function review(request: AdmissionRequest, context: ReviewContext): Revie
   const matched = matchPolicies(request, context.policies, snapshot?.view);
   const policySet = snapshot && context.withPolicySet !== false ? policySetOf(snapshot.view.cluster) : undefined;
   // What judged() decides, from the matches this review needs anyway.
-  if (matched.length === 0 && !policySet?.mayMatch(request)) return allowAll();
+  if (matched.length === 0 && !policySet?.mayMatch(request, context.edgePolicy)) return allowAll();
 
   if (!snapshot) {
     const message = context.unusable ? `edgeadmit: cluster "${cluster}": ${context.unusable}` : `edgeadmit: no snapshot has been pushed for cluster "${cluster}" yet`;
@@ -232,7 +234,7 @@ export function review(request: AdmissionRequest, context: ReviewContext): Revie
     if (onStale === "Deny") return { decision: deny(`${message}; the cluster denies on stale data, check the sync job`), results: [], skipped: [] };
     warnings.push(message);
   }
-  const edge = policySet?.evaluate(request, snapshot.view, (policy) => exceptionOf(snapshot.view, policy, request) !== undefined);
+  const edge = policySet?.evaluate(request, snapshot.view, (policy) => exceptionOf(snapshot.view, policy, request) !== undefined, context.edgePolicy);
   const results: PolicyResult[] = [];
   const skipped: SkippedResult[] = [];
   for (const result of [...evaluate(request, matched, snapshot.view), ...vapResults(edge?.outcomes ?? [])]) {

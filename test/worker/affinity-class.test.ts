@@ -103,10 +103,17 @@ describe("Pod CREATE on the demo cluster", () => {
     expect(response.status?.message).toBe('affinity-class: AffinityClass "gpu2" not found (required by application Postgres ghost-db of pod tenant-acme/ghost-db-0)');
   });
 
-  it("does not judge a pod of an application whose HelmRelease names no class, even where the tenant has a default", async () => {
+  it("does not judge a pod of an application whose HelmRelease names no class where the tenant has a default, and warns that it did not", async () => {
     // The draft's validateAffinity returns early without the label: CozyStack writes the tenant default into it when the application is created.
+    // An application without it (made before the default, or the label removed) is not held to the default: said, not silent (issue 27).
     const review = reviewOf(pod({ name: "cache-0", labels: lineage("Redis", "cache") }));
-    expect((await validate("demo", review)).response).toEqual({ uid: review.request.uid, allowed: true });
+    expect((await validate("demo", review)).response).toEqual({
+      uid: review.request.uid,
+      allowed: true,
+      warnings: [
+        `affinity-class: pod tenant-acme/cache-0 belongs to application Redis cache, whose HelmRelease has no apps.cozystack.io/affinity-class label: not judged against tenant acme's default AffinityClass "dc1"; label the HelmRelease to enforce it`,
+      ],
+    });
   });
 
   it("allows a pod of an application with no class in a namespace without a tenant default", async () => {

@@ -172,9 +172,15 @@ describe("the tenant's default", () => {
     });
   });
 
-  it("is not applied to pods: only a HelmRelease labelled with a class has its pods judged", async () => {
+  it("is not applied to pods: only a HelmRelease labelled with a class has its pods judged; the others are allowed with a warning saying so", async () => {
     for (const review of [podOf("tenant-acme", "cache"), podOf("tenant-acme", "cache", { nodeSelector: { [ZONE]: "dc2" } })]) {
-      expect((await validate("demo", review)).response).toEqual({ uid: review.request.uid, allowed: true });
+      expect((await validate("demo", review)).response).toEqual({
+        uid: review.request.uid,
+        allowed: true,
+        warnings: [
+          `affinity-class: pod tenant-acme/cache-0 belongs to application Postgres cache, whose HelmRelease has no apps.cozystack.io/affinity-class label: not judged against tenant acme's default AffinityClass "dc1"; label the HelmRelease to enforce it`,
+        ],
+      });
     }
   });
 

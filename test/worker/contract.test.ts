@@ -117,7 +117,10 @@ describe("bad input", () => {
   it("answers 404 for an unknown policy, to the cluster's apiserver", async () => {
     const policy = await post("/v1/demo/validate/nope", JSON.stringify(deniedPod()));
     expect(policy.status).toBe(404);
-    expect(((await policy.json()) as { error: string }).error).toMatch(/^unknown policy "nope"; known policies: affinity-class, /);
+    expect(((await policy.json()) as { error: string }).error).toMatch(/^unknown policy "nope": neither a built-in policy \(affinity-class, .*\) nor a ValidatingAdmissionPolicy bound at the edge in the cluster's snapshot$/);
+    // Not a policy name at all (no ValidatingAdmissionPolicy can be called this): refused before the body is read.
+    const odd = await post("/v1/demo/validate/No_Such", "not even JSON");
+    expect(odd.status).toBe(404);
   });
 
   it("answers 404 in JSON for routes that do not exist", async () => {

@@ -167,6 +167,21 @@ describe("HPA target exists", () => {
   });
 });
 
+describe("the per-policy route", () => {
+  it("/validate/<name> takes the cluster's own ValidatingAdmissionPolicy names; a built-in's route judges with the built-in alone", async () => {
+    await pushed([...objectsFromYaml(ingressPolicy), ...objectsFromYaml(ingressCluster)]);
+    const copy = wrapReview(objectsFromYaml(ingressRequests)[0]!);
+    expect((await validate(CLUSTER, copy, "unique-ingress-host")).response).toMatchObject({
+      allowed: false,
+      status: { message: "ValidatingAdmissionPolicy 'unique-ingress-host' with binding 'unique-ingress-host' denied request: host www.shop.example.com is already served by Ingress shop/web: one host, one Ingress" },
+    });
+    expect((await validate(CLUSTER, copy, "affinity-class")).response).toEqual({ uid: copy.request.uid, allowed: true });
+    await expect(validate(CLUSTER, copy, "unique-ingres-host")).rejects.toThrow(
+      `validate answered 404: {"error":"unknown policy \\"unique-ingres-host\\": neither a built-in policy (`,
+    );
+  });
+});
+
 describe("a declaration that does not hold", () => {
   it("a kind the annotation does not declare is a compile error in the push answer, and the policy follows its failurePolicy", async () => {
     const policy = objectsFromYaml(ingressPolicy.replaceAll("inventory.index('networking.k8s.io/v1', 'Ingress'", "inventory.index('networking.k8s.io/v1beta1', 'Ingress'"));
@@ -191,12 +206,17 @@ describe("a declaration that does not hold", () => {
     );
   });
 
-  it("a variable the spec does not declare is a compile problem", async () => {
-    const policy = objectsFromYaml(ingressPolicy.replace("        takenBy: >-", "        takenByHost: >-"));
+  it("a variable the spec does not declare (a typo) fails the policy by its failurePolicy, not a silent pass on the stand-in", async () => {
+    // The typo of issue 27: hostTaken for hostsTaken.
+    const policy = objectsFromYaml(ingressPolicy.replace("        hostsTaken: >-", "        hostTaken: >-"));
     const answer = await pushed([...policy, ...objectsFromYaml(ingressCluster)]);
-    expect(answer.policyProblems).toEqual([
-      `ValidatingAdmissionPolicy 'unique-ingress-host': metadata.annotations["edgeadmit.io/inventory"]: variables.takenByHost: spec.variables declares no variable of that name (the annotation replaces a declared variable's expression at the edge)`,
-    ]);
+    const problem = `metadata.annotations["edgeadmit.io/inventory"]: variables.hostTaken: spec.variables declares no variable of that name (the annotation replaces a declared variable's expression at the edge; did you mean "hostsTaken"?)`;
+    expect(answer.policyProblems).toEqual([`ValidatingAdmissionPolicy 'unique-ingress-host': ${problem}`]);
+    // failurePolicy Fail: the request the stand-in would have let through is denied, saying why.
+    expect(await verdict(objectsFromYaml(ingressRequests)[1]!)).toMatchObject({
+      allowed: false,
+      message: `ValidatingAdmissionPolicy 'unique-ingress-host' with binding 'unique-ingress-host' denied request: compilation error: ${problem}`,
+    });
   });
 });
 

@@ -18,7 +18,7 @@ export interface CheckedObject {
   error?: string;
 }
 
-/** Input that could not be judged as given: a bad file or document, a duplicate object. Reported after the verdicts; the run exits 2. */
+/** Input that could not be judged as given: a bad file or document, a duplicate object under --strict. Reported after the verdicts; the run exits 2 under --strict or when nothing could be judged. */
 export interface InputError {
   source?: Source;
   /** The object it is about, when there is one. */
@@ -75,7 +75,15 @@ export function describeRef(ref: ObjectRef): string {
 }
 
 /** Skip reasons are plural; their singular, for a count of one. */
-const SINGULAR: Readonly<Record<string, string>> = { "not Kubernetes objects": "not a Kubernetes object", kustomizations: "kustomization", "kustomize patches": "kustomize patch" };
+const SINGULAR: Readonly<Record<string, string>> = {
+  "not Kubernetes objects": "not a Kubernetes object",
+  kustomizations: "kustomization",
+  "kustomize patches": "kustomize patch",
+  "kustomize replacements": "kustomize replacement",
+  "Helm templates": "Helm template",
+  "dangling symlinks": "dangling symlink",
+  "variants of an object read before (judged, not cluster facts)": "variant of an object read before (judged, not a cluster fact)",
+};
 
 /** How many inputs of each reason were skipped, naming the first few of each: one line however many there are. */
 export function skippedSummary(skipped: readonly SkippedInput[], named = 3): string | undefined {

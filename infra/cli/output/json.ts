@@ -5,7 +5,8 @@ import { describeResult, type PolicyResult } from "../../../shared/dispatcher/in
 import type { Source } from "../../objects/yaml.js";
 import { countsOf, type CheckedObject, type CheckReport } from "./index.js";
 
-const at = (source: Source | undefined) => (source ? { file: source.file, ...(source.line !== undefined ? { line: source.line } : {}) } : {});
+const at = (source: Source | undefined) =>
+  source ? { file: source.file, ...(source.line !== undefined ? { line: source.line } : {}), ...(source.column !== undefined ? { column: source.column } : {}) } : {};
 
 const resultOf = (result: PolicyResult) => ({
   policy: result.policy,

@@ -5,7 +5,19 @@ import { describeResult } from "../../../shared/dispatcher/index.js";
 import { where } from "../../objects/yaml.js";
 import { countsOf, describeRef, missingFactsLine, skippedSummary, type CheckReport } from "./index.js";
 
-export function renderText(report: CheckReport): string {
+/** How much of a message a text line shows: a quoted value can run to kilobytes; -o json carries it whole. */
+export const TEXT_MESSAGE_CHARS = 300;
+
+function shown(message: string): string {
+  const line = message.replace(/\s*\n\s*/g, " ");
+  if (line.length <= TEXT_MESSAGE_CHARS) return line;
+  return `${line.slice(0, TEXT_MESSAGE_CHARS)}… (${line.length - TEXT_MESSAGE_CHARS} more characters: -o json has the whole message)`;
+}
+
+/** SGR colours of the mode column on a terminal: what blocks in red, what only warns in yellow. */
+const COLOURS: Readonly<Record<string, string>> = { Deny: "31", Error: "31", Warn: "33", Audit: "36", Skip: "2" };
+
+export function renderText(report: CheckReport, { colour = false }: { colour?: boolean } = {}): string {
   const rows = report.objects.flatMap(({ ref, source, results, skipped, error }) => {
     const location = source ? where(source) : "-";
     const object = describeRef(ref);
@@ -17,7 +29,9 @@ export function renderText(report: CheckReport): string {
   });
   for (const error of report.errors) rows.push([error.source ? where(error.source) : "-", error.object ? describeRef(error.object) : "-", "-", "Error", error.message]);
   const widths = [0, 1, 2, 3].map((column) => Math.max(0, ...rows.map((row) => row[column]!.length)));
-  const lines = rows.map((row) => row.map((cell, column) => (column < widths.length ? cell.padEnd(widths[column]!) : cell)).join("  "));
+  // Padded first, coloured after: escape codes take no columns.
+  const paint = (cell: string, text: string) => (colour && COLOURS[cell] ? `\u001b[${COLOURS[cell]}m${text}\u001b[0m` : text);
+  const lines = rows.map((row) => row.map((cell, column) => (column === 3 ? paint(cell, cell.padEnd(widths[column]!)) : column < widths.length ? cell.padEnd(widths[column]!) : shown(cell))).join("  "));
   const counts = countsOf(report);
   const extra = [
     ...(counts.unreadable > 0 ? [`${counts.unreadable} unreadable`] : []),

@@ -88,6 +88,24 @@ interface Scope {
   results: Map<string, ReturnType<typeof compile>>;
 }
 
+/** `; did you mean "x"?` for the declared name one or two edits from `name` (a typo), else nothing. */
+function closest(name: string, names: readonly string[]): string {
+  const near = names.find((candidate) => editDistanceAtMost(name, candidate, 2));
+  return near === undefined ? "" : `; did you mean "${near}"?`;
+}
+
+/** Whether `a` becomes `b` in at most `limit` single-character insertions, deletions or substitutions (names are short: capped at 63). */
+function editDistanceAtMost(a: string, b: string, limit: number): boolean {
+  if (Math.abs(a.length - b.length) > limit || a.length > 63 || b.length > 63) return false;
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]! <= limit;
+}
+
 /** Scopes within one policy set, per environment and declarations' key: policies of one library repeat expressions, and a program is stateless. */
 type Compiled = Map<Env, Map<string, Scope>>;
 
@@ -109,23 +127,28 @@ export interface CompileOptions {
 function compilePolicy(name: string, object: unknown, spec: PolicySpec, bindings: CompiledPolicy["bindings"], problems: string[], compiled: Compiled, version: KubernetesEnvironment, options: CompileOptions): CompiledPolicy {
   const subject = `ValidatingAdmissionPolicy '${name}'`;
   // A declaration that cannot be used is a compile error of every expression: the policy then follows its failurePolicy.
+  // So is an annotation variable that names no spec.variables entry: the stand-in the apiserver compiles (often `[]`)
+  // would otherwise run at the edge and let through what the author meant to deny.
   const declared = declarationOf(object);
-  if (typeof declared === "string") problems.push(`${subject}: ${declared}`);
   const inventory = typeof declared === "string" ? NO_DECLARATION : declared;
+  const stray = [...inventory.variables.keys()].find((variable) => !spec.variables.some((v) => v.name === variable));
+  const declarationError =
+    typeof declared === "string"
+      ? declared
+      : stray !== undefined
+        ? `${ANNOTATION_FIELD}: variables.${stray}: spec.variables declares no variable of that name (the annotation replaces a declared variable's expression at the edge${closest(stray, spec.variables.map((v) => v.name))})`
+        : undefined;
+  if (declarationError !== undefined) problems.push(`${subject}: ${declarationError}`);
   const policyEnv = inventory === NO_DECLARATION && options.perCallLimit === undefined ? plainEnvOf(version) : envOf(inventory, version, options.perCallLimit);
   const hasParams = !!spec.paramKind;
   const expression = (source: string, where: string, scope: Scope): Expression => {
-    if (typeof declared === "string") return { source, error: declared };
+    if (declarationError !== undefined) return { source, error: declarationError };
     let result = scope.results.get(source);
     if (result === undefined) scope.results.set(source, (result = compile(source, scope.env)));
     if (result.ok) return { source, program: result.program };
     problems.push(`${subject}: ${where}: compilation error: ${result.error.split("\n")[0]}`);
     return { source, error: result.error };
   };
-  // The annotation's expression for a variable replaces the stand-in the apiserver compiles.
-  for (const variable of inventory.variables.keys())
-    if (!spec.variables.some((v) => v.name === variable))
-      problems.push(`${subject}: ${ANNOTATION_FIELD}: variables.${variable}: spec.variables declares no variable of that name (the annotation replaces a declared variable's expression at the edge)`);
   // Each variable reads those before it, typed as their expressions (composition.go CompileAndStoreVariable).
   const earlier: Array<[string, TypeName]> = [];
   const variables = spec.variables.map((v, i) => {

@@ -114,10 +114,17 @@ export interface CompiledPolicySet {
   readonly bound: number;
   /** Each bound policy's matchConstraints.resourceRules: what the webhook configuration must send the function. */
   readonly rules: ReadonlyArray<{ policy: string; rule: NamedRule }>;
-  /** Whether some bound policy's rules name the request's resource: a cheap test before any matching. */
-  mayMatch(request: AdmissionRequest): boolean;
-  /** `exempted`: the policies an exception sets aside for this request; their findings are still returned, but they add nothing to the audit annotations. */
-  evaluate(request: AdmissionRequest, facts: PolicyFacts, exempted?: (policy: string) => boolean): PolicySetOutcome;
+  /** Whether a policy of this name is bound at the edge. */
+  has(name: string): boolean;
+  /** Whether some bound policy's rules (`only`'s, when given) name the request's resource: a cheap test before any matching. */
+  mayMatch(request: AdmissionRequest, only?: string): boolean;
+  /**
+   * `exempted`: the policies an exception sets aside for this request; their
+   * findings are still returned, but they add nothing to the audit
+   * annotations. `only`: the bound policy of that name alone (the per-policy
+   * route, /validate/<name>).
+   */
+  evaluate(request: AdmissionRequest, facts: PolicyFacts, exempted?: (policy: string) => boolean, only?: string): PolicySetOutcome;
 }
 
 /** A bound policy, its matchConstraints and its bindings' matchResources prepared for matching. */
@@ -160,19 +167,25 @@ export class PolicyDispatcher implements CompiledPolicySet {
     for (const [key, named] of this.#byResource) this.#sorted.set(key, byName(new Set([...this.#anyResource, ...named])));
   }
 
-  mayMatch(request: AdmissionRequest): boolean {
+  has(name: string): boolean {
+    return this.rules.some((entry) => entry.policy === name);
+  }
+
+  mayMatch(request: AdmissionRequest, only?: string): boolean {
+    if (only !== undefined) return !isPolicyResource(request) && this.#candidates(request).some((candidate) => candidate.policy.name === only);
     return !isPolicyResource(request) && (this.#anyResource.length > 0 || requestKeys(request).some((key) => this.#byResource.has(key)));
   }
 
-  /** The bound policies whose rules can select the request, in name order. */
-  #candidates(request: AdmissionRequest): readonly Candidate[] {
+  /** The bound policies whose rules can select the request (`only` among them, when given), in name order. */
+  #candidates(request: AdmissionRequest, only?: string): readonly Candidate[] {
+    if (only !== undefined) return this.#candidates(request).filter((candidate) => candidate.policy.name === only);
     const keys = requestKeys(request);
     // Most requests name one key: its candidates were sorted when the set was compiled.
     if (keys.length === 1) return this.#sorted.get(keys[0]!) ?? this.#anyResource;
     return byName(new Set([...this.#anyResource, ...keys.flatMap((key) => this.#byResource.get(key) ?? [])]));
   }
 
-  evaluate(request: AdmissionRequest, facts: PolicyFacts, exempted?: (policy: string) => boolean): PolicySetOutcome {
+  evaluate(request: AdmissionRequest, facts: PolicyFacts, exempted?: (policy: string) => boolean, only?: string): PolicySetOutcome {
     const outcomes: PolicyOutcome[] = [];
     const failures: Failure[] = [];
     const annotations: Record<string, string> = {};
@@ -196,7 +209,7 @@ export class PolicyDispatcher implements CompiledPolicySet {
     let reviewed: Reviewed | undefined | null = null;
     const requestVariables: RequestVariables = new Map();
     const reviewBudget = createReviewBudget();
-    for (const { policy, match, bindings } of this.#candidates(request)) {
+    for (const { policy, match, bindings } of this.#candidates(request, only)) {
       const configError = (message: string, binding?: string) => {
         if (policy.failurePolicy === "Ignore") return;
         outcomes.push({ policy: policy.name, ...(binding ? { binding } : {}), action: "Deny", message, status: { code: 422, reason: "Invalid" } });

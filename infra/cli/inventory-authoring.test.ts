@@ -1,0 +1,65 @@
+// Inventory policies as an author meets them offline (issue 27): a declaration
+// that does not hold fails the policy by its failurePolicy in check and test
+// as in the function (test/worker/inventory.test.ts), and is reported; cluster
+// objects given with --policies are inventory as they are with -f.
+import { mkdtempSync, readFileSync, writeFileSync, copyFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli } from "../../test/node/support/test-io.js";
+
+const EXAMPLE = join(__dirname, "..", "..", "examples", "inventory", "unique-ingress-host");
+const policy = readFileSync(join(EXAMPLE, "policy.yaml"), "utf8");
+const scratch = mkdtempSync(join(tmpdir(), "edgeadmit-inventory-"));
+// The typo of issue 27: hostTaken for hostsTaken; the stand-in `[]` would let a duplicate host through.
+const typo = join(scratch, "policy.yaml");
+writeFileSync(typo, policy.replace("        hostsTaken: >-", "        hostTaken: >-"));
+for (const file of ["cluster.yaml", "requests.yaml", "edgeadmit-test.yaml"]) copyFileSync(join(EXAMPLE, file), join(scratch, file));
+const PROBLEM = `ValidatingAdmissionPolicy 'unique-ingress-host': metadata.annotations["edgeadmit.io/inventory"]: variables.hostTaken: spec.variables declares no variable of that name (the annotation replaces a declared variable's expression at the edge; did you mean "hostsTaken"?)`;
+
+describe("a declaration that does not hold", () => {
+  it("check: the policy fails closed under failurePolicy Fail (every Ingress denied, saying why), and the problem is a warning", async () => {
+    const { code, stdout, stderr } = await runCli(["check", "-f", join(scratch, "requests.yaml"), "--policies", typo, "--policies", join(scratch, "cluster.yaml")]);
+    expect(code).toBe(1);
+    expect(stderr).toBe(`warning: ${PROBLEM}\n`);
+    expect(stdout).toContain("3 objects checked: 3 Deny, 0 Warn, 0 Audit");
+    const { stdout: json } = await runCli(["check", "-f", join(scratch, "requests.yaml"), "--policies", typo, "--policies", join(scratch, "cluster.yaml"), "-o", "json"]);
+    const messages = (JSON.parse(json) as { objects: Array<{ results: Array<{ message: string }> }> }).objects.map((object) => object.results.map((result) => result.message));
+    const denied = `ValidatingAdmissionPolicy 'unique-ingress-host' with binding 'unique-ingress-host' denied request: compilation error: ${PROBLEM.slice("ValidatingAdmissionPolicy 'unique-ingress-host': ".length)}`;
+    expect(messages).toEqual([[denied], [denied], [denied]]);
+  });
+
+  it("test: the suite's pass expectations fail, and the problem is a warning", async () => {
+    const { code, stdout, stderr } = await runCli(["test", join(scratch, "edgeadmit-test.yaml")]);
+    expect(code).toBe(1);
+    expect(stderr).toBe(`warning: ${PROBLEM}\n`);
+    expect(stdout).toContain("  FAIL  Ingress/docs  unique-ingress-host  pass");
+    expect(stdout).toMatch(/5 expectations: 0 passed, 5 failed\n$/);
+  });
+});
+
+describe("--policies cluster.yaml is inventory", () => {
+  it("denies what -f cluster.yaml denies", async () => {
+    const asInput = await runCli(["check", "-f", join(EXAMPLE, "requests.yaml"), "-f", join(EXAMPLE, "cluster.yaml"), "--policies", join(EXAMPLE, "policy.yaml"), "--one-cluster"]);
+    const asPolicies = await runCli(["check", "-f", join(EXAMPLE, "requests.yaml"), "--policies", join(EXAMPLE, "cluster.yaml"), "--policies", join(EXAMPLE, "policy.yaml")]);
+    const denial = "Ingress staging/web-copy  unique-ingress-host  Deny  ValidatingAdmissionPolicy 'unique-ingress-host' with binding 'unique-ingress-host' denied request: host www.shop.example.com is already served by Ingress shop/web: one host, one Ingress";
+    expect(asInput.code).toBe(1);
+    expect(asInput.stdout).toContain(denial);
+    expect(asPolicies).toMatchObject({ code: 1, stderr: "" });
+    expect(asPolicies.stdout).toContain(denial);
+    expect(asPolicies.stdout).toContain("3 objects checked: 1 Deny, 0 Warn, 0 Audit");
+  });
+});
+
+describe("a kind declared at one version, objects written at another", () => {
+  it("offline, objects written at another served version are read at the declared one, with a note saying how", async () => {
+    const older = join(scratch, "cluster-v1beta1.yaml");
+    writeFileSync(older, readFileSync(join(EXAMPLE, "cluster.yaml"), "utf8").replaceAll("apiVersion: networking.k8s.io/v1\n", "apiVersion: networking.k8s.io/v1beta1\n"));
+    const { code, stdout, stderr } = await runCli(["check", "-f", join(EXAMPLE, "requests.yaml"), "--policies", older, "--policies", join(EXAMPLE, "policy.yaml")]);
+    expect(code).toBe(1);
+    expect(stdout).toContain("denied request: host www.shop.example.com is already served by Ingress shop/web: one host, one Ingress");
+    expect(stderr).toBe(
+      "note: 2 objects written as networking.k8s.io/v1beta1 Ingress read into the inventory at the version the policies declare: offline there is no apiserver to convert between served versions, so the fields are taken as written\n",
+    );
+  });
+});
