@@ -97,7 +97,7 @@ describe("edgeadmit token", () => {
     const hash = await tokenHash(tokenIn(dir));
     const entry = JSON.stringify({ "prod-eu": { publicKey: made.stdout.split("\n")[0], tokenHashes: [hash], withoutSnapshot: "FailOpen" } });
     expect(stdout).toBe(`${JSON.stringify({ tokenHashes: [hash] })}\n${entry}\n`);
-    expect(await runCli(["clusters", "check", "-"], entry)).toEqual({ code: 0, stdout: "ok prod-eu: 1 signing key, 1 token hash, withoutSnapshot FailOpen\n", stderr: "" });
+    expect(await runCli(["clusters", "check", "-"], entry)).toEqual({ code: 0, stdout: "ok prod-eu: 1 signing key, 1 token hash, withoutSnapshot FailOpen, maxAgeSeconds 86400\n", stderr: "" });
     // keygen run after token (--force: a new key) prints the whole entry itself.
     const again = await runCli(["keygen", "--out", dir, "--cluster", "prod-eu", "--force"]);
     const publicKey = again.stdout.split("\n")[0];
