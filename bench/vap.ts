@@ -128,7 +128,7 @@ export function viewOfObjects(objects: KubeObject[]): SnapshotView {
  * 5-20 ms). Counted in CPU time, the warm-up and batches do the same work
  * however busy the machine is, alone or after the other sections.
  */
-const TIMING: InterleaveOptions = { rounds: 9, warmupMs: 1_500, batchMs: 150, minBatch: 300, clock: "cpu" };
+const TIMING: InterleaveOptions = { rounds: 15, warmupMs: 1_500, batchMs: 150, minBatch: 300, clock: "cpu" };
 /** Untimed rounds after the warm-up: a 60-policy review kept getting faster for ~10 rounds (~1.5 s of its CPU) after the warm-up above. */
 const SETTLE = { minRounds: 10, maxRounds: 40 };
 const COMPILE_RUNS = 15;
