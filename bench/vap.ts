@@ -1,7 +1,7 @@
 // Section 7: the cluster's own ValidatingAdmissionPolicies at the edge.
 // kubescape's 60 unchanged policies (the team folder's acceptance suite, when
 // it sits beside the project) bound at the edge, judging a 6-container
-// Deployment CREATE; the cost of compiling them on an isolate's first sight;
+// Deployment CREATE; the cost of compiling them when a warm isolate sees them;
 // their validations and variables one by one against the JavaScript CEL
 // engines (bench/cel-engines.ts); and 1,000 bound policies of which 10 match
 // against a snapshot of those 10.
@@ -221,9 +221,9 @@ export async function validatingAdmissionPolicies(): Promise<Section> {
       if (i >= COMPILE_WARMUP || i === 0) compileMs.push(Math.min(nowNs() - wall, cpuNs() - cpu) / 1e6);
     }
     const [first, ...warm] = compileMs;
-    section.figures.push(figure("compile the 60 kubescape policies (an isolate's first sight)", "ms", spread(warm), { op: "<=", value: 20 }));
+    section.figures.push(figure("compile the 60 kubescape policies (a new snapshot in a warm isolate)", "ms", spread(warm), { op: "<=", value: 20 }));
     section.notes.push(
-      `Compile: compilePolicySet over the snapshot's 60 bound policies, ${COMPILE_RUNS} runs after ${COMPILE_WARMUP} untimed ones, each the lesser of wall and CPU time; the median (min–max) over the runs. That is the compiler's own code warm, as it is in the full run after the sections before this one: the process's first compile took ${first!.toFixed(0)} ms here,, which depends on what ran before it (alone, nothing had).`,
+      `Compile: compilePolicySet over the snapshot's 60 bound policies, ${COMPILE_RUNS} runs after ${COMPILE_WARMUP} untimed ones, each the lesser of wall and CPU time; the median (min–max) over the runs. That is the compiler's own code warm, as it is in the full run after the sections before this one: the process's first compile took ${first!.toFixed(0)} ms here, which depends on what ran before it (alone, nothing had).`,
     );
     perExpression(section, objects, text);
   } else section.notes.push("kubescape figures skipped: ../shared/conformance/kubescape-cel-admission-library is not beside the project.");
