@@ -2,7 +2,9 @@
 // bench/results.json and docs/benchmarks.md. A report, not a test: it fails
 // only when a measurement cannot be made, never because a goal is missed.
 // `npm run bench -- --only <word>` runs the sections whose title has the word
-// and prints their table, writing neither file (a partial report is no report).
+// (--only again for more words: `--only "per review" --only Validating` runs
+// section 7 after section 1, as the full run would) and prints their table,
+// writing neither file (a partial report is no report).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../scripts/local-worker.js";
@@ -28,13 +30,15 @@ import { scratchDir } from "./workdir.js";
 const COMMAND = "npm run bench";
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
-/** `--only <word>`: run just the sections whose title contains it. */
-function onlyFilter(argv: readonly string[]): string | undefined {
-  const index = argv.indexOf("--only");
-  if (index < 0) return undefined;
-  const word = argv[index + 1];
-  if (!word) throw new Error("--only needs a word of a section's title, e.g. --only ValidatingAdmissionPolicies");
-  return word.toLowerCase();
+/** Each `--only <word>`: run just the sections whose title contains one of them. */
+function onlyFilter(argv: readonly string[]): string[] | undefined {
+  const words = argv.flatMap((arg, index) => {
+    if (arg !== "--only") return [];
+    const word = argv[index + 1];
+    if (!word) throw new Error("--only needs a word of a section's title, e.g. --only ValidatingAdmissionPolicies");
+    return [word.toLowerCase()];
+  });
+  return words.length > 0 ? words : undefined;
 }
 
 async function main(): Promise<void> {
@@ -67,7 +71,7 @@ async function main(): Promise<void> {
   ];
   for (const [index, [name, measure]] of sections.entries()) {
     const title = `${index + 1}/${sections.length} ${name}`;
-    if (only !== undefined && !title.toLowerCase().includes(only)) continue;
+    if (only !== undefined && !only.some((word) => title.toLowerCase().includes(word))) continue;
     process.stderr.write(`bench: ${title} (${((nowMs() - started) / 1000).toFixed(0)} s)\n`);
     gc(); // each section starts on a collected heap, not the previous one's garbage
     const sectionStarted = nowMs();
@@ -81,7 +85,9 @@ async function main(): Promise<void> {
   endLoad(results.machine);
   if (only !== undefined) {
     console.log(consoleTable(results));
-    console.log(`\n--only ${only}: ${results.sections.length} section(s) in ${results.durationSeconds.toFixed(0)} s; bench/results.json and docs/benchmarks.md left as they were.`);
+    // The notes say how the figures were taken (and, for section 7, how long the code took to settle).
+    for (const section of results.sections) console.log(`\n${section.title}:\n${section.notes.map((note) => `- ${note}`).join("\n")}`);
+    console.log(`\n--only ${only.join(", ")}: ${results.sections.length} section(s) in ${results.durationSeconds.toFixed(0)} s; bench/results.json and docs/benchmarks.md left as they were.`);
     return;
   }
   mkdirSync(join(PROJECT_ROOT, "docs"), { recursive: true });
