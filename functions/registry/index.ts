@@ -11,7 +11,7 @@
 // every few seconds, and fetch a registration with `get` only when it is not
 // cached (functions/registry/cache.ts).
 import { DurableObject } from "cloudflare:workers";
-import { MAX_REGISTERED_CLUSTERS, changeLabel, rotated, type Change } from "../../shared/clusters/changes.js";
+import { MAX_REGISTERED_CLUSTERS, changeLabel, relabeled, rotated, type Change } from "../../shared/clusters/changes.js";
 import { normalRegistration, registrationSchema, type NormalRegistration } from "../../shared/clusters/index.js";
 
 export interface StoredRegistration {
@@ -158,7 +158,7 @@ export class ClusterRegistry extends DurableObject<unknown> {
               sql.exec("DELETE FROM registration WHERE cluster = ?", change.cluster);
               sql.exec("INSERT OR REPLACE INTO removal (cluster, revision) VALUES (?, ?)", change.cluster, revision);
             } else {
-              const next = rotated(current.registration, change);
+              const next = change.op === "label" ? relabeled(current.registration, change) : rotated(current.registration, change);
               if (typeof next === "string") throw new Refusal(409, `${label}${next}`);
               this.write(change.cluster, next, revision, now);
             }

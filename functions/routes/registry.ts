@@ -2,7 +2,7 @@
 // GET /v1/registry/clusters[?after=<id>&limit=<n>] — what it holds, a page at a time, for the operator.
 import { Hono } from "hono/tiny";
 import type { Context } from "hono";
-import { changeLabel, changeRequestSchema, emptyRotation, MAX_CHANGE_BYTES, type Change } from "../../shared/clusters/changes.js";
+import { changeLabel, changeRequestSchema, emptyLabelChange, emptyRotation, MAX_CHANGE_BYTES, type Change } from "../../shared/clusters/changes.js";
 import { CLUSTER_ID, loadRegistration } from "../../shared/clusters/index.js";
 import { sha256Hex } from "../../shared/digest/index.js";
 import { CONTENT_SHA256_HEADER, importPublicKey } from "../../shared/signing/index.js";
@@ -25,6 +25,10 @@ async function problemOf(change: Change, label: string): Promise<string | undefi
   if (change.op === "add") {
     const loaded = await loadRegistration(change.cluster, change.registration);
     return typeof loaded === "string" ? `${label}${loaded}` : undefined;
+  }
+  if (change.op === "label") {
+    const empty = emptyLabelChange(change);
+    return empty === undefined ? undefined : `${label}${empty}`;
   }
   if (change.op === "rotate") {
     const empty = emptyRotation(change);

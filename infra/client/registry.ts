@@ -11,7 +11,7 @@ export const REGISTRY_PATH = "/v1/registry/clusters";
 
 const changeAnswerSchema = z.object({
   revision: z.number(),
-  applied: z.array(z.object({ op: z.enum(["add", "rotate", "remove"]), cluster: z.string(), revision: z.number() })),
+  applied: z.array(z.object({ op: z.enum(["add", "rotate", "remove", "label"]), cluster: z.string(), revision: z.number() })),
   notes: z._default(z.array(z.string()), []),
 });
 export type ChangeAnswer = z.infer<typeof changeAnswerSchema>;
@@ -24,6 +24,7 @@ const listedSchema = z.object({
   tokenHashes: z.array(z.string()),
   anonymous: z.optional(z.boolean()),
   withoutSnapshot: z.enum(WITHOUT_SNAPSHOT),
+  labels: z.optional(z.record(z.string(), z.string())),
   shadowedByClusters: z.optional(z.boolean()),
 });
 export type ListedCluster = z.infer<typeof listedSchema>;

@@ -8,6 +8,7 @@ import { describeZodError } from "../zod/index.js";
 import { fromHex } from "../digest/index.js";
 import { importRawPublicKey, publicKeyBytes } from "../signing/index.js";
 import { TOKEN_HASH_PATTERN, TOKEN_HASH_PREFIX } from "../tokens/index.js";
+import { labelKeyError, labelValueError, type Labels } from "../k8s/labels/index.js";
 
 /** A path segment, printed by the apiserver in errors: an identifier, never a secret. */
 export const CLUSTER_ID = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -30,6 +31,24 @@ export const MAX_CREDENTIALS = 8;
 
 export const tokenHashSchema = z.string().check(z.regex(TOKEN_HASH_PATTERN, `must be "${TOKEN_HASH_PREFIX}" and 64 lowercase hex digits (edgeadmit token prints it)`));
 
+/** Labels one registration may carry: enough to place a cluster (env, region, tier, ring, tenant…), bounded per isolate. */
+export const MAX_CLUSTER_LABELS = 32;
+
+/** Why `labels` cannot label a cluster, or undefined: the keys and values a Kubernetes object's labels may have. */
+export function clusterLabelsError(labels: Readonly<Record<string, string>>): string | undefined {
+  const entries = Object.entries(labels);
+  if (entries.length > MAX_CLUSTER_LABELS) return `at most ${MAX_CLUSTER_LABELS} labels, not ${entries.length}`;
+  for (const [key, value] of entries) {
+    const error = labelKeyError(key) ?? labelValueError(value);
+    if (error) return error;
+  }
+  return undefined;
+}
+
+export const clusterLabelsSchema = z.record(z.string(), z.string()).check(
+  z.refine((labels) => clusterLabelsError(labels) === undefined, { error: (issue) => clusterLabelsError(issue.input as Record<string, string>) ?? "invalid labels" }),
+);
+
 export const registrationSchema = z.strictObject({
   /** Verifies the sync job's signed pushes and reads; a list while a key is rotated. */
   publicKey: z.union([z.string(), z.array(z.string()).check(z.minLength(1), z.maxLength(MAX_CREDENTIALS))]),
@@ -38,6 +57,8 @@ export const registrationSchema = z.strictObject({
   /** Admit reviews without a token: only for a function nobody else can reach (the local demo). */
   anonymous: z.optional(z.boolean()),
   withoutSnapshot: z._default(z.enum(WITHOUT_SNAPSHOT), "FailOpen"),
+  /** What fleet policy sets select the cluster by (`env: prod`, `ring: canary`): Kubernetes label syntax. */
+  labels: z.optional(clusterLabelsSchema),
 });
 /** One cluster's entry in CLUSTERS or the registry, as written (defaults not yet applied). */
 export type Registration = z.input<typeof registrationSchema>;
@@ -48,6 +69,8 @@ export interface NormalRegistration {
   tokenHashes: string[];
   anonymous?: true;
   withoutSnapshot: WithoutSnapshot;
+  /** Absent when the cluster has none, so registrations stored before labels existed read the same. */
+  labels?: Record<string, string>;
 }
 
 export function normalRegistration(entry: z.output<typeof registrationSchema>): NormalRegistration {
@@ -56,6 +79,7 @@ export function normalRegistration(entry: z.output<typeof registrationSchema>): 
     tokenHashes: [...(entry.tokenHashes ?? [])],
     ...(entry.anonymous === true ? { anonymous: true as const } : {}),
     withoutSnapshot: entry.withoutSnapshot,
+    ...(entry.labels && Object.keys(entry.labels).length > 0 ? { labels: { ...entry.labels } } : {}),
   };
 }
 
@@ -82,7 +106,12 @@ export interface Cluster {
   keyCount: number;
   anonymous: boolean;
   withoutSnapshot: WithoutSnapshot;
+  /** The registration's labels (NO_LABELS when none): fleet policy sets select by them. */
+  labels: Labels;
 }
+
+/** One frozen empty object for every cluster without labels: thousands of clusters, no object each. */
+export const NO_LABELS: Labels = Object.freeze({});
 
 function slices(bytes: Uint8Array, from: number, to: number): Uint8Array[] {
   const result: Uint8Array[] = [];
@@ -133,7 +162,8 @@ export async function loadRegistration(id: string, value: unknown): Promise<Clus
     credentials.set(raw, index * CREDENTIAL_BYTES);
   }
   for (const [index, hash] of hashes.entries()) credentials.set(fromHex(hash.slice(TOKEN_HASH_PREFIX.length))!, (keys.length + index) * CREDENTIAL_BYTES);
-  return { id, credentials, keyCount: keys.length, anonymous: entry.anonymous === true, withoutSnapshot: entry.withoutSnapshot };
+  const labels = entry.labels && Object.keys(entry.labels).length > 0 ? Object.freeze({ ...entry.labels }) : NO_LABELS;
+  return { id, credentials, keyCount: keys.length, anonymous: entry.anonymous === true, withoutSnapshot: entry.withoutSnapshot, labels };
 }
 
 /** Parses a CLUSTERS value: every usable registration, and why each other one is not. */
