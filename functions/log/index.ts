@@ -13,7 +13,8 @@ type LogEvent =
   | { event: "config"; cluster?: string; reason: string }
   | { event: "integrity"; cluster: string; generation: number; reason: string }
   | { event: "registry-change"; status: number; changes: string[]; revision?: number; reason?: string; durationMs: number }
-  | { event: "registry-unavailable"; reason: string };
+  | { event: "registry-unavailable"; reason: string }
+  | { event: "fleet-change"; status: number; change: string; revision?: number; reason?: string; durationMs: number };
 
 const MAX_FIELD_BYTES = 200;
 
@@ -28,7 +29,7 @@ function capped(event: LogEvent): Record<string, unknown> {
 }
 
 /** A review's verdict, an accepted push or registry change are news; a refusal, a failure or a broken configuration is a warning. */
-const isWarning = (event: LogEvent) => event.event !== "review" && !((event.event === "push" || event.event === "registry-change") && event.status === 200);
+const isWarning = (event: LogEvent) => event.event !== "review" && !((event.event === "push" || event.event === "registry-change" || event.event === "fleet-change") && event.status === 200);
 
 export function log(event: LogEvent): void {
   const warning = isWarning(event);

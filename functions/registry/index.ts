@@ -13,6 +13,9 @@
 import { DurableObject } from "cloudflare:workers";
 import { MAX_REGISTERED_CLUSTERS, changeLabel, relabeled, rotated, type Change } from "../../shared/clusters/changes.js";
 import { normalRegistration, registrationSchema, type NormalRegistration } from "../../shared/clusters/index.js";
+import type { FleetChange } from "../../shared/fleet/index.js";
+import { FleetTables, type FleetApplyResult, type FleetHistory, type FleetSince } from "../fleet/store.js";
+import { APPLIED_CHANGE_TABLE, recordChange, REPLAYED } from "./replay.js";
 
 export interface StoredRegistration {
   cluster: string;
@@ -76,6 +79,8 @@ export class ClusterRegistry extends DurableObject<unknown> {
    * every isolate asks for it at once, and it is read from SQLite once.
    */
   private directory: { revision: number; ids: string[]; revisions: number[] } | undefined;
+  /** The fleet policy set lives beside the registrations: the same operator, key, replay record and single writer. */
+  private readonly fleet: FleetTables;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
@@ -86,8 +91,9 @@ export class ClusterRegistry extends DurableObject<unknown> {
        CREATE INDEX IF NOT EXISTS registration_by_revision ON registration (revision);
        CREATE TABLE IF NOT EXISTS removal (cluster TEXT PRIMARY KEY, revision INTEGER NOT NULL);
        CREATE INDEX IF NOT EXISTS removal_by_revision ON removal (revision);
-       CREATE TABLE IF NOT EXISTS applied_change (change_id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);`,
+       ${APPLIED_CHANGE_TABLE}`,
     );
+    this.fleet = new FleetTables(ctx.storage);
   }
 
   private revision(): number {
@@ -134,10 +140,7 @@ export class ClusterRegistry extends DurableObject<unknown> {
     try {
       return this.ctx.storage.transactionSync(() => {
         const sql = this.ctx.storage.sql;
-        sql.exec("DELETE FROM applied_change WHERE expires_at < ?", now);
-        if (sql.exec("SELECT 1 FROM applied_change WHERE change_id = ?", changeId).toArray().length > 0)
-          throw new Refusal(409, "this signed change was already applied (the same request, sent again)");
-        sql.exec("INSERT INTO applied_change (change_id, expires_at) VALUES (?, ?)", changeId, rememberUntil);
+        if (!recordChange(sql, changeId, now, rememberUntil)) throw new Refusal(409, REPLAYED);
         const revision = this.revision() + 1;
         let registered = sql.exec<{ count: number }>("SELECT COUNT(*) AS count FROM registration").one().count;
         const applied: AppliedChange[] = [];
@@ -172,6 +175,20 @@ export class ClusterRegistry extends DurableObject<unknown> {
       if (e instanceof Refusal) return { ok: false, status: e.status, error: e.message };
       throw e;
     }
+  }
+
+  /** A fleet change (apply, promote, rollback) as one new fleet revision, replay-checked like a registry change. */
+  applyFleet(change: FleetChange, changeId: string, now: number, rememberUntil: number): FleetApplyResult {
+    return this.fleet.apply(change, () => recordChange(this.ctx.storage.sql, changeId, now, rememberUntil), now);
+  }
+
+  /** The fleet revision in effect, with its set when it is not `since` (what an isolate polls). */
+  fleetSince(since: number): FleetSince {
+    return this.fleet.since(since);
+  }
+
+  fleetHistory(): FleetHistory {
+    return this.fleet.history();
   }
 
   private write(cluster: string, registration: NormalRegistration, revision: number, now: number): void {

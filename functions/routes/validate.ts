@@ -9,7 +9,10 @@ import { InvalidObjectError } from "../../shared/k8s/workload/index.js";
 import { MAX_LOAD_ROUNDS } from "../../shared/inventory/index.js";
 import { reviewUnits, SnapshotView, type LoadedUnit } from "../../shared/snapshot/index.js";
 import { POLICIES, policyById } from "../../policies/index.js";
-import { reviewer, type AuthEnv } from "../auth/index.js";
+import { deferOf, reviewer, type AuthEnv } from "../auth/index.js";
+import { fleetCacheOf } from "../fleet/cache.js";
+import { RegistryUnavailable } from "../registry/cache.js";
+import type { ClusterFleet } from "../../shared/fleet/index.js";
 import { readBody } from "../body/index.js";
 import type { Env } from "../config/index.js";
 import { log } from "../log/index.js";
@@ -44,7 +47,7 @@ async function reviewWithSnapshot(env: Env, cluster: string, request: AdmissionR
     if (!state.loaded) return review(request, { ...context, snapshot: undefined, ...(state.unusable ? { unusable: state.unusable } : {}) });
     const { facts, meta } = state.loaded;
     const clusterOnly = new SnapshotView(facts, new Map());
-    if (!judged(request, context.policies, clusterOnly)) return review(request, { ...context, snapshot: { view: clusterOnly, pushedAt: meta.pushedAt } });
+    if (!judged(request, context.policies, clusterOnly, true, context.fleet)) return review(request, { ...context, snapshot: { view: clusterOnly, pushedAt: meta.pushedAt } });
     const units = new Map<string, LoadedUnit | null>();
     let names = reviewUnits(request, facts);
     for (let round = 0; ; round++) {
@@ -82,9 +85,20 @@ async function judge(c: Context<AuthEnv>) {
   const { request } = decoded.review;
 
   const policies = policy ? [policy] : POLICIES;
+  // The fleet's policies on the cluster's main route; a per-policy route judges its one built-in policy.
+  let fleet: ClusterFleet | undefined;
+  const fleetSource = policy ? undefined : fleetCacheOf(c.env);
+  if (fleetSource) {
+    try {
+      fleet = (await fleetSource.cache.current(fleetSource.reader, Date.now(), deferOf(c)))?.forCluster(cluster.labels);
+    } catch (e) {
+      if (!(e instanceof RegistryUnavailable)) throw e;
+      return c.json({ error: "the cluster registry does not answer: try again shortly" }, 503);
+    }
+  }
   let outcome: ReviewOutcome;
   try {
-    outcome = await reviewWithSnapshot(c.env, cluster.id, request, { cluster: cluster.id, policies, withoutSnapshot: cluster.withoutSnapshot, now: Date.now() });
+    outcome = await reviewWithSnapshot(c.env, cluster.id, request, { cluster: cluster.id, policies, withoutSnapshot: cluster.withoutSnapshot, now: Date.now(), fleet });
   } catch (e) {
     if (e instanceof InvalidObjectError) return failed(400, e.message);
     throw e;

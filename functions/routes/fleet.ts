@@ -1,0 +1,76 @@
+// POST /v1/registry/fleet — a fleet policy set applied, a binding's waves promoted, or a revision
+//   rolled back; signed with the operator's key, each a new fleet revision (docs/fleet.md).
+// GET /v1/registry/fleet — the revision in effect, whole (what `edgeadmit fleet diff` compares with).
+// GET /v1/registry/fleet/history — the revisions kept, newest first.
+import { Hono } from "hono/tiny";
+import { sha256Hex } from "../../shared/digest/index.js";
+import { fleetChangeSchema, fleetSetProblems, MAX_FLEET_BYTES } from "../../shared/fleet/index.js";
+import { CONTENT_SHA256_HEADER } from "../../shared/signing/index.js";
+import { decodeJson } from "../../shared/zod/index.js";
+import { operator, replayableUntil, type OperatorEnv } from "../auth/index.js";
+import { readBody } from "../body/index.js";
+import { registryOf } from "../config/index.js";
+import { fleetCacheOf } from "../fleet/cache.js";
+import type { FleetStoreStub } from "../fleet/store.js";
+import { log } from "../log/index.js";
+
+export const FLEET_PATH = "/registry/fleet";
+
+export const fleet = new Hono<OperatorEnv>();
+
+const NO_REGISTRY = "this deployment has no cluster registry, where the fleet set is kept: wrangler.toml lacks the REGISTRY Durable Object binding (README, Deploy)";
+/** Problems named in one refusal: the rest are counted. */
+const MAX_PROBLEMS = 20;
+/** The registry's one instance, where the fleet set is kept; undefined without the binding. */
+const storeOf = (env: OperatorEnv["Bindings"]): FleetStoreStub | undefined => {
+  const registry = registryOf(env);
+  return registry && (registry.stub() as unknown as FleetStoreStub);
+};
+
+/** How deep a set's objects may nest: policies' matchResources and params are a few levels, never hundreds. */
+const MAX_DEPTH = 64;
+
+fleet.post(FLEET_PATH, operator("POST"), async (c) => {
+  const started = Date.now();
+  let described = "";
+  const answer = (status: 200 | 400 | 403 | 404 | 409 | 413 | 503, body: Record<string, unknown>, revision?: number) => {
+    const reason = typeof body.error === "string" ? body.error.slice(0, 500) : undefined;
+    log({ event: "fleet-change", status, change: described, ...(revision !== undefined ? { revision } : {}), ...(reason ? { reason } : {}), durationMs: Date.now() - started });
+    return c.json(body, status);
+  };
+  const body = await readBody(c, MAX_FLEET_BYTES, "fleet change");
+  if (!body.ok) return answer(body.status, { error: `${body.error}; nothing changed` });
+  if ((await sha256Hex(body.bytes)) !== c.get("contentSha256"))
+    return answer(403, { error: `the body is not the one signed: its SHA-256 differs from ${CONTENT_SHA256_HEADER}; nothing changed` });
+  const decoded = decodeJson(new TextDecoder().decode(body.bytes), fleetChangeSchema, "fleet change", "does not fit", MAX_DEPTH);
+  if (!decoded.ok) return answer(400, { error: `${decoded.error}; nothing changed` });
+  const change = decoded.value;
+  described = change.op === "apply" ? "apply" : change.op === "promote" ? `promote ${change.binding}` : `rollback to ${change.toRevision}`;
+  if (change.op === "apply") {
+    const problems = fleetSetProblems(change.set);
+    if (problems.length > 0) {
+      const named = problems.slice(0, MAX_PROBLEMS).join("; ");
+      return answer(400, { error: `the fleet set cannot be applied: ${named}${problems.length > MAX_PROBLEMS ? `; and ${problems.length - MAX_PROBLEMS} more` : ""}; nothing changed` });
+    }
+  }
+  const store = storeOf(c.env);
+  if (!store) return answer(503, { error: NO_REGISTRY });
+  const result = await store.applyFleet(change, c.get("changeId"), Date.now(), replayableUntil(c.get("signedAt")));
+  if (!result.ok) return answer(result.status, { error: `${result.error}; nothing changed` });
+  fleetCacheOf(c.env)?.cache.noteChanged();
+  return answer(200, { revision: result.revision, change: result.change }, result.revision);
+});
+
+fleet.get(FLEET_PATH, operator("GET"), async (c) => {
+  const store = storeOf(c.env);
+  if (!store) return c.json({ error: NO_REGISTRY }, 503);
+  const current = await store.fleetSince(-1);
+  return c.json(current.stored ?? { revision: 0 });
+});
+
+fleet.get(`${FLEET_PATH}/history`, operator("GET"), async (c) => {
+  const store = storeOf(c.env);
+  if (!store) return c.json({ error: NO_REGISTRY }, 503);
+  const history = await store.fleetHistory();
+  return c.json({ revision: history.revision, revisions: history.revisions.map((entry) => ({ ...entry, appliedAt: new Date(entry.appliedAt).toISOString() })) });
+});
