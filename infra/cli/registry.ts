@@ -17,9 +17,9 @@ import type { Verb } from "./verb.js";
 const OPERATOR_PRIVATE_KEY_FILE = "operator.key";
 const OPERATOR_PUBLIC_KEY_FILE = "operator.pub";
 
-const TARGET_FLAGS = { endpoint: { type: "string" }, "operator-key": { type: "string" } } as const;
-const TARGET_USAGE = "--endpoint URL --operator-key FILE";
-const TARGET_HELP = `--endpoint is the function's base URL; --operator-key the operator's private
+export const TARGET_FLAGS = { endpoint: { type: "string" }, "operator-key": { type: "string" } } as const;
+export const TARGET_USAGE = "--endpoint URL --operator-key FILE";
+export const TARGET_HELP = `--endpoint is the function's base URL; --operator-key the operator's private
 key (edgeadmit operator keygen), whose public key is in the function's
 OPERATOR_KEYS. Every request is signed with it; the function refuses others.`;
 
@@ -29,7 +29,7 @@ interface Target {
 }
 
 /** --endpoint and --operator-key, checked before anything is sent. */
-async function targetOf(verb: string, args: ParsedArgs, io: CliIo): Promise<Target> {
+export async function targetOf(verb: string, args: ParsedArgs, io: CliIo): Promise<Target> {
   const endpoint = requiredString(verb, args, "endpoint");
   const keyFile = requiredString(verb, args, "operator-key");
   if (!/^https?:\/\/[^/?#]+\/?$/.test(endpoint)) throw new CliError(`--endpoint must be the function's http(s) base URL, not "${endpoint}"`, EXIT_USAGE);
@@ -99,7 +99,7 @@ export function selectorFlag(args: ParsedArgs): ((labels: Readonly<Record<string
   return (labels) => selectorMatches(selector, labels ?? {});
 }
 
-const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+export const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
 function credentials(registration: NormalRegistration): string {
   return [

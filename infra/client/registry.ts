@@ -45,10 +45,10 @@ export interface RegistryListing {
 }
 
 /** What a 401 means to the holder of an operator key: the function does not list it. */
-const REFUSED_KEY =
+export const REFUSED_KEY =
   "the function does not accept this operator key: is its public key (edgeadmit key public --key FILE) in the function's OPERATOR_KEYS, and is the endpoint the function's?";
 
-async function signed(endpoint: string, privateKeyPem: string, method: OperatorMethod, pathAndQuery: string, body: Uint8Array): Promise<{ url: string; response: Response }> {
+export async function signed(endpoint: string, privateKeyPem: string, method: OperatorMethod, pathAndQuery: string, body: Uint8Array): Promise<{ url: string; response: Response }> {
   const url = `${endpoint.replace(/\/+$/, "")}${pathAndQuery}`;
   // The subject is the path as the function sees it: the endpoint's own path prefix included.
   const subject = new URL(url).pathname + new URL(url).search;
