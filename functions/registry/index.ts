@@ -15,6 +15,8 @@ import { MAX_REGISTERED_CLUSTERS, changeLabel, relabeled, rotated, type Change }
 import { normalRegistration, registrationSchema, type NormalRegistration } from "../../shared/clusters/index.js";
 import type { FleetChange } from "../../shared/fleet/index.js";
 import { FleetTables, type FleetApplyResult, type FleetHistory, type FleetSince } from "../fleet/store.js";
+import { CountTables, type CountQuery, type CountSum } from "../fleet/counts.js";
+import type { CountRow } from "../../shared/fleet/counts.js";
 import { APPLIED_CHANGE_TABLE, recordChange, REPLAYED } from "./replay.js";
 
 export interface StoredRegistration {
@@ -81,6 +83,8 @@ export class ClusterRegistry extends DurableObject<unknown> {
   private directory: { revision: number; ids: string[]; revisions: number[] } | undefined;
   /** The fleet policy set lives beside the registrations: the same operator, key, replay record and single writer. */
   private readonly fleet: FleetTables;
+  /** Verdict counts, flushed by every isolate at most every 10 s (functions/fleet/counts.ts). */
+  private readonly counts: CountTables;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
@@ -94,6 +98,7 @@ export class ClusterRegistry extends DurableObject<unknown> {
        ${APPLIED_CHANGE_TABLE}`,
     );
     this.fleet = new FleetTables(ctx.storage);
+    this.counts = new CountTables(ctx.storage);
   }
 
   private revision(): number {
@@ -189,6 +194,15 @@ export class ClusterRegistry extends DurableObject<unknown> {
 
   fleetHistory(): FleetHistory {
     return this.fleet.history();
+  }
+
+  /** One isolate's batch of verdict counts, added to the hourly rows. */
+  addCounts(rows: CountRow[], now: number): void {
+    this.counts.add(rows, now);
+  }
+
+  countSums(query: CountQuery, now: number): CountSum[] {
+    return this.counts.sums(query, now);
   }
 
   private write(cluster: string, registration: NormalRegistration, revision: number, now: number): void {

@@ -2,6 +2,7 @@
 //   rolled back; signed with the operator's key, each a new fleet revision (docs/fleet.md).
 // GET /v1/registry/fleet — the revision in effect, whole (what `edgeadmit fleet diff` compares with).
 // GET /v1/registry/fleet/history — the revisions kept, newest first.
+// GET /v1/registry/counts[?cluster=<id>&hours=<n>] — verdict counts summed over the last n hours (default 24).
 import { Hono } from "hono/tiny";
 import { sha256Hex } from "../../shared/digest/index.js";
 import { fleetChangeSchema, fleetSetProblems, MAX_FLEET_BYTES } from "../../shared/fleet/index.js";
@@ -11,6 +12,9 @@ import { operator, replayableUntil, type OperatorEnv } from "../auth/index.js";
 import { readBody } from "../body/index.js";
 import { registryOf } from "../config/index.js";
 import { fleetCacheOf } from "../fleet/cache.js";
+import { countsOf } from "../fleet/counts.js";
+import { KEPT_HOURS } from "../../shared/fleet/counts.js";
+import { CLUSTER_ID } from "../../shared/clusters/index.js";
 import type { FleetStoreStub } from "../fleet/store.js";
 import { log } from "../log/index.js";
 
@@ -73,4 +77,19 @@ fleet.get(`${FLEET_PATH}/history`, operator("GET"), async (c) => {
   if (!store) return c.json({ error: NO_REGISTRY }, 503);
   const history = await store.fleetHistory();
   return c.json({ revision: history.revision, revisions: history.revisions.map((entry) => ({ ...entry, appliedAt: new Date(entry.appliedAt).toISOString() })) });
+});
+
+fleet.get("/registry/counts", operator("GET"), async (c) => {
+  const cluster = c.req.query("cluster");
+  if (cluster !== undefined && (cluster.length > 63 || !CLUSTER_ID.test(cluster))) return c.json({ error: "cluster must be a cluster id" }, 400);
+  const hoursText = c.req.query("hours") ?? "24";
+  const hours = /^\d{1,3}$/.test(hoursText) ? Number(hoursText) : 0;
+  if (hours < 1 || hours > KEPT_HOURS) return c.json({ error: `hours must be a whole number from 1 to ${KEPT_HOURS} (counts are kept ${KEPT_HOURS} hours)` }, 400);
+  const counts = countsOf(c.env);
+  if (!counts) return c.json({ error: NO_REGISTRY }, 503);
+  const now = Date.now();
+  // This isolate's pending counts first, so a read sees what it counted; other isolates flush within 10 s.
+  await counts.flusher.flush(counts.writer, now);
+  const rows = await counts.writer().countSums({ cluster, hours }, now);
+  return c.json({ hours, rows: rows.map(([clusterId, origin, policy, outcome, count]) => ({ cluster: clusterId, origin, policy, outcome, count })) });
 });

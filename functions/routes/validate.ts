@@ -11,6 +11,7 @@ import { reviewUnits, SnapshotView, type LoadedUnit } from "../../shared/snapsho
 import { POLICIES, policyById } from "../../policies/index.js";
 import { deferOf, reviewer, type AuthEnv } from "../auth/index.js";
 import { fleetCacheOf } from "../fleet/cache.js";
+import { countsOf } from "../fleet/counts.js";
 import { RegistryUnavailable } from "../registry/cache.js";
 import type { ClusterFleet } from "../../shared/fleet/index.js";
 import { readBody } from "../body/index.js";
@@ -73,8 +74,10 @@ async function judge(c: Context<AuthEnv>) {
   const policy = policyId === undefined ? undefined : policyById(policyId);
   if (policyId !== undefined && !policy)
     return c.json({ error: `unknown policy "${policyId.slice(0, 63)}"; known policies: ${POLICIES.map((p) => p.id).join(", ")}` }, 404);
+  const counts = countsOf(c.env);
   const failed = (status: 400 | 413, error: string) => {
     log({ event: "review-failed", cluster: cluster.id, status, reason: error, durationMs: Date.now() - started });
+    counts?.flusher.counter.countError(cluster.id, started);
     return c.json({ error }, status);
   };
 
@@ -102,6 +105,10 @@ async function judge(c: Context<AuthEnv>) {
   } catch (e) {
     if (e instanceof InvalidObjectError) return failed(400, e.message);
     throw e;
+  }
+  if (counts) {
+    counts.flusher.counter.countReview(cluster.id, outcome, started);
+    counts.flusher.maybeFlush(counts.writer, started, deferOf(c));
   }
   const verdict = verdictOf(outcome.decision);
   if (verdict === "deny" || verdict === "warn" || c.env.LOG_REVIEWS === "all")

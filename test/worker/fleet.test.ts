@@ -49,8 +49,8 @@ spec: {policyName: ${policy}, ${spec}}`;
 
 const setOf = (...documents: string[]) => fleetSetOf(objectsFromYaml(documents.join("\n---\n")));
 
-const deployment = (labels: Record<string, string> = {}) =>
-  wrapReview({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web", namespace: "shop", labels }, spec: { replicas: 1, template: { spec: { containers: [{ name: "web", image: "nginx" }] } } } });
+const deployment = (labels: Record<string, string> = {}, name = "web") =>
+  wrapReview({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name, namespace: "shop", labels }, spec: { replicas: 1, template: { spec: { containers: [{ name: "web", image: "nginx" }] } } } });
 
 interface Verdict {
   allowed: boolean;
@@ -59,8 +59,8 @@ interface Verdict {
   auditAnnotations?: Record<string, string>;
 }
 
-async function review(cluster: string, c: Credentials, labels: Record<string, string> = {}): Promise<Verdict> {
-  const response = await dispatch(`/v1/${cluster}/validate`, { method: "POST", body: JSON.stringify(deployment(labels)), headers: { "content-type": "application/json", authorization: `Bearer ${c.token}` } });
+async function review(cluster: string, c: Credentials, labels: Record<string, string> = {}, name = "web"): Promise<Verdict> {
+  const response = await dispatch(`/v1/${cluster}/validate`, { method: "POST", body: JSON.stringify(deployment(labels, name)), headers: { "content-type": "application/json", authorization: `Bearer ${c.token}` } });
   expect(response.status).toBe(200);
   const { response: verdict } = (await response.json()) as { response: Verdict & { status?: { code: number; message: string; reason?: string } } };
   return {
@@ -223,5 +223,56 @@ describe("a fleet change the operator did not make, or that is stale, stores not
       },
     });
     expect(await current()).toEqual(before);
+  });
+});
+
+describe("verdict counts", () => {
+  it("count each review once by its verdict, and each policy's result, per cluster: what was sent, no more", async () => {
+    const c = await registered("fl-count", { env: "count" });
+    const exception = `apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionException
+metadata: {name: legacy}
+spec:
+  policies: [require-team]
+  match:
+  - {kinds: [Deployment], names: [legacy]}`;
+    await fleetChange({
+      op: "apply",
+      set: setOf(
+        requireLabel("require-team", "team"),
+        requireLabel("require-owner", "owner"),
+        binding("count-team", "require-team", "clusterSelector: {matchLabels: {env: count}}, validationActions: [Deny]"),
+        binding("count-owner", "require-owner", "clusterSelector: {matchLabels: {env: count}}, validationActions: [Warn]"),
+        exception,
+      ),
+    });
+    expect((await review("fl-count", c)).allowed).toBe(false);
+    expect((await review("fl-count", c, { owner: "o" })).allowed).toBe(false);
+    expect(await review("fl-count", c, { owner: "o", team: "t" })).toEqual({ allowed: true });
+    expect((await review("fl-count", c, { team: "t" })).warnings).toHaveLength(1);
+    expect((await review("fl-count", c, { owner: "o" }, "legacy")).allowed).toBe(true);
+    const garbage = await dispatch("/v1/fl-count/validate", { method: "POST", body: "{}", headers: { "content-type": "application/json", authorization: `Bearer ${c.token}` } });
+    expect(garbage.status).toBe(400);
+
+    const path = "/v1/registry/counts?cluster=fl-count&hours=2";
+    const response = await dispatch(path, { headers: await operatorHeaders("GET", path, new Uint8Array()) });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      hours: 2,
+      rows: [
+        { cluster: "fl-count", origin: "fleet", policy: "require-owner", outcome: "warn", count: 2 },
+        { cluster: "fl-count", origin: "fleet", policy: "require-team", outcome: "deny", count: 2 },
+        { cluster: "fl-count", origin: "fleet", policy: "require-team", outcome: "exempted", count: 1 },
+        { cluster: "fl-count", origin: "review", policy: "*", outcome: "allow", count: 1 },
+        // The exempted review: allowed, with the audit annotation that names the exception.
+        { cluster: "fl-count", origin: "review", policy: "*", outcome: "audit", count: 1 },
+        { cluster: "fl-count", origin: "review", policy: "*", outcome: "deny", count: 2 },
+        { cluster: "fl-count", origin: "review", policy: "*", outcome: "error", count: 1 },
+        { cluster: "fl-count", origin: "review", policy: "*", outcome: "warn", count: 1 },
+      ],
+    });
+    // Read again: nothing counted twice.
+    const again = await dispatch(path, { headers: await operatorHeaders("GET", path, new Uint8Array()) });
+    expect(((await again.json()) as { rows: unknown[] }).rows).toHaveLength(8);
   });
 });
