@@ -17,6 +17,7 @@ import { consoleTable, describeMachine, endLoad, markdown, type Results } from "
 import { registryScale } from "./registry.js";
 import { perReview, reviewCases } from "./review.js";
 import { fleet } from "./fleet.js";
+import { fleetPolicies } from "./fleet-policies.js";
 import { inventory } from "./inventory.js";
 import { buildClusterSnapshot, viewOf } from "./snapshot.js";
 import { nowMs } from "./stats.js";
@@ -53,18 +54,19 @@ async function main(): Promise<void> {
   const smallReview = reviewCases(cluster.shape)[0]!;
   // The end-to-end and check sections compare with the in-process review, so they need its figure.
   const needsReview = only === undefined || ["per review", "end to end", "check"].some((title) => title.includes(only));
-  const review = needsReview ? await step("1/11 per review, in process", () => perReview(viewOf(cluster), cluster.shape)) ?? (await perReview(viewOf(cluster), cluster.shape)) : undefined;
-  await step("2/11 fleet: snapshots in shards", () => fleet(scratchDir("fleet")));
+  const review = needsReview ? await step("1/12 per review, in process", () => perReview(viewOf(cluster), cluster.shape)) ?? (await perReview(viewOf(cluster), cluster.shape)) : undefined;
+  await step("2/12 fleet: snapshots in shards", () => fleet(scratchDir("fleet")));
   const inProcessUs = review?.figures.find((f) => f.name === `${smallReview.name}: median`)!.value.median ?? 0;
-  await step("3/11 end to end through workerd", () => endToEnd(cluster, smallReview.text, smallReview.name, inProcessUs, scratchDir("e2e")));
-  await step("4/11 bundle and start-up", () => bundleAndStartup(scratchDir("bundle")));
-  await step("5/11 CLI snapshot build", () => cliSnapshotBuild(scratchDir("cli")));
-  await step("6/11 adversarial reviews", adversarial);
-  await step("7/11 ValidatingAdmissionPolicies", validatingAdmissionPolicies);
-  await step("8/11 CLI check, in process", () => checkScale(scratchDir("check"), inProcessUs));
-  await step("9/11 cluster registry at fleet size", registryScale);
-  await step("10/11 inventory inside CEL", inventory);
-  await step("11/11 the sync job at cluster size", () => syncScale(scratchDir("sync")));
+  await step("3/12 end to end through workerd", () => endToEnd(cluster, smallReview.text, smallReview.name, inProcessUs, scratchDir("e2e")));
+  await step("4/12 bundle and start-up", () => bundleAndStartup(scratchDir("bundle")));
+  await step("5/12 CLI snapshot build", () => cliSnapshotBuild(scratchDir("cli")));
+  await step("6/12 adversarial reviews", adversarial);
+  await step("7/12 ValidatingAdmissionPolicies", validatingAdmissionPolicies);
+  await step("8/12 CLI check, in process", () => checkScale(scratchDir("check"), inProcessUs));
+  await step("9/12 cluster registry at fleet size", registryScale);
+  await step("10/12 inventory inside CEL", inventory);
+  await step("11/12 the sync job at cluster size", () => syncScale(scratchDir("sync")));
+  await step("12/12 fleet policy sets", fleetPolicies);
 
   results.durationSeconds = (nowMs() - started) / 1000;
   endLoad(results.machine);

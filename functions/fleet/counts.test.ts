@@ -27,9 +27,9 @@ describe("CountFlusher", () => {
     flusher.maybeFlush(writer, t0 + FLUSH_MS, (work) => void deferred.push(work));
     await Promise.all(deferred);
     expect(writes[1]).toEqual([
+      [5, "c1", "review", "*", "allow", 499],
       [5, "c1", "review", "*", "deny", 500],
       [5, "c1", "builtin", "rwo-rollout", "deny", 500],
-      [5, "c1", "review", "*", "allow", 499],
     ]);
   });
 

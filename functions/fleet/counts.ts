@@ -13,7 +13,7 @@ import type { Defer } from "../registry/cache.js";
 
 /** At most one storage write per isolate this often. */
 export const FLUSH_MS = 10_000;
-/** Rows one flush sends at most: a bounded write whatever the isolate counted (the rest waits for the next flush). */
+/** Entries (cluster, policy and hour; a row per outcome counted, six at most) one flush sends at most: a bounded write whatever the isolate counted (the rest waits for the next flush). */
 export const MAX_BATCH = 2_000;
 
 export interface CountWriter {

@@ -21,58 +21,103 @@ export const KEPT_HOURS = 8 * 24;
 /** One stored row: the hour (since the epoch), cluster, origin, policy, outcome and how many. */
 export type CountRow = [hour: number, cluster: string, origin: CountOrigin, policy: string, outcome: CountOutcome, count: number];
 
-/** Distinct rows an isolate holds between flushes: beyond it, counts are dropped and the drop is counted (a bound on memory, whatever the traffic). */
+/** Distinct (hour, cluster, origin, policy) an isolate holds between flushes: beyond it, counts are dropped and the drop is counted (a bound on memory, whatever the traffic). */
 export const MAX_PENDING_ROWS = 20_000;
 
-const SEP = "\u0000";
+const OUTCOME_INDEX: Readonly<Record<CountOutcome, number>> = { allow: 0, deny: 1, warn: 2, audit: 3, error: 4, exempted: 5 };
+const MODE_OUTCOME = { Deny: OUTCOME_INDEX.deny, Warn: OUTCOME_INDEX.warn, Audit: OUTCOME_INDEX.audit } as const;
 
-/** Counts not yet flushed, keyed by row; what a flush takes and, on failure, gives back. */
+/** origin → policy → a count per outcome. */
+type ClusterCounts = Map<CountOrigin, Map<string, number[]>>;
+
+/**
+ * Counts not yet flushed: hour → cluster → origin → policy → a count per
+ * outcome. Nested maps keyed by the strings the review already holds (the
+ * cluster's id, the policies' names), so counting builds no key: a few map
+ * lookups and increments per result.
+ */
 export class VerdictCounter {
-  #pending = new Map<string, number>();
+  #pending = new Map<number, Map<string, ClusterCounts>>();
+  #rows = 0;
   /** Counts dropped because MAX_PENDING_ROWS rows were pending; reported with the next flush's log line. */
   dropped = 0;
 
-  #add(key: string, by = 1): void {
-    const count = this.#pending.get(key);
-    if (count !== undefined) this.#pending.set(key, count + by);
-    else if (this.#pending.size < MAX_PENDING_ROWS) this.#pending.set(key, by);
+  #counts(hour: number, cluster: string, origin: CountOrigin, policy: string): number[] | undefined {
+    const found = this.#pending.get(hour)?.get(cluster)?.get(origin)?.get(policy);
+    if (found !== undefined) return found;
+    // Past the bound nothing new is made, not even an empty map.
+    if (this.#rows >= MAX_PENDING_ROWS) return undefined;
+    let clusters = this.#pending.get(hour);
+    if (clusters === undefined) this.#pending.set(hour, (clusters = new Map()));
+    let origins = clusters.get(cluster);
+    if (origins === undefined) clusters.set(cluster, (origins = new Map()));
+    let policies = origins.get(origin);
+    if (policies === undefined) origins.set(origin, (policies = new Map()));
+    const counts = [0, 0, 0, 0, 0, 0];
+    policies.set(policy, counts);
+    this.#rows++;
+    return counts;
+  }
+
+  #add(hour: number, cluster: string, origin: CountOrigin, policy: string, outcome: number, by = 1): void {
+    const counts = this.#counts(hour, cluster, origin, policy);
+    if (counts) counts[outcome]! += by;
     else this.dropped += by;
   }
 
   /** One review's verdict and each policy's result, in the hour of `now`. */
   countReview(cluster: string, outcome: ReviewOutcome, now: number): void {
-    const prefix = `${Math.floor(now / HOUR_MS)}${SEP}${cluster}${SEP}`;
+    const hour = Math.floor(now / HOUR_MS);
     const { decision } = outcome;
-    const verdict: CountOutcome = !decision.allowed ? "deny" : decision.warnings.length > 0 ? "warn" : Object.keys(decision.auditAnnotations).length > 0 ? "audit" : "allow";
-    this.#add(`${prefix}review${SEP}${WHOLE_REVIEW}${SEP}${verdict}`);
-    for (const result of outcome.results) this.#add(`${prefix}${originOf(result)}${SEP}${result.policy}${SEP}${result.mode === "Deny" ? "deny" : result.mode === "Warn" ? "warn" : "audit"}`);
-    for (const result of outcome.skipped) this.#add(`${prefix}${originOf(result)}${SEP}${result.policy}${SEP}exempted`);
+    let annotated = false;
+    for (const _ in decision.auditAnnotations) {
+      annotated = true;
+      break;
+    }
+    const verdict = !decision.allowed ? OUTCOME_INDEX.deny : decision.warnings.length > 0 ? OUTCOME_INDEX.warn : annotated ? OUTCOME_INDEX.audit : OUTCOME_INDEX.allow;
+    this.#add(hour, cluster, "review", WHOLE_REVIEW, verdict);
+    for (const result of outcome.results) this.#add(hour, cluster, originOf(result), result.policy, MODE_OUTCOME[result.mode]);
+    for (const result of outcome.skipped) this.#add(hour, cluster, originOf(result), result.policy, OUTCOME_INDEX.exempted);
   }
 
   /** A review that could not be judged (a body that is not an AdmissionReview): an error of the review as a whole. */
   countError(cluster: string, now: number): void {
-    this.#add(`${Math.floor(now / HOUR_MS)}${SEP}${cluster}${SEP}review${SEP}${WHOLE_REVIEW}${SEP}error`);
+    this.#add(Math.floor(now / HOUR_MS), cluster, "review", WHOLE_REVIEW, OUTCOME_INDEX.error);
   }
 
+  /** Pending (hour, cluster, origin, policy) entries. */
   get size(): number {
-    return this.#pending.size;
+    return this.#rows;
   }
 
-  /** Up to `max` pending rows, removed from what is pending. */
+  /** The pending counts of up to `max` entries, as rows (one per outcome counted), removed from what is pending. */
   take(max: number): CountRow[] {
     const rows: CountRow[] = [];
-    for (const [key, count] of this.#pending) {
-      if (rows.length >= max) break;
-      this.#pending.delete(key);
-      const [hour, cluster, origin, policy, outcome] = key.split(SEP) as [string, string, CountOrigin, string, CountOutcome];
-      rows.push([Number(hour), cluster, origin, policy, outcome, count]);
+    let taken = 0;
+    for (const [hour, clusters] of this.#pending) {
+      for (const [cluster, origins] of clusters) {
+        for (const [origin, policies] of origins) {
+          for (const [policy, counts] of policies) {
+            if (taken >= max) return rows;
+            taken++;
+            this.#rows--;
+            policies.delete(policy);
+            counts.forEach((count, index) => {
+              if (count > 0) rows.push([hour, cluster, origin, policy, OUTCOMES[index]!, count]);
+            });
+          }
+          if (policies.size === 0) origins.delete(origin);
+        }
+        if (origins.size === 0) clusters.delete(cluster);
+      }
+      if (clusters.size === 0) this.#pending.delete(hour);
     }
     return rows;
   }
 
   /** Rows a failed flush could not store, pending again. */
   giveBack(rows: readonly CountRow[]): void {
-    for (const [hour, cluster, origin, policy, outcome, count] of rows) this.#add([hour, cluster, origin, policy, outcome].join(SEP), count);
+    for (const [hour, cluster, origin, policy, outcome, count] of rows) this.#add(hour, cluster, origin, policy, OUTCOME_INDEX[outcome], count);
   }
 }
 

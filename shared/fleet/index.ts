@@ -265,6 +265,8 @@ export class FleetPolicies {
   readonly #exceptions: ExceptionIndex;
   readonly #params: FleetParams;
   readonly #selections = new Map<string, ClusterFleet>();
+  /** Per labels object (a registration's, kept while the isolate holds it): a review finds its cluster's selection in one lookup. */
+  readonly #byLabels = new WeakMap<Labels, ClusterFleet | null>();
   readonly #bindings: readonly FleetBinding[];
 
   constructor(readonly stored: FleetRevision) {
@@ -275,6 +277,14 @@ export class FleetPolicies {
 
   /** What the fleet binds on a cluster labelled `labels`; undefined when it binds nothing there. */
   forCluster(labels: Labels): ClusterFleet | undefined {
+    const known = this.#byLabels.get(labels);
+    if (known !== undefined) return known ?? undefined;
+    const fleet = this.#select(labels);
+    this.#byLabels.set(labels, fleet ?? null);
+    return fleet;
+  }
+
+  #select(labels: Labels): ClusterFleet | undefined {
     const selected: Selected[] = [];
     for (const binding of this.#bindings) {
       const actions = actionsFor(binding, this.stored.stages[binding.metadata.name] ?? 0, labels);
