@@ -92,6 +92,19 @@ describe("fleet verbs", () => {
     const response = await fetch(`${worker.url}/v1/prod/validate`, { method: "POST", body: JSON.stringify(review), headers: { "content-type": "application/json", authorization: `Bearer ${token}` } });
     const { response: verdict } = (await response.json()) as { response: { allowed: boolean; status?: { message: string } } };
     expect([verdict.allowed, verdict.status?.message]).toEqual([false, "ValidatingAdmissionPolicy 'require-team' with binding 'fleet/baseline-team' denied request: every Deployment needs a team label"]);
+
+    expect(await runCli(["fleet", "status", ...target(), "-l", "env=prod"])).toEqual({
+      code: 0,
+      stdout: "prod [env=prod] fleet revision 4: baseline-team: Deny; last 24h: allow 0, deny 1, warn 0, audit 0, error 0, exempted 0\n",
+      stderr: "1 cluster; fleet revision 4\n",
+    });
+    const perPolicy = JSON.parse((await runCli(["fleet", "status", "require-team", ...target(), "-o", "json", "--hours", "2"])).stdout) as unknown;
+    expect(perPolicy).toEqual({
+      hours: 2,
+      policy: "require-team",
+      fleetRevision: 4,
+      clusters: [{ cluster: "prod", labels: { env: "prod" }, fleetRevision: 4, fleetBindings: ["baseline-team: Deny"], verdicts: { allow: 0, deny: 1, warn: 0, audit: 0, error: 0, exempted: 0 } }],
+    });
   });
 
   it("refuses a set the function would refuse before sending anything", async () => {

@@ -2,14 +2,16 @@
 // set (docs/fleet.md), one set for every registered cluster, selected by
 // their labels, changed with requests signed by the operator's key. Every
 // change is a new fleet revision, in effect in every isolate within seconds.
-import { fleetSetOf, fleetSetProblems, fleetSetSchema, type FleetSet } from "../../shared/fleet/index.js";
+import { actionsFor, fleetSetOf, fleetSetProblems, fleetSetSchema, type FleetSet } from "../../shared/fleet/index.js";
+import { KEPT_HOURS, OUTCOMES } from "../../shared/fleet/counts.js";
 import { describeZodError } from "../../shared/zod/index.js";
-import { changeFleet, currentFleet, fleetHistory, type FleetCurrent } from "../client/fleet.js";
+import { changeFleet, currentFleet, fleetHistory, verdictCounts, type FleetCurrent } from "../client/fleet.js";
+import { listRegistry } from "../client/registry.js";
 import { filesUnder, objectsFromText } from "../objects/yaml.js";
 import { choice, optionalString, parseVerbArgs, stringList, type ParsedArgs } from "./args.js";
 import { CliError, EXIT_USAGE } from "./errors.js";
 import { readInput, type CliIo } from "./io.js";
-import { plural, TARGET_FLAGS, TARGET_HELP, TARGET_USAGE, targetOf } from "./registry.js";
+import { labelsText, plural, selectorFlag, TARGET_FLAGS, TARGET_HELP, TARGET_USAGE, targetOf } from "./registry.js";
 import type { Verb } from "./verb.js";
 
 const EFFECT = "every isolate of the function enforces it within seconds (docs/fleet.md)";
@@ -238,4 +240,73 @@ Example:
   },
 };
 
-export const fleetVerbs: readonly Verb[] = [apply, diff, history, rollback, promote];
+type Tally = Record<(typeof OUTCOMES)[number], number>;
+const emptyTally = (): Tally => ({ allow: 0, deny: 0, warn: 0, audit: 0, error: 0, exempted: 0 });
+const tallyText = (tally: Tally) => OUTCOMES.map((outcome) => `${outcome} ${tally[outcome]}`).join(", ");
+
+const status: Verb = {
+  name: "fleet status",
+  summary: "each registered cluster's labels, fleet bindings in effect and verdict counts; or one policy's",
+  usage: `edgeadmit fleet status [POLICY] ${TARGET_USAGE} [-l SELECTOR] [--hours N] [-o text|json]
+
+One line per registered cluster (-l keeps those the selector selects): its
+labels, the fleet revision in effect and the fleet bindings it gets there
+(each with the validationActions of the wave it is in), and its reviews'
+verdicts over the last N hours (default 24, at most ${KEPT_HOURS}). With POLICY, the
+same clusters with that policy's results (a built-in id, or a
+ValidatingAdmissionPolicy's name, the cluster's own or the fleet's).
+Counts reach the function from each isolate within 10 s.
+${TARGET_HELP}
+
+Example:
+  edgeadmit fleet status -l env=prod --hours 168 --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
+  async run(argv, io) {
+    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, selector: { type: "string", short: "l" }, hours: { type: "string" }, output: { type: "string", short: "o" } }, 1);
+    if (args.help) {
+      io.out(`${this.usage}\n`);
+      return 0;
+    }
+    const policy = args.positionals[0];
+    const output = choice("output", optionalString(args, "output"), ["text", "json"] as const, "text");
+    const hoursText = optionalString(args, "hours") ?? "24";
+    const hours = /^\d{1,3}$/.test(hoursText) ? Number(hoursText) : 0;
+    if (hours < 1 || hours > KEPT_HOURS) throw new CliError(`--hours must be a whole number from 1 to ${KEPT_HOURS}, not "${hoursText.slice(0, 20)}"`, EXIT_USAGE);
+    const selected = selectorFlag(args);
+    const target = await targetOf(this.name, args, io);
+    const [listing, current, counts] = await Promise.all([
+      listRegistry(target.endpoint, target.privateKeyPem),
+      currentFleet(target.endpoint, target.privateKeyPem),
+      verdictCounts(target.endpoint, target.privateKeyPem, hours),
+    ]);
+    const tallies = new Map<string, Tally>();
+    for (const row of counts.rows) {
+      const wanted = policy === undefined ? row.origin === "review" : row.policy === policy && row.origin !== "review";
+      if (!wanted || !(OUTCOMES as readonly string[]).includes(row.outcome)) continue;
+      const tally = tallies.get(row.cluster) ?? emptyTally();
+      tally[row.outcome as keyof Tally] += row.count;
+      tallies.set(row.cluster, tally);
+    }
+    const clusters = listing.clusters
+      .filter((entry) => !selected || selected(entry.labels))
+      .map((entry) => {
+        const labels = entry.labels ?? {};
+        const bindings = (current.set?.bindings ?? []).flatMap((binding) => {
+          const actions = actionsFor(binding, current.stages?.[binding.metadata.name] ?? 0, labels);
+          return actions && (policy === undefined || binding.spec.policyName === policy) ? [`${binding.metadata.name}: ${actions.join(",")}`] : [];
+        });
+        return { cluster: entry.cluster, labels, fleetRevision: current.revision, fleetBindings: bindings, verdicts: tallies.get(entry.cluster) ?? emptyTally() };
+      });
+    if (output === "json") {
+      io.out(`${JSON.stringify({ hours, ...(policy !== undefined ? { policy } : {}), fleetRevision: current.revision, clusters }, null, 2)}\n`);
+      return 0;
+    }
+    for (const entry of clusters)
+      io.out(
+        `${entry.cluster} [${labelsText(entry.labels) || "no labels"}] fleet revision ${entry.fleetRevision}: ${entry.fleetBindings.length > 0 ? entry.fleetBindings.join("; ") : "no fleet binding"}; last ${hours}h: ${tallyText(entry.verdicts)}\n`,
+      );
+    io.err(`${plural(clusters.length, "cluster")}${policy !== undefined ? `, policy ${policy}` : ""}; fleet revision ${current.revision}\n`);
+    return 0;
+  },
+};
+
+export const fleetVerbs: readonly Verb[] = [apply, diff, history, rollback, promote, status];

@@ -53,3 +53,15 @@ async function read<T>(endpoint: string, privateKeyPem: string, path: string, sc
 export const currentFleet = (endpoint: string, privateKeyPem: string) => read(endpoint, privateKeyPem, FLEET_PATH, currentSchema);
 
 export const fleetHistory = (endpoint: string, privateKeyPem: string) => read(endpoint, privateKeyPem, `${FLEET_PATH}/history`, historySchema);
+
+const countsSchema = z.object({
+  hours: z.number(),
+  rows: z.array(z.object({ cluster: z.string(), origin: z.string(), policy: z.string(), outcome: z.string(), count: z.number() })),
+});
+export type FleetCounts = z.infer<typeof countsSchema>;
+
+/** Verdict counts summed over the last `hours` hours: every cluster's, or one's. */
+export function verdictCounts(endpoint: string, privateKeyPem: string, hours: number, cluster?: string): Promise<FleetCounts> {
+  const query = `?hours=${hours}${cluster === undefined ? "" : `&cluster=${encodeURIComponent(cluster)}`}`;
+  return read(endpoint, privateKeyPem, `/v1/registry/counts${query}`, countsSchema);
+}
