@@ -105,6 +105,14 @@ describe("fleet verbs", () => {
       fleetRevision: 4,
       clusters: [{ cluster: "prod", labels: { env: "prod" }, fleetRevision: 4, fleetBindings: ["baseline-team: Deny"], verdicts: { allow: 0, deny: 1, warn: 0, audit: 0, error: 0, exempted: 0 } }],
     });
+
+    // webhook-config --operator-key: the rules also cover what the fleet binds on the cluster (ConfigMaps, which no built-in policy reads).
+    writeFileSync(join(fleetDir, "configmaps.yaml"), POLICY.replace("require-team", "configmap-team").replace("{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}", '{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}') + "---\n" + binding("validationActions: [Warn]").replace("baseline-team", "configmap-team").replace("policyName: require-team", "policyName: configmap-team"));
+    expect((await runCli(["fleet", "apply", "-f", fleetDir, ...target()])).code).toBe(0);
+    const rendered = await runCli(["webhook-config", "--url", "https://edgeadmit.example.com", "--cluster", "prod", "--operator-key", operatorKey, "--endpoint", worker.url]);
+    const plain = await runCli(["webhook-config", "--url", "https://edgeadmit.example.com", "--cluster", "prod"]);
+    expect([rendered.code, plain.stdout.includes("configmaps")]).toEqual([0, false]);
+    expect(rendered.stdout).toContain("- apiGroups:\n          - \"\"\n        apiVersions:\n          - v1\n        resources:\n          - configmaps\n        operations:\n          - CREATE\n");
   });
 
   it("refuses a set the function would refuse before sending anything", async () => {

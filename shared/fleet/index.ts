@@ -13,7 +13,7 @@ import { selectorMatches, type Labels } from "../k8s/labels/index.js";
 import { labelSelectorSchema } from "../k8s/schemas/index.js";
 import { exceptionObjectSchema, indexExceptions, type Exception, type ExceptionIndex } from "../exceptions/index.js";
 import { ENFORCEMENT_MODES, type EnforcementMode } from "../policy/modes.js";
-import { compilePolicySet, policyObjectSchema, type CompiledPolicySet } from "../vap/index.js";
+import { compilePolicySet, policyObjectSchema, type CompiledPolicySet, type NamedRule } from "../vap/index.js";
 import type { ParamFacts } from "../vap/params/index.js";
 import type { PolicyFacts } from "../vap/index.js";
 
@@ -44,7 +44,6 @@ const waveSchema = z.strictObject({
   /** The clusters of this wave, among those the binding's clusterSelector selects; absent: all of them. */
   clusterSelector: z.optional(labelSelectorSchema),
 });
-export type Wave = z.infer<typeof waveSchema>;
 
 /** An EdgeAdmissionPolicyBinding's spec (a ValidatingAdmissionPolicyBindingSpec) plus which clusters it binds on and how it rolls out. */
 const fleetBindingSpecSchema = z.looseObject({
@@ -191,6 +190,20 @@ export function actionsFor(binding: FleetBinding, stage: number, labels: Labels)
   return undefined;
 }
 
+/**
+ * The resource rules of the fleet policies bound on a cluster labelled
+ * `labels` (in any wave it is in): what its ValidatingWebhookConfiguration
+ * must send the function for the fleet to see it (edgeadmit webhook-config).
+ */
+export function fleetRulesFor(set: FleetSet, stages: Readonly<Record<string, number>>, labels: Labels): Array<{ policy: string; rule: NamedRule }> {
+  const bound = new Set(set.bindings.filter((binding) => actionsFor(binding, stages[binding.metadata.name] ?? 0, labels) !== undefined).map((binding) => binding.spec.policyName));
+  return set.policies.flatMap((object) => {
+    const parsed = policyObjectSchema.safeParse(object);
+    if (!parsed.success || !bound.has(parsed.data.metadata.name)) return [];
+    return parsed.data.spec.matchConstraints.resourceRules.map((rule) => ({ policy: parsed.data.metadata.name, rule }));
+  });
+}
+
 interface Selected {
   binding: FleetBinding;
   actions: EnforcementMode[];
@@ -219,7 +232,7 @@ export interface ClusterFleet {
   /** The fleet's exceptions: the only ones that exempt from a fleet policy. */
   exceptions: ExceptionIndex;
   /** The fleet's params, for bindings whose paramKind the fleet holds objects of; the cluster's snapshot answers the rest (fleetFacts). */
-  params: ParamFacts;
+  params: FleetParams;
   /** The fleet bindings this cluster gets, `name: actions`: what `fleet status` shows. */
   bindings: readonly string[];
 }
@@ -229,7 +242,7 @@ const STRICTNESS: Readonly<Record<EnforcementMode, number>> = { Audit: 0, Warn: 
 export const stricter = (a: EnforcementMode, b: EnforcementMode): EnforcementMode => (STRICTNESS[a] >= STRICTNESS[b] ? a : b);
 
 /** The fleet's params by kind (`<apiVersion>/<kind>`): a kind of the fleet's is answered from the fleet only. */
-class FleetParams implements ParamFacts {
+export class FleetParams implements ParamFacts {
   readonly #byKind = new Map<string, { namespaced: boolean; objects: Array<{ namespace: string | undefined; object: unknown }> }>();
   constructor(params: FleetSet["params"]) {
     for (const object of params) {
@@ -308,7 +321,7 @@ export class FleetPolicies {
 }
 
 /** Params for a fleet policy: the fleet's own objects of the kind, or else the cluster's (a paramRef into its snapshot); everything else is the cluster's. */
-export class FleetFacts implements PolicyFacts {
+class FleetFacts implements PolicyFacts {
   constructor(
     private readonly fleet: FleetParams,
     private readonly cluster: PolicyFacts,
@@ -337,4 +350,4 @@ export class FleetFacts implements PolicyFacts {
 }
 
 /** The facts a fleet policy is judged with on a cluster. */
-export const fleetFacts = (fleet: ClusterFleet, cluster: PolicyFacts): PolicyFacts => new FleetFacts(fleet.params as FleetParams, cluster);
+export const fleetFacts = (fleet: ClusterFleet, cluster: PolicyFacts): PolicyFacts => new FleetFacts(fleet.params, cluster);
