@@ -251,7 +251,11 @@ export function review(request: AdmissionRequest, context: ReviewContext): Revie
     // A built-in policy the fleet enforces is set aside only by the fleet's exceptions, as a fleet policy is.
     const floored = result.fleet !== undefined;
     const exception = floored ? (fleet!.exceptions.size === 0 ? undefined : exceptionFor(fleet!.exceptions, result.policy, request)) : exceptionOf(snapshot.view, result.policy, request);
-    if (floored && exceptionOf(snapshot.view, result.policy, request) !== undefined && exception === undefined) ignored.add(`${result.policy}: its exception`);
+    if (floored) {
+      const setting = snapshot.view.settings.policies[result.policy];
+      if (setting !== undefined && (setting === "Off" || stricter(setting, result.mode) !== setting)) ignored.add(`${result.policy}: ${setting}`);
+      if (exception === undefined && exceptionOf(snapshot.view, result.policy, request) !== undefined) ignored.add(`${result.policy}: its exception`);
+    }
     if (exception === undefined) results.push(result);
     else skipped.push({ ...result, exception: floored ? `fleet/${exception}` : exception });
   }

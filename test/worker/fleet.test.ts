@@ -8,6 +8,8 @@ import { wrapReview } from "../../shared/admission/wrap.js";
 import { fleetSetOf } from "../../shared/fleet/index.js";
 import { importPrivateKey, signRequest } from "../../shared/signing/index.js";
 import { dispatch, fullPushBodies, objectsFromYaml, snapshotOf } from "../support/worker.js";
+import { claim, workload } from "../support/judge.js";
+import { stringify } from "yaml";
 import { applied, credentials, operatorHeaders, type Credentials } from "../support/registry.js";
 import { generateKeyPair } from "../../shared/signing/index.js";
 
@@ -141,6 +143,35 @@ describe("a fleet set applied once", () => {
     expect(await review("fl-prod", prod, { team: "t", cost: "c" })).toEqual({
       allowed: true,
       warnings: ["Validation failed for ValidatingAdmissionPolicy 'require-owner' with binding 'fleet/baseline-owner': every Deployment needs a owner label"],
+    });
+  });
+});
+
+describe("built-in policies' modes from the fleet", () => {
+  it("are a floor: the cluster's Off and its own exception do not switch a fleet-enforced built-in policy off", async () => {
+    const ownException = `apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionException
+metadata: {name: mine}
+spec:
+  policies: [rwo-rollout]
+  match:
+  - {kinds: [Deployment], names: [web]}`;
+    const c = await registered("fl-floor", { env: "prod" }, [stringify(claim("data")), SETTINGS('policy.rwo-rollout: "Off"'), ownException, "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}"].join("\n---\n"));
+    const modes = `apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionPolicyModes
+metadata: {name: prod-floors}
+spec:
+  clusterSelector: {matchLabels: {env: prod}}
+  policies: {rwo-rollout: Deny}`;
+    expect((await fleetChange({ op: "apply", set: setOf(modes) })).status).toBe(200);
+    const body = JSON.stringify(wrapReview(workload({ claims: ["data"] }), { namespace: "shop", operation: "CREATE" }));
+    const response = await dispatch("/v1/fl-floor/validate", { method: "POST", body, headers: { "content-type": "application/json", authorization: `Bearer ${c.token}` } });
+    const { response: verdict } = (await response.json()) as { response: Verdict };
+    expect({ ...verdict, uid: undefined, status: { code: verdict.status?.code, message: verdict.status?.message } }).toEqual({
+      uid: undefined,
+      allowed: false,
+      status: { code: 403, message: "rwo-rollout: deploy/web: surge pod + RWO PVC data: Multi-Attach; use Recreate or maxSurge 0" },
+      auditAnnotations: { "fleet.ignored-settings": "rwo-rollout: Off (a cluster cannot weaken a fleet policy); rwo-rollout: its exception (a cluster cannot weaken a fleet policy)" },
     });
   });
 });
