@@ -3,6 +3,7 @@
 // GET /v1/registry/fleet — the revision in effect, whole (what `edgeadmit fleet diff` compares with).
 // GET /v1/registry/fleet/history — the revisions kept, newest first.
 // GET /v1/registry/counts[?cluster=<id>&hours=<n>] — verdict counts summed over the last n hours (default 24).
+// GET /v1/registry/coverage?cluster=<id> — the fleet policies bound on a cluster that its webhook rules do not reach, and its snapshot's generation and age.
 import { Hono } from "hono/tiny";
 import { sha256Hex } from "../../shared/digest/index.js";
 import { fleetChangeSchema, fleetSetProblems, MAX_FLEET_BYTES } from "../../shared/fleet/index.js";
@@ -15,6 +16,10 @@ import { fleetCacheOf } from "../fleet/cache.js";
 import { countsOf } from "../fleet/counts.js";
 import { KEPT_HOURS } from "../../shared/fleet/counts.js";
 import { CLUSTER_ID } from "../../shared/clusters/index.js";
+import { uncoveredPolicyRules } from "../../shared/vap/coverage.js";
+import { clusterOf } from "../config/index.js";
+import { loadSnapshot } from "../store/cache.js";
+import { RegistryUnavailable } from "../registry/cache.js";
 import type { FleetStoreStub } from "../fleet/store.js";
 import { log } from "../log/index.js";
 
@@ -92,4 +97,33 @@ fleet.get("/registry/counts", operator("GET"), async (c) => {
   await counts.flusher.flush(counts.writer, now);
   const rows = await counts.writer().countSums({ cluster, hours }, now);
   return c.json({ hours, rows: rows.map(([clusterId, origin, policy, outcome, count]) => ({ cluster: clusterId, origin, policy, outcome, count })) });
+});
+
+fleet.get("/registry/coverage", operator("GET"), async (c) => {
+  const id = c.req.query("cluster") ?? "";
+  if (id.length > 63 || !CLUSTER_ID.test(id)) return c.json({ error: "cluster must be a cluster id" }, 400);
+  const now = Date.now();
+  const source = fleetCacheOf(c.env);
+  if (!source) return c.json({ error: NO_REGISTRY }, 503);
+  let cluster;
+  let policies;
+  try {
+    cluster = await clusterOf(c.env, id);
+    policies = await source.cache.current(source.reader, now);
+  } catch (e) {
+    if (!(e instanceof RegistryUnavailable)) throw e;
+    return c.json({ error: "the cluster registry does not answer: try again shortly" }, 503);
+  }
+  if (!cluster) return c.json({ error: `cluster ${id} is not registered` }, 404);
+  const bound = policies?.forCluster(cluster.labels);
+  const state = await loadSnapshot(c.env, id, now);
+  const webhookRules = state.loaded?.facts.part.webhookRules;
+  return c.json({
+    cluster: id,
+    fleetRevision: policies?.stored.revision ?? 0,
+    snapshot: state.loaded ? { generation: state.loaded.meta.generation, ageSeconds: Math.max(0, Math.floor((now - state.loaded.meta.pushedAt) / 1000)) } : null,
+    // Unknown until the cluster's sync job pushes the rules it read (an older one does not).
+    coverage: webhookRules === undefined ? "unknown" : "known",
+    gaps: webhookRules === undefined || !bound ? [] : uncoveredPolicyRules(webhookRules, bound.set.rules),
+  });
 });

@@ -95,7 +95,7 @@ describe("fleet verbs", () => {
 
     expect(await runCli(["fleet", "status", ...target(), "-l", "env=prod"])).toEqual({
       code: 0,
-      stdout: "prod [env=prod] fleet revision 4: baseline-team: Deny; last 24h: allow 0, deny 1, warn 0, audit 0, error 0, exempted 0\n",
+      stdout: expect.stringMatching(/^prod \[env=prod\] fleet revision 4: baseline-team: Deny; snapshot generation \d+, \d+s old; coverage unknown; last 24h: allow 0, deny 1, warn 0, audit 0, error 0, exempted 0\n$/),
       stderr: "1 cluster; fleet revision 4\n",
     });
     const perPolicy = JSON.parse((await runCli(["fleet", "status", "require-team", ...target(), "-o", "json", "--hours", "2"])).stdout) as unknown;
@@ -103,7 +103,18 @@ describe("fleet verbs", () => {
       hours: 2,
       policy: "require-team",
       fleetRevision: 4,
-      clusters: [{ cluster: "prod", labels: { env: "prod" }, fleetRevision: 4, fleetBindings: ["baseline-team: Deny"], verdicts: { allow: 0, deny: 1, warn: 0, audit: 0, error: 0, exempted: 0 } }],
+      clusters: [
+        {
+          cluster: "prod",
+          labels: { env: "prod" },
+          fleetRevision: 4,
+          fleetBindings: ["baseline-team: Deny"],
+          snapshot: { generation: expect.any(Number), ageSeconds: expect.any(Number) },
+          coverage: "unknown",
+          gaps: [],
+          verdicts: { allow: 0, deny: 1, warn: 0, audit: 0, error: 0, exempted: 0 },
+        },
+      ],
     });
 
     // webhook-config --operator-key: the rules also cover what the fleet binds on the cluster (ConfigMaps, which no built-in policy reads).

@@ -5,7 +5,7 @@
 import { actionsFor, fleetSetOf, fleetSetProblems, fleetSetSchema, type FleetSet } from "../../shared/fleet/index.js";
 import { KEPT_HOURS, OUTCOMES } from "../../shared/fleet/counts.js";
 import { describeZodError } from "../../shared/zod/index.js";
-import { changeFleet, currentFleet, fleetHistory, verdictCounts, type FleetCurrent } from "../client/fleet.js";
+import { changeFleet, clusterCoverage, currentFleet, fleetHistory, verdictCounts, type ClusterCoverage, type FleetCurrent } from "../client/fleet.js";
 import { listRegistry } from "../client/registry.js";
 import { filesUnder, objectsFromText } from "../objects/yaml.js";
 import { choice, optionalString, parseVerbArgs, stringList, type ParsedArgs } from "./args.js";
@@ -244,6 +244,12 @@ type Tally = Record<(typeof OUTCOMES)[number], number>;
 const emptyTally = (): Tally => ({ allow: 0, deny: 0, warn: 0, audit: 0, error: 0, exempted: 0 });
 const tallyText = (tally: Tally) => OUTCOMES.map((outcome) => `${outcome} ${tally[outcome]}`).join(", ");
 
+/** Coverage reads in flight at once. */
+const COVERAGE_READS = 8;
+const snapshotText = (snapshot: ClusterCoverage["snapshot"]) => (snapshot ? `snapshot generation ${snapshot.generation}, ${snapshot.ageSeconds}s old` : "no snapshot");
+const coverageText = (coverage: ClusterCoverage["coverage"], gaps: readonly string[]) =>
+  coverage === "unknown" ? "coverage unknown" : gaps.length === 0 ? "covered" : `not sent: ${gaps.join("; ")}`;
+
 const status: Verb = {
   name: "fleet status",
   summary: "each registered cluster's labels, fleet bindings in effect and verdict counts; or one policy's",
@@ -251,8 +257,10 @@ const status: Verb = {
 
 One line per registered cluster (-l keeps those the selector selects): its
 labels, the fleet revision in effect and the fleet bindings it gets there
-(each with the validationActions of the wave it is in), and its reviews'
-verdicts over the last N hours (default 24, at most ${KEPT_HOURS}). With POLICY, the
+(each with the validationActions of the wave it is in), its snapshot's
+generation and age, the fleet policies its webhook rules do not reach
+(coverage gaps; unknown until its sync job pushes the rules), and its
+reviews' verdicts over the last N hours (default 24, at most ${KEPT_HOURS}). With POLICY, the
 same clusters with that policy's results (a built-in id, or a
 ValidatingAdmissionPolicy's name, the cluster's own or the fleet's).
 Counts reach the function from each isolate within 10 s.
@@ -286,15 +294,20 @@ Example:
       tally[row.outcome as keyof Tally] += row.count;
       tallies.set(row.cluster, tally);
     }
-    const clusters = listing.clusters
-      .filter((entry) => !selected || selected(entry.labels))
-      .map((entry) => {
+    const listed = listing.clusters.filter((entry) => !selected || selected(entry.labels));
+    // One signed read per cluster, a few at a time.
+    const coverages: ClusterCoverage[] = [];
+    for (let start = 0; start < listed.length; start += COVERAGE_READS)
+      coverages.push(...(await Promise.all(listed.slice(start, start + COVERAGE_READS).map((entry) => clusterCoverage(target.endpoint, target.privateKeyPem, entry.cluster)))));
+    const clusters = listed
+      .map((entry, index) => {
+        const { snapshot, coverage, gaps } = coverages[index]!;
         const labels = entry.labels ?? {};
         const bindings = (current.set?.bindings ?? []).flatMap((binding) => {
           const actions = actionsFor(binding, current.stages?.[binding.metadata.name] ?? 0, labels);
           return actions && (policy === undefined || binding.spec.policyName === policy) ? [`${binding.metadata.name}: ${actions.join(",")}`] : [];
         });
-        return { cluster: entry.cluster, labels, fleetRevision: current.revision, fleetBindings: bindings, verdicts: tallies.get(entry.cluster) ?? emptyTally() };
+        return { cluster: entry.cluster, labels, fleetRevision: current.revision, fleetBindings: bindings, snapshot, coverage, gaps, verdicts: tallies.get(entry.cluster) ?? emptyTally() };
       });
     if (output === "json") {
       io.out(`${JSON.stringify({ hours, ...(policy !== undefined ? { policy } : {}), fleetRevision: current.revision, clusters }, null, 2)}\n`);
@@ -302,7 +315,7 @@ Example:
     }
     for (const entry of clusters)
       io.out(
-        `${entry.cluster} [${labelsText(entry.labels) || "no labels"}] fleet revision ${entry.fleetRevision}: ${entry.fleetBindings.length > 0 ? entry.fleetBindings.join("; ") : "no fleet binding"}; last ${hours}h: ${tallyText(entry.verdicts)}\n`,
+        `${entry.cluster} [${labelsText(entry.labels) || "no labels"}] fleet revision ${entry.fleetRevision}: ${entry.fleetBindings.length > 0 ? entry.fleetBindings.join("; ") : "no fleet binding"}; ${snapshotText(entry.snapshot)}; ${coverageText(entry.coverage, entry.gaps)}; last ${hours}h: ${tallyText(entry.verdicts)}\n`,
       );
     io.err(`${plural(clusters.length, "cluster")}${policy !== undefined ? `, policy ${policy}` : ""}; fleet revision ${current.revision}\n`);
     return 0;

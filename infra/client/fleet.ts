@@ -65,3 +65,17 @@ export function verdictCounts(endpoint: string, privateKeyPem: string, hours: nu
   const query = `?hours=${hours}${cluster === undefined ? "" : `&cluster=${encodeURIComponent(cluster)}`}`;
   return read(endpoint, privateKeyPem, `/v1/registry/counts${query}`, countsSchema);
 }
+
+const coverageSchema = z.object({
+  cluster: z.string(),
+  fleetRevision: z.number(),
+  snapshot: z.nullable(z.object({ generation: z.number(), ageSeconds: z.number() })),
+  coverage: z.enum(["known", "unknown"]),
+  gaps: z.array(z.string()),
+});
+export type ClusterCoverage = z.infer<typeof coverageSchema>;
+
+/** The fleet policies bound on `cluster` that its webhook rules do not reach, and its snapshot's generation and age. */
+export function clusterCoverage(endpoint: string, privateKeyPem: string, cluster: string): Promise<ClusterCoverage> {
+  return read(endpoint, privateKeyPem, `/v1/registry/coverage?cluster=${encodeURIComponent(cluster)}`, coverageSchema);
+}

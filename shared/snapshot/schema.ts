@@ -6,6 +6,7 @@ import { exceptionSchema } from "../exceptions/index.js";
 import { isQuantity } from "../k8s/quantity/index.js";
 import { nodeAffinitySchema, stringMapSchema } from "../k8s/schemas/index.js";
 import { ENFORCEMENT_MODES, POLICY_MODES } from "../policy/modes.js";
+import { webhookRuleSchema } from "../vap/coverage.js";
 
 export const SNAPSHOT_API_VERSION = "edgeadmit.io/v1alpha1";
 
@@ -133,6 +134,13 @@ export const snapshotSchema = z.object({
    */
   /** EdgeAdmissionExceptions by name: objects exempt from named policies (shared/exceptions). Cluster-wide. */
   exceptions: z._default(z.record(z.string(), exceptionSchema), {}),
+  /**
+   * The rules of the cluster's ValidatingWebhookConfiguration edgeadmit, as
+   * the sync job read them: what the apiserver sends the function, so it
+   * knows which fleet policies each cluster reaches (docs/fleet.md,
+   * Coverage). Absent when not read: coverage unknown.
+   */
+  webhookRules: z.optional(z.array(webhookRuleSchema).check(z.maxLength(1_000))),
   largestAllocatable: z.optional(z.record(z.string(), z.string().check(z.refine(isQuantity, "must be a Kubernetes quantity")))),
 });
 export type Snapshot = z.infer<typeof snapshotSchema>;

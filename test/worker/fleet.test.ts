@@ -79,11 +79,11 @@ metadata: {name: edgeadmit-settings, namespace: edgeadmit-system}
 data: {${data}}`;
 
 /** Registers `cluster` with `labels` and pushes a snapshot of `yaml` signed with its key. */
-async function registered(cluster: string, labels: Record<string, string>, yaml = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}"): Promise<Credentials> {
+async function registered(cluster: string, labels: Record<string, string>, yaml = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}", overrides: Parameters<typeof snapshotOf>[1] = {}): Promise<Credentials> {
   const c = await credentials();
   await applied([{ op: "add", cluster, registration: { publicKey: c.publicKey, tokenHashes: [c.tokenHash], labels } }]);
   const key = await importPrivateKey(c.privateKeyPem);
-  for (const text of await fullPushBodies(snapshotOf(objectsFromYaml(yaml)))) {
+  for (const text of await fullPushBodies(snapshotOf(objectsFromYaml(yaml), overrides))) {
     const bytes = new TextEncoder().encode(text);
     const response = await dispatch(`/v1/${cluster}/snapshot`, { method: "PUT", body: bytes, headers: await signRequest(key, "PUT", cluster, bytes, Math.floor(Date.now() / 1000)) });
     expect(response.status).toBe(200);
@@ -305,5 +305,32 @@ spec:
     // Read again: nothing counted twice.
     const again = await dispatch(path, { headers: await operatorHeaders("GET", path, new Uint8Array()) });
     expect(((await again.json()) as { rows: unknown[] }).rows).toHaveLength(8);
+  });
+});
+
+describe("coverage", () => {
+  it("names the fleet policies a cluster's webhook rules do not send the function; unknown until its sync job pushes the rules", async () => {
+    const podsOnly = [{ apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], operations: ["CREATE"], scope: "Namespaced" as const }];
+    await registered("fl-cover", { env: "cover" }, undefined, { webhookRules: podsOnly });
+    await registered("fl-unknown", { env: "cover" });
+    await fleetChange({ op: "apply", set: setOf(requireLabel("require-team", "team"), binding("cover-team", "require-team", "clusterSelector: {matchLabels: {env: cover}}, validationActions: [Deny]")) });
+    const coverage = async (cluster: string) => {
+      const path = `/v1/registry/coverage?cluster=${cluster}`;
+      const response = await dispatch(path, { headers: await operatorHeaders("GET", path, new Uint8Array()) });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const { revision } = await current();
+    expect(await coverage("fl-cover")).toEqual({
+      status: 200,
+      body: {
+        cluster: "fl-cover",
+        fleetRevision: revision,
+        snapshot: { generation: expect.any(Number), ageSeconds: expect.any(Number) },
+        coverage: "known",
+        gaps: ["ValidatingAdmissionPolicy 'require-team' matches CREATE deployments.apps/v1"],
+      },
+    });
+    expect((await coverage("fl-unknown")).body).toMatchObject({ coverage: "unknown", gaps: [] });
+    expect(await coverage("fl-nobody")).toEqual({ status: 404, body: { error: "cluster fl-nobody is not registered" } });
   });
 });
