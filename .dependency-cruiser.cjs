@@ -16,14 +16,17 @@
 /** shared/, bottom first: a folder imports only folders before it. */
 const SHARED_LAYERS = [
   "digest", "json", "text", "re2", "zod", // leaves: hashing, JSON, capped text, RE2, zod's setup
-  "signing", "tokens", "clusters", // keys, tokens, cluster registrations
+  "signing", "tokens", // keys, tokens
   "admission", "k8s", "exceptions", // the AdmissionReview codec, Kubernetes helpers, exceptions
+  "clusters", // cluster registrations (their labels are Kubernetes labels)
   "cel", // the CEL language and Kubernetes' libraries
   "inventory", // the cluster inventory: its declaration, storage units, the facts it reads, its CEL library
   "snapshot", // the snapshot: schema, build, shards, the view that answers the facts
   "vap", // ValidatingAdmissionPolicies: compile, match, validate, dispatch
   "policy", // what a built-in policy is
+  "fleet", // fleet policy sets: one set for many clusters, selected by their labels
   "dispatcher", // review(): match → evaluate → decide
+  "counts", // verdict counts of reviews, per cluster, policy and outcome
   "judge", // judging objects offline (check, audit)
 ];
 

@@ -20,6 +20,7 @@ import { consoleTable, describeMachine, endLoad, FIGURE_DOCS, markdown, withFigu
 import { registryScale } from "./registry.js";
 import { perReview, reviewCases } from "./review.js";
 import { fleet } from "./fleet.js";
+import { fleetPolicies } from "./fleet-policies.js";
 import { inventory } from "./inventory.js";
 import { hostileInventory } from "./hostile-inventory.js";
 import { buildClusterSnapshot, viewOf } from "./snapshot.js";
@@ -68,6 +69,7 @@ async function main(): Promise<void> {
     ["the sync job at cluster size", () => syncScale(scratchDir("sync"))],
     ["hostile input to the cluster's own policies", hostileInput],
     ["hostile inventory objects", () => hostileInventory(scratchDir("hostile-inventory"))],
+    ["fleet policy sets", fleetPolicies],
   ];
   for (const [index, [name, measure]] of sections.entries()) {
     const title = `${index + 1}/${sections.length} ${name}`;

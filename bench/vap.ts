@@ -60,7 +60,7 @@ export function kubescapeObjects(): KubeObject[] {
  * from an external secret store). So a review runs every validation and
  * renders four denials.
  */
-function deploymentReview(): string {
+export function deploymentReview(): string {
   const container = (i: number) => ({
     name: `c${i}`,
     image: `gcr.io/example/app-${i}@sha256:${"a".repeat(64)}`,
@@ -93,7 +93,7 @@ function deploymentReview(): string {
 }
 
 /** `count` bound policies on Deployments (each a few typical checks), and `others` on resources nobody sends here. */
-function syntheticPolicies(count: number, others: number): KubeObject[] {
+export function syntheticPolicies(count: number, others: number): KubeObject[] {
   const policy = (name: string, group: string, resource: string): KubeObject[] => [
     {
       apiVersion: "admissionregistration.k8s.io/v1",

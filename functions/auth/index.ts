@@ -79,7 +79,7 @@ function refuse(c: Context, cluster: string, reason: string) {
 }
 
 /** The request's waitUntil, where there is one (not when the app is called without an ExecutionContext). */
-function deferOf(c: Context): Defer | undefined {
+export function deferOf(c: Context): Defer | undefined {
   try {
     const context = c.executionCtx;
     return (work) => context.waitUntil(work);

@@ -16,7 +16,8 @@ type LogEvent =
   | { event: "registry-unavailable"; reason: string }
   /** A push by a current key dropped a stored generation whose signer the registration no longer lists; the operator's reset of a cluster's snapshot. */
   | { event: "snapshot-started-over"; cluster: string; generation: number; reason: string }
-  | { event: "snapshot-reset"; cluster: string; status: number; generation?: number | null; reason?: string };
+  | { event: "snapshot-reset"; cluster: string; status: number; generation?: number | null; reason?: string }
+  | { event: "fleet-change"; status: number; change: string; revision?: number; reason?: string; durationMs: number };
 
 const MAX_FIELD_BYTES = 200;
 
@@ -31,7 +32,8 @@ function capped(event: LogEvent): Record<string, unknown> {
 }
 
 /** A review's verdict, an accepted push or registry change are news; a refusal, a failure or a broken configuration is a warning. */
-const isWarning = (event: LogEvent) => event.event !== "review" && !((event.event === "push" || event.event === "registry-change" || event.event === "snapshot-reset") && event.status === 200);
+const isWarning = (event: LogEvent) =>
+  event.event !== "review" && !((event.event === "push" || event.event === "registry-change" || event.event === "snapshot-reset" || event.event === "fleet-change") && event.status === 200);
 
 export function log(event: LogEvent): void {
   const warning = isWarning(event);

@@ -11,8 +11,13 @@
 // every few seconds, and fetch a registration with `get` only when it is not
 // cached (functions/registry/cache.ts).
 import { DurableObject } from "cloudflare:workers";
-import { MAX_REGISTERED_CLUSTERS, changeLabel, rotated, type Change } from "../../shared/clusters/changes.js";
+import { MAX_REGISTERED_CLUSTERS, changeLabel, relabeled, rotated, type Change } from "../../shared/clusters/changes.js";
 import { DEFAULT_MAX_SNAPSHOT_AGE_SECONDS, normalRegistration, registrationSchema, type NormalRegistration } from "../../shared/clusters/index.js";
+import type { FleetChange } from "../../shared/fleet/index.js";
+import { FleetTables, type FleetApplyResult, type FleetHistory, type FleetSince } from "./fleet.js";
+import { CountTables, type CountQuery, type CountSum } from "./counts.js";
+import type { CountRow } from "../../shared/counts/index.js";
+import { APPLIED_CHANGE_TABLE, recordChange, REPLAYED } from "./replay.js";
 
 export interface StoredRegistration {
   cluster: string;
@@ -76,6 +81,10 @@ export class ClusterRegistry extends DurableObject<unknown> {
    * every isolate asks for it at once, and it is read from SQLite once.
    */
   private directory: { revision: number; ids: string[]; revisions: number[] } | undefined;
+  /** The fleet policy set lives beside the registrations: the same operator, key, replay record and single writer. */
+  private readonly fleet: FleetTables;
+  /** Verdict counts, flushed by every isolate at most every 10 s (functions/fleet/counts.ts). */
+  private readonly counts: CountTables;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
@@ -86,8 +95,10 @@ export class ClusterRegistry extends DurableObject<unknown> {
        CREATE INDEX IF NOT EXISTS registration_by_revision ON registration (revision);
        CREATE TABLE IF NOT EXISTS removal (cluster TEXT PRIMARY KEY, revision INTEGER NOT NULL);
        CREATE INDEX IF NOT EXISTS removal_by_revision ON removal (revision);
-       CREATE TABLE IF NOT EXISTS applied_change (change_id TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);`,
+       ${APPLIED_CHANGE_TABLE}`,
     );
+    this.fleet = new FleetTables(ctx.storage);
+    this.counts = new CountTables(ctx.storage);
   }
 
   private revision(): number {
@@ -133,15 +144,8 @@ export class ClusterRegistry extends DurableObject<unknown> {
    * moved on must not apply: the operator meant it against what it saw).
    */
   apply(changes: Change[], changeId: string, now: number, rememberUntil: number): ApplyResult {
+    if (!recordChange(this.ctx.storage, changeId, now, rememberUntil)) return { ok: false, status: 409, error: REPLAYED };
     const sql = this.ctx.storage.sql;
-    const seen = this.ctx.storage.transactionSync(() => {
-      sql.exec("DELETE FROM applied_change WHERE expires_at < ?", now);
-      if (sql.exec("SELECT 1 FROM applied_change WHERE change_id = ?", changeId).toArray().length > 0) return true;
-      // Recorded in its own transaction, so a refusal below, which rolls the changes back, keeps it.
-      sql.exec("INSERT INTO applied_change (change_id, expires_at) VALUES (?, ?)", changeId, rememberUntil);
-      return false;
-    });
-    if (seen) return { ok: false, status: 409, error: "this signed request was already received (the same request, sent again): sign a new one" };
     try {
       return this.ctx.storage.transactionSync(() => {
         const revision = this.revision() + 1;
@@ -164,7 +168,7 @@ export class ClusterRegistry extends DurableObject<unknown> {
               sql.exec("DELETE FROM registration WHERE cluster = ?", change.cluster);
               sql.exec("INSERT OR REPLACE INTO removal (cluster, revision) VALUES (?, ?)", change.cluster, revision);
             } else {
-              const next = rotated(current.registration, change);
+              const next = change.op === "label" ? relabeled(current.registration, change) : rotated(current.registration, change);
               if (typeof next === "string") throw new Refusal(409, `${label}${next}`);
               this.write(change.cluster, next, revision, now);
             }
@@ -178,6 +182,30 @@ export class ClusterRegistry extends DurableObject<unknown> {
       if (e instanceof Refusal) return { ok: false, status: e.status, error: e.message };
       throw e;
     }
+  }
+
+  /** A fleet change (apply, promote, rollback) as one new fleet revision, replay-checked like a registry change. */
+  applyFleet(change: FleetChange, changeId: string, now: number, rememberUntil: number): FleetApplyResult {
+    if (!recordChange(this.ctx.storage, changeId, now, rememberUntil)) return { ok: false, status: 409, error: REPLAYED };
+    return this.fleet.apply(change, now);
+  }
+
+  /** The fleet revision in effect, with its set when it is not `since` (what an isolate polls). */
+  fleetSince(since: number): FleetSince {
+    return this.fleet.since(since);
+  }
+
+  fleetHistory(): FleetHistory {
+    return this.fleet.history();
+  }
+
+  /** One isolate's batch of verdict counts, added to the hourly rows. */
+  addCounts(rows: CountRow[], now: number): void {
+    this.counts.add(rows, now);
+  }
+
+  countSums(query: CountQuery, now: number): CountSum[] {
+    return this.counts.sums(query, now);
   }
 
   private write(cluster: string, registration: NormalRegistration, revision: number, now: number): void {

@@ -3,9 +3,9 @@
 // POST /v1/registry/clusters/<id>/reset-snapshot — drops every generation stored for a cluster, signed likewise.
 import { Hono } from "hono/tiny";
 import type { Context } from "hono";
-import * as z from "zod/mini";
-import { changeLabel, changeRequestSchema, emptyRotation, MAX_CHANGE_BYTES, type Change } from "../../shared/clusters/changes.js";
+import { changeLabel, changeRequestSchema, emptyLabelChange, emptyRotation, MAX_CHANGE_BYTES, type Change } from "../../shared/clusters/changes.js";
 import { CLUSTER_ID, clusterIdError, loadRegistration } from "../../shared/clusters/index.js";
+import * as z from "zod/mini";
 import { sha256Hex } from "../../shared/digest/index.js";
 import { CONTENT_SHA256_HEADER, importPublicKey } from "../../shared/signing/index.js";
 import { decodeJson } from "../../shared/zod/index.js";
@@ -14,6 +14,7 @@ import { readBody } from "../body/index.js";
 import { clustersOf, registryOf } from "../config/index.js";
 import { log } from "../log/index.js";
 import type { StoredRegistration } from "../registry/index.js";
+import { REPLAYED } from "../registry/replay.js";
 import { forgetCluster, storeOf } from "../store/cache.js";
 
 /** Registrations per page of GET …/clusters, at most and by default. */
@@ -28,6 +29,10 @@ async function problemOf(change: Change, label: string): Promise<string | undefi
   if (change.op === "add") {
     const loaded = await loadRegistration(change.cluster, change.registration);
     return typeof loaded === "string" ? `${label}${loaded}` : undefined;
+  }
+  if (change.op === "label") {
+    const empty = emptyLabelChange(change);
+    return empty === undefined ? undefined : `${label}${empty}`;
   }
   if (change.op === "rotate") {
     const empty = emptyRotation(change);
@@ -136,7 +141,7 @@ registry.post("/registry/clusters/:cluster/reset-snapshot", operator("POST"), as
   const decoded = decodeJson(new TextDecoder().decode(body.bytes), resetRequestSchema, "reset request", "does not fit", 2);
   if (!decoded.ok) return answer(400, { error: `${decoded.error}; nothing changed` });
   const result = await storeOf(c.env, id).reset(c.get("changeId"), Date.now(), replayableUntil(c.get("signedAt")));
-  if (!result.ok) return answer(409, { error: "this signed request was already received (the same request, sent again): sign a new one; nothing changed" });
+  if (!result.ok) return answer(409, { error: `${REPLAYED}; nothing changed` });
   forgetCluster(id);
   return answer(200, { cluster: id, dropped: result.generation }, result.generation);
 });

@@ -9,8 +9,12 @@ import { InvalidObjectError } from "../../shared/k8s/workload/index.js";
 import { MAX_LOAD_ROUNDS } from "../../shared/inventory/index.js";
 import { reviewUnits, SnapshotView, type LoadedUnit } from "../../shared/snapshot/index.js";
 import { POLICIES, policyById } from "../../policies/index.js";
+import { deferOf, reviewer, type AuthEnv } from "../auth/index.js";
+import { fleetCacheOf } from "../fleet/cache.js";
+import { countsOf } from "../fleet/counts.js";
+import { RegistryUnavailable } from "../registry/cache.js";
+import type { ClusterFleet } from "../../shared/fleet/index.js";
 import { policySetOf } from "../../shared/vap/index.js";
-import { reviewer, type AuthEnv } from "../auth/index.js";
 import { readBody } from "../body/index.js";
 import { publicKeyTextsOf } from "../../shared/clusters/index.js";
 import type { Cluster, Env } from "../config/index.js";
@@ -71,7 +75,7 @@ async function reviewWithSnapshot(env: Env, registered: Cluster, request: Admiss
     const clusterOnly = new SnapshotView(facts, new Map());
     // A cluster's own policy named in the route must be bound in what the function holds.
     if (context.edgePolicy !== undefined && !policySetOf(clusterOnly.cluster).has(context.edgePolicy)) return UNKNOWN_EDGE_POLICY;
-    if (!judged(request, context.policies, clusterOnly, context.withPolicySet, context.edgePolicy)) return review(request, { ...context, snapshot: { view: clusterOnly, pushedAt: meta.pushedAt } });
+    if (!judged(request, context.policies, clusterOnly, context.withPolicySet, context.edgePolicy, context.fleet)) return review(request, { ...context, snapshot: { view: clusterOnly, pushedAt: meta.pushedAt } });
     const units = new Map<string, LoadedUnit | null>();
     let names = reviewUnits(request, facts);
     for (let round = 0; ; round++) {
@@ -100,8 +104,10 @@ async function judge(c: Context<AuthEnv>) {
   const unknownPolicy = () =>
     c.json({ error: `unknown policy "${policyId!.slice(0, 63)}": neither a built-in policy (${POLICIES.map((p) => p.id).join(", ")}) nor a ValidatingAdmissionPolicy bound at the edge in the cluster's snapshot` }, 404);
   if (edgePolicy !== undefined && !/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(edgePolicy)) return unknownPolicy();
+  const counts = countsOf(c.env);
   const failed = (status: 400 | 413, error: string) => {
     log({ event: "review-failed", cluster: cluster.id, status, reason: error, durationMs: Date.now() - started });
+    counts?.flusher.counter.countError(cluster.id, started);
     return c.json({ error }, status);
   };
 
@@ -113,15 +119,30 @@ async function judge(c: Context<AuthEnv>) {
 
   const policies = policy ? [policy] : edgePolicy !== undefined ? [] : POLICIES;
   const only = policy ? { withPolicySet: false } : edgePolicy !== undefined ? { edgePolicy } : {};
+  // The fleet's policies on the cluster's main route; a per-policy route judges its one policy.
+  let fleet: ClusterFleet | undefined;
+  const fleetSource = policyId !== undefined ? undefined : fleetCacheOf(c.env);
+  if (fleetSource) {
+    try {
+      fleet = (await fleetSource.cache.current(fleetSource.reader, Date.now(), deferOf(c)))?.forCluster(cluster.labels);
+    } catch (e) {
+      if (!(e instanceof RegistryUnavailable)) throw e;
+      return c.json({ error: "the cluster registry does not answer: try again shortly" }, 503);
+    }
+  }
   let answer: ReviewOutcome | typeof UNKNOWN_EDGE_POLICY;
   try {
-    answer = await reviewWithSnapshot(c.env, cluster, request, { cluster: cluster.id, policies, withoutSnapshot: cluster.withoutSnapshot, now: Date.now(), ...only });
+    answer = await reviewWithSnapshot(c.env, cluster, request, { cluster: cluster.id, policies, withoutSnapshot: cluster.withoutSnapshot, now: Date.now(), fleet, ...only });
   } catch (e) {
     if (e instanceof InvalidObjectError) return failed(400, e.message);
     throw e;
   }
   if (answer === UNKNOWN_EDGE_POLICY) return unknownPolicy();
   const outcome = answer;
+  if (counts) {
+    counts.flusher.counter.countReview(cluster.id, outcome, started);
+    counts.flusher.maybeFlush(counts.writer, started, deferOf(c));
+  }
   const verdict = verdictOf(outcome.decision);
   if (verdict === "deny" || verdict === "warn" || c.env.LOG_REVIEWS === "all")
     log({

@@ -11,6 +11,7 @@ import { completionVerb } from "./completion.js";
 import { install } from "./install.js";
 import { keygen, keyPublic } from "./keygen.js";
 import { registryVerbs } from "./registry.js";
+import { fleetVerbs } from "./fleet.js";
 import { review } from "./review.js";
 import { snapshotVerbs } from "./snapshot.js";
 import { suite } from "./suite.js";
@@ -19,7 +20,7 @@ import { token } from "./token.js";
 import type { Verb } from "./verb.js";
 import { webhookConfig } from "./webhook-config.js";
 
-const VERBS: readonly Verb[] = [keygen, keyPublic, token, clustersCheck, ...registryVerbs, ...snapshotVerbs, sync, audit, review, check, suite, webhookConfig, install, completionVerb(() => VERBS)];
+const VERBS: readonly Verb[] = [keygen, keyPublic, token, clustersCheck, ...registryVerbs, ...fleetVerbs, ...snapshotVerbs, sync, audit, review, check, suite, webhookConfig, install, completionVerb(() => VERBS)];
 
 function help(): string {
   const width = Math.max(...VERBS.map((v) => v.name.length));

@@ -110,6 +110,30 @@ describe("a cluster's life in the registry, no deploy", () => {
     expect(await reviewStatus("prod-eu", next)).toBe(401);
   });
 
+  it("labels: add --label, clusters label sets and removes them, list shows them and -l selects by them", async () => {
+    const [a, b] = [await cluster("tenant-a"), await cluster("tenant-b")];
+    const added = await runCli(["clusters", "add", "tenant-a", ...target(), "--public-key", a.publicKeyFile, "--token-hash", a.hash, "--label", "env=prod", "--label", "ring=canary"]);
+    expect(added).toEqual({ code: 0, stdout: expect.stringMatching(/^registered tenant-a \(revision \d+\): 1 signing key, 1 token hash, withoutSnapshot FailOpen, labels env=prod,ring=canary\n$/), stderr: EFFECT });
+    expect((await runCli(["clusters", "add", "tenant-b", ...target(), "--public-key", b.publicKeyFile, "--token-hash", b.hash, "--label", "env=prod", "--label", "tier=system"])).code).toBe(0);
+    const labeled = await runCli(["clusters", "label", "tenant-b", "ring=main", "tier-", ...target()]);
+    expect(labeled).toEqual({ code: 0, stdout: expect.stringMatching(/^labeled tenant-b \(revision \d+\): set ring=main, removed tier\n$/), stderr: EFFECT });
+    const selected = await runCli(["clusters", "list", ...target(), "-l", "env=prod,ring!=canary"]);
+    expect(selected.stdout).toMatch(/^tenant-b revision \d+: 1 signing key, 1 token hash, withoutSnapshot FailOpen, labels env=prod,ring=main, updated [^\n]*Z\nin CLUSTERS: legacy\n$/);
+    const json = JSON.parse((await runCli(["clusters", "list", ...target(), "-l", "ring in (canary)", "-o", "json"])).stdout) as { clusters: Array<Record<string, unknown>> };
+    expect(json.clusters.map((entry) => [entry.cluster, entry.labels])).toEqual([["tenant-a", { env: "prod", ring: "canary" }]]);
+    expect(await runCli(["clusters", "list", ...target(), "-l", "env>1"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: 'edgeadmit clusters list: -l: selector: "env>1" is not a requirement: use key, !key, key=value, key!=value, key in (a,b) or key notin (a,b)\n',
+    });
+    expect(await runCli(["clusters", "label", "tenant-a", "Bad Key=x", ...target()])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: 'edgeadmit clusters label: --label: label key "Bad Key": name must be 1-63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric\n',
+    });
+    for (const id of ["tenant-a", "tenant-b"]) expect((await runCli(["clusters", "remove", id, ...target()])).code).toBe(0);
+  });
+
   it("import: copies a CLUSTERS value in batches, skips what the registry holds alike, stops before anything when it holds one otherwise", async () => {
     const value: Record<string, unknown> = {};
     for (let i = 0; i < 120; i++) {

@@ -2,9 +2,10 @@
 // registry, changed with requests signed by the operator's key (the function
 // refuses any other). A change takes effect in every isolate within seconds;
 // no deploy. `edgeadmit operator keygen` makes the operator's key pair.
-import { emptyRotation, MAX_CHANGES, type Change, type RotateChange } from "../../shared/clusters/changes.js";
+import { emptyLabelChange, emptyRotation, MAX_CHANGES, type Change, type LabelChange, type RotateChange } from "../../shared/clusters/changes.js";
 import {
   clusterIdError,
+  clusterLabelsError,
   DEFAULT_MAX_SNAPSHOT_AGE_SECONDS,
   loadClusters,
   MAX_MAX_SNAPSHOT_AGE_SECONDS,
@@ -14,6 +15,7 @@ import {
   WITHOUT_SNAPSHOT,
   type NormalRegistration,
 } from "../../shared/clusters/index.js";
+import { labelKeyError, parseSelector, selectorMatches } from "../../shared/k8s/labels/index.js";
 import { importPublicKey, PUBLIC_KEY_PREFIX } from "../../shared/signing/index.js";
 import { TOKEN_HASH_PATTERN } from "../../shared/tokens/index.js";
 import { changeRegistry, listRegistry, resetSnapshot, type ChangeAnswer, type ListedCluster } from "../client/registry.js";
@@ -28,9 +30,9 @@ import type { Verb } from "./verb.js";
 const OPERATOR_PRIVATE_KEY_FILE = "operator.key";
 const OPERATOR_PUBLIC_KEY_FILE = "operator.pub";
 
-const TARGET_FLAGS = { endpoint: { type: "string" }, "operator-key": { type: "string" } } as const;
-const TARGET_USAGE = "--endpoint URL --operator-key FILE";
-const TARGET_HELP = `--endpoint is the function's base URL; --operator-key the operator's private
+export const TARGET_FLAGS = { endpoint: { type: "string" }, "operator-key": { type: "string" } } as const;
+export const TARGET_USAGE = "--endpoint URL --operator-key FILE";
+export const TARGET_HELP = `--endpoint is the function's base URL; --operator-key the operator's private
 key (edgeadmit operator keygen), whose public key is in the function's
 OPERATOR_KEYS. Every request is signed with it; the function refuses others.`;
 
@@ -40,7 +42,7 @@ interface Target {
 }
 
 /** --endpoint and --operator-key, checked before anything is sent. */
-async function targetOf(verb: string, args: ParsedArgs, io: CliIo): Promise<Target> {
+export async function targetOf(verb: string, args: ParsedArgs, io: CliIo): Promise<Target> {
   const endpoint = requiredString(verb, args, "endpoint");
   const keyFile = requiredString(verb, args, "operator-key");
   baseUrlOf("--endpoint", endpoint);
@@ -90,7 +92,37 @@ function maxAge(args: ParsedArgs): number | undefined {
   return parsed.data;
 }
 
-const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+/** `--label key=value` values as labels, checked as the registry checks them. */
+function labelFlags(values: readonly string[]): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const value of values) {
+    const equals = value.indexOf("=");
+    if (equals < 0) throw new CliError(`--label must be key=value, not "${value.slice(0, 80)}"`, EXIT_USAGE);
+    labels[value.slice(0, equals)] = value.slice(equals + 1);
+  }
+  const problem = clusterLabelsError(labels);
+  if (problem) throw new CliError(`--label: ${problem}`, EXIT_USAGE);
+  return labels;
+}
+
+/** `key=value,other=x` as a registration's labels print. */
+export function labelsText(labels: Readonly<Record<string, string>> | undefined): string {
+  return Object.entries(labels ?? {})
+    .map(([key, value]) => `${key}=${value}`)
+    .join(",");
+}
+
+/** -l SELECTOR: which registrations a listing keeps (kubectl's syntax). */
+export function selectorFlag(args: ParsedArgs): ((labels: Readonly<Record<string, string>> | undefined) => boolean) | undefined {
+  const text = optionalString(args, "selector");
+  if (text === undefined) return undefined;
+  const selector = parseSelector(text);
+  if (typeof selector === "string") throw new CliError(`-l: ${selector}`, EXIT_USAGE);
+  return (labels) => selectorMatches(selector, labels ?? {});
+}
+
+export const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
 function credentials(registration: NormalRegistration): string {
   return [
@@ -99,6 +131,7 @@ function credentials(registration: NormalRegistration): string {
     registration.anonymous ? "anonymous reviews allowed (never on the internet)" : undefined,
     `withoutSnapshot ${registration.withoutSnapshot}`,
     `maxAgeSeconds ${registration.maxAgeSeconds}`,
+    registration.labels ? `labels ${labelsText(registration.labels)}` : undefined,
   ]
     .filter((part) => part !== undefined)
     .join(", ");
@@ -113,7 +146,7 @@ const EFFECT = "every isolate of the function uses it within seconds (docs/opera
 const add: Verb = {
   name: "clusters add",
   summary: "register a cluster in the function's registry (no deploy)",
-  usage: `edgeadmit clusters add ID ${TARGET_USAGE} --public-key KEY [--public-key KEY] (--token-hash HASH... | --anonymous) [--without-snapshot FailOpen|FailClosed] [--max-age SECONDS]
+  usage: `edgeadmit clusters add ID ${TARGET_USAGE} --public-key KEY [--public-key KEY] (--token-hash HASH... | --anonymous) [--without-snapshot FailOpen|FailClosed] [--max-age SECONDS] [--label KEY=VALUE...]
 
 Registers cluster ID: the public key its sync job signs with (ed25519:…, or a
 file holding it such as edgeadmit keygen's edgeadmit.pub), the SHA-256 of each
@@ -122,6 +155,8 @@ without a usable snapshot (default FailOpen): before the first push, past
 --max-age seconds after the last one (default ${DEFAULT_MAX_SNAPSHOT_AGE_SECONDS}, at most
 ${MAX_MAX_SNAPSHOT_AGE_SECONDS}), or when the key that pushed it is no longer registered.
 Refused when ID is registered already (rotate changes a registration).
+Its labels are what fleet policy sets select clusters by (--label env=prod
+--label ring=canary; edgeadmit clusters label changes them).
 ${TARGET_HELP}
 
 Example:
@@ -134,12 +169,14 @@ Example:
       anonymous: { type: "boolean" },
       "without-snapshot": { type: "string" },
       "max-age": { type: "string" },
+      label: { type: "string", multiple: true },
     }, 1);
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
     const cluster = clusterArg(this.name, args);
+    const labels = labelFlags(stringList(args, "label"));
     const keys = await publicKeys("public-key", stringList(args, "public-key"), io);
     if (keys.length === 0) throw new CliError(`--public-key is required (see edgeadmit ${this.name} --help)`, EXIT_USAGE);
     const hashes = tokenHashes("token-hash", stringList(args, "token-hash"));
@@ -151,6 +188,7 @@ Example:
       ...(anonymous ? { anonymous: true as const } : {}),
       withoutSnapshot: choice("without-snapshot", optionalString(args, "without-snapshot"), WITHOUT_SNAPSHOT, "FailOpen"),
       maxAgeSeconds: maxAge(args) ?? DEFAULT_MAX_SNAPSHOT_AGE_SECONDS,
+      ...(Object.keys(labels).length > 0 ? { labels } : {}),
     };
     const target = await targetOf(this.name, args, io);
     const answer = await changeRegistry(target.endpoint, target.privateKeyPem, [{ op: "add", cluster, registration }]);
@@ -265,10 +303,66 @@ Example:
   },
 };
 
+const labelVerb: Verb = {
+  name: "clusters label",
+  summary: "set and remove a registered cluster's labels, which fleet policy sets select by",
+  usage: `edgeadmit clusters label ID KEY=VALUE... KEY-... ${TARGET_USAGE} [--if-revision N]
+
+Sets (KEY=VALUE) and removes (KEY-) labels of cluster ID's registration in
+one step, as kubectl label does; a value set again replaces the old one.
+Fleet policy sets select clusters by these labels (docs/fleet.md): a change
+moves the cluster into or out of a fleet binding within seconds.
+--if-revision N refuses the change if the registration changed since
+edgeadmit clusters list showed revision N.
+${TARGET_HELP}
+
+Example:
+  edgeadmit clusters label prod-eu env=prod ring=canary legacy- --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
+  async run(argv, io) {
+    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, "if-revision": { type: "string" } }, 1 + 2 * 32);
+    if (args.help) {
+      io.out(`${this.usage}\n`);
+      return 0;
+    }
+    const cluster = clusterArg(this.name, args);
+    const edits = args.positionals.slice(1);
+    const remove = edits.filter((edit) => edit.endsWith("-") && !edit.includes("=")).map((edit) => edit.slice(0, -1));
+    for (const key of remove) {
+      const problem = labelKeyError(key);
+      if (problem) throw new CliError(problem, EXIT_USAGE);
+    }
+    const set = labelFlags(edits.filter((edit) => !(edit.endsWith("-") && !edit.includes("="))));
+    const revision = ifRevision(args);
+    const change: LabelChange = {
+      op: "label",
+      cluster,
+      ...(Object.keys(set).length > 0 ? { set } : {}),
+      ...(remove.length > 0 ? { remove } : {}),
+      ...(revision !== undefined ? { ifRevision: revision } : {}),
+    };
+    const empty = emptyLabelChange(change);
+    if (empty) throw new CliError(`${empty}: give KEY=VALUE or KEY- (see edgeadmit ${this.name} --help)`, EXIT_USAGE);
+    const target = await targetOf(this.name, args, io);
+    const answer = await changeRegistry(target.endpoint, target.privateKeyPem, [change]);
+    const done = [Object.keys(set).length > 0 ? `set ${labelsText(set)}` : undefined, remove.length > 0 ? `removed ${remove.join(",")}` : undefined].filter((part) => part !== undefined);
+    io.out(`labeled ${cluster} (revision ${answer.revision}): ${done.join(", ")}\n`);
+    reportNotes(answer, io);
+    io.err(`${EFFECT}\n`);
+    return 0;
+  },
+};
+
 const OUTPUTS = ["text", "json"] as const;
 
 function listedLine(entry: ListedCluster): string {
-  const registration: NormalRegistration = { publicKey: entry.publicKey, tokenHashes: entry.tokenHashes, ...(entry.anonymous ? { anonymous: true as const } : {}), withoutSnapshot: entry.withoutSnapshot, maxAgeSeconds: entry.maxAgeSeconds };
+  const registration: NormalRegistration = {
+    publicKey: entry.publicKey,
+    tokenHashes: entry.tokenHashes,
+    ...(entry.anonymous ? { anonymous: true as const } : {}),
+    withoutSnapshot: entry.withoutSnapshot,
+    maxAgeSeconds: entry.maxAgeSeconds,
+    ...(entry.labels ? { labels: entry.labels } : {}),
+  };
   const shadowed = entry.shadowedByClusters ? " [CLUSTERS registers it too and wins]" : "";
   return `${entry.cluster} revision ${entry.revision}: ${credentials(registration)}, updated ${entry.updatedAt}${shadowed}`;
 }
@@ -276,25 +370,29 @@ function listedLine(entry: ListedCluster): string {
 const list: Verb = {
   name: "clusters list",
   summary: "list the function's registered clusters: ids, revisions, public keys and token hashes",
-  usage: `edgeadmit clusters list ${TARGET_USAGE} [-o text|json]
+  usage: `edgeadmit clusters list ${TARGET_USAGE} [-l SELECTOR] [-o text|json]
 
 Prints every registration in the registry (page by page), one line each:
-id, revision, credentials and stance; -o json prints them whole (public keys
-and token hashes; the function holds nothing secret). Then the ids the
-function's CLUSTERS variable registers, which take precedence.
+id, revision, credentials, stance and labels; -o json prints them whole
+(public keys and token hashes; the function holds nothing secret). Then the
+ids the function's CLUSTERS variable registers, which take precedence.
+-l keeps the registrations whose labels the selector selects, in kubectl's
+syntax: env=prod,tier!=system, ring in (canary,early), gpu, !legacy.
 ${TARGET_HELP}
 
 Example:
   edgeadmit clusters list --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
   async run(argv, io) {
-    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, output: { type: "string", short: "o" } });
+    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, output: { type: "string", short: "o" }, selector: { type: "string", short: "l" } });
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
     const output = choice("output", optionalString(args, "output"), OUTPUTS, "text");
+    const selected = selectorFlag(args);
     const target = await targetOf(this.name, args, io);
     const listing = await listRegistry(target.endpoint, target.privateKeyPem);
+    if (selected) listing.clusters = listing.clusters.filter((entry) => selected(entry.labels));
     if (output === "json") {
       io.out(`${JSON.stringify(listing, null, 2)}\n`);
       return 0;
@@ -308,7 +406,8 @@ Example:
 
 /** Registrations compared regardless of the order of their keys and hashes. */
 function sameRegistration(a: ListedCluster, b: NormalRegistration): boolean {
-  const canonical = (r: ListedCluster | NormalRegistration) => JSON.stringify([[...r.publicKey].sort(), [...r.tokenHashes].sort(), r.anonymous === true, r.withoutSnapshot, r.maxAgeSeconds]);
+  const canonical = (r: ListedCluster | NormalRegistration) =>
+    JSON.stringify([[...r.publicKey].sort(), [...r.tokenHashes].sort(), r.anonymous === true, r.withoutSnapshot, r.maxAgeSeconds, Object.entries(r.labels ?? {}).sort()]);
   return canonical(a) === canonical(b);
 }
 
@@ -429,4 +528,4 @@ Example:
   },
 };
 
-export const registryVerbs: readonly Verb[] = [add, rotate, remove, list, importVerb, resetSnapshotVerb, operatorKeygen];
+export const registryVerbs: readonly Verb[] = [add, rotate, remove, labelVerb, list, importVerb, resetSnapshotVerb, operatorKeygen];

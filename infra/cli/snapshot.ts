@@ -126,7 +126,8 @@ export async function snapshotFromCluster(verb: string, args: ParsedArgs, io: Cl
   // A policy whose requests the apiserver never sends is a policy that is not enforced: say so on every run.
   for (const hole of webhookRules ? uncoveredPolicyRules(webhookRules, policySetOf(snapshot).rules) : [])
     io.err(`warning: ${hole}, which ValidatingWebhookConfiguration ${WEBHOOK_CONFIGURATION_NAME} does not send the function: not enforced there; regenerate it with edgeadmit webhook-config --snapshot\n`);
-  return snapshot;
+  // Pushed too: the function checks the fleet's policies against them (docs/fleet.md, Coverage).
+  return webhookRules ? { ...snapshot, webhookRules } : snapshot;
 }
 
 const ALLOW_EMPTY_FLAG = { "allow-empty": { type: "boolean" } } as const;

@@ -5,6 +5,10 @@ import { DEFAULT_TIMEOUT_SECONDS, FAILURE_POLICIES, webhookConfiguration, webhoo
 import { JOB_NAMESPACE } from "../base/job.js";
 import { decodeSnapshot } from "../../shared/snapshot/index.js";
 import { policySetOf } from "../../shared/vap/index.js";
+import { fleetRulesFor } from "../../shared/fleet/index.js";
+import { currentFleet } from "../client/fleet.js";
+import { listRegistry } from "../client/registry.js";
+import { readPrivateKey } from "./keygen.js";
 import { choice, optionalString, parseVerbArgs, requiredString } from "./args.js";
 import { CliError, EXIT_USAGE } from "../base/errors.js";
 import { readInput } from "../base/io.js";
@@ -13,7 +17,7 @@ import type { Verb } from "./verb.js";
 export const webhookConfig: Verb = {
   name: "webhook-config",
   summary: "print the ValidatingWebhookConfiguration that points a cluster at the function",
-  usage: `edgeadmit webhook-config --url https://HOST --cluster ID [--token-file FILE] [--snapshot FILE] [--failure-policy Fail|Ignore] [--timeout SECONDS]
+  usage: `edgeadmit webhook-config --url https://HOST --cluster ID [--token-file FILE] [--snapshot FILE] [--operator-key FILE [--endpoint URL]] [--failure-policy Fail|Ignore] [--timeout SECONDS]
 
 --url is the function's base URL (https://HOST, or https://HOST/PREFIX when it
 is served under a path), not a route of it. clientConfig.url is
@@ -23,7 +27,10 @@ wrote: managed control planes, which cannot present one in a header) it is
 configuration (docs/operations.md: the token in the URL).
 The rules cover the built-in policies and, with --snapshot (a built snapshot,
 - for stdin), the resource rules of the cluster's ValidatingAdmissionPolicies
-bound at the edge, so the apiserver sends the function everything they match.
+bound at the edge, and with --operator-key (the operator's private key) the
+resource rules of the fleet policies the function's fleet set binds on the
+cluster by its registered labels (docs/fleet.md; read from --endpoint, by
+default --url), so the apiserver sends the function everything they match.
 Defaults: --failure-policy Fail, --timeout ${DEFAULT_TIMEOUT_SECONDS}. kube-system and ${JOB_NAMESPACE} are
 never judged, so the sync job can always run (docs/operations.md: when the
 function is unreachable).
@@ -38,6 +45,8 @@ Examples:
       cluster: { type: "string" },
       "token-file": { type: "string" },
       snapshot: { type: "string" },
+      "operator-key": { type: "string" },
+      endpoint: { type: "string" },
       "failure-policy": { type: "string" },
       timeout: { type: "string" },
     });
@@ -66,6 +75,15 @@ Examples:
       const decoded = decodeSnapshot(await readInput(snapshotFile, io, "snapshot"));
       if (!decoded.ok) throw new CliError(`${snapshotFile === "-" ? "<stdin>" : snapshotFile}: ${decoded.error}`);
       options.policyRules = policySetOf(decoded.snapshot).rules;
+    }
+    const operatorKeyFile = optionalString(args, "operator-key");
+    if (operatorKeyFile !== undefined) {
+      const key = await readPrivateKey(operatorKeyFile, io, "--operator-key");
+      const endpoint = optionalString(args, "endpoint") ?? options.url;
+      const [listing, fleet] = await Promise.all([listRegistry(endpoint, key), currentFleet(endpoint, key)]);
+      const registration = listing.clusters.find((entry) => entry.cluster === options.cluster);
+      if (!registration) throw new CliError(`cluster ${options.cluster} is not in the function's registry: the fleet selects registered clusters by their labels`);
+      if (fleet.set) options.policyRules = [...(options.policyRules ?? []), ...fleetRulesFor(fleet.set, fleet.stages ?? {}, registration.labels ?? {})];
     }
     // No YAML anchors for the repeated operations lists: plain lists read better in kubectl diffs.
     io.out(stringify(webhookConfiguration(options), { aliasDuplicateObjects: false }));

@@ -11,7 +11,7 @@ export const REGISTRY_PATH = "/v1/registry/clusters";
 
 const changeAnswerSchema = z.object({
   revision: z.number(),
-  applied: z.array(z.object({ op: z.enum(["add", "rotate", "remove"]), cluster: z.string(), revision: z.number() })),
+  applied: z.array(z.object({ op: z.enum(["add", "rotate", "remove", "label"]), cluster: z.string(), revision: z.number() })),
   notes: z._default(z.array(z.string()), []),
 });
 export type ChangeAnswer = z.infer<typeof changeAnswerSchema>;
@@ -26,6 +26,7 @@ const listedSchema = z.object({
   withoutSnapshot: z.enum(WITHOUT_SNAPSHOT),
   /** Absent from a function older than the limit: what it applied, the default. */
   maxAgeSeconds: z._default(z.number(), DEFAULT_MAX_SNAPSHOT_AGE_SECONDS),
+  labels: z.optional(z.record(z.string(), z.string())),
   shadowedByClusters: z.optional(z.boolean()),
 });
 export type ListedCluster = z.infer<typeof listedSchema>;
@@ -46,10 +47,10 @@ export interface RegistryListing {
 }
 
 /** What a 401 means to the holder of an operator key: the function does not list it. */
-const REFUSED_KEY =
+export const REFUSED_KEY =
   "the function does not accept this operator key: is its public key (edgeadmit key public --key FILE) in the function's OPERATOR_KEYS, and is the endpoint the function's?";
 
-async function signed(endpoint: string, privateKeyPem: string, method: OperatorMethod, pathAndQuery: string, body: Uint8Array): Promise<{ url: string; response: Response }> {
+export async function signed(endpoint: string, privateKeyPem: string, method: OperatorMethod, pathAndQuery: string, body: Uint8Array): Promise<{ url: string; response: Response }> {
   const url = `${endpoint.replace(/\/+$/, "")}${pathAndQuery}`;
   // The subject is the path as the function sees it: the endpoint's own path prefix included.
   const subject = new URL(url).pathname + new URL(url).search;

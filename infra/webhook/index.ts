@@ -5,6 +5,9 @@
 import { clusterIdError } from "../../shared/clusters/index.js";
 import type { NamedRule } from "../../shared/vap/index.js";
 import { JOB_NAMESPACE } from "../base/job.js";
+import { uncoveredPolicyRules, type WebhookRule } from "../../shared/vap/coverage.js";
+
+export { uncoveredPolicyRules, type WebhookRule };
 
 export const FAILURE_POLICIES = ["Fail", "Ignore"] as const;
 export type FailurePolicy = (typeof FAILURE_POLICIES)[number];
@@ -26,15 +29,6 @@ export interface WebhookOptions {
   policyRules?: ReadonlyArray<{ policy: string; rule: NamedRule }>;
 }
 
-/** A webhook rule, as admissionregistration.k8s.io/v1 RuleWithOperations spells it. */
-export interface WebhookRule {
-  apiGroups: string[];
-  apiVersions: string[];
-  resources: string[];
-  operations: string[];
-  scope: "Cluster" | "Namespaced" | "*";
-}
-
 /** The rules the built-in policies need. */
 function builtInRules(): WebhookRule[] {
   const write = ["CREATE", "UPDATE"];
@@ -50,47 +44,6 @@ function builtInRules(): WebhookRule[] {
 /** A bound policy's rule as a webhook rule: the same lists (a VAP rule's resourceNames narrow it further, the function checks them). */
 function asWebhookRule(rule: NamedRule): WebhookRule {
   return { apiGroups: rule.apiGroups, apiVersions: rule.apiVersions, resources: rule.resources, operations: rule.operations, scope: rule.scope };
-}
-
-/** Whether `list` holds `value` or the wildcard; a resource `x/*` or `*\/*` also covers subresources. */
-function listCovers(list: readonly string[], value: string): boolean {
-  return list.includes("*") || list.includes(value);
-}
-
-function resourceCovered(resources: readonly string[], resource: string): boolean {
-  if (resources.includes(resource) || resources.includes("*/*")) return true;
-  const slash = resource.indexOf("/");
-  return slash < 0 ? resources.includes("*") : resources.includes(`${resource.slice(0, slash)}/*`) || resources.includes(`*/${resource.slice(slash + 1)}`);
-}
-
-/**
- * What the bound policies match that `webhookRules` do not send the
- * function, one line per policy rule: a policy the apiserver never asks
- * about is a policy that is not enforced. Conservative: a wildcard in the
- * policy's rule must be a wildcard in one webhook rule.
- */
-export function uncoveredPolicyRules(webhookRules: readonly WebhookRule[], policyRules: ReadonlyArray<{ policy: string; rule: NamedRule }>): string[] {
-  const missing: string[] = [];
-  for (const { policy, rule } of policyRules) {
-    const holes: string[] = [];
-    for (const group of rule.apiGroups)
-      for (const version of rule.apiVersions)
-        for (const resource of rule.resources)
-          for (const operation of rule.operations) {
-            const sent = webhookRules.some(
-              (w) =>
-                listCovers(w.apiGroups, group) &&
-                listCovers(w.apiVersions, version) &&
-                resourceCovered(w.resources, resource) &&
-                listCovers(w.operations, operation) &&
-                // A resource has one scope: only opposite explicit scopes exclude each other.
-                (w.scope === "*" || rule.scope === "*" || w.scope === rule.scope),
-            );
-            if (!sent) holes.push(`${operation} ${group === "" ? resource : `${resource}.${group}`}/${version}`);
-          }
-    if (holes.length > 0) missing.push(`ValidatingAdmissionPolicy '${policy}' matches ${holes.slice(0, 5).join(", ")}${holes.length > 5 ? ` and ${holes.length - 5} more` : ""}`);
-  }
-  return missing;
 }
 
 /** Why `options` cannot make a configuration the kube-apiserver accepts, or undefined. */

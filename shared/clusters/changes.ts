@@ -3,7 +3,8 @@
 // and how the registry applies one to what it holds. A request carries up to
 // MAX_CHANGES changes, applied in order, all or none.
 import * as z from "zod/mini";
-import { CLUSTER_ID, MAX_CLUSTER_ID_LENGTH, MAX_CREDENTIALS, WITHOUT_SNAPSHOT, credentialProblem, maxAgeSecondsSchema, registrationSchema, tokenHashSchema, type NormalRegistration } from "./index.js";
+import { labelKeyError } from "../k8s/labels/index.js";
+import { CLUSTER_ID, MAX_CLUSTER_ID_LENGTH, MAX_CLUSTER_LABELS, MAX_CREDENTIALS, WITHOUT_SNAPSHOT, clusterLabelsError, clusterLabelsSchema, credentialProblem, maxAgeSecondsSchema, registrationSchema, tokenHashSchema, type NormalRegistration } from "./index.js";
 
 /** Changes one request may carry: an import goes in batches of this many. */
 export const MAX_CHANGES = 100;
@@ -39,9 +40,21 @@ const rotateSchema = z.strictObject({
 
 const removeSchema = z.strictObject({ op: z.literal("remove"), cluster: clusterIdSchema, ifRevision: z.optional(revisionSchema) });
 
-const changeSchema = z.discriminatedUnion("op", [addSchema, rotateSchema, removeSchema]);
+/** Labels set and removed in one step, as `kubectl label` does (`key=value`, `key-`). */
+const labelSchema = z.strictObject({
+  op: z.literal("label"),
+  cluster: clusterIdSchema,
+  ifRevision: z.optional(revisionSchema),
+  set: z.optional(clusterLabelsSchema),
+  remove: z.optional(
+    z.array(z.string().check(z.refine((key) => labelKeyError(key) === undefined, { error: (issue) => labelKeyError(issue.input as string) ?? "invalid label key" }))).check(z.maxLength(MAX_CLUSTER_LABELS)),
+  ),
+});
+
+const changeSchema = z.discriminatedUnion("op", [addSchema, rotateSchema, removeSchema, labelSchema]);
 export type Change = z.infer<typeof changeSchema>;
 export type RotateChange = z.infer<typeof rotateSchema>;
+export type LabelChange = z.infer<typeof labelSchema>;
 
 export const changeRequestSchema = z.strictObject({
   /**
@@ -92,5 +105,27 @@ export function rotated(current: NormalRegistration, change: RotateChange): Norm
     ...(anonymous ? { anonymous: true as const } : {}),
     withoutSnapshot: change.withoutSnapshot ?? current.withoutSnapshot,
     maxAgeSeconds: change.maxAgeSeconds ?? current.maxAgeSeconds,
+    ...(current.labels ? { labels: current.labels } : {}),
   };
+}
+
+/** Why a label change says nothing to do, or undefined. */
+export function emptyLabelChange(change: LabelChange): string | undefined {
+  if (Object.keys(change.set ?? {}).length === 0 && (change.remove ?? []).length === 0) return "a label change must set or remove a label";
+  const both = (change.remove ?? []).find((key) => Object.hasOwn(change.set ?? {}, key));
+  return both === undefined ? undefined : `label ${both} is both set and removed`;
+}
+
+/** `current` with `change`'s labels set and removed, or why not (the registry answers 409). */
+export function relabeled(current: NormalRegistration, change: LabelChange): NormalRegistration | string {
+  const labels: Record<string, string> = { ...current.labels };
+  for (const key of change.remove ?? []) {
+    if (!Object.hasOwn(labels, key)) return `cluster ${change.cluster} has no label ${key}`;
+    delete labels[key];
+  }
+  Object.assign(labels, change.set);
+  const problem = clusterLabelsError(labels);
+  if (problem) return `cluster ${change.cluster} would have ${problem}`;
+  const { labels: _old, ...rest } = current;
+  return Object.keys(labels).length > 0 ? { ...rest, labels } : rest;
 }

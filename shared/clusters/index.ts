@@ -8,6 +8,7 @@ import { describeZodError } from "../zod/index.js";
 import { fromHex } from "../digest/index.js";
 import { importRawPublicKey, PUBLIC_KEY_PREFIX, publicKeyBytes, toBase64 } from "../signing/index.js";
 import { TOKEN_HASH_PATTERN, TOKEN_HASH_PREFIX } from "../tokens/index.js";
+import { labelKeyError, labelValueError, type Labels } from "../k8s/labels/index.js";
 
 /** A path segment, printed by the apiserver in errors: an identifier, never a secret. */
 export const CLUSTER_ID = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -44,6 +45,24 @@ export const maxAgeSecondsSchema = z.int().check(
 
 export const tokenHashSchema = z.string().check(z.regex(TOKEN_HASH_PATTERN, `must be "${TOKEN_HASH_PREFIX}" and 64 lowercase hex digits (edgeadmit token prints it)`));
 
+/** Labels one registration may carry: enough to place a cluster (env, region, tier, ring, tenant…), bounded per isolate. */
+export const MAX_CLUSTER_LABELS = 32;
+
+/** Why `labels` cannot label a cluster, or undefined: the keys and values a Kubernetes object's labels may have. */
+export function clusterLabelsError(labels: Readonly<Record<string, string>>): string | undefined {
+  const entries = Object.entries(labels);
+  if (entries.length > MAX_CLUSTER_LABELS) return `at most ${MAX_CLUSTER_LABELS} labels, not ${entries.length}`;
+  for (const [key, value] of entries) {
+    const error = labelKeyError(key) ?? labelValueError(value);
+    if (error) return error;
+  }
+  return undefined;
+}
+
+export const clusterLabelsSchema = z.record(z.string(), z.string()).check(
+  z.refine((labels) => clusterLabelsError(labels) === undefined, { error: (issue) => clusterLabelsError(issue.input as Record<string, string>) ?? "invalid labels" }),
+);
+
 export const registrationSchema = z.strictObject({
   /** Verifies the sync job's signed pushes and reads; a list while a key is rotated. */
   publicKey: z.union([z.string(), z.array(z.string()).check(z.minLength(1), z.maxLength(MAX_CREDENTIALS))]),
@@ -54,6 +73,8 @@ export const registrationSchema = z.strictObject({
   withoutSnapshot: z._default(z.enum(WITHOUT_SNAPSHOT), "FailOpen"),
   /** Seconds after its push that a stored snapshot stops counting (DEFAULT_MAX_SNAPSHOT_AGE_SECONDS unless set). */
   maxAgeSeconds: z._default(maxAgeSecondsSchema, DEFAULT_MAX_SNAPSHOT_AGE_SECONDS),
+  /** What fleet policy sets select the cluster by (`env: prod`, `ring: canary`): Kubernetes label syntax. */
+  labels: z.optional(clusterLabelsSchema),
 });
 /** One cluster's entry in CLUSTERS or the registry, as written (defaults not yet applied). */
 export type Registration = z.input<typeof registrationSchema>;
@@ -65,6 +86,8 @@ export interface NormalRegistration {
   anonymous?: true;
   withoutSnapshot: WithoutSnapshot;
   maxAgeSeconds: number;
+  /** Absent when the cluster has none, so registrations stored before labels existed read the same. */
+  labels?: Record<string, string>;
 }
 
 export function normalRegistration(entry: z.output<typeof registrationSchema>): NormalRegistration {
@@ -74,6 +97,7 @@ export function normalRegistration(entry: z.output<typeof registrationSchema>): 
     ...(entry.anonymous === true ? { anonymous: true as const } : {}),
     withoutSnapshot: entry.withoutSnapshot,
     maxAgeSeconds: entry.maxAgeSeconds,
+    ...(entry.labels && Object.keys(entry.labels).length > 0 ? { labels: { ...entry.labels } } : {}),
   };
 }
 
@@ -101,7 +125,12 @@ export interface Cluster {
   anonymous: boolean;
   withoutSnapshot: WithoutSnapshot;
   maxAgeSeconds: number;
+  /** The registration's labels (NO_LABELS when none): fleet policy sets select by them. */
+  labels: Labels;
 }
+
+/** One frozen empty object for every cluster without labels: thousands of clusters, no object each. */
+export const NO_LABELS: Labels = Object.freeze({});
 
 function slices(bytes: Uint8Array, from: number, to: number): Uint8Array[] {
   const result: Uint8Array[] = [];
@@ -157,7 +186,8 @@ export async function loadRegistration(id: string, value: unknown): Promise<Clus
     credentials.set(raw, index * CREDENTIAL_BYTES);
   }
   for (const [index, hash] of hashes.entries()) credentials.set(fromHex(hash.slice(TOKEN_HASH_PREFIX.length))!, (keys.length + index) * CREDENTIAL_BYTES);
-  return { id, credentials, keyCount: keys.length, anonymous: entry.anonymous === true, withoutSnapshot: entry.withoutSnapshot, maxAgeSeconds: entry.maxAgeSeconds };
+  const labels = entry.labels && Object.keys(entry.labels).length > 0 ? Object.freeze({ ...entry.labels }) : NO_LABELS;
+  return { id, credentials, keyCount: keys.length, anonymous: entry.anonymous === true, withoutSnapshot: entry.withoutSnapshot, maxAgeSeconds: entry.maxAgeSeconds, labels };
 }
 
 /** Parses a CLUSTERS value: every usable registration, and why each other one is not. */

@@ -7,6 +7,7 @@ import type { EnforcementMode, Finding, Policy } from "../policy/index.js";
 import type { SnapshotView } from "../snapshot/view.js";
 import { exceptionFor, indexExceptions, type ExceptionIndex } from "../exceptions/index.js";
 import { policySetOf, type PolicyOutcome } from "../vap/index.js";
+import { fleetFacts, stricter, type ClusterFleet } from "../fleet/index.js";
 
 export type { WithoutSnapshot };
 
@@ -24,6 +25,8 @@ export interface ReviewContext {
   edgePolicy?: string;
   /** Milliseconds since the epoch; only the staleness check reads it, never a policy. */
   now: number;
+  /** What the fleet binds on this cluster (shared/fleet), judged beside the cluster's own policies; the cluster cannot weaken it. */
+  fleet?: ClusterFleet | undefined;
 }
 
 /**
@@ -44,11 +47,13 @@ export interface PolicyResult {
   field?: string;
   /** A denial's HTTP status when not 403 Forbidden (a ValidatingAdmissionPolicy's reason). */
   status?: { code: number; reason: string };
+  /** The fleet revision that bound the policy (a fleet policy) or set its floor (a built-in one). */
+  fleet?: number;
 }
 
-/** Policies the cluster has not turned Off and that look at this request. */
-export function matchPolicies(request: AdmissionRequest, policies: readonly Policy[], view: SnapshotView | undefined): Policy[] {
-  return policies.filter((policy) => view?.settings.policies[policy.id] !== "Off" && policy.matches(request));
+/** Policies the cluster has not turned Off (or the fleet enforces whatever the cluster says) and that look at this request. */
+export function matchPolicies(request: AdmissionRequest, policies: readonly Policy[], view: SnapshotView | undefined, fleet?: ClusterFleet): Policy[] {
+  return policies.filter((policy) => (view?.settings.policies[policy.id] !== "Off" || fleet?.modes[policy.id] !== undefined) && policy.matches(request));
 }
 
 /**
@@ -66,15 +71,44 @@ export function modeOf(policy: Policy, finding: Finding, view: SnapshotView): En
   return finding.informational && mode === "Deny" ? "Warn" : mode;
 }
 
-export function evaluate(request: AdmissionRequest, policies: readonly Policy[], view: SnapshotView): PolicyResult[] {
-  return policies.flatMap((policy) =>
-    policy.evaluate(request, view).map((finding): PolicyResult => ({
+export function evaluate(request: AdmissionRequest, policies: readonly Policy[], view: SnapshotView, fleet?: ClusterFleet): PolicyResult[] {
+  return policies.flatMap((policy) => {
+    const floor = fleet?.modes[policy.id];
+    return policy.evaluate(request, view).map((finding): PolicyResult => ({
       policy: policy.id,
-      mode: modeOf(policy, finding, view),
+      // The fleet's mode is a floor: the cluster's settings, tenants and classes may only make it stricter.
+      mode: floor === undefined ? modeOf(policy, finding, view) : stricter(modeOf(policy, finding, view), finding.informational && floor === "Deny" ? "Warn" : floor),
       message: finding.message,
       ...(finding.field ? { field: finding.field } : {}),
-    })),
-  );
+      ...(floor !== undefined ? { fleet: fleet!.revision } : {}),
+    }));
+  });
+}
+
+/** The audit annotation that says which of the cluster's settings a fleet policy ignored: a cluster cannot weaken a fleet policy. */
+const FLEET_IGNORED_ANNOTATION = "fleet.ignored-settings";
+
+/**
+ * The fleet's policies on this request: results that name the fleet binding,
+ * made stricter where the cluster's settings ask (Warn to Deny), never
+ * weaker; a setting that would weaken one is named in `ignored`.
+ */
+function fleetResults(request: AdmissionRequest, fleet: ClusterFleet, view: SnapshotView, ignored: Set<string>): { results: PolicyResult[]; skipped: SkippedResult[]; auditAnnotations: Record<string, string> } {
+  const exemptedBy = (policy: string) => (fleet.exceptions.size === 0 ? undefined : exceptionFor(fleet.exceptions, policy, request));
+  const outcome = fleet.set.evaluate(request, fleetFacts(fleet, view), (policy) => exemptedBy(policy) !== undefined);
+  const results: PolicyResult[] = [];
+  const skipped: SkippedResult[] = [];
+  for (const raw of outcome.outcomes) {
+    const setting = view.settings.policies[raw.policy];
+    let action = raw.action;
+    if (setting !== undefined && setting !== "Off" && stricter(setting, action) === setting) action = setting;
+    else if (setting !== undefined && setting !== action) ignored.add(`${raw.policy}: ${setting}`);
+    const fleetResult: PolicyResult = { ...vapResult({ ...raw, action }), fleet: fleet.revision };
+    const exception = exemptedBy(raw.policy);
+    if (exception === undefined) results.push(fleetResult);
+    else skipped.push({ ...fleetResult, exception: `fleet/${exception}` });
+  }
+  return { results, skipped, auditAnnotations: outcome.auditAnnotations };
 }
 
 /** How a result reads in a denial or a warning: the policy first, so every message says who raised it. */
@@ -86,17 +120,19 @@ export function describeResult(result: PolicyResult): string {
     : `Validation failed for ValidatingAdmissionPolicy '${result.policy}'${bound}: ${result.message}`;
 }
 
-/** The edge's policy outcomes as results: a binding's validationActions are their modes. */
-function vapResults(outcomes: readonly PolicyOutcome[]): PolicyResult[] {
-  return outcomes.map((outcome) => ({
+/** An edge policy's outcome as a result: a binding's validationActions are its modes. */
+function vapResult(outcome: PolicyOutcome): PolicyResult {
+  return {
     policy: outcome.policy,
     origin: "ValidatingAdmissionPolicy",
     ...(outcome.binding !== undefined ? { binding: outcome.binding } : {}),
     mode: outcome.action,
     message: outcome.message,
-    ...(outcome.status ? { status: outcome.status } : {}),
-  }));
+    ...(outcome.status && outcome.action === "Deny" ? { status: outcome.status } : {}),
+  };
 }
+
+const vapResults = (outcomes: readonly PolicyOutcome[]): PolicyResult[] => outcomes.map(vapResult);
 
 const deny = (message: string, warnings: string[] = []): Decision => ({
   allowed: false,
@@ -205,17 +241,23 @@ const EXCEPTIONS_ANNOTATION = "exceptions";
  * only then does a review read the snapshot, so the function loads shards
  * for it. `view` may hold no namespace: matching reads only the cluster part.
  */
-export function judged(request: AdmissionRequest, policies: readonly Policy[], view: SnapshotView | undefined, withPolicySet = true, edgePolicy?: string): boolean {
-  return matchPolicies(request, policies, view).length > 0 || (view !== undefined && withPolicySet && policySetOf(view.cluster).mayMatch(request, edgePolicy));
+export function judged(request: AdmissionRequest, policies: readonly Policy[], view: SnapshotView | undefined, withPolicySet = true, edgePolicy?: string, fleet?: ClusterFleet): boolean {
+  return (
+    matchPolicies(request, policies, view, fleet).length > 0 ||
+    (view !== undefined && withPolicySet && (policySetOf(view.cluster).mayMatch(request, edgePolicy) || fleet?.set.mayMatch(request) === true))
+  );
 }
 
 /** The whole review of one request: the built-in policies, and the cluster's own policies bound at the edge. */
 export function review(request: AdmissionRequest, context: ReviewContext): ReviewOutcome {
   const { cluster, snapshot } = context;
-  const matched = matchPolicies(request, context.policies, snapshot?.view);
-  const policySet = snapshot && context.withPolicySet !== false ? policySetOf(snapshot.view.cluster) : undefined;
+  const fleet = context.fleet;
+  const matched = matchPolicies(request, context.policies, snapshot?.view, fleet);
+  const withPolicySet = context.withPolicySet !== false;
+  const policySet = snapshot && withPolicySet ? policySetOf(snapshot.view.cluster) : undefined;
+  const fleetMatches = withPolicySet && fleet?.set.mayMatch(request) === true;
   // What judged() decides, from the matches this review needs anyway.
-  if (matched.length === 0 && !policySet?.mayMatch(request, context.edgePolicy)) return allowAll();
+  if (matched.length === 0 && !policySet?.mayMatch(request, context.edgePolicy) && !fleetMatches) return allowAll();
 
   if (!snapshot) {
     const message = context.unusable ? `edgeadmit: cluster "${cluster}": ${context.unusable}` : `edgeadmit: no snapshot has been pushed for cluster "${cluster}" yet`;
@@ -234,15 +276,25 @@ export function review(request: AdmissionRequest, context: ReviewContext): Revie
     if (onStale === "Deny") return { decision: deny(`${message}; the cluster denies on stale data, check the sync job`), results: [], skipped: [] };
     warnings.push(message);
   }
+  const ignored = new Set<string>();
+  const fromFleet = fleet && fleetMatches ? fleetResults(request, fleet, snapshot.view, ignored) : undefined;
   const edge = policySet?.evaluate(request, snapshot.view, (policy) => exceptionOf(snapshot.view, policy, request) !== undefined, context.edgePolicy);
-  const results: PolicyResult[] = [];
-  const skipped: SkippedResult[] = [];
-  for (const result of [...evaluate(request, matched, snapshot.view), ...vapResults(edge?.outcomes ?? [])]) {
-    const exception = exceptionOf(snapshot.view, result.policy, request);
+  const results: PolicyResult[] = [...(fromFleet?.results ?? [])];
+  const skipped: SkippedResult[] = [...(fromFleet?.skipped ?? [])];
+  for (const result of [...evaluate(request, matched, snapshot.view, fleet), ...vapResults(edge?.outcomes ?? [])]) {
+    // A built-in policy the fleet enforces is set aside only by the fleet's exceptions, as a fleet policy is.
+    const floored = result.fleet !== undefined;
+    const exception = floored ? (fleet!.exceptions.size === 0 ? undefined : exceptionFor(fleet!.exceptions, result.policy, request)) : exceptionOf(snapshot.view, result.policy, request);
+    if (floored) {
+      const setting = snapshot.view.settings.policies[result.policy];
+      if (setting !== undefined && (setting === "Off" || stricter(setting, result.mode) !== setting)) ignored.add(`${result.policy}: ${setting}`);
+      if (exception === undefined && exceptionOf(snapshot.view, result.policy, request) !== undefined) ignored.add(`${result.policy}: its exception`);
+    }
     if (exception === undefined) results.push(result);
-    else skipped.push({ ...result, exception });
+    else skipped.push({ ...result, exception: floored ? `fleet/${exception}` : exception });
   }
-  const annotations = { ...edge?.auditAnnotations };
+  const annotations = { ...fromFleet?.auditAnnotations, ...edge?.auditAnnotations };
+  if (ignored.size > 0) annotations[FLEET_IGNORED_ANNOTATION] = joined([...ignored].map((what) => `${what} (a cluster cannot weaken a fleet policy)`), MAX_WARNINGS_TOTAL_BYTES);
   if (skipped.length > 0) annotations[EXCEPTIONS_ANNOTATION] = joined([...new Set(skipped.map((r) => `${r.policy} by ${r.exception}`))], MAX_WARNINGS_TOTAL_BYTES);
   return { decision: decide(results, warnings, annotations), results, skipped };
 }

@@ -4,7 +4,7 @@ import * as z from "zod/mini";
 import "../zod/index.js";
 import { exceptionSchema } from "../exceptions/index.js";
 import { isQuantity } from "../k8s/quantity/index.js";
-import { nodeAffinitySchema, stringMapSchema } from "../k8s/schemas/index.js";
+import { nodeAffinitySchema, stringMapSchema, webhookRuleSchema } from "../k8s/schemas/index.js";
 import { ENFORCEMENT_MODES, POLICY_MODES } from "./modes.js";
 
 export const SNAPSHOT_API_VERSION = "edgeadmit.io/v1alpha1";
@@ -148,6 +148,13 @@ export const snapshotSchema = z.object({
    */
   /** EdgeAdmissionExceptions by name: objects exempt from named policies (shared/exceptions). Cluster-wide. */
   exceptions: z._default(z.record(z.string(), exceptionSchema), {}),
+  /**
+   * The rules of the cluster's ValidatingWebhookConfiguration edgeadmit, as
+   * the sync job read them: what the apiserver sends the function, so it
+   * knows which fleet policies each cluster reaches (docs/fleet.md,
+   * Coverage). Absent when not read: coverage unknown.
+   */
+  webhookRules: z.optional(z.array(webhookRuleSchema).check(z.maxLength(1_000))),
   largestAllocatable: z.optional(z.record(z.string(), z.string().check(z.refine(isQuantity, "must be a Kubernetes quantity")))),
 });
 export type Snapshot = z.infer<typeof snapshotSchema>;

@@ -127,6 +127,36 @@ describe("rotating a cluster's credentials", () => {
   });
 });
 
+describe("labelling a cluster", () => {
+  it("stores labels with the registration, sets and removes them as kubectl label does, and keeps them through a rotate", async () => {
+    const c = await credentials();
+    await applied([add("fleet-labels", c, { labels: { env: "prod", ring: "canary" } })]);
+    expect(await listed("fleet-labels")).toMatchObject({ labels: { env: "prod", ring: "canary" } });
+    const relabeled = await applied([{ op: "label", cluster: "fleet-labels", set: { ring: "main", tier: "tenant" }, remove: ["env"] }]);
+    expect(await listed("fleet-labels")).toMatchObject({ revision: relabeled.revision, labels: { ring: "main", tier: "tenant" } });
+    await applied([{ op: "rotate", cluster: "fleet-labels", withoutSnapshot: "FailClosed" }]);
+    expect(await listed("fleet-labels")).toMatchObject({ withoutSnapshot: "FailClosed", labels: { ring: "main", tier: "tenant" } });
+    await applied([{ op: "label", cluster: "fleet-labels", remove: ["ring", "tier"] }]);
+    expect(await listed("fleet-labels")).not.toHaveProperty("labels");
+    expect(await served("fleet-labels", c)).toEqual(SERVED);
+  });
+
+  it("refuses labels Kubernetes would refuse, a change that does nothing, and removing a label the cluster lacks: nothing changes", async () => {
+    const c = await credentials();
+    await applied([add("fleet-badlabel", c, { labels: { env: "prod" } })]);
+    const before = await listed("fleet-badlabel");
+    for (const [changes, status, error] of [
+      [[{ op: "label", cluster: "fleet-badlabel", set: { "-env": "x" } }], 400, 'registry change does not fit: changes.0.set: label key "-env": name must be 1-63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric; nothing changed'],
+      [[{ op: "label", cluster: "fleet-badlabel", set: { env: "a b" } }], 400, 'registry change does not fit: changes.0.set: label value "a b": must be at most 63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric; nothing changed'],
+      [[{ op: "label", cluster: "fleet-badlabel" }], 400, "a label change must set or remove a label; nothing changed"],
+      [[{ op: "label", cluster: "fleet-badlabel", set: { env: "dev" }, remove: ["env"] }], 400, "label env is both set and removed; nothing changed"],
+      [[{ op: "label", cluster: "fleet-badlabel", remove: ["ring"] }], 409, "cluster fleet-badlabel has no label ring; nothing changed"],
+      [[{ op: "label", cluster: "fleet-nolabel", set: { env: "dev" } }], 404, "cluster fleet-nolabel is not in the registry; nothing changed"],
+    ] as const) expect(await answer(await change(changes))).toEqual({ status, body: { error }, challenge: null });
+    expect(await listed("fleet-badlabel")).toEqual(before);
+  });
+});
+
 describe("removing a cluster", () => {
   it("refuses its credentials at once, with the answer an unknown cluster gets", async () => {
     const c = await credentials();

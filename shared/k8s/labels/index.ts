@@ -71,3 +71,69 @@ export const NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name";
 export function selectorKeys(selector: LabelSelector): string[] {
   return [...new Set([...Object.keys(selector.matchLabels ?? {}), ...(selector.matchExpressions ?? []).map((requirement) => requirement.key)])];
 }
+
+/** Requirements one selector string may hold: `-l` comes from a person, not a cluster. */
+const MAX_REQUIREMENTS = 64;
+
+type Requirement = NonNullable<LabelSelector["matchExpressions"]>[number];
+
+/** One requirement of a selector string (`k`, `!k`, `k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`), or why not. */
+function requirementOf(text: string): Requirement | string {
+  const part = text.trim();
+  const set = /^(\S+?)\s+(in|notin)\s*\(([^()]*)\)$/.exec(part);
+  const compared = /^([^=!<>\s]+)\s*(==|=|!=)\s*([^=!\s]*)$/.exec(part);
+  const exists = /^(!?)\s*([^=!<>\s()]+)$/.exec(part);
+  let requirement: Requirement;
+  if (set) requirement = { key: set[1]!, operator: set[2] === "in" ? "In" : "NotIn", values: set[3]!.split(",").map((value) => value.trim()) };
+  else if (compared) requirement = { key: compared[1]!, operator: compared[2] === "!=" ? "NotIn" : "In", values: [compared[3]!] };
+  else if (exists) requirement = { key: exists[2]!, operator: exists[1] === "!" ? "DoesNotExist" : "Exists" };
+  else return `"${capped(part)}" is not a requirement: use key, !key, key=value, key!=value, key in (a,b) or key notin (a,b)`;
+  const problem = labelKeyError(requirement.key) ?? (requirement.values ?? []).map(labelValueError).find((error) => error !== undefined);
+  return problem ?? requirement;
+}
+
+/**
+ * A selector string as kubectl's `-l` takes it (k8s.io/apimachinery
+ * pkg/labels/selector.go Parse, less the numeric `>`/`<`), as the
+ * LabelSelector it means: requirements separated by commas, all ANDed;
+ * `k!=v` and `k notin (…)` also select objects without `k`. Empty selects everything.
+ */
+export function parseSelector(text: string): LabelSelector | string {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index];
+    if (char === "(") depth++;
+    else if (char === ")") depth--;
+    else if (char === "," && depth === 0) {
+      parts.push(text.slice(start, index));
+      start = index + 1;
+    }
+    if (depth < 0 || depth > 1) return `selector "${capped(text)}": unbalanced parentheses`;
+  }
+  if (depth !== 0) return `selector "${capped(text)}": unbalanced parentheses`;
+  parts.push(text.slice(start));
+  if (text.trim() === "") return {};
+  if (parts.length > MAX_REQUIREMENTS) return `selector: more than ${MAX_REQUIREMENTS} requirements`;
+  const matchExpressions: Requirement[] = [];
+  for (const part of parts) {
+    const requirement = requirementOf(part);
+    if (typeof requirement === "string") return `selector: ${requirement}`;
+    matchExpressions.push(requirement);
+  }
+  return { matchExpressions };
+}
+
+/** The selector in kubectl's string form, as `parseSelector` reads it: what a table prints. */
+export function selectorText(selector: LabelSelector): string {
+  const parts = Object.entries(selector.matchLabels ?? {}).map(([key, value]) => `${key}=${value}`);
+  for (const { key, operator, values } of selector.matchExpressions ?? []) {
+    const list = values ?? [];
+    if (operator === "Exists") parts.push(key);
+    else if (operator === "DoesNotExist") parts.push(`!${key}`);
+    else if (list.length === 1) parts.push(`${key}${operator === "In" ? "=" : "!="}${list[0]}`);
+    else parts.push(`${key} ${operator === "In" ? "in" : "notin"} (${list.join(",")})`);
+  }
+  return parts.join(",");
+}

@@ -109,3 +109,14 @@ export const podTemplateSchema = z.looseObject({
   metadata: z.optional(z.nullable(objectMetaSchema)),
   spec: z.optional(z.nullable(podSpecSchema)),
 });
+
+/** A webhook rule as the snapshot carries it (the sync job reads it from the cluster). */
+export const webhookRuleSchema = z.object({
+  apiGroups: z.array(z.string()),
+  apiVersions: z.array(z.string()),
+  resources: z.array(z.string()),
+  operations: z.array(z.string()),
+  scope: z.enum(["Cluster", "Namespaced", "*"]),
+});
+/** A webhook rule, as admissionregistration.k8s.io/v1 RuleWithOperations spells it. */
+export type WebhookRule = z.infer<typeof webhookRuleSchema>;

@@ -41,7 +41,7 @@ export interface PolicyOutcome {
   binding?: string;
   action: ValidationAction;
   message: string;
-  /** A denial's status: the validation's reason (default Invalid) and its HTTP code. */
+  /** The status a denial answers with: the validation's reason (default Invalid) and its HTTP code; on every validation's outcome, so a fleet policy made stricter by the cluster (Warn to Deny) denies with it. */
   status?: { code: number; reason: string };
 }
 
@@ -263,7 +263,7 @@ export class PolicyDispatcher implements CompiledPolicySet {
               if (action === "Audit" && !exempt)
                 failures.push({ message: decision.message, policy: binding.spec.policyName, binding: binding.name, expressionIndex: decision.expressionIndex, validationActions: binding.spec.validationActions });
               const status = { code: codeOf(decision.reason), reason: decision.reason };
-              outcomes.push({ policy: policy.name, binding: binding.name, action, message: decision.message, ...(action === "Deny" ? { status } : {}) });
+              outcomes.push({ policy: policy.name, binding: binding.name, action, message: decision.message, status });
             }
           }
           for (const annotation of annotationResults) {

@@ -1,0 +1,48 @@
+import { describe, expect, it } from "vitest";
+import { HOUR_MS, MAX_PENDING_ROWS, VerdictCounter, type CountRow } from "../../shared/counts/index.js";
+import type { ReviewOutcome } from "../../shared/dispatcher/index.js";
+import { CountFlusher, FLUSH_MS, MAX_BATCH } from "./counts.js";
+
+const allowed: ReviewOutcome = { decision: { allowed: true, warnings: [], auditAnnotations: {} }, results: [], skipped: [] };
+const denied: ReviewOutcome = {
+  decision: { allowed: false, denial: { code: 403, reason: "Forbidden", message: "m" }, warnings: [], auditAnnotations: {} },
+  results: [{ policy: "rwo-rollout", mode: "Deny", message: "m" }],
+  skipped: [],
+};
+
+describe("CountFlusher", () => {
+  it("writes at most once per FLUSH_MS, whatever the number of reviews, and loses nothing between writes", async () => {
+    const writes: CountRow[][] = [];
+    const writer = () => ({ addCounts: async (rows: CountRow[]) => void writes.push(rows) });
+    const flusher = new CountFlusher();
+    const deferred: Array<Promise<unknown>> = [];
+    const t0 = 5 * HOUR_MS;
+    for (let i = 0; i < 1000; i++) {
+      flusher.counter.countReview("c1", i % 2 === 0 ? allowed : denied, t0 + i);
+      flusher.maybeFlush(writer, t0 + i, (work) => void deferred.push(work));
+    }
+    await Promise.all(deferred);
+    // The first review flushes (nothing flushed yet); the 999 after it wait for FLUSH_MS.
+    expect(writes).toEqual([[[5, "c1", "review", "*", "allow", 1]]]);
+    flusher.maybeFlush(writer, t0 + FLUSH_MS, (work) => void deferred.push(work));
+    await Promise.all(deferred);
+    expect(writes[1]).toEqual([
+      [5, "c1", "review", "*", "allow", 499],
+      [5, "c1", "review", "*", "deny", 500],
+      [5, "c1", "builtin", "rwo-rollout", "deny", 500],
+    ]);
+  });
+
+  it("sends at most MAX_BATCH rows a write, keeps what a failed write could not store, and bounds what it holds", async () => {
+    const flusher = new CountFlusher();
+    for (let i = 0; i < MAX_BATCH + 5; i++) flusher.counter.countReview(`c${i}`, allowed, 0);
+    await flusher.flush(() => ({ addCounts: () => Promise.reject(new Error("down")) }), 0);
+    expect(flusher.counter.size).toBe(MAX_BATCH + 5);
+    const sent: number[] = [];
+    await flusher.flush(() => ({ addCounts: async (rows: CountRow[]) => void sent.push(rows.length) }), FLUSH_MS);
+    expect([sent, flusher.counter.size]).toEqual([[MAX_BATCH], 5]);
+    const counter = new VerdictCounter();
+    for (let i = 0; i < MAX_PENDING_ROWS + 3; i++) counter.countError(`c${i}`, 0);
+    expect([counter.size, counter.dropped]).toEqual([MAX_PENDING_ROWS, 3]);
+  });
+});

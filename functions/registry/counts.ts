@@ -1,0 +1,50 @@
+// The registry Durable Object's verdict counts: rows per cluster, hour,
+// origin, policy and outcome, written in the batches each isolate flushes
+// (functions/fleet/counts.ts) and summed for `edgeadmit fleet status`.
+import { HOUR_MS, KEPT_HOURS, type CountRow } from "../../shared/counts/index.js";
+
+export interface CountQuery {
+  /** Only this cluster's rows; all clusters when undefined. */
+  cluster?: string | undefined;
+  /** The window: the last `hours` hours, this one included. */
+  hours: number;
+}
+
+/** Summed over the window: [cluster, origin, policy, outcome, count]. */
+export type CountSum = [cluster: string, origin: string, policy: string, outcome: string, count: number];
+
+/** The hourly rows, in the registry's Durable Object beside the registrations and the fleet set. */
+export class CountTables {
+  constructor(private readonly storage: DurableObjectStorage) {
+    storage.sql.exec(
+      `CREATE TABLE IF NOT EXISTS verdict_count (hour INTEGER NOT NULL, cluster TEXT NOT NULL, origin TEXT NOT NULL, policy TEXT NOT NULL, outcome TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (hour, cluster, origin, policy, outcome));`,
+    );
+  }
+
+  add(rows: readonly CountRow[], now: number): void {
+    this.storage.transactionSync(() => {
+      const sql = this.storage.sql;
+      for (const [hour, cluster, origin, policy, outcome, count] of rows)
+        sql.exec(
+          "INSERT INTO verdict_count (hour, cluster, origin, policy, outcome, count) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (hour, cluster, origin, policy, outcome) DO UPDATE SET count = count + excluded.count",
+          hour,
+          cluster,
+          origin,
+          policy,
+          outcome,
+          count,
+        );
+      sql.exec("DELETE FROM verdict_count WHERE hour < ?", Math.floor(now / HOUR_MS) - KEPT_HOURS);
+    });
+  }
+
+  sums(query: CountQuery, now: number): CountSum[] {
+    const from = Math.floor(now / HOUR_MS) - query.hours + 1;
+    const sql = this.storage.sql;
+    const rows =
+      query.cluster === undefined
+        ? sql.exec<Record<string, SqlStorageValue>>("SELECT cluster, origin, policy, outcome, SUM(count) AS count FROM verdict_count WHERE hour >= ? GROUP BY cluster, origin, policy, outcome ORDER BY cluster, origin, policy, outcome", from)
+        : sql.exec<Record<string, SqlStorageValue>>("SELECT cluster, origin, policy, outcome, SUM(count) AS count FROM verdict_count WHERE hour >= ? AND cluster = ? GROUP BY cluster, origin, policy, outcome ORDER BY origin, policy, outcome", from, query.cluster);
+    return rows.toArray().map((row) => [String(row.cluster), String(row.origin), String(row.policy), String(row.outcome), Number(row.count)]);
+  }
+}

@@ -1,0 +1,123 @@
+// The fleet policy set's storage: every apply, promotion and rollback is a
+// new revision (the set whole, and how far each binding's waves are
+// promoted), kept KEPT_REVISIONS deep for `fleet history` and `fleet
+// rollback`. The tables live in the cluster registry's Durable Object
+// (functions/registry), so a fleet change is checked, replay-recorded and
+// written in one synchronous SQLite transaction by the registry's single
+// writer, exactly as a registry change is.
+import { KEPT_REVISIONS, stagesAfterApply, type FleetChange, type FleetRevision } from "../../shared/fleet/index.js";
+
+export type FleetApplyResult = { ok: true; revision: number; change: string } | { ok: false; status: 404 | 409; error: string };
+
+/** What an isolate polls: the revision in effect, and the revision itself when the isolate does not hold it yet. */
+export interface FleetSince {
+  revision: number;
+  stored?: FleetRevision;
+}
+
+export interface FleetHistory {
+  revision: number;
+  revisions: Array<{ revision: number; appliedAt: number; change: string; policies: number; bindings: number }>;
+}
+
+/**
+ * The fleet's methods of the registry Durable Object as its stub answers
+ * them: a set's objects are `unknown` to TypeScript, which the RPC types
+ * cannot carry, though the values are plain JSON.
+ */
+export interface FleetStoreStub {
+  applyFleet(change: FleetChange, changeId: string, now: number, rememberUntil: number): Promise<FleetApplyResult>;
+  fleetSince(since: number): Promise<FleetSince>;
+  fleetHistory(): Promise<FleetHistory>;
+}
+
+interface RevisionRow extends Record<string, SqlStorageValue> {
+  revision: number;
+  body: string;
+  applied_at: number;
+  change: string;
+}
+
+class Refusal extends Error {
+  constructor(
+    readonly status: 404 | 409,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function revisionOf(row: RevisionRow): FleetRevision {
+  const body = JSON.parse(row.body) as Pick<FleetRevision, "set" | "stages">;
+  return { revision: row.revision, set: body.set, stages: body.stages, appliedAt: row.applied_at, change: row.change };
+}
+
+export class FleetTables {
+  constructor(private readonly storage: DurableObjectStorage) {
+    storage.sql.exec("CREATE TABLE IF NOT EXISTS fleet_revision (revision INTEGER PRIMARY KEY, body TEXT NOT NULL, applied_at INTEGER NOT NULL, change TEXT NOT NULL);");
+  }
+
+  private row(revision?: number): RevisionRow | undefined {
+    const sql = this.storage.sql;
+    return (revision === undefined ? sql.exec<RevisionRow>("SELECT * FROM fleet_revision ORDER BY revision DESC LIMIT 1") : sql.exec<RevisionRow>("SELECT * FROM fleet_revision WHERE revision = ?", revision)).toArray()[0];
+  }
+
+  /** `change` as the next revision, all or nothing; `record` records the signed request, false for a replay. */
+  apply(change: FleetChange, now: number): FleetApplyResult {
+    try {
+      return this.storage.transactionSync(() => {
+        const currentRow = this.row();
+        const current = currentRow ? revisionOf(currentRow) : undefined;
+        const at = current?.revision ?? 0;
+        if (change.ifRevision !== undefined && change.ifRevision !== at)
+          throw new Refusal(409, `the fleet is at revision ${at}, not ${change.ifRevision}: it changed since; run edgeadmit fleet diff again`);
+        const next = this.next(change, current);
+        const revision = at + 1;
+        this.storage.sql.exec("INSERT INTO fleet_revision (revision, body, applied_at, change) VALUES (?, ?, ?, ?)", revision, JSON.stringify(next), now, next.change);
+        this.storage.sql.exec("DELETE FROM fleet_revision WHERE revision <= ?", revision - KEPT_REVISIONS);
+        return { ok: true as const, revision, change: next.change };
+      });
+    } catch (e) {
+      if (e instanceof Refusal) return { ok: false, status: e.status, error: e.message };
+      throw e;
+    }
+  }
+
+  private next(change: FleetChange, current: FleetRevision | undefined): Pick<FleetRevision, "set" | "stages" | "change"> {
+    if (change.op === "apply") return { set: change.set, stages: stagesAfterApply(current, change.set), change: "apply" };
+    if (change.op === "rollback") {
+      const row = this.row(change.toRevision);
+      if (!row) throw new Refusal(404, `the fleet keeps no revision ${change.toRevision} (it keeps the last ${KEPT_REVISIONS}; edgeadmit fleet history lists them)`);
+      if (change.toRevision === current?.revision) throw new Refusal(409, `revision ${change.toRevision} is the one in effect`);
+      const target = revisionOf(row);
+      return { set: target.set, stages: target.stages, change: `rollback to ${change.toRevision}` };
+    }
+    if (!current) throw new Refusal(404, "no fleet set is applied yet");
+    const binding = current.set.bindings.find((b) => b.metadata.name === change.binding);
+    if (!binding) throw new Refusal(404, `the fleet set has no binding ${change.binding}`);
+    const waves = binding.spec.waves;
+    if (!waves) throw new Refusal(409, `binding ${change.binding} has no waves: its validationActions apply everywhere it selects`);
+    const stage = current.stages[change.binding] ?? 0;
+    const toWave = change.toWave ?? stage + 1;
+    if (toWave >= waves.length) throw new Refusal(409, `binding ${change.binding} has ${waves.length} waves (0-${waves.length - 1}) and is at wave ${stage}: nothing to promote to`);
+    if (toWave <= stage) throw new Refusal(409, `binding ${change.binding} is at wave ${stage} already: promote moves forward (edgeadmit fleet rollback moves back)`);
+    return { set: current.set, stages: { ...current.stages, [change.binding]: toWave }, change: `promote ${change.binding} to wave ${toWave}` };
+  }
+
+  since(since: number): FleetSince {
+    const row = this.row();
+    if (!row) return { revision: 0 };
+    return row.revision === since ? { revision: row.revision } : { revision: row.revision, stored: revisionOf(row) };
+  }
+
+  history(): FleetHistory {
+    const rows = this.storage.sql.exec<RevisionRow>("SELECT * FROM fleet_revision ORDER BY revision DESC").toArray();
+    return {
+      revision: rows[0]?.revision ?? 0,
+      revisions: rows.map((row) => {
+        const { set } = revisionOf(row);
+        return { revision: row.revision, appliedAt: row.applied_at, change: row.change, policies: set.policies.length, bindings: set.bindings.length };
+      }),
+    };
+  }
+}

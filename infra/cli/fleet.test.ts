@@ -1,0 +1,139 @@
+// `edgeadmit fleet apply|diff|history|promote|rollback` end to end: the CLI
+// against the real function in workerd (startLocalWorker), a labelled
+// cluster registered with `clusters add`, its reviews judged by the fleet set.
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateKeyPair } from "../../shared/signing/index.js";
+import { generateToken, tokenHash } from "../../shared/tokens/index.js";
+import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import { runCli } from "../../test/node/support/test-io.js";
+
+const dir = mkdtempSync(join(tmpdir(), "edgeadmit-fleet-"));
+const operatorKey = join(dir, "operator.key");
+const fleetDir = join(dir, "fleet");
+let worker: LocalWorker;
+const target = () => ["--endpoint", worker.url, "--operator-key", operatorKey];
+const EFFECT = "every isolate of the function enforces it within seconds (docs/fleet.md)\n";
+
+const POLICY = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: require-team}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  validations:
+  - {expression: "has(object.metadata.labels) && 'team' in object.metadata.labels", message: "every Deployment needs a team label"}
+`;
+const binding = (spec: string) => `apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionPolicyBinding
+metadata: {name: baseline-team}
+spec: {policyName: require-team, clusterSelector: {matchLabels: {env: prod}}, ${spec}}
+`;
+
+beforeAll(async () => {
+  const made = await runCli(["operator", "keygen", "--out", dir]);
+  worker = await startLocalWorker({ clusters: {}, vars: { OPERATOR_KEYS: made.stdout.trim() } });
+  mkdirSync(fleetDir);
+}, 60_000);
+
+afterAll(async () => {
+  await worker?.stop();
+});
+
+describe("fleet verbs", () => {
+  it("diff, apply, promote, history and rollback, each change a revision", async () => {
+    writeFileSync(join(fleetDir, "policy.yaml"), POLICY);
+    writeFileSync(join(fleetDir, "binding.yaml"), binding("waves: [{validationActions: [Audit], clusterSelector: {matchLabels: {ring: canary}}}, {validationActions: [Deny]}]"));
+    expect(await runCli(["fleet", "diff", "-f", fleetDir, ...target()])).toEqual({
+      code: 0,
+      stdout: "+ EdgeAdmissionPolicyBinding baseline-team\n+ ValidatingAdmissionPolicy require-team\n",
+      stderr: "2 objects against fleet revision 0\n",
+    });
+    expect(await runCli(["fleet", "apply", "-f", fleetDir, ...target()])).toEqual({
+      code: 0,
+      stdout: "+ EdgeAdmissionPolicyBinding baseline-team\n+ ValidatingAdmissionPolicy require-team\napplied fleet revision 1: 1 policy, 1 binding\n",
+      stderr: EFFECT,
+    });
+    expect(await runCli(["fleet", "apply", "-f", fleetDir, ...target()])).toEqual({ code: 0, stdout: "", stderr: "no change against fleet revision 1: nothing applied\n" });
+    expect(await runCli(["fleet", "promote", "baseline-team", ...target()])).toEqual({ code: 0, stdout: "fleet revision 2: promote baseline-team to wave 1\n", stderr: EFFECT });
+    writeFileSync(join(fleetDir, "binding.yaml"), binding("validationActions: [Warn]"));
+    expect((await runCli(["fleet", "diff", "-f", fleetDir, ...target()])).stdout).toBe("~ EdgeAdmissionPolicyBinding baseline-team (its waves change: it starts again at wave 0)\n");
+    expect((await runCli(["fleet", "apply", "-f", fleetDir, ...target()])).code).toBe(0);
+    expect(await runCli(["fleet", "rollback", "2", ...target()])).toEqual({ code: 0, stdout: "fleet revision 4: rollback to 2\n", stderr: EFFECT });
+    const history = await runCli(["fleet", "history", ...target()]);
+    expect(history.stdout.replace(/ \d{4}-\d\d-\d\dT[\d:.]+Z /g, " <time> ")).toBe(
+      [
+        "4 (in effect) <time> rollback to 2: 1 policy, 1 binding",
+        "3 <time> apply: 1 policy, 1 binding",
+        "2 <time> promote baseline-team to wave 1: 1 policy, 1 binding",
+        "1 <time> apply: 1 policy, 1 binding",
+        "",
+      ].join("\n"),
+    );
+    expect(await runCli(["fleet", "promote", "baseline-team", ...target()])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "edgeadmit fleet promote: the function refused the change (409): binding baseline-team has 2 waves (0-1) and is at wave 1: nothing to promote to; nothing changed\n",
+    });
+  });
+
+  it("enforces the set on a labelled cluster registered with clusters add", async () => {
+    const keys = await generateKeyPair();
+    const token = generateToken();
+    writeFileSync(join(dir, "prod.pub"), keys.publicKey);
+    expect((await runCli(["clusters", "add", "prod", ...target(), "--public-key", join(dir, "prod.pub"), "--token-hash", await tokenHash(token), "--label", "env=prod"])).code).toBe(0);
+    writeFileSync(join(dir, "prod.key"), keys.privateKeyPem);
+    const built = await runCli(["snapshot", "build", "-f", join(__dirname, "..", "..", "examples", "demo", "cluster.yaml")]);
+    expect((await runCli(["snapshot", "push", "--endpoint", worker.url, "--cluster", "prod", "--key", join(dir, "prod.key")], built.stdout)).code).toBe(0);
+    const review = { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", request: { uid: "u1", kind: { group: "apps", version: "v1", kind: "Deployment" }, resource: { group: "apps", version: "v1", resource: "deployments" }, operation: "CREATE", namespace: "default", name: "web", userInfo: { username: "u" }, object: { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web", namespace: "default" }, spec: { template: { spec: { containers: [{ name: "c", image: "i" }] } } } } } };
+    const response = await fetch(`${worker.url}/v1/prod/validate`, { method: "POST", body: JSON.stringify(review), headers: { "content-type": "application/json", authorization: `Bearer ${token}` } });
+    const { response: verdict } = (await response.json()) as { response: { allowed: boolean; status?: { message: string } } };
+    expect([verdict.allowed, verdict.status?.message]).toEqual([false, "ValidatingAdmissionPolicy 'require-team' with binding 'fleet/baseline-team' denied request: every Deployment needs a team label"]);
+
+    expect(await runCli(["fleet", "status", ...target(), "-l", "env=prod"])).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/^prod \[env=prod\] fleet revision 4: baseline-team: Deny; snapshot generation \d+, \d+s old; coverage unknown; last 24h: allow 0, deny 1, warn 0, audit 0, error 0, exempted 0\n$/),
+      stderr: "1 cluster; fleet revision 4\n",
+    });
+    const perPolicy = JSON.parse((await runCli(["fleet", "status", "require-team", ...target(), "-o", "json", "--hours", "2"])).stdout) as unknown;
+    expect(perPolicy).toEqual({
+      hours: 2,
+      policy: "require-team",
+      fleetRevision: 4,
+      clusters: [
+        {
+          cluster: "prod",
+          labels: { env: "prod" },
+          fleetRevision: 4,
+          fleetBindings: ["baseline-team: Deny"],
+          snapshot: { generation: expect.any(Number), ageSeconds: expect.any(Number) },
+          coverage: "unknown",
+          gaps: [],
+          verdicts: { allow: 0, deny: 1, warn: 0, audit: 0, error: 0, exempted: 0 },
+        },
+      ],
+    });
+
+    // webhook-config --operator-key: the rules also cover what the fleet binds on the cluster (ConfigMaps, which no built-in policy reads).
+    writeFileSync(join(fleetDir, "configmaps.yaml"), POLICY.replace("require-team", "configmap-team").replace("{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}", '{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}') + "---\n" + binding("validationActions: [Warn]").replace("baseline-team", "configmap-team").replace("policyName: require-team", "policyName: configmap-team"));
+    expect((await runCli(["fleet", "apply", "-f", fleetDir, ...target()])).code).toBe(0);
+    const rendered = await runCli(["webhook-config", "--url", "https://edgeadmit.example.com", "--cluster", "prod", "--operator-key", operatorKey, "--endpoint", worker.url]);
+    const plain = await runCli(["webhook-config", "--url", "https://edgeadmit.example.com", "--cluster", "prod"]);
+    expect([rendered.code, plain.stdout.includes("configmaps")]).toEqual([0, false]);
+    expect(rendered.stdout).toContain("- apiGroups:\n          - \"\"\n        apiVersions:\n          - v1\n        resources:\n          - configmaps\n        operations:\n          - CREATE\n");
+  });
+
+  it("refuses a set the function would refuse before sending anything", async () => {
+    const bad = join(dir, "bad");
+    mkdirSync(bad);
+    writeFileSync(join(bad, "binding.yaml"), binding("validationActions: [Deny]"));
+    expect(await runCli(["fleet", "apply", "-f", bad, ...target()])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "edgeadmit fleet apply: the fleet set cannot be applied: EdgeAdmissionPolicyBinding 'baseline-team': policy 'require-team' is not in the set (a fleet binding binds the fleet's own policies)\n",
+    });
+  });
+});

@@ -1,0 +1,81 @@
+// The fleet policy set, from the operator's side: `edgeadmit fleet apply|
+// promote|rollback` sign their changes with the operator's key, as the
+// registry verbs do (infra/client/registry.ts), and `fleet diff|history`
+// read what the function holds.
+import * as z from "zod/mini";
+import { fleetSetSchema, type FleetSet } from "../../shared/fleet/index.js";
+import { newRequestId } from "../../shared/clusters/changes.js";
+import { answerOf, errorText, FunctionError } from "./index.js";
+import { REFUSED_KEY, signed } from "./registry.js";
+
+export const FLEET_PATH = "/v1/registry/fleet";
+
+const changeAnswerSchema = z.object({ revision: z.number(), change: z.string() });
+export type FleetChangeAnswer = z.infer<typeof changeAnswerSchema>;
+
+const currentSchema = z.object({
+  revision: z.number(),
+  set: z.optional(fleetSetSchema),
+  stages: z.optional(z.record(z.string(), z.number())),
+  appliedAt: z.optional(z.number()),
+  change: z.optional(z.string()),
+});
+export type FleetCurrent = z.infer<typeof currentSchema>;
+
+const historySchema = z.object({
+  revision: z.number(),
+  revisions: z.array(z.object({ revision: z.number(), appliedAt: z.string(), change: z.string(), policies: z.number(), bindings: z.number() })),
+});
+export type FleetHistoryAnswer = z.infer<typeof historySchema>;
+
+export type FleetChangeRequest =
+  | { op: "apply"; set: FleetSet; ifRevision?: number }
+  | { op: "promote"; binding: string; toWave?: number; ifRevision?: number }
+  | { op: "rollback"; toRevision: number; ifRevision?: number };
+
+/** Signs `change` with the operator's key and sends it: a new fleet revision, or a FunctionError saying why not. */
+export async function changeFleet(endpoint: string, privateKeyPem: string, change: FleetChangeRequest): Promise<FleetChangeAnswer> {
+  const body = new TextEncoder().encode(JSON.stringify({ requestId: newRequestId(), ...change }));
+  const { url, response } = await signed(endpoint, privateKeyPem, "POST", FLEET_PATH, body);
+  if (response.status === 401) throw new FunctionError(`the function refused the change (401): ${REFUSED_KEY}`, 401);
+  if (!response.ok) throw new FunctionError(`the function refused the change (${response.status}): ${await errorText(response)}`, response.status);
+  return answerOf(url, response, changeAnswerSchema);
+}
+
+async function read<T>(endpoint: string, privateKeyPem: string, path: string, schema: z.ZodMiniType<T>): Promise<T> {
+  const { url, response } = await signed(endpoint, privateKeyPem, "GET", path, new Uint8Array());
+  if (response.status === 401) throw new FunctionError(`GET ${url} was refused (401): ${REFUSED_KEY}`, 401);
+  if (!response.ok) throw new FunctionError(`GET ${url} answered ${response.status}: ${await errorText(response)}`, response.status);
+  return answerOf(url, response, schema);
+}
+
+/** The fleet revision in effect (revision 0 and no set before the first apply). */
+export const currentFleet = (endpoint: string, privateKeyPem: string) => read(endpoint, privateKeyPem, FLEET_PATH, currentSchema);
+
+export const fleetHistory = (endpoint: string, privateKeyPem: string) => read(endpoint, privateKeyPem, `${FLEET_PATH}/history`, historySchema);
+
+const countsSchema = z.object({
+  hours: z.number(),
+  rows: z.array(z.object({ cluster: z.string(), origin: z.string(), policy: z.string(), outcome: z.string(), count: z.number() })),
+});
+export type FleetCounts = z.infer<typeof countsSchema>;
+
+/** Verdict counts summed over the last `hours` hours: every cluster's, or one's. */
+export function verdictCounts(endpoint: string, privateKeyPem: string, hours: number, cluster?: string): Promise<FleetCounts> {
+  const query = `?hours=${hours}${cluster === undefined ? "" : `&cluster=${encodeURIComponent(cluster)}`}`;
+  return read(endpoint, privateKeyPem, `/v1/registry/counts${query}`, countsSchema);
+}
+
+const coverageSchema = z.object({
+  cluster: z.string(),
+  fleetRevision: z.number(),
+  snapshot: z.nullable(z.object({ generation: z.number(), ageSeconds: z.number() })),
+  coverage: z.enum(["known", "unknown"]),
+  gaps: z.array(z.string()),
+});
+export type ClusterCoverage = z.infer<typeof coverageSchema>;
+
+/** The fleet policies bound on `cluster` that its webhook rules do not reach, and its snapshot's generation and age. */
+export function clusterCoverage(endpoint: string, privateKeyPem: string, cluster: string): Promise<ClusterCoverage> {
+  return read(endpoint, privateKeyPem, `/v1/registry/coverage?cluster=${encodeURIComponent(cluster)}`, coverageSchema);
+}
