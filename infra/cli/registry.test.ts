@@ -113,12 +113,12 @@ describe("a cluster's life in the registry, no deploy", () => {
   it("labels: add --label, clusters label sets and removes them, list shows them and -l selects by them", async () => {
     const [a, b] = [await cluster("tenant-a"), await cluster("tenant-b")];
     const added = await runCli(["clusters", "add", "tenant-a", ...target(), "--public-key", a.publicKeyFile, "--token-hash", a.hash, "--label", "env=prod", "--label", "ring=canary"]);
-    expect(added).toEqual({ code: 0, stdout: expect.stringMatching(/^registered tenant-a \(revision \d+\): 1 signing key, 1 token hash, withoutSnapshot FailOpen, labels env=prod,ring=canary\n$/), stderr: EFFECT });
+    expect(added).toEqual({ code: 0, stdout: expect.stringMatching(/^registered tenant-a \(revision \d+\): 1 signing key, 1 token hash, withoutSnapshot FailOpen, maxAgeSeconds 86400, labels env=prod,ring=canary\n$/), stderr: EFFECT });
     expect((await runCli(["clusters", "add", "tenant-b", ...target(), "--public-key", b.publicKeyFile, "--token-hash", b.hash, "--label", "env=prod", "--label", "tier=system"])).code).toBe(0);
     const labeled = await runCli(["clusters", "label", "tenant-b", "ring=main", "tier-", ...target()]);
     expect(labeled).toEqual({ code: 0, stdout: expect.stringMatching(/^labeled tenant-b \(revision \d+\): set ring=main, removed tier\n$/), stderr: EFFECT });
     const selected = await runCli(["clusters", "list", ...target(), "-l", "env=prod,ring!=canary"]);
-    expect(selected.stdout).toMatch(/^tenant-b revision \d+: 1 signing key, 1 token hash, withoutSnapshot FailOpen, labels env=prod,ring=main, updated [^\n]*Z\nin CLUSTERS: legacy\n$/);
+    expect(selected.stdout).toMatch(/^tenant-b revision \d+: 1 signing key, 1 token hash, withoutSnapshot FailOpen, maxAgeSeconds 86400, labels env=prod,ring=main, updated [^\n]*Z\nin CLUSTERS: legacy\n$/);
     const json = JSON.parse((await runCli(["clusters", "list", ...target(), "-l", "ring in (canary)", "-o", "json"])).stdout) as { clusters: Array<Record<string, unknown>> };
     expect(json.clusters.map((entry) => [entry.cluster, entry.labels])).toEqual([["tenant-a", { env: "prod", ring: "canary" }]]);
     expect(await runCli(["clusters", "list", ...target(), "-l", "env>1"])).toEqual({
