@@ -8,7 +8,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { stringify } from "yaml";
 import { main } from "../infra/cli/main.js";
-import { checkObjects, runCheck } from "../infra/cli/check.js";
+import { checkObjects, runCheck } from "../infra/cli/check/run.js";
 import { documentsOf, fileChunks, readObjects, sourceOf } from "../infra/objects/yaml.js";
 import { buildSnapshot } from "../shared/snapshot/build/index.js";
 import { PROJECT_ROOT } from "../scripts/local-worker.js";

@@ -11,7 +11,7 @@ import { describeZodError } from "../../shared/zod/index.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { filesUnder, objectsFromText, readObjects, sourceOf, where } from "../objects/yaml.js";
 import { choice, optionalString, parseVerbArgs } from "./args.js";
-import { cannotRun, checkObjects, warnPolicyProblems } from "./check.js";
+import { cannotRun, checkObjects, warnPolicyProblems } from "./check/run.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
 import type { CheckedObject, CheckReport } from "./output/index.js";

@@ -6,28 +6,28 @@
 // (each scope's snapshot, the policies, duplicates), the second judges one
 // document at a time and keeps only its verdict, so memory holds the facts
 // and the verdicts, never the whole input.
-import { judgeObjects, objectJudge, refOf, type JudgedObject } from "../../shared/judge/index.js";
-import { decodeSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
-import { SnapshotBuilder, type KubeObject } from "../../shared/snapshot/build/index.js";
-import { boundNeeds } from "../../shared/snapshot/build/policies.js";
-import { POLICIES } from "../../policies/index.js";
-import { inputFiles, isSettingsConfigMap, roleOf, SCOPE_RULES, skipCategory, type InputFile, type ScopeRule } from "../objects/inputs.js";
-import { JOB_NAMESPACE } from "../base/job.js";
-import type { LabelSelector } from "../../shared/k8s/schemas/index.js";
-import { bindingObjectSchema, policyObjectSchema, policySetOf } from "../../shared/vap/index.js";
-import { NAMESPACE_NAME_LABEL, selectorKeys } from "../../shared/k8s/labels/index.js";
+import { judgeObjects, objectJudge, refOf, type JudgedObject } from "../../../shared/judge/index.js";
+import { decodeSnapshot, type Snapshot } from "../../../shared/snapshot/index.js";
+import { SnapshotBuilder, type KubeObject } from "../../../shared/snapshot/build/index.js";
+import { boundNeeds } from "../../../shared/snapshot/build/policies.js";
+import { POLICIES } from "../../../policies/index.js";
+import { inputFiles, isSettingsConfigMap, roleOf, SCOPE_RULES, skipCategory, type InputFile, type ScopeRule } from "../../objects/inputs.js";
+import { JOB_NAMESPACE } from "../../base/job.js";
+import type { LabelSelector } from "../../../shared/k8s/schemas/index.js";
+import { bindingObjectSchema, policyObjectSchema, policySetOf } from "../../../shared/vap/index.js";
+import { NAMESPACE_NAME_LABEL, selectorKeys } from "../../../shared/k8s/labels/index.js";
 import { resolve } from "node:path";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import { documentsOf, fileChunks, groupKindOf, identityOf, NamespaceDefaults, NOT_AN_OBJECT, where, type Source } from "../objects/yaml.js";
-import { choice, optionalString, parseVerbArgs, stringList, fileList } from "./args.js";
-import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine } from "../base/errors.js";
-import { readInput, type CliIo } from "../base/io.js";
-import { countsOf, failingModes, FAIL_ON, skippedSummary, type CheckedObject, type CheckReport, type FailOn, type InputError, type SkippedInput } from "./output/index.js";
-import { jsonChunks, renderJson } from "./output/json.js";
-import { renderSarif } from "./output/sarif.js";
-import { renderText } from "./output/text.js";
-import { buildOptionsOf, CLUSTER_FLAGS, KUBERNETES_VERSION_FLAG, KUBERNETES_VERSION_HELP, kubernetesVersionFlag, refuseLeaks, snapshotFromCluster } from "./snapshot.js";
-import type { Verb } from "./verb.js";
+import { documentsOf, fileChunks, groupKindOf, identityOf, NamespaceDefaults, NOT_AN_OBJECT, where, type Source } from "../../objects/yaml.js";
+import { choice, optionalString, parseVerbArgs, stringList, fileList } from "../args.js";
+import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine } from "../../base/errors.js";
+import { readInput, type CliIo } from "../../base/io.js";
+import { countsOf, failingModes, FAIL_ON, skippedSummary, type CheckedObject, type CheckReport, type FailOn, type InputError, type SkippedInput } from "../output/index.js";
+import { jsonChunks, renderJson } from "../output/json.js";
+import { renderSarif } from "../output/sarif.js";
+import { renderText } from "../output/text.js";
+import { buildOptionsOf, CLUSTER_FLAGS, KUBERNETES_VERSION_FLAG, KUBERNETES_VERSION_HELP, kubernetesVersionFlag, refuseLeaks, snapshotFromCluster } from "../snapshot.js";
+import type { Verb } from "../verb.js";
 
 const RENDERERS = { text: renderText, json: renderJson, sarif: renderSarif } as const;
 const OUTPUTS = Object.keys(RENDERERS) as Array<keyof typeof RENDERERS>;
