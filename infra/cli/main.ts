@@ -5,7 +5,7 @@ import { version } from "../../package.json";
 import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine, uncaughtFsError, uncaughtFsExit } from "../base/errors.js";
 import { processIo, type CliIo } from "../base/io.js";
 import { audit } from "./audit.js";
-import { check } from "./check/run.js";
+import { check } from "./check.js";
 import { clustersCheck } from "./clusters.js";
 import { completionVerb } from "./completion.js";
 import { install } from "./install.js";
