@@ -23,7 +23,7 @@
 // and cannot hold a generation above the owner's.
 import { DurableObject } from "cloudflare:workers";
 import { sha256Hex } from "../../shared/digest/index.js";
-import { bucketDigest, bucketOf, CLUSTER_UNIT, rootDigest } from "../../shared/snapshot/shards.js";
+import { bucketDigest, bucketOf, CLUSTER_UNIT, rootDigest } from "../../shared/snapshot/units/split.js";
 
 export interface SnapshotMeta {
   generation: number;

@@ -1,10 +1,10 @@
 import { decodeJson } from "../zod/index.js";
 import { snapshotSchema, type Snapshot } from "./schema.js";
-import { encodeSnapshot } from "./shards.js";
+import { encodeSnapshot } from "./units/split.js";
 
 export * from "./push.js";
 export * from "./schema.js";
-export * from "./shards.js";
+export * from "./units/split.js";
 export * from "./view.js";
 
 type SnapshotDecodeResult = { ok: true; snapshot: Snapshot } | { ok: false; error: string };

@@ -24,7 +24,7 @@ import {
   type InventoryBucketContent,
   type InventoryDirectory,
   type Shard,
-} from "./shards.js";
+} from "./units/split.js";
 
 /** Thrown by a view for a unit it was not given; declared with the facts the inventory reads. */
 export { UnloadedUnitError };

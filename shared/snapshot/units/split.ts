@@ -13,14 +13,14 @@
 // class's references (`affinityclass/<class>`), and the inventory's index
 // buckets and kind directories (shared/inventory/units.ts).
 import * as z from "zod/mini";
-import { fnv1a, sha256Hex, sha256HexSync } from "../digest/index.js";
-import { MAX_LISTED } from "../text/index.js";
-import { describeZodError } from "../zod/index.js";
-import { parseFieldPath, indexedValues, type FieldPath } from "../inventory/paths.js";
-import { indexBucketOf, INDEX_BUCKETS, INVENTORY_INDEX_UNIT, INVENTORY_KIND_UNIT, inventoryIndexUnit, inventoryKindUnit } from "../inventory/units.js";
-import { isNamespaceName, isSubdomainName, MAX_LABEL_NAME, MAX_SUBDOMAIN_NAME } from "../k8s/names/index.js";
-import { snapshotSchema, type Snapshot } from "./schema.js";
-import { unitLeak } from "./leaks.js";
+import { fnv1a, sha256Hex, sha256HexSync } from "../../digest/index.js";
+import { MAX_LISTED } from "../../text/index.js";
+import { describeZodError } from "../../zod/index.js";
+import { parseFieldPath, indexedValues, type FieldPath } from "../../inventory/paths.js";
+import { indexBucketOf, INDEX_BUCKETS, INVENTORY_INDEX_UNIT, INVENTORY_KIND_UNIT, inventoryIndexUnit, inventoryKindUnit } from "../../inventory/units.js";
+import { isNamespaceName, isSubdomainName, MAX_LABEL_NAME, MAX_SUBDOMAIN_NAME } from "../../k8s/names/index.js";
+import { snapshotSchema, type Snapshot } from "../schema.js";
+import { unitLeak } from "../leaks.js";
 
 /** Envelope fields: push metadata, kept with the generation in storage, never in a unit (so an unchanged cluster hashes the same). */
 const ENVELOPE = { apiVersion: true, kind: true, generation: true, builtAt: true } as const;
