@@ -5,7 +5,8 @@ import { judgeObjects, type JudgedObject } from "../../../shared/judge/index.js"
 import type { Snapshot } from "../../../shared/snapshot/index.js";
 import type { KubeObject } from "../../../shared/snapshot/build/index.js";
 import { POLICIES } from "../../../policies/index.js";
-import type { NamespaceDefaults, Source } from "../../objects/yaml.js";
+import type { NamespaceDefaults } from "../../objects/namespaces.js";
+import type { Source } from "../../objects/yaml.js";
 import type { CheckedObject, CheckReport } from "../output/index.js";
 import type { PendingObjects } from "./pending.js";
 import { count, type Progress } from "./progress.js";
