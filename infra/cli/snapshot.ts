@@ -11,7 +11,7 @@ import type { ClusterOptions } from "../objects/cluster.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { describeObject } from "../objects/identity.js";
 import { readObjects } from "../objects/yaml.js";
-import { choice, optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs, fileList } from "./args.js";
+import { choice, optionalString, parseVerbArgs, requiredString, type ParsedArgs, fileList } from "./args.js";
 import { leavingReport, NEVER_LEAVES, printLeaving } from "./leaving.js";
 import { CliError, EXIT_USAGE, fileError } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";

@@ -1,7 +1,7 @@
 // `edgeadmit test`: declarative suites (as `kyverno test` and `gator verify`)
 // that pin what check says about given manifests in given clusters, so a
 // policy change that moves a verdict fails CI with the difference spelled out.
-import { dirname, join, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import * as z from "zod/mini";
 import { describeResult } from "../../shared/dispatcher/index.js";
 import { POLICY_MODES } from "../../shared/policy/index.js";
@@ -191,7 +191,7 @@ function outcomeOf({ file, suite }: SuiteFile, { report, knownPolicies }: { repo
   };
 }
 
-export const suite: Verb = {
+export const testVerb: Verb = {
   name: "test",
   summary: "run declarative suites of expected verdicts (EdgeAdmissionTest)",
   usage: `edgeadmit test [--kubernetes-version V] PATH... [-o text|json|junit]
