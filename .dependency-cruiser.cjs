@@ -20,7 +20,7 @@ const SHARED_LAYERS = [
   "admission", "k8s", "exceptions", // the AdmissionReview codec, Kubernetes helpers, exceptions
   "cel", // the CEL language and Kubernetes' libraries
   "inventory", // the cluster inventory: its declaration, storage units, the facts it reads, its CEL library
-  "snapshot", // the snapshot: schema, build, shards, the view that answers the facts
+  "snapshot", // the snapshot: schema, build, its storage units (units/), the view that answers the facts
   "vap", // ValidatingAdmissionPolicies: compile, match, validate, dispatch
   "policy", // what a built-in policy is
   "dispatcher", // review(): match → evaluate → decide
@@ -37,7 +37,7 @@ const INFRA_LAYERS = [
   "measure", // snapshot sizes, for the docs
   "k8s", // the manifests (kustomize) and their tests
   "audit", // edgeadmit audit: PolicyReports from the cluster
-  "cli", // the edgeadmit verbs
+  "cli", // the edgeadmit verbs, one file each (docs/contributing.md); check's jobs in cli/check/
 ];
 
 const TEST = "\\.test\\.ts$";
