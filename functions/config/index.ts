@@ -9,17 +9,17 @@ import { importPublicKey } from "../../shared/signing/index.js";
 import { log } from "../log/index.js";
 import { DEFAULT_CACHE_ENTRIES, RegistryCache, type Defer, type RegistryReader } from "../registry/cache.js";
 import type { ClusterRegistry } from "../registry/index.js";
-import type { SnapshotStore } from "../store/index.js";
+import type { StoreEnv } from "../store/cache.js";
 
 export type { Cluster };
 
-export interface Env {
+/** The function's bindings and vars; the snapshot store's own (SNAPSHOTS, SNAPSHOT_CACHE_MB) are declared with it, in functions/store/cache.ts. */
+export interface Env extends StoreEnv {
   /**
    * JSON: `{"<cluster>": {"publicKey": "ed25519:…", "tokenHashes": ["sha256:…"], "withoutSnapshot": "FailOpen"}}`
    * (docs/operations.md). `publicKey` and `tokenHashes` may list several while one is rotated.
    */
   CLUSTERS?: string;
-  SNAPSHOTS: DurableObjectNamespace<SnapshotStore>;
   /** The cluster registry; without the binding, only CLUSTERS registers clusters. */
   REGISTRY?: DurableObjectNamespace<ClusterRegistry>;
   /** The operator's public keys, `ed25519:…`, separated by spaces or commas (two while one rotates): who may change the registry. */
@@ -28,8 +28,6 @@ export interface Env {
   REGISTRY_CACHE_ENTRIES?: string;
   /** "all": log every review, not only denied, warned and failed ones (npm start sets it). */
   LOG_REVIEWS?: string;
-  /** Whole MiB of estimated heap an isolate keeps of snapshots, all clusters together (functions/store/cache.ts; default 32). */
-  SNAPSHOT_CACHE_MB?: string;
 }
 
 /** Parsed once per isolate per value of its variable; a new deploy brings a new isolate. */

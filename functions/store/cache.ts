@@ -14,9 +14,15 @@
 // the store holds: a namespace it does not hold leaves only a gap between two
 // stored names behind, with the cluster part, never an entry of its own.
 import { ClusterFacts, clusterPartSchema, loadedUnit, unitNameProblem, type ClusterPart, type LoadedShards, type LoadedUnit } from "../../shared/snapshot/index.js";
-import type { Env } from "../config/index.js";
 import { log } from "../log/index.js";
-import type { SnapshotMeta, UnitRead } from "./index.js";
+import type { SnapshotMeta, SnapshotStore, UnitRead } from "./index.js";
+
+/** The bindings the store and its cache read; the function's Env (functions/config) has them. */
+export interface StoreEnv {
+  SNAPSHOTS: DurableObjectNamespace<SnapshotStore>;
+  /** Whole MiB of estimated heap an isolate keeps of snapshots, all clusters together (default 32). */
+  SNAPSHOT_CACHE_MB?: string;
+}
 
 export const REVALIDATE_MS = 5_000;
 const DEFAULT_CACHE_MB = 32;
@@ -110,12 +116,12 @@ const clusterKey = (cluster: string) => `c\u0000${cluster}`;
 const shardKey = (cluster: string, namespace: string) => `s\u0000${cluster}\u0000${namespace}`;
 const estimate = (storedBytes: number) => storedBytes * HEAP_PER_STORED_BYTE + ENTRY_OVERHEAD;
 
-export function storeOf(env: Env, cluster: string) {
+export function storeOf(env: StoreEnv, cluster: string) {
   return env.SNAPSHOTS.get(env.SNAPSHOTS.idFromName(cluster));
 }
 
 /** The limit from SNAPSHOT_CACHE_MB (whole MiB, at least 1), else the default; applied on each call, so a new value takes effect at once. */
-function applyLimit(env: Env): void {
+function applyLimit(env: StoreEnv): void {
   const configured = env.SNAPSHOT_CACHE_MB !== undefined && /^\d{1,5}$/.test(env.SNAPSHOT_CACHE_MB) ? Number(env.SNAPSHOT_CACHE_MB) : DEFAULT_CACHE_MB;
   cache.limit = Math.max(1, configured) * 2 ** 20;
 }
@@ -151,7 +157,7 @@ function decodeClusterPart(bytes: Uint8Array): ClusterPart | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-async function readCluster(env: Env, cluster: string): Promise<SnapshotState> {
+async function readCluster(env: StoreEnv, cluster: string): Promise<SnapshotState> {
   cacheStats.clusterReads++;
   const stored = await storeOf(env, cluster).readCluster();
   if (!stored) return { unusable: undefined };
@@ -169,7 +175,7 @@ async function readCluster(env: Env, cluster: string): Promise<SnapshotState> {
 const inflight = new Map<string, Promise<SnapshotState>>();
 
 /** The cluster's snapshot state; `unusable` is undefined when nothing was ever pushed. `force` reads the store whatever the age. */
-export async function loadSnapshot(env: Env, cluster: string, now = Date.now(), { force = false } = {}): Promise<SnapshotState> {
+export async function loadSnapshot(env: StoreEnv, cluster: string, now = Date.now(), { force = false } = {}): Promise<SnapshotState> {
   applyLimit(env);
   const key = clusterKey(cluster);
   const entry = cache.get(key) as ClusterEntry | undefined;
@@ -217,7 +223,7 @@ type ShardsResult = { ok: true; shards: LoadedShards } | { ok: false; gone: true
  * cache or the store: a name with no unit maps to null. `gone` when the store
  * no longer holds that generation (the cluster part must be read again).
  */
-export async function loadShards(env: Env, cluster: string, loaded: LoadedSnapshot, names: readonly string[]): Promise<ShardsResult> {
+export async function loadShards(env: StoreEnv, cluster: string, loaded: LoadedSnapshot, names: readonly string[]): Promise<ShardsResult> {
   const generation = loaded.meta.generation;
   const shards = new Map<string, LoadedUnit | null>();
   const reads = names.map(async (name): Promise<ShardsResult | undefined> => {

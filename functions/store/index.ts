@@ -3,7 +3,7 @@
 // compare-and-set, so two pushes could let an older one win) and reads after
 // a push are consistent everywhere (KV may serve the old value for 60 s).
 //
-// The snapshot is stored as units (shared/snapshot/shards.ts): the cluster
+// The snapshot is stored as units (shared/snapshot/units/): the cluster
 // part and one shard per namespace, each as the UTF-8 bytes of its schema
 // output as JSON cut into BLOB chunks (rows cap at 2 MB), with its SHA-256. Rows are
 // versioned: a unit row is visible to generation G when since ≤ G < until.
@@ -23,7 +23,8 @@
 // and cannot hold a generation above the owner's.
 import { DurableObject } from "cloudflare:workers";
 import { sha256Hex } from "../../shared/digest/index.js";
-import { bucketDigest, bucketOf, CLUSTER_UNIT, rootDigest } from "../../shared/snapshot/shards.js";
+import { bucketDigest, bucketOf, rootDigest } from "../../shared/snapshot/units/digests.js";
+import { CLUSTER_UNIT } from "../../shared/snapshot/units/names.js";
 
 export interface SnapshotMeta {
   generation: number;

@@ -1,9 +1,10 @@
 // `edgeadmit keygen`: the Ed25519 key pair a cluster signs its snapshot
-// pushes with; `edgeadmit key public`: the public key of a key already made.
+// pushes with (`edgeadmit key public`, key.ts, prints the public key of one
+// already made).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { clusterIdError } from "../../shared/clusters/index.js";
-import { generateKeyPair, importPrivateKey, publicKeyOf } from "../../shared/signing/index.js";
+import { generateKeyPair, importPrivateKey } from "../../shared/signing/index.js";
 import { tokenHash, TOKEN_PATTERN } from "../../shared/tokens/index.js";
 import { optionalString, parseVerbArgs, requiredString } from "./args.js";
 import { CliError, EXIT_USAGE, fileError } from "../base/errors.js";
@@ -111,29 +112,6 @@ Example:
           : `register the cluster with its apiserver's credential: edgeadmit token --cluster ${cluster} --url https://<function> --out ${dir} makes the token and prints the whole CLUSTERS entry ` +
             `(or, in the function's registry: edgeadmit clusters add ${cluster} --public-key ${publicFile} --token-hash …)\n`),
     );
-    return 0;
-  },
-};
-
-export const keyPublic: Verb = {
-  name: "key public",
-  summary: "print the public key of a cluster's private key, as CLUSTERS wants it",
-  usage: `edgeadmit key public --key FILE
-
-Reads an Ed25519 private key (PKCS#8 PEM, as edgeadmit keygen or
-openssl genpkey -algorithm ed25519 write it; - for stdin) and prints its
-public key as the "publicKey" of the cluster's CLUSTERS entry: ed25519:<base64>.
-
-Example:
-  edgeadmit key public --key ./keys/edgeadmit.key`,
-  async run(argv, io) {
-    const args = parseVerbArgs("key public", argv, { key: { type: "string" } });
-    if (args.help) {
-      io.out(`${this.usage}\n`);
-      return 0;
-    }
-    const pem = await readPrivateKey(requiredString("key public", args, "key"), io);
-    io.out(`${await publicKeyOf(pem)}\n`);
     return 0;
   },
 };

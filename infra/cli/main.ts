@@ -9,18 +9,19 @@ import { check } from "./check.js";
 import { clustersCheck } from "./clusters.js";
 import { completionVerb } from "./completion.js";
 import { install } from "./install.js";
-import { keygen, keyPublic } from "./keygen.js";
+import { keyPublic } from "./key.js";
+import { keygen } from "./keygen.js";
 import { registryVerbs } from "./registry.js";
 import { fleetVerbs } from "./fleet.js";
 import { review } from "./review.js";
 import { snapshotVerbs } from "./snapshot.js";
-import { suite } from "./suite.js";
+import { testVerb } from "./test-verb.js";
 import { sync } from "./sync.js";
 import { token } from "./token.js";
 import type { Verb } from "./verb.js";
 import { webhookConfig } from "./webhook-config.js";
 
-const VERBS: readonly Verb[] = [keygen, keyPublic, token, clustersCheck, ...registryVerbs, ...fleetVerbs, ...snapshotVerbs, sync, audit, review, check, suite, webhookConfig, install, completionVerb(() => VERBS)];
+const VERBS: readonly Verb[] = [keygen, keyPublic, token, clustersCheck, ...registryVerbs, ...fleetVerbs, ...snapshotVerbs, sync, audit, review, check, testVerb, webhookConfig, install, completionVerb(() => VERBS)];
 
 function help(): string {
   const width = Math.max(...VERBS.map((v) => v.name.length));

@@ -2,7 +2,8 @@
 // kube-apiserver would send, for curl, tests and bug reports.
 import { wrapReview } from "../../shared/admission/wrap.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
-import { describeObject, identityOf, readObjects, sourceOf, where } from "../objects/yaml.js";
+import { describeObject, identityOf } from "../objects/identity.js";
+import { readObjects, sourceOf, where } from "../objects/yaml.js";
 import { choice, optionalString, parseVerbArgs, stringList, fileList } from "./args.js";
 import { CliError, EXIT_USAGE } from "../base/errors.js";
 import type { Verb } from "./verb.js";

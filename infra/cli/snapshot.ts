@@ -9,8 +9,9 @@ import { DEFAULT_VERSION, NEWEST_VERSION, OLDEST_VERSION, parseVersion, versionT
 import { pushSnapshot, type PushReport, type StoredSnapshot } from "../client/index.js";
 import type { ClusterOptions } from "../objects/cluster.js";
 import { JOB_NAMESPACE } from "../base/job.js";
-import { describeObject, readObjects } from "../objects/yaml.js";
-import { choice, optionalString, parseVerbArgs, requiredString, stringList, type ParsedArgs, fileList } from "./args.js";
+import { describeObject } from "../objects/identity.js";
+import { readObjects } from "../objects/yaml.js";
+import { choice, optionalString, parseVerbArgs, requiredString, type ParsedArgs, fileList } from "./args.js";
 import { leavingReport, NEVER_LEAVES, printLeaving } from "./leaving.js";
 import { CliError, EXIT_USAGE, fileError } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";

@@ -18,7 +18,8 @@ import { describeZodError } from "../../shared/zod/index.js";
 import { describeFsError, fileError, firstLine } from "../base/errors.js";
 import { EXCEPTION_GROUP, EXCEPTION_KIND } from "../../shared/exceptions/index.js";
 import { SETTINGS_CONFIGMAP, type KubeObject } from "../../shared/snapshot/build/index.js";
-import { filesUnder, groupKindOf, isObject, type Source } from "./yaml.js";
+import { groupKindOf, isObject } from "./identity.js";
+import { filesUnder, type Source } from "./yaml.js";
 
 export const SCOPE_RULES = ["auto", "dir", "input", "one"] as const;
 export type ScopeRule = (typeof SCOPE_RULES)[number];

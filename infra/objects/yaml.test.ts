@@ -6,7 +6,8 @@ import { parse } from "yaml";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import type { CliIo } from "../base/io.js";
 import { runBuild, runCli } from "../../test/node/support/test-io.js";
-import { documentsOf, fileChunks, isClusterScoped, objectsFromText, readObjects, sourceOf } from "./yaml.js";
+import { isClusterScoped } from "./namespaces.js";
+import { documentsOf, fileChunks, objectsFromText, readObjects, sourceOf } from "./yaml.js";
 
 /** The project's own reproduction of incident B: an RWO claim and a Deployment, neither naming a namespace. */
 const INCIDENT_B = join(__dirname, "..", "..", "test", "fixtures", "hygiene", "b-before.yaml");

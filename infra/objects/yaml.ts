@@ -1,22 +1,19 @@
 // Kubernetes objects from YAML or JSON: files with many documents,
 // directories, `-` for stdin, and `kind: List` (or `<Kind>List`, as the API
 // returns it) unpacked into its items. A syntax error names file and line;
-// every object read remembers its file and line (sourceOf), and a namespaced
-// object that names no namespace gets one, as kubectl gives it the current one.
+// every object read remembers its file and line (sourceOf), and readObjects
+// gives a namespaced object that names no namespace one (namespaces.ts).
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Composer, isMap, isNode, isSeq, Parser } from "yaml";
-import * as z from "zod/mini";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
-import { BUILT_IN_CLUSTER_SCOPED } from "../../shared/snapshot/build/scopes.js";
 import { CliError, fileError, firstLine } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
+import { isObject } from "./identity.js";
+import { NamespaceDefaults } from "./namespaces.js";
 
 const MANIFEST = /\.(ya?ml|json)$/i;
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Where an object was read: the file (`<stdin>` for -) and the line its document or list item starts on. */
 export interface Source {
@@ -235,91 +232,4 @@ export async function readObjects(paths: readonly string[], io: CliIo, options: 
   for (const object of objects) defaults.learn(object);
   for (const object of objects) defaults.apply(object);
   return objects;
-}
-
-/**
- * Gives namespaced objects that name no namespace `namespace` ("default" when
- * unset, as kubectl's current namespace usually is), knowing the
- * cluster-scoped kinds built in and those the CustomResourceDefinitions it
- * has learned declare.
- */
-export class NamespaceDefaults {
-  readonly #clusterScoped = new Set<string>();
-  readonly #namespace: string;
-
-  constructor(namespace: string | undefined) {
-    this.#namespace = namespace ?? "default";
-  }
-
-  /** Takes note of a CustomResourceDefinition's scope; other objects are no news. */
-  learn(object: KubeObject): void {
-    const crd = crdOf(object);
-    if (crd?.clusterScoped) this.#clusterScoped.add(crd.groupKind);
-  }
-
-  /** In place: the objects are the reader's own, and sourceOf is keyed by their identity. */
-  apply(object: KubeObject): void {
-    if (isClusterScoped(object.apiVersion, object.kind)) return;
-    if (typeof object.apiVersion === "string" && typeof object.kind === "string" && this.#clusterScoped.has(groupKind(groupOf(object.apiVersion), object.kind))) return;
-    if (!isObject(object.metadata)) object.metadata = { namespace: this.#namespace };
-    else if (typeof object.metadata.namespace !== "string" || object.metadata.namespace === "") object.metadata.namespace = this.#namespace;
-  }
-}
-
-function metadataOf(object: KubeObject): { name?: unknown; namespace?: unknown } {
-  return isObject(object.metadata) ? object.metadata : {};
-}
-
-/** `ConfigMap default/x`, `Widget.example.com ns/y`: the kind (qualified by its group, as kubectl does), namespace and name. */
-export function describeObject(object: KubeObject): string {
-  const group = typeof object.apiVersion === "string" ? groupOf(object.apiVersion) : "";
-  const kind = typeof object.kind === "string" && object.kind !== "" ? object.kind : "object";
-  const { name, namespace } = metadataOf(object);
-  return `${kind}${group ? `.${group}` : ""} ${typeof namespace === "string" ? `${namespace}/` : ""}${typeof name === "string" ? name : "(no name)"}`;
-}
-
-/** What identifies an object in a cluster: group, kind, namespace and name; undefined without a name (generateName). */
-export function identityOf(object: KubeObject): string | undefined {
-  const { name, namespace } = metadataOf(object);
-  if (typeof name !== "string" || name === "") return undefined;
-  const group = typeof object.apiVersion === "string" ? groupOf(object.apiVersion) : "";
-  return JSON.stringify([group, object.kind, typeof namespace === "string" ? namespace : "", name]);
-}
-
-/** `group/Kind`, with "" for the core group: how scope is looked up. */
-function groupKind(group: string, kind: string): string {
-  return `${group}/${kind}`;
-}
-
-function groupOf(apiVersion: string): string {
-  const slash = apiVersion.indexOf("/");
-  return slash >= 0 ? apiVersion.slice(0, slash) : "";
-}
-
-/** `group/Kind` of an object, "" group for the core one. */
-export function groupKindOf(object: KubeObject): string {
-  return groupKind(groupOf(typeof object.apiVersion === "string" ? object.apiVersion : ""), typeof object.kind === "string" ? object.kind : "");
-}
-
-const crdSchema = z.looseObject({
-  apiVersion: z.string().check(z.startsWith("apiextensions.k8s.io/")),
-  kind: z.literal("CustomResourceDefinition"),
-  spec: z.looseObject({ group: z.string(), names: z.looseObject({ kind: z.string() }), scope: z.enum(["Cluster", "Namespaced"]) }),
-});
-
-/** The group/Kind a CustomResourceDefinition defines and whether it is cluster-scoped; undefined for anything else. */
-function crdOf(object: KubeObject): { groupKind: string; clusterScoped: boolean } | undefined {
-  const crd = crdSchema.safeParse(object);
-  return crd.success ? { groupKind: groupKind(crd.data.spec.group, crd.data.spec.names.kind), clusterScoped: crd.data.spec.scope === "Cluster" } : undefined;
-}
-
-/**
- * Whether objects of this apiVersion and kind have no namespace: a built-in
- * cluster-scoped kind (NamespaceDefaults adds the CRDs the input declares).
- * Any other kind counts as namespaced: kubectl would ask the apiserver, which
- * knows every CRD; without one, namespaced is the common case and the one
- * that cannot lose a namespace.
- */
-export function isClusterScoped(apiVersion: unknown, kind: unknown): boolean {
-  return typeof apiVersion === "string" && typeof kind === "string" && BUILT_IN_CLUSTER_SCOPED.has(groupKind(groupOf(apiVersion), kind));
 }

@@ -99,7 +99,7 @@ function evaluate(request: AdmissionRequest, view: SnapshotView): Finding[] {
   const name = request.name || (parsed.success ? parsed.data.metadata?.name : undefined) || "";
 
   if (request.operation === "DELETE") {
-    // Precomputed over the whole snapshot when it was split (shared/snapshot/shards.ts): a DELETE reads no shard.
+    // Precomputed over the whole snapshot when it was split (shared/snapshot/units/indexes.ts): a DELETE reads no shard.
     const references = view.affinityClassReferences(name);
     if (!references) return [];
     return [{ message: `AffinityClass "${capped(name)}" is still referenced by ${listed(references.shown, { each: 2 * 253 + 40, total: references.total })}: move them to another class first` }];

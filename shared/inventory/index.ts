@@ -6,7 +6,7 @@
 //   secrets.ts      what never leaves the cluster, whatever a policy declares
 //   library.ts      inventory.list / get / index in CEL, over a snapshot view
 // The builder (shared/snapshot/build) projects the declared kinds' objects,
-// the split (shared/snapshot/shards.ts) cuts them into units, the view reads
+// the split (shared/snapshot/units/split.ts) cuts them into units, the view reads
 // them, shared/vap compiles each policy with its declaration.
 export * from "./declaration.js";
 export * from "./library.js";

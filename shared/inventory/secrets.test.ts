@@ -2,7 +2,7 @@
 // paramKind and a pushed unit; cut out of a kept whole value.
 import { describe, expect, it } from "vitest";
 import { buildSnapshot, type KubeObject } from "../snapshot/build/index.js";
-import { decodeUnit, splitSnapshot } from "../snapshot/shards.js";
+import { decodeUnit, splitSnapshot } from "../snapshot/units/index.js";
 import { parseDeclaration, parseFieldPath, projection, type FieldPath } from "./index.js";
 
 const WHY = `(docs/inventory.md, "What leaves the cluster")`;

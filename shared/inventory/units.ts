@@ -1,4 +1,4 @@
-// Where the inventory lives in a snapshot's storage units (shared/snapshot/shards.ts):
+// Where the inventory lives in a snapshot's storage units (shared/snapshot/units/indexes.ts):
 // - objects of namespaced kinds in their namespace's shard, of cluster-scoped kinds in the cluster part;
 // - `inventory-kind/<apiVersion>/<kind>`: the namespaces holding objects of a namespaced kind, with counts;
 // - `inventory-index/<n>`: one of INDEX_BUCKETS buckets of every index, by kind, field and value,

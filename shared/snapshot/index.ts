@@ -1,10 +1,10 @@
 import { decodeJson } from "../zod/index.js";
 import { snapshotSchema, type Snapshot } from "./schema.js";
-import { encodeSnapshot } from "./shards.js";
+import { encodeSnapshot } from "./units/index.js";
 
 export * from "./push.js";
 export * from "./schema.js";
-export * from "./shards.js";
+export * from "./units/index.js";
 export * from "./view.js";
 
 type SnapshotDecodeResult = { ok: true; snapshot: Snapshot } | { ok: false; error: string };
@@ -19,7 +19,7 @@ export function decodeSnapshot(text: string): SnapshotDecodeResult {
 
 /**
  * Hash of what the cluster looks like, leaving out when and in which
- * generation it was built: the digest of its storage units (shards.ts), which
+ * generation it was built: the digest of its storage units (units/digests.ts), which
  * the function reports for what it holds and `edgeadmit sync` compares.
  */
 export async function contentHash(snapshot: Snapshot): Promise<string> {

@@ -12,7 +12,7 @@
 // or a unit not in the schema's form is refused, never stored.
 import * as z from "zod/mini";
 import { SNAPSHOT_API_VERSION } from "./schema.js";
-import { CLUSTER_UNIT, describeUnit, type EncodedUnit } from "./shards.js";
+import { CLUSTER_UNIT, describeUnit, type EncodedUnit } from "./units/index.js";
 
 const PUSH_KIND = "SnapshotPush";
 

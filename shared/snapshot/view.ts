@@ -1,5 +1,5 @@
 // Lookups over a snapshot: its cluster-wide part and the units a review
-// reads (shards.ts). The function builds a view per review from what its
+// reads (units/split.ts). The function builds a view per review from what its
 // isolate holds; check, test and audit build one over the whole snapshot,
 // split the same way, so both read through this code. Every lookup is a
 // hash-map lookup in one unit, so a review costs the same at any cluster size.
@@ -24,7 +24,7 @@ import {
   type InventoryBucketContent,
   type InventoryDirectory,
   type Shard,
-} from "./shards.js";
+} from "./units/index.js";
 
 /** Thrown by a view for a unit it was not given; declared with the facts the inventory reads. */
 export { UnloadedUnitError };
@@ -115,7 +115,7 @@ export function loadedUnit(name: string, content: unknown): LoadedUnit {
 }
 
 /**
- * The units a view may read besides the cluster part, by unit name (shards.ts).
+ * The units a view may read besides the cluster part, by unit name (units/names.ts).
  * A name mapped to null has no unit (nothing of it is stored); a name not in
  * the map was not loaded, unless the view is `complete` (offline: every unit
  * is there, so a missing one is absent).

@@ -185,7 +185,7 @@ function collectInventory(
     const metadata = metadataOf(object);
     const name = nameOf(object);
     const namespace = typeof metadata["namespace"] === "string" && metadata["namespace"] !== "" ? metadata["namespace"] : undefined;
-    // Kubernetes names hold neither; the index joins keys with a newline (shards.ts REFERENCE_SEPARATOR).
+    // Kubernetes names hold neither; the index joins keys with a newline (shared/snapshot/units/schemas.ts REFERENCE_SEPARATOR).
     if (!name || /[/\n]/.test(namespace ?? "") || /[/\n]/.test(name)) {
       problems.push(`${kind.kind} ${JSON.stringify(namespace ? `${namespace}/` : "").slice(1, -1)}${name === undefined ? "(no name)" : JSON.stringify(name).slice(1, -1)}: not in the inventory (an object there has a name, and names hold no "/" or newline)`);
       continue;

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { wrapReview } from "../admission/wrap.js";
-import { affinityClassDefinitionsPolicy } from "../../policies/affinity-class-definitions/index.js";
-import { admissionRequestSchema } from "../admission/index.js";
-import { buildSnapshot, type KubeObject } from "./build/index.js";
+import { wrapReview } from "../../admission/wrap.js";
+import { affinityClassDefinitionsPolicy } from "../../../policies/affinity-class-definitions/index.js";
+import { admissionRequestSchema } from "../../admission/index.js";
+import { buildSnapshot, type KubeObject } from "../build/index.js";
 import {
   bucketDigests,
   CLUSTER_UNIT,
@@ -20,7 +20,7 @@ import {
   SnapshotView,
   UnloadedUnitError,
   type Snapshot,
-} from "./index.js";
+} from "../index.js";
 
 const base = buildSnapshot(
   [

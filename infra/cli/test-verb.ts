@@ -1,7 +1,7 @@
 // `edgeadmit test`: declarative suites (as `kyverno test` and `gator verify`)
 // that pin what check says about given manifests in given clusters, so a
 // policy change that moves a verdict fails CI with the difference spelled out.
-import { dirname, join, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import * as z from "zod/mini";
 import { describeResult } from "../../shared/dispatcher/index.js";
 import { POLICY_MODES } from "../../shared/policy/index.js";
@@ -11,7 +11,9 @@ import { describeZodError } from "../../shared/zod/index.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { filesUnder, objectsFromText, readObjects, sourceOf, where } from "../objects/yaml.js";
 import { choice, optionalString, parseVerbArgs } from "./args.js";
-import { cannotRun, checkObjects, warnPolicyProblems } from "./check.js";
+import { cannotRun } from "./check/exit.js";
+import { warnPolicyProblems } from "./check/facts.js";
+import { checkObjects } from "./check/judge.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
 import type { CheckedObject, CheckReport } from "./output/index.js";
@@ -189,7 +191,7 @@ function outcomeOf({ file, suite }: SuiteFile, { report, knownPolicies }: { repo
   };
 }
 
-export const suite: Verb = {
+export const testVerb: Verb = {
   name: "test",
   summary: "run declarative suites of expected verdicts (EdgeAdmissionTest)",
   usage: `edgeadmit test [--kubernetes-version V] PATH... [-o text|json|junit]
