@@ -98,7 +98,7 @@ describe("request signatures", () => {
 
   it("explain a private key in the wrong form", async () => {
     await expect(importPrivateKey("not a key")).rejects.toThrow("not a PEM PKCS#8 private key (-----BEGIN PRIVATE KEY-----)");
-    const rsa = execFileSync("openssl", ["genpkey", "-algorithm", "rsa", "-pkeyopt", "rsa_keygen_bits:1024"], { encoding: "utf8" });
+    const rsa = execFileSync("openssl", ["genpkey", "-algorithm", "rsa", "-pkeyopt", "rsa_keygen_bits:1024"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
     await expect(importPrivateKey(rsa)).rejects.toThrow("not an Ed25519 private key");
   });
 });
