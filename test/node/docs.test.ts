@@ -5,7 +5,7 @@
 // whatever a documented command writes is ignored. docs/contributing.md,
 // "Executable docs", says how to mark a block.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -126,7 +126,9 @@ describe("the docs' runnable commands, against npm start's demo", () => {
     // A fresh clone of this tree as it is (uncommitted docs included): the tracked files, committed, and the installed packages.
     mkdirSync(tmpdir(), { recursive: true });
     copy = mkdtempSync(join(tmpdir(), "edgeadmit-docs-"));
-    const tracked = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: PROJECT_ROOT, encoding: "utf8" }).split("\0").filter(Boolean);
+    const tracked = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: PROJECT_ROOT, encoding: "utf8" }).split("\0")
+      // A file deleted in the work tree but not yet in git's index is not part of the tree as it is.
+      .filter((file) => file && existsSync(join(PROJECT_ROOT, file)));
     for (const file of tracked) {
       mkdirSync(dirname(join(copy, file)), { recursive: true });
       cpSync(join(PROJECT_ROOT, file), join(copy, file), { verbatimSymlinks: true });
