@@ -223,4 +223,44 @@ describe("webhook-config", () => {
   ])("refuses %j", async (argv, message) => {
     expect(await runCli(["webhook-config", ...argv])).toEqual({ code: 2, stdout: "", stderr: `edgeadmit webhook-config: ${message}\n` });
   });
+
+  describe("--ca-bundle", () => {
+    // A self-signed certificate (public part only), as docs/local-kind.md makes one with openssl.
+    const caFile = join(ROOT, "test", "fixtures", "tls", "ca.crt");
+    const pem = readFileSync(caFile, "utf8");
+    const argv = ["webhook-config", "--url", "https://172.18.0.1:8443", "--cluster", "kind", "--ca-bundle"];
+
+    it("puts the certificates in clientConfig.caBundle, base64 as the API's []byte is", async () => {
+      const { code, stdout, stderr } = await runCli([...argv, caFile]);
+      expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+      expect(parse(stdout).webhooks[0].clientConfig).toEqual({ url: "https://172.18.0.1:8443/v1/kind/validate", caBundle: Buffer.from(pem).toString("base64") });
+    });
+
+    it("takes a bundle of several certificates whole", async () => {
+      const dir = mkdtempSync(join(tmpdir(), "edgeadmit-ca-"));
+      writeFileSync(join(dir, "bundle.crt"), `${pem}\n${pem}`);
+      const { stdout } = await runCli([...argv, join(dir, "bundle.crt")]);
+      expect(Buffer.from(parse(stdout).webhooks[0].clientConfig.caBundle, "base64").toString()).toBe(`${pem.trim()}\n${pem.trim()}\n`);
+    });
+
+    it.each([
+      ["a private key beside the certificate", `${pem}-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n`, "must hold PEM certificates (-----BEGIN CERTIFICATE-----) and nothing else: never a private key"],
+      ["no certificate", "not a certificate\n", "must hold PEM certificates (-----BEGIN CERTIFICATE-----) and nothing else: never a private key"],
+      ["a certificate Node cannot read", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n", "certificate 1 cannot be read"],
+    ])("refuses a file with %s, exit 2, nothing printed", async (_what, content, message) => {
+      const dir = mkdtempSync(join(tmpdir(), "edgeadmit-ca-"));
+      const file = join(dir, "ca.crt");
+      writeFileSync(file, content);
+      const result = await runCli([...argv, file]);
+      expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 2, stdout: "" });
+      expect(result.stderr.startsWith(`edgeadmit webhook-config: --ca-bundle ${file}`)).toBe(true);
+      expect(result.stderr).toContain(message);
+    });
+
+    it("refuses a missing file, exit 2", async () => {
+      const result = await runCli([...argv, "/nonexistent/ca.crt"]);
+      expect(result).toMatchObject({ code: 2, stdout: "" });
+      expect(result.stderr).toMatch(/^edgeadmit webhook-config: cannot read CA bundle \/nonexistent\/ca\.crt: /);
+    });
+  });
 });

@@ -1,4 +1,5 @@
 // `edgeadmit webhook-config`: the ValidatingWebhookConfiguration for a cluster.
+import { X509Certificate } from "node:crypto";
 import { stringify } from "yaml";
 import { TOKEN_PATTERN } from "../../shared/tokens/index.js";
 import { DEFAULT_TIMEOUT_SECONDS, FAILURE_POLICIES, webhookConfiguration, webhookOptionsError, type WebhookOptions } from "../webhook/index.js";
@@ -14,10 +15,32 @@ import { CliError, EXIT_USAGE } from "../base/errors.js";
 import { readInput } from "../base/io.js";
 import type { Verb } from "./verb.js";
 
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+
+/**
+ * The PEM certificates of a --ca-bundle file, each one Node can read: the
+ * apiserver would otherwise take the configuration and fail every call's TLS
+ * handshake, which shows only in its log. A private key (or anything else)
+ * beside them is refused, never copied into a cluster object.
+ */
+function certificates(pem: string, file: string): string {
+  const blocks = pem.match(PEM_CERTIFICATE) ?? [];
+  if (blocks.length === 0 || pem.replace(PEM_CERTIFICATE, "").trim() !== "")
+    throw new CliError(`--ca-bundle ${file} must hold PEM certificates (-----BEGIN CERTIFICATE-----) and nothing else: never a private key`, EXIT_USAGE);
+  blocks.forEach((block, i) => {
+    try {
+      new X509Certificate(block);
+    } catch (e) {
+      throw new CliError(`--ca-bundle ${file}: certificate ${i + 1} cannot be read (${(e as Error).message})`, EXIT_USAGE);
+    }
+  });
+  return `${blocks.join("\n")}\n`;
+}
+
 export const webhookConfig: Verb = {
   name: "webhook-config",
   summary: "print the ValidatingWebhookConfiguration that points a cluster at the function",
-  usage: `edgeadmit webhook-config --url https://HOST --cluster ID [--token-file FILE] [--snapshot FILE] [--operator-key FILE [--endpoint URL]] [--failure-policy Fail|Ignore] [--timeout SECONDS]
+  usage: `edgeadmit webhook-config --url https://HOST --cluster ID [--token-file FILE] [--ca-bundle FILE] [--snapshot FILE] [--operator-key FILE [--endpoint URL]] [--failure-policy Fail|Ignore] [--timeout SECONDS]
 
 --url is the function's base URL (https://HOST, or https://HOST/PREFIX when it
 is served under a path), not a route of it. clientConfig.url is
@@ -25,6 +48,10 @@ is served under a path), not a route of it. clientConfig.url is
 wrote: managed control planes, which cannot present one in a header) it is
 <URL>/v1/<ID>/token/<token>/validate, readable by whoever can read the
 configuration (docs/operations.md: the token in the URL).
+--ca-bundle (PEM certificates) becomes clientConfig.caBundle, the CA the
+apiserver trusts for the URL's TLS: a function served with a certificate of
+your own, such as a local one for a kind cluster (docs/local-kind.md);
+without it the apiserver trusts the system's roots.
 The rules cover the built-in policies and, with --snapshot (a built snapshot,
 - for stdin), the resource rules of the cluster's ValidatingAdmissionPolicies
 bound at the edge, and with --operator-key (the operator's private key) the
@@ -44,6 +71,7 @@ Examples:
       url: { type: "string" },
       cluster: { type: "string" },
       "token-file": { type: "string" },
+      "ca-bundle": { type: "string" },
       snapshot: { type: "string" },
       "operator-key": { type: "string" },
       endpoint: { type: "string" },
@@ -69,6 +97,10 @@ Examples:
       const token = (await readInput(tokenFile, io, "token file")).trim();
       if (!TOKEN_PATTERN.test(token)) throw new CliError(`--token-file ${tokenFile} does not hold a token (edgeadmit token --form url writes one)`);
       options.token = token;
+    }
+    const caBundleFile = optionalString(args, "ca-bundle");
+    if (caBundleFile !== undefined) {
+      options.caBundle = certificates(await readInput(caBundleFile, io, "CA bundle"), caBundleFile);
     }
     const snapshotFile = optionalString(args, "snapshot");
     if (snapshotFile !== undefined) {

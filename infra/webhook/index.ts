@@ -23,6 +23,8 @@ export interface WebhookOptions {
   cluster: string;
   /** The token for the URL form (managed control planes, which cannot present one in a header). */
   token?: string;
+  /** PEM certificates the apiserver trusts for the URL's TLS (a local function with a self-signed certificate); the system's roots when absent. */
+  caBundle?: string;
   failurePolicy?: FailurePolicy;
   timeoutSeconds?: number;
   /** The resource rules of the cluster's policies bound at the edge (a snapshot's policySetOf(...).rules). */
@@ -96,7 +98,11 @@ export function webhookConfiguration(options: WebhookOptions) {
       {
         name: "validate.edgeadmit.io",
         // The cluster id is a path segment the apiserver shows in errors; a token there is seen too (docs/operations.md: the URL form).
-        clientConfig: { url: validateUrl(options.url, options.cluster, options.token) },
+        clientConfig: {
+          url: validateUrl(options.url, options.cluster, options.token),
+          // caBundle is []byte in the API: base64 in YAML and JSON.
+          ...(options.caBundle === undefined ? {} : { caBundle: Buffer.from(options.caBundle).toString("base64") }),
+        },
         admissionReviewVersions: ["v1"],
         sideEffects: "None",
         failurePolicy: options.failurePolicy ?? "Fail",
