@@ -204,6 +204,42 @@ export function fleetRulesFor(set: FleetSet, stages: Readonly<Record<string, num
   });
 }
 
+/**
+ * What the fleet binds on one cluster labelled `labels`, as a set of its own:
+ * the bound policies, each binding with the actions of the wave the cluster is
+ * in (waves dropped, clusterSelector `{}`), the params of those policies'
+ * paramKinds, the modes that select the cluster and the exceptions naming a
+ * policy it gets. FleetPolicies of it selects the same on any labels, so the
+ * audit (GET /v1/:cluster/fleet) judges with exactly what the webhook does,
+ * and a cluster never sees other clusters' bindings or labels.
+ */
+export function selectionFor(set: FleetSet, stages: Readonly<Record<string, number>>, labels: Labels): FleetSet {
+  const bindings: FleetBinding[] = [];
+  for (const binding of set.bindings) {
+    const actions = actionsFor(binding, stages[binding.metadata.name] ?? 0, labels);
+    if (!actions) continue;
+    const { waves: _waves, ...spec } = binding.spec;
+    bindings.push({ ...binding, spec: { ...spec, clusterSelector: {}, validationActions: actions } });
+  }
+  const bound = new Set(bindings.map((binding) => binding.spec.policyName));
+  const policies = set.policies.filter((policy) => bound.has(nameOf(policy)));
+  const paramKinds = new Set<string>();
+  for (const policy of policies) {
+    const parsed = policyObjectSchema.safeParse(policy);
+    const kind = parsed.success ? parsed.data.spec.paramKind : undefined;
+    if (kind) paramKinds.add(`${kind.apiVersion}/${kind.kind}`);
+  }
+  const modes = set.modes.filter((object) => selectorMatches(object.spec.clusterSelector, labels)).map((object) => ({ ...object, spec: { ...object.spec, clusterSelector: {} } }));
+  const named = new Set([...bound, ...modes.flatMap((object) => Object.keys(object.spec.policies))]);
+  return {
+    policies,
+    bindings,
+    params: set.params.filter((param) => paramKinds.has(`${param.apiVersion}/${param.kind}`)),
+    modes,
+    exceptions: set.exceptions.filter((exception) => exception.spec.policies.some((policy) => named.has(policy))),
+  };
+}
+
 interface Selected {
   binding: FleetBinding;
   actions: EnforcementMode[];
