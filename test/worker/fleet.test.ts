@@ -387,3 +387,44 @@ spec:
     expect(await read("fl-prod", await signed("fl-canary", canary))).toEqual(refused);
   });
 });
+
+describe("automatic wave promotion (promoteAfter)", () => {
+  it("moves a binding to its next wave once its wave was in effect that long, unless the policy counted a finding on the wave's clusters", async () => {
+    const erring = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: erring}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  validations:
+  - {expression: "object.spec.noSuchField == 1", message: "never"}`;
+    // The erring policy counts a finding on the canary first: its evaluation error, under failurePolicy Fail, is a violation (Audit here); the read flushes the counts.
+    expect((await fleetChange({ op: "apply", set: setOf(erring, binding("erring-now", "erring", "clusterSelector: {matchLabels: {ring: canary}}, validationActions: [Audit]")) })).status).toBe(200);
+    await review("fl-canary", canary, { owner: "x" });
+    const countsPath = "/v1/registry/counts?cluster=fl-canary&hours=1";
+    const counts = (await (await dispatch(countsPath, { headers: await operatorHeaders("GET", countsPath, new Uint8Array()) })).json()) as { rows: Array<{ origin: string; policy: string; outcome: string; count: number }> };
+    expect(counts.rows.filter((row) => row.origin === "fleet" && row.policy === "erring")).toEqual([{ cluster: "fl-canary", origin: "fleet", policy: "erring", outcome: "audit", count: 1 }]);
+
+    const waves = (after: string) => `clusterSelector: {matchLabels: {env: prod}}, waves: [{validationActions: [Audit], clusterSelector: {matchLabels: {ring: canary}}, promoteAfter: ${after}}, {validationActions: [Deny]}]`;
+    const applied = await fleetChange({ op: "apply", set: setOf(requireLabel("require-tier", "tier"), erring, binding("auto-tier", "require-tier", waves("1s")), binding("auto-erring", "erring", waves("1s"))) });
+    expect(applied.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    // The next read of the fleet promotes auto-tier (nothing found on fl-canary) and holds auto-erring (a finding on fl-canary, in wave 0, this hour).
+    expect(await current()).toMatchObject({
+      revision: (applied.body.revision as number) + 1,
+      stages: { "auto-tier": 1, "auto-erring": 0 },
+      change: "promote auto-tier to wave 1 (automatic: 1s in wave 0 without a finding)",
+    });
+    // Read again: nothing more to promote, no new revision.
+    expect((await current()).revision).toBe((applied.body.revision as number) + 1);
+  });
+
+  it("is refused on a binding's last wave, which has nowhere to go, and for a duration it cannot read", async () => {
+    const last = await fleetChange({ op: "apply", set: setOf(requireLabel("require-owner", "owner"), binding("auto-owner", "require-owner", "clusterSelector: {}, waves: [{validationActions: [Audit]}, {validationActions: [Deny], promoteAfter: 1h}]")) });
+    expect(last).toEqual({ status: 400, body: { error: "the fleet set cannot be applied: EdgeAdmissionPolicyBinding 'auto-owner': its last wave has promoteAfter, but there is no wave to promote to; nothing changed" } });
+    const unreadable = await fleetChange({ op: "apply", set: setOf(requireLabel("require-owner", "owner"), binding("auto-owner", "require-owner", "clusterSelector: {}, waves: [{validationActions: [Audit], promoteAfter: 1 week}, {validationActions: [Deny]}]")) });
+    expect(unreadable.status).toBe(400);
+    expect(unreadable.body.error).toContain("promoteAfter: must be a duration: a whole number and s, m, h or d (90s, 30m, 24h, 7d)");
+  });
+});
