@@ -187,7 +187,7 @@ export class ObjectAuditor {
     return floor === undefined ? mode : stricter(mode, floor);
   }
 
-  /** The cluster's own policies: their results per policy and binding, and a pass for each binding that selects the object and found nothing. */
+  /** The cluster's own policies and the fleet's bound on it: their results per policy and binding, and a pass for each binding that selects the object and found nothing. */
   #policyVerdicts(request: AdmissionRequest, results: readonly PolicyResult[]): Verdict[] {
     const verdicts = new Map<string, Verdict>();
     for (const result of results.filter((r) => r.origin === "ValidatingAdmissionPolicy")) {
