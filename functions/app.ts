@@ -5,7 +5,7 @@ import { Hono } from "hono/tiny";
 import { truncateUtf8 } from "../shared/admission/index.js";
 import { clustersOf, operatorKeysOf, registryStatus, type Env } from "./config/index.js";
 import { registry } from "./routes/registry.js";
-import { fleet } from "./routes/fleet.js";
+import { clusterFleet, fleet } from "./routes/fleet.js";
 import { snapshot } from "./routes/snapshot.js";
 import { validate } from "./routes/validate.js";
 
@@ -37,6 +37,7 @@ app.route("/v1", registry);
 app.route("/v1", fleet);
 app.route("/v1", validate);
 app.route("/v1", snapshot);
+app.route("/v1", clusterFleet);
 
 app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${truncateUtf8(new URL(c.req.url).pathname, 100)}` }, 404));
 app.onError((error, c) => {

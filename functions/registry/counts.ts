@@ -47,4 +47,14 @@ export class CountTables {
         : sql.exec<Record<string, SqlStorageValue>>("SELECT cluster, origin, policy, outcome, SUM(count) AS count FROM verdict_count WHERE hour >= ? AND cluster = ? GROUP BY cluster, origin, policy, outcome ORDER BY origin, policy, outcome", from, query.cluster);
     return rows.toArray().map((row) => [String(row.cluster), String(row.origin), String(row.policy), String(row.outcome), Number(row.count)]);
   }
+
+  /** Per cluster, the findings (deny, warn, audit or error verdicts) a fleet policy counted from `fromHour` on: what holds back an automatic wave promotion. */
+  fleetFindings(policy: string, fromHour: number): Array<[cluster: string, count: number]> {
+    const rows = this.storage.sql.exec<{ cluster: string; count: number }>(
+      "SELECT cluster, SUM(count) AS count FROM verdict_count WHERE hour >= ? AND origin = 'fleet' AND policy = ? AND outcome IN ('deny', 'warn', 'audit', 'error') GROUP BY cluster",
+      fromHour,
+      policy,
+    );
+    return rows.toArray().map((row) => [String(row.cluster), Number(row.count)]);
+  }
 }

@@ -5,7 +5,8 @@
 // (functions/registry), so a fleet change is checked, replay-recorded and
 // written in one synchronous SQLite transaction by the registry's single
 // writer, exactly as a registry change is.
-import { KEPT_REVISIONS, stagesAfterApply, type FleetChange, type FleetRevision } from "../../shared/fleet/index.js";
+import { HOUR_MS } from "../../shared/counts/index.js";
+import { durationMs, KEPT_REVISIONS, stagesAfterApply, type FleetBinding, type FleetChange, type FleetRevision } from "../../shared/fleet/index.js";
 
 export type FleetApplyResult = { ok: true; revision: number; change: string } | { ok: false; status: 404 | 409; error: string };
 
@@ -48,9 +49,21 @@ class Refusal extends Error {
 }
 
 function revisionOf(row: RevisionRow): FleetRevision {
-  const body = JSON.parse(row.body) as Pick<FleetRevision, "set" | "stages">;
-  return { revision: row.revision, set: body.set, stages: body.stages, appliedAt: row.applied_at, change: row.change };
+  const body = JSON.parse(row.body) as Pick<FleetRevision, "set" | "stages" | "stagedAt">;
+  return { revision: row.revision, set: body.set, stages: body.stages, ...(body.stagedAt ? { stagedAt: body.stagedAt } : {}), appliedAt: row.applied_at, change: row.change };
 }
+
+type Next = Pick<FleetRevision, "set" | "stages" | "stagedAt" | "change">;
+
+/** When a binding's wave took effect: its own time, or the revision's for one stored before stagedAt. */
+const stagedAtOf = (revision: FleetRevision, binding: string): number => revision.stagedAt?.[binding] ?? revision.appliedAt;
+
+/**
+ * How many findings (deny, warn, audit or error verdicts) of `binding`'s
+ * policy the clusters it binds at `stage` counted from `fromHour` on: the
+ * registry answers from its registrations and verdict counts.
+ */
+export type WaveFindings = (binding: FleetBinding, stage: number, fromHour: number) => number;
 
 export class FleetTables {
   constructor(private readonly storage: DurableObjectStorage) {
@@ -71,11 +84,8 @@ export class FleetTables {
         const at = current?.revision ?? 0;
         if (change.ifRevision !== undefined && change.ifRevision !== at)
           throw new Refusal(409, `the fleet is at revision ${at}, not ${change.ifRevision}: it changed since; run edgeadmit fleet diff again`);
-        const next = this.next(change, current);
-        const revision = at + 1;
-        this.storage.sql.exec("INSERT INTO fleet_revision (revision, body, applied_at, change) VALUES (?, ?, ?, ?)", revision, JSON.stringify(next), now, next.change);
-        this.storage.sql.exec("DELETE FROM fleet_revision WHERE revision <= ?", revision - KEPT_REVISIONS);
-        return { ok: true as const, revision, change: next.change };
+        const next = this.next(change, current, now);
+        return { ok: true as const, revision: this.write(at + 1, next, now), change: next.change };
       });
     } catch (e) {
       if (e instanceof Refusal) return { ok: false, status: e.status, error: e.message };
@@ -83,14 +93,34 @@ export class FleetTables {
     }
   }
 
-  private next(change: FleetChange, current: FleetRevision | undefined): Pick<FleetRevision, "set" | "stages" | "change"> {
-    if (change.op === "apply") return { set: change.set, stages: stagesAfterApply(current, change.set), change: "apply" };
+  private write(revision: number, next: Next, now: number): number {
+    this.storage.sql.exec("INSERT INTO fleet_revision (revision, body, applied_at, change) VALUES (?, ?, ?, ?)", revision, JSON.stringify(next), now, next.change);
+    this.storage.sql.exec("DELETE FROM fleet_revision WHERE revision <= ?", revision - KEPT_REVISIONS);
+    this.due = undefined;
+    return revision;
+  }
+
+  private next(change: FleetChange, current: FleetRevision | undefined, now: number): Next {
+    if (change.op === "apply") {
+      const stages = stagesAfterApply(current, change.set);
+      // A binding that keeps its wave keeps the time its wave began; any other starts it now.
+      const stagedAt: Record<string, number> = {};
+      for (const binding of change.set.bindings) {
+        const name = binding.metadata.name;
+        if (!binding.spec.waves) continue;
+        const before = current?.set.bindings.find((b) => b.metadata.name === name);
+        const kept = before !== undefined && JSON.stringify(before.spec.waves) === JSON.stringify(binding.spec.waves) && current!.stages[name] === stages[name];
+        stagedAt[name] = kept ? stagedAtOf(current!, name) : now;
+      }
+      return { set: change.set, stages, stagedAt, change: "apply" };
+    }
     if (change.op === "rollback") {
       const row = this.row(change.toRevision);
       if (!row) throw new Refusal(404, `the fleet keeps no revision ${change.toRevision} (it keeps the last ${KEPT_REVISIONS}; edgeadmit fleet history lists them)`);
       if (change.toRevision === current?.revision) throw new Refusal(409, `revision ${change.toRevision} is the one in effect`);
       const target = revisionOf(row);
-      return { set: target.set, stages: target.stages, change: `rollback to ${change.toRevision}` };
+      // The waves restored take effect now: an automatic promotion counts from here.
+      return { set: target.set, stages: target.stages, stagedAt: Object.fromEntries(Object.keys(target.stages).map((name) => [name, now])), change: `rollback to ${change.toRevision}` };
     }
     if (!current) throw new Refusal(404, "no fleet set is applied yet");
     const binding = current.set.bindings.find((b) => b.metadata.name === change.binding);
@@ -101,7 +131,59 @@ export class FleetTables {
     const toWave = change.toWave ?? stage + 1;
     if (toWave >= waves.length) throw new Refusal(409, `binding ${change.binding} has ${waves.length} waves (0-${waves.length - 1}) and is at wave ${stage}: nothing to promote to`);
     if (toWave <= stage) throw new Refusal(409, `binding ${change.binding} is at wave ${stage} already: promote moves forward (edgeadmit fleet rollback moves back)`);
-    return { set: current.set, stages: { ...current.stages, [change.binding]: toWave }, change: `promote ${change.binding} to wave ${toWave}` };
+    return { set: current.set, stages: { ...current.stages, [change.binding]: toWave }, stagedAt: { ...this.stagedAll(current), [change.binding]: now }, change: `promote ${change.binding} to wave ${toWave}` };
+  }
+
+  private stagedAll(revision: FleetRevision): Record<string, number> {
+    return Object.fromEntries(Object.keys(revision.stages).map((name) => [name, stagedAtOf(revision, name)]));
+  }
+
+  /** The revision and the earliest time a promoteAfter of it may fall due (Infinity: none can): most reads skip the check with one comparison. */
+  private due: { revision: number; at: number } | undefined;
+
+  /**
+   * Automatic promotion, applied lazily whenever the fleet is read (every
+   * isolate reads it every few seconds): each binding whose current wave has
+   * `promoteAfter` and has been in effect that long moves to the next wave,
+   * as a new revision `promote <binding> to wave N (automatic: …)`, unless
+   * the policy counted a finding (deny, warn, audit or error) on a cluster of
+   * that wave since the hour the wave began: the wave's clusters met nothing
+   * the next wave's stricter actions would deny unexpectedly. A binding held
+   * back stays until an operator promotes, rolls back or applies.
+   */
+  promoteDue(now: number, findings: WaveFindings): void {
+    const row = this.row();
+    if (!row || (this.due?.revision === row.revision && now < this.due.at)) return;
+    this.storage.transactionSync(() => {
+      let current = revisionOf(row);
+      let at = Infinity;
+      for (const binding of current.set.bindings) {
+        const name = binding.metadata.name;
+        const waves = binding.spec.waves;
+        const stage = current.stages[name] ?? 0;
+        const after = waves?.[stage]?.promoteAfter;
+        if (!waves || after === undefined || stage + 1 >= waves.length) continue;
+        const began = stagedAtOf(current, name);
+        const dueAt = began + durationMs(after);
+        if (now < dueAt) {
+          at = Math.min(at, dueAt);
+          continue;
+        }
+        if (findings(binding, stage, Math.floor(began / HOUR_MS)) > 0) continue;
+        const next: Next = {
+          set: current.set,
+          stages: { ...current.stages, [name]: stage + 1 },
+          stagedAt: { ...this.stagedAll(current), [name]: now },
+          change: `promote ${name} to wave ${stage + 1} (automatic: ${after} in wave ${stage} without a finding)`,
+        };
+        this.write(current.revision + 1, next, now);
+        current = revisionOf(this.row()!);
+        // The next wave's own promoteAfter counts from now.
+        const following = waves[stage + 1]?.promoteAfter;
+        if (following !== undefined && stage + 2 < waves.length) at = Math.min(at, now + durationMs(following));
+      }
+      this.due = { revision: current.revision, at };
+    });
   }
 
   since(since: number): FleetSince {

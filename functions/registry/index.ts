@@ -13,7 +13,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { MAX_REGISTERED_CLUSTERS, changeLabel, relabeled, rotated, type Change } from "../../shared/clusters/changes.js";
 import { DEFAULT_MAX_SNAPSHOT_AGE_SECONDS, normalRegistration, registrationSchema, type NormalRegistration } from "../../shared/clusters/index.js";
-import type { FleetChange } from "../../shared/fleet/index.js";
+import { actionsFor, type FleetChange } from "../../shared/fleet/index.js";
 import { FleetTables, type FleetApplyResult, type FleetHistory, type FleetSince } from "./fleet.js";
 import { CountTables, type CountQuery, type CountSum } from "./counts.js";
 import type { CountRow } from "../../shared/counts/index.js";
@@ -192,6 +192,14 @@ export class ClusterRegistry extends DurableObject<unknown> {
 
   /** The fleet revision in effect, with its set when it is not `since` (what an isolate polls). */
   fleetSince(since: number): FleetSince {
+    this.fleet.promoteDue(Date.now(), (binding, stage, fromHour) => {
+      let findings = 0;
+      for (const [cluster, count] of this.counts.fleetFindings(binding.spec.policyName, fromHour)) {
+        const registration = this.row(cluster)?.registration;
+        if (registration && actionsFor(binding, stage, registration.labels ?? {}) !== undefined) findings += count;
+      }
+      return findings;
+    });
     return this.fleet.since(since);
   }
 

@@ -4,12 +4,15 @@
 // GET /v1/registry/fleet/history — the revisions kept, newest first.
 // GET /v1/registry/counts[?cluster=<id>&hours=<n>] — verdict counts summed over the last n hours (default 24).
 // GET /v1/registry/coverage?cluster=<id> — the fleet policies bound on a cluster that its webhook rules do not reach, and its snapshot's generation and age.
+// GET /v1/:cluster/fleet — what the fleet binds on that cluster (shared/fleet selectionFor), signed with
+//   the cluster's own key as the sync job signs GET …/snapshot/buckets: the audit CronJob judges with it,
+//   so the operator's key never sits in a cluster, and a cluster sees no other cluster's bindings.
 import { Hono } from "hono/tiny";
 import { sha256Hex } from "../../shared/digest/index.js";
-import { fleetChangeSchema, fleetSetProblems, MAX_FLEET_BYTES } from "../../shared/fleet/index.js";
+import { fleetChangeSchema, fleetSetProblems, MAX_FLEET_BYTES, selectionFor } from "../../shared/fleet/index.js";
 import { CONTENT_SHA256_HEADER } from "../../shared/signing/index.js";
 import { decodeJson } from "../../shared/zod/index.js";
-import { operator, replayableUntil, type OperatorEnv } from "../auth/index.js";
+import { operator, replayableUntil, signer, type AuthEnv, type OperatorEnv } from "../auth/index.js";
 import { readBody } from "../body/index.js";
 import { registryOf } from "../config/index.js";
 import { fleetCacheOf } from "../fleet/cache.js";
@@ -126,4 +129,22 @@ fleet.get("/registry/coverage", operator("GET"), async (c) => {
     coverage: webhookRules === undefined ? "unknown" : "known",
     gaps: webhookRules === undefined || !bound ? [] : uncoveredPolicyRules(webhookRules, bound.set.rules),
   });
+});
+
+export const clusterFleet = new Hono<AuthEnv>();
+
+clusterFleet.get("/:cluster/fleet", signer("GET"), async (c) => {
+  const cluster = c.get("cluster");
+  const source = fleetCacheOf(c.env);
+  let policies;
+  try {
+    policies = source && (await source.cache.current(source.reader, Date.now()));
+  } catch (e) {
+    if (!(e instanceof RegistryUnavailable)) throw e;
+    return c.json({ error: "the cluster registry does not answer: try again shortly" }, 503);
+  }
+  // No registry, or no set applied: the fleet binds nothing here.
+  if (!policies) return c.json({ cluster: cluster.id, revision: 0, set: { policies: [], bindings: [], params: [], modes: [], exceptions: [] } });
+  const { revision, set, stages } = policies.stored;
+  return c.json({ cluster: cluster.id, revision, set: selectionFor(set, stages, cluster.labels) });
 });

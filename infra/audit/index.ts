@@ -5,6 +5,8 @@
 // pushes, never writes anything but its own reports.
 import type { Snapshot } from "../../shared/snapshot/index.js";
 import { POLICIES } from "../../policies/index.js";
+import { FleetPolicies } from "../../shared/fleet/index.js";
+import { clusterFleetSelection } from "../client/index.js";
 import type { CliIo } from "../base/io.js";
 import { loadKubeConfig, qualified, type ClusterOptions } from "../objects/cluster.js";
 import { ObjectAuditor, ReportSet, summaryOf, type Summary } from "./reports.js";
@@ -21,6 +23,8 @@ interface AuditOptions {
   pageSize: number;
   maxResultsPerReport: number;
   dryRun: boolean;
+  /** The function and this cluster's id and signing key: the fleet policies bound here are judged too (GET /v1/<cluster>/fleet). */
+  fleet?: { endpoint: string; cluster: string; privateKeyPem: string };
 }
 
 interface AuditOutcome {
@@ -50,10 +54,11 @@ export async function runAudit(options: AuditOptions, io: CliIo, snapshotOfClust
     ...(options.context !== undefined ? { context: options.context } : {}),
   });
 
-  const scope = auditScope(snapshot, POLICIES);
+  const fleet = options.fleet && (await fleetOf(options.fleet, io));
+  const scope = auditScope(snapshot, POLICIES, fleet);
   for (const kind of scope.unlisted) io.err(`warning: a bound ValidatingAdmissionPolicy selects ${kind}, which the audit does not list: judged at admission only\n`);
   const now = Date.now();
-  const auditor = new ObjectAuditor(snapshot, POLICIES, { seconds: Math.floor(now / 1000), nanos: (now % 1000) * 1_000_000 });
+  const auditor = new ObjectAuditor(snapshot, POLICIES, { seconds: Math.floor(now / 1000), nanos: (now % 1000) * 1_000_000 }, fleet);
   const results = new ReportSet();
   let judged = 0;
   const kinds: string[] = [];
@@ -76,4 +81,18 @@ export async function runAudit(options: AuditOptions, io: CliIo, snapshotOfClust
   const reports = results.reports(options.maxResultsPerReport);
   const { actions } = await writeReports(apis, reports, { pageSize, server, dryRun: options.dryRun });
   return { objects: judged, kinds, summary: summaryOf(reports.flatMap((r) => r.results)), reports: reports.length, actions };
+}
+
+/**
+ * What the fleet binds on this cluster, ready to judge with: the selection
+ * the function answers selects the same on any labels (shared/fleet
+ * selectionFor), so FleetPolicies of it is the webhook's own. Undefined when
+ * the fleet binds nothing here.
+ */
+async function fleetOf(target: NonNullable<AuditOptions["fleet"]>, io: CliIo) {
+  const selection = await clusterFleetSelection(target.endpoint, target.cluster, target.privateKeyPem);
+  const policies = new FleetPolicies({ revision: selection.revision, set: selection.set, stages: {}, appliedAt: 0, change: "" }).forCluster({});
+  if (!policies) return undefined;
+  io.err(`fleet revision ${selection.revision}: ${policies.bindings.length} fleet binding${policies.bindings.length === 1 ? "" : "s"} judged too\n`);
+  return { policies, set: selection.set };
 }

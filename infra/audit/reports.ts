@@ -7,6 +7,8 @@
 import { admissionRequestSchema, type AdmissionRequest } from "../../shared/admission/index.js";
 import { wrapReview } from "../../shared/admission/wrap.js";
 import { describeResult, exceptionOf, matchPolicies, type PolicyResult } from "../../shared/dispatcher/index.js";
+import { exceptionFor } from "../../shared/exceptions/index.js";
+import { fleetBindingName, stricter, type ClusterFleet, type FleetSet } from "../../shared/fleet/index.js";
 import { judgeObjects, type JudgedObject } from "../../shared/judge/index.js";
 import type { EnforcementMode, Policy } from "../../shared/policy/index.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
@@ -70,20 +72,26 @@ interface BoundPolicy {
   bindings: Array<{ name: string; matchResources?: MatchResources; validationActions: ValidationAction[] }>;
 }
 
-/** The cluster's policies bound at the edge, as matching needs them: a policy or binding the function cannot read is its problem, not the audit's. */
-function boundPolicies(snapshot: Snapshot): BoundPolicy[] {
+/** Policies bound at the edge, as matching needs them: a policy or binding the function cannot read is its problem, not the audit's. */
+function boundPolicies(policies: Readonly<Record<string, unknown>>, bindings: Readonly<Record<string, unknown>>): BoundPolicy[] {
   const byName = new Map<string, BoundPolicy>();
-  for (const [name, object] of Object.entries(snapshot.policyBindings).sort(([a], [b]) => (a < b ? -1 : 1))) {
+  for (const [name, object] of Object.entries(bindings).sort(([a], [b]) => (a < b ? -1 : 1))) {
     const binding = bindingObjectSchema.safeParse(object);
     if (!binding.success) continue;
     const policyName = binding.data.spec.policyName;
-    const policy = Object.hasOwn(snapshot.validatingAdmissionPolicies, policyName) ? policyObjectSchema.safeParse(snapshot.validatingAdmissionPolicies[policyName]) : undefined;
+    const policy = Object.hasOwn(policies, policyName) ? policyObjectSchema.safeParse(policies[policyName]) : undefined;
     if (!policy?.success) continue;
     const bound = byName.get(policyName) ?? { name: policyName, matchConstraints: policy.data.spec.matchConstraints, bindings: [] };
     bound.bindings.push({ name, ...(binding.data.spec.matchResources ? { matchResources: binding.data.spec.matchResources } : {}), validationActions: binding.data.spec.validationActions });
     byName.set(policyName, bound);
   }
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+/** The fleet's bindings on this cluster, named as the webhook names them (`fleet/<name>`). */
+function fleetBound(set: FleetSet): BoundPolicy[] {
+  const policies = Object.fromEntries(set.policies.map((policy) => [(policy as { metadata: { name: string } }).metadata.name, policy]));
+  return boundPolicies(policies, Object.fromEntries(set.bindings.map((binding) => [fleetBindingName(binding.metadata.name), binding])));
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -110,13 +118,15 @@ export class ObjectAuditor {
   readonly #bound: BoundPolicy[];
   readonly #namespaceLabels: NamespaceLabels;
 
+  /** `fleet`: what the fleet binds on this cluster (GET /v1/:cluster/fleet, with the set it came as), judged as the webhook judges it. */
   constructor(
     private readonly snapshot: Snapshot,
     private readonly policies: readonly Policy[],
     private readonly timestamp: { seconds: number; nanos: number },
+    private readonly fleet?: { policies: ClusterFleet; set: FleetSet },
   ) {
     this.#view = new SnapshotView(snapshot);
-    this.#bound = boundPolicies(snapshot);
+    this.#bound = [...boundPolicies(snapshot.validatingAdmissionPolicies, snapshot.policyBindings), ...(fleet ? fleetBound(fleet.set) : [])];
     this.#namespaceLabels = (name) => {
       const namespace = Object.hasOwn(snapshot.namespaces, name) ? snapshot.namespaces[name] : undefined;
       if (!isRecord(namespace) || !isRecord(namespace["metadata"])) return undefined;
@@ -127,7 +137,7 @@ export class ObjectAuditor {
 
   /** Report results for one page of objects: judged with judgeObjects, as `edgeadmit check` judges manifests. */
   audit(objects: readonly KubeObject[]): Array<{ namespace?: string; results: ReportResult[] }> {
-    return judgeObjects(objects, this.snapshot, { policies: this.policies, view: this.#view }).map((judged) => ({
+    return judgeObjects(objects, this.snapshot, this.#options(this.policies)).map((judged) => ({
       ...(judged.ref.namespace !== undefined ? { namespace: judged.ref.namespace } : {}),
       results: this.#verdicts(judged).map((verdict) => this.#result(judged, verdict)),
     }));
@@ -137,10 +147,14 @@ export class ObjectAuditor {
     const decoded = admissionRequestSchema.safeParse(wrapReview(judged.object, { operation: "CREATE" }).request);
     if (!decoded.success) return [{ policy: "edgeadmit", mode: "Deny", results: [], error: judged.error ?? "not an admission request" }];
     const request = decoded.data;
-    const matched = matchPolicies(request, this.policies, this.#view);
+    const fleet = this.fleet?.policies;
+    const matched = matchPolicies(request, this.policies, this.#view, fleet);
     const verdicts: Verdict[] = [];
+    // A fleet binding, and a built-in policy the fleet sets a mode for, are exempted by the fleet's exceptions only, as at the webhook.
     const exempted = (verdict: Verdict): Verdict => {
-      const exception = exceptionOf(this.#view, verdict.policy, request);
+      const byFleet = fleet !== undefined && (verdict.binding?.startsWith(fleetBindingName("")) === true || (verdict.binding === undefined && fleet.modes[verdict.policy] !== undefined));
+      const found = byFleet ? (fleet.exceptions.size === 0 ? undefined : exceptionFor(fleet.exceptions, verdict.policy, request)) : exceptionOf(this.#view, verdict.policy, request);
+      const exception = found !== undefined && byFleet ? fleetBindingName(found) : found;
       return exception === undefined ? verdict : { ...verdict, exception };
     };
     if (judged.error === undefined) {
@@ -150,24 +164,30 @@ export class ObjectAuditor {
     }
     // The verdict names no policy: judge the object by each policy alone to tell which cannot read it.
     for (const policy of matched) {
-      const [alone] = judgeObjects([judged.object], this.snapshot, { policies: [policy], view: this.#view });
+      const [alone] = judgeObjects([judged.object], this.snapshot, this.#options([policy]));
       verdicts.push(
         alone!.error !== undefined
           ? { policy: policy.id, mode: this.#modeOf(policy), results: [], error: alone!.error }
           : { policy: policy.id, mode: this.#modeOf(policy), results: alone!.results.filter((r) => r.origin === undefined) },
       );
     }
-    const [bySet] = judgeObjects([judged.object], this.snapshot, { policies: [], view: this.#view });
+    const [bySet] = judgeObjects([judged.object], this.snapshot, this.#options([]));
     verdicts.push(...this.#policyVerdicts(request, bySet!.results));
     return verdicts.map(exempted);
   }
 
-  #modeOf(policy: Policy): string {
-    const configured = this.#view.settings.policies[policy.id];
-    return configured === undefined || configured === "Off" ? policy.defaultMode : configured;
+  #options(policies: readonly Policy[]) {
+    return { policies, view: this.#view, ...(this.fleet ? { fleet: this.fleet.policies } : {}) };
   }
 
-  /** The cluster's own policies: their results per policy and binding, and a pass for each binding that selects the object and found nothing. */
+  #modeOf(policy: Policy): string {
+    const configured = this.#view.settings.policies[policy.id];
+    const mode = configured === undefined || configured === "Off" ? policy.defaultMode : configured;
+    const floor = this.fleet?.policies.modes[policy.id];
+    return floor === undefined ? mode : stricter(mode, floor);
+  }
+
+  /** The cluster's own policies and the fleet's bound on it: their results per policy and binding, and a pass for each binding that selects the object and found nothing. */
   #policyVerdicts(request: AdmissionRequest, results: readonly PolicyResult[]): Verdict[] {
     const verdicts = new Map<string, Verdict>();
     for (const result of results.filter((r) => r.origin === "ValidatingAdmissionPolicy")) {

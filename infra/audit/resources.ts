@@ -8,6 +8,7 @@ import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { admissionRequestSchema, type AdmissionRequest } from "../../shared/admission/index.js";
 import { wrapReview } from "../../shared/admission/wrap.js";
 import { matchPolicies } from "../../shared/dispatcher/index.js";
+import type { ClusterFleet, FleetSet } from "../../shared/fleet/index.js";
 import type { Policy } from "../../shared/policy/index.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";
 import type { Snapshot } from "../../shared/snapshot/schema.js";
@@ -78,16 +79,16 @@ interface AuditScope {
  * policy's `matches` takes on creation, and those a bound policy's
  * matchConstraints name. A wildcard rule selects every auditable kind.
  */
-export function auditScope(snapshot: Snapshot, policies: readonly Policy[]): AuditScope {
+export function auditScope(snapshot: Snapshot, policies: readonly Policy[], fleet?: { policies: ClusterFleet; set: FleetSet }): AuditScope {
   const view = new SnapshotView(snapshot);
   const policySet = policySetOf(snapshot);
   const resources = AUDITABLE_RESOURCES.filter((resource) => {
     const probe = probeRequest(resource);
-    return matchPolicies(probe, policies, view).length > 0 || policySet.mayMatch(probe);
+    return matchPolicies(probe, policies, view, fleet?.policies).length > 0 || policySet.mayMatch(probe) || fleet?.policies.set.mayMatch(probe) === true;
   });
   const auditable = new Set(AUDITABLE_RESOURCES.map(qualified));
   const unlisted = new Set<string>();
-  for (const object of Object.values(snapshot.validatingAdmissionPolicies)) {
+  for (const object of [...Object.values(snapshot.validatingAdmissionPolicies), ...(fleet?.set.policies ?? [])]) {
     const policy = policyObjectSchema.safeParse(object);
     for (const rule of policy.success ? policy.data.spec.matchConstraints.resourceRules : []) {
       for (const group of rule.apiGroups)

@@ -4,7 +4,7 @@
 import { JOB_NAMESPACE } from "../base/job.js";
 import { optionalString, parseVerbArgs } from "./args.js";
 import { CliError, EXIT_USAGE } from "../base/errors.js";
-import { CLUSTER_FLAGS, snapshotOfCluster } from "./snapshot.js";
+import { CLUSTER_FLAGS, PUSH_FLAGS, pushTarget, snapshotOfCluster } from "./snapshot.js";
 import type { Verb } from "./verb.js";
 
 /** As the sync job's lists (infra/objects/cluster.ts), which this module does not import: it loads client-node. */
@@ -21,6 +21,7 @@ export const audit: Verb = {
   name: "audit",
   summary: "judge what the cluster holds and write PolicyReports (the audit CronJob)",
   usage: `edgeadmit audit [--context NAME] [--settings-namespace NS] [--page-size N] [--max-results-per-report N] [--dry-run]
+                [--endpoint URL --cluster ID --key FILE]
 
 Builds the snapshot from the cluster (as sync does, plus its
 ValidatingAdmissionPolicies and EdgeAdmissionPolicyBindings), then lists,
@@ -31,13 +32,18 @@ Writes one wgpolicyk8s.io/v1alpha2 PolicyReport per namespace
 parts (-2, -3…) past --max-results-per-report results (default ${DEFAULT_MAX_RESULTS_PER_REPORT}), and
 deletes its reports that no longer have results. --dry-run writes nothing
 and says what it would write. Pushes nothing. --settings-namespace defaults
-to ${JOB_NAMESPACE}. Docs: docs/audit.md.
+to ${JOB_NAMESPACE}. With --endpoint, --cluster and --key (the sync job's),
+also judges the fleet policies the function binds on this cluster, read
+with the cluster's own key (docs/fleet.md). Docs: docs/audit.md.
 
 Example:
   edgeadmit audit --context prod-eu --dry-run`,
   async run(argv, io) {
     const args = parseVerbArgs("audit", argv, {
       ...CLUSTER_FLAGS,
+      endpoint: PUSH_FLAGS.endpoint,
+      cluster: PUSH_FLAGS.cluster,
+      key: PUSH_FLAGS.key,
       "page-size": { type: "string" },
       "max-results-per-report": { type: "string" },
       "dry-run": { type: "boolean" },
@@ -53,6 +59,8 @@ Example:
       maxResultsPerReport: positiveInteger("max-results-per-report", optionalString(args, "max-results-per-report"), DEFAULT_MAX_RESULTS_PER_REPORT),
       dryRun: args.values["dry-run"] === true,
       ...(context !== undefined ? { context } : {}),
+      // All three or none: pushTarget names the one missing.
+      ...(["endpoint", "cluster", "key"].some((flag) => optionalString(args, flag) !== undefined) ? { fleet: await pushTarget("audit", args, io) } : {}),
     };
     // Loaded lazily, as sync loads the cluster client: verbs that never talk to a cluster do not pay for it.
     const { runAudit } = await import("../audit/index.js");

@@ -9,6 +9,9 @@ import { generateKeyPair } from "../../shared/signing/index.js";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
 import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
 import { runCli } from "../../test/node/support/test-io.js";
+import { startFakeApiServer } from "../../test/node/support/fake-apiserver.js";
+import { auditClusterObjects, AUDIT_SERVED } from "../../test/node/support/audit/fixture.js";
+import type { PolicyReport } from "../audit/reports.js";
 
 const dir = mkdtempSync(join(tmpdir(), "edgeadmit-fleet-"));
 const operatorKey = join(dir, "operator.key");
@@ -124,6 +127,23 @@ describe("fleet verbs", () => {
     const plain = await runCli(["webhook-config", "--url", "https://edgeadmit.example.com", "--cluster", "prod"]);
     expect([rendered.code, plain.stdout.includes("configmaps")]).toEqual([0, false]);
     expect(rendered.stdout).toContain("- apiGroups:\n          - \"\"\n        apiVersions:\n          - v1\n        resources:\n          - configmaps\n        operations:\n          - CREATE\n");
+  });
+
+  it("audit --endpoint --cluster --key judges the cluster's objects against the fleet policies bound on it, with the cluster's own key", async () => {
+    const api = await startFakeApiServer(auditClusterObjects(), { resources: AUDIT_SERVED });
+    process.env.KUBECONFIG = api.kubeconfig;
+    try {
+      const audited = await runCli(["audit", "--endpoint", worker.url, "--cluster", "prod", "--key", join(dir, "prod.key")]);
+      expect([audited.code, audited.stderr]).toEqual([0, "warning: no ConfigMap edgeadmit-system/edgeadmit-settings: the snapshot carries the default settings\nfleet revision 5: 2 fleet bindings judged too\nwarning: a bound ValidatingAdmissionPolicy selects configmaps, which the audit does not list: judged at admission only\n"]);
+      const fleetRows = (api.objects as unknown as PolicyReport[])
+        .filter((o) => o.kind === "PolicyReport" || o.kind === "ClusterPolicyReport")
+        .flatMap((report) => report.results.filter((r) => r.rule.startsWith("fleet/")).map((r) => `${r.resources[0].kind} ${r.resources[0].name} ${r.policy} ${r.rule} ${r.result} ${r.properties["mode"]}: ${r.message}`));
+      // baseline-team is Warn at revision 5 (binding.yaml says so since the first test); none of the fixture's Deployments has a team label.
+      const warned = (name: string) => `Deployment ${name} require-team fleet/baseline-team warn Warn: Validation failed for ValidatingAdmissionPolicy 'require-team' with binding 'fleet/baseline-team': every Deployment needs a team label`;
+      expect(fleetRows).toEqual(["api", "broken", "pinned", "web"].map(warned));
+    } finally {
+      await api.stop();
+    }
   });
 
   it("refuses a set the function would refuse before sending anything", async () => {

@@ -5,6 +5,7 @@
 import { importPrivateKey, publicKeyOf, signRequest } from "../../shared/signing/index.js";
 import { BUCKETS, bucketOf, encodeSnapshot, MAX_REMOVED, pushBatches, pushBody, type EncodedSnapshot, type EncodedUnit, type PushCommit, type Snapshot } from "../../shared/snapshot/index.js";
 import * as z from "zod/mini";
+import { fleetSetSchema } from "../../shared/fleet/index.js";
 import { describeZodError } from "../../shared/zod/index.js";
 
 /** What the function answers to a push and to GET …/snapshot: metadata only. */
@@ -42,8 +43,8 @@ export class FunctionError extends Error {
   }
 }
 
-function endpointUrl(endpoint: string, cluster: string, path = ""): string {
-  return `${endpoint.replace(/\/+$/, "")}/v1/${encodeURIComponent(cluster)}/snapshot${path}`;
+function endpointUrl(endpoint: string, cluster: string, path = "", resource = "snapshot"): string {
+  return `${endpoint.replace(/\/+$/, "")}/v1/${encodeURIComponent(cluster)}/${resource}${path}`;
 }
 
 /** What failing to reach an https:// URL most often means: the port speaks plain http (npm start does). */
@@ -122,8 +123,8 @@ interface Signer {
   key: CryptoKey;
 }
 
-async function signedGet(signer: Signer, path: string): Promise<Response> {
-  const url = endpointUrl(signer.endpoint, signer.cluster, path);
+async function signedGet(signer: Signer, path: string, resource?: string): Promise<Response> {
+  const url = endpointUrl(signer.endpoint, signer.cluster, path, resource);
   const headers = await signRequest(signer.key, "GET", signer.cluster, new Uint8Array(), Math.floor(Date.now() / 1000));
   const response = await send(url, { method: "GET", headers });
   if (response.status === 401) throw new FunctionError(`GET ${url} was refused (401): ${refusedKey(signer.cluster)}`, 401);
@@ -133,9 +134,9 @@ async function signedGet(signer: Signer, path: string): Promise<Response> {
 const bucketsSchema = z.object({ generation: z.number(), buckets: z.record(z.string(), z.string()) });
 const bucketUnitsSchema = z.object({ generation: z.number(), units: z.record(z.string(), z.string()) });
 
-async function jsonOf<T>(signer: Signer, path: string, schema: z.ZodMiniType<T>): Promise<T> {
-  const response = await signedGet(signer, path);
-  const url = endpointUrl(signer.endpoint, signer.cluster, path);
+async function jsonOf<T>(signer: Signer, path: string, schema: z.ZodMiniType<T>, resource?: string): Promise<T> {
+  const response = await signedGet(signer, path, resource);
+  const url = endpointUrl(signer.endpoint, signer.cluster, path, resource);
   if (!response.ok) throw new FunctionError(`GET ${url} answered ${response.status}: ${await errorText(response)}`, response.status);
   const parsed = schema.safeParse(await response.json().catch(() => undefined));
   if (!parsed.success) throw new FunctionError(`GET ${url} answered with unexpected JSON: ${describeZodError(parsed.error)}`, response.status);
@@ -267,4 +268,15 @@ export async function storedSnapshot(endpoint: string, cluster: string, privateK
   }
   if (!response.ok) throw new FunctionError(`GET ${url} answered ${response.status}: ${await errorText(response)}`, response.status);
   return storedFrom(url, response);
+}
+
+const clusterFleetSchema = z.object({ cluster: z.string(), revision: z.number(), set: fleetSetSchema });
+export type ClusterFleetSelection = z.infer<typeof clusterFleetSchema>;
+
+/**
+ * What the fleet binds on `cluster` (GET /v1/<cluster>/fleet), read with the
+ * cluster's own key: the audit judges with it, and never holds the operator's.
+ */
+export async function clusterFleetSelection(endpoint: string, cluster: string, privateKeyPem: string): Promise<ClusterFleetSelection> {
+  return jsonOf({ endpoint, cluster, key: await importPrivateKey(privateKeyPem) }, "", clusterFleetSchema, "fleet");
 }

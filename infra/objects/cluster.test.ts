@@ -23,6 +23,8 @@ function content(json: string) {
   return rest;
 }
 
+/** Said by every build --from-cluster and sync of a cluster without the function's ValidatingWebhookConfiguration: it is read on every sync, a warning, never a failure. */
+const NO_WEBHOOK = "warning: no ValidatingWebhookConfiguration edgeadmit: the apiserver sends the function nothing, so no policy is enforced at the edge and the function's coverage stays unknown (edgeadmit webhook-config renders it)\n";
 const environment = { KUBECONFIG: process.env.KUBECONFIG, HOME: process.env.HOME };
 afterEach(() => {
   for (const [key, value] of Object.entries(environment)) {
@@ -53,7 +55,7 @@ describe("snapshot build --from-cluster", () => {
     const live = await runBuild(["snapshot", "build", "--from-cluster"]);
     // The YAML path reads settings from edgeadmit-system only, as the live path does, and says so of the other one.
     const yaml = await runBuild(["snapshot", "build", "-f", "-", "--kubernetes-version", "1.33"], YAML);
-    expect(live.stderr).toBe("");
+    expect(live.stderr).toBe(NO_WEBHOOK);
     expect(yaml.stderr).toBe("warning: ConfigMap tenant-acme/edgeadmit-settings: not in the settings namespace edgeadmit-system; ignored\n");
     expect(content(live.stdout)).toEqual(content(yaml.stdout));
 
@@ -99,7 +101,7 @@ describe("snapshot build --from-cluster", () => {
     await withServer({ kubernetesVersion: 403 }, async () => {
       const { stdout, stderr } = await runBuild(["snapshot", "build", "--from-cluster"]);
       expect(JSON.parse(stdout).kubernetesVersion).toBeUndefined();
-      expect(stderr).toBe("warning: GET /version answered 403: the snapshot carries no Kubernetes version, so policies compile with Kubernetes 1.34's CEL environment\n");
+      expect(stderr).toBe("warning: GET /version answered 403: the snapshot carries no Kubernetes version, so policies compile with Kubernetes 1.34's CEL environment\n" + NO_WEBHOOK);
     });
   });
 
@@ -134,6 +136,8 @@ describe("snapshot build --from-cluster", () => {
         "GET /apis/batch/v1/jobs",
         "GET /apis/batch/v1/cronjobs",
         "GET /apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+        // Read on every sync, bindings or not: the function learns what the webhook sends (coverage).
+        "GET /apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/edgeadmit",
         "GET /apis/edgeadmit.io/v1alpha1/edgeadmissionpolicybindings",
         "GET /apis/edgeadmit.io/v1alpha1/edgeadmissionexceptions",
         "GET /api/v1/namespaces",
@@ -145,7 +149,7 @@ describe("snapshot build --from-cluster", () => {
     process.env.KUBECONFIG = server.kubeconfig;
     const { code, stdout, stderr } = await runBuild(["snapshot", "build", "--from-cluster", "--settings-namespace", "ops"]);
     expect(code).toBe(0);
-    expect(stderr).toBe("warning: no ConfigMap ops/edgeadmit-settings: the snapshot carries the default settings\n");
+    expect(stderr).toBe("warning: no ConfigMap ops/edgeadmit-settings: the snapshot carries the default settings\n" + NO_WEBHOOK);
     expect(JSON.parse(stdout).settings).toEqual({ policies: {}, maxAgeSeconds: 3600, onStale: "Warn" });
   });
 });
@@ -206,6 +210,20 @@ metadata: {name: team-a, labels: {team: a}}
 
   const webhook = webhookConfiguration(PLACEHOLDER);
   const NOT_BOUND = "edgeadmit snapshot build: ignored 1 object the policies do not use: ValidatingAdmissionPolicy.admissionregistration.k8s.io not-bound\n";
+
+  it("carries the webhook configuration's rules of a cluster that binds no policy of its own, so the function knows its coverage of fleet policies", async () => {
+    const server = await startFakeApiServer([...OBJECTS, webhook]);
+    process.env.KUBECONFIG = server.kubeconfig;
+    try {
+      const { code, stdout, stderr } = await runBuild(["snapshot", "build", "--from-cluster"]);
+      expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+      const snapshot = JSON.parse(stdout) as { policyBindings: object; webhookRules: unknown };
+      expect(snapshot.policyBindings).toEqual({});
+      expect(snapshot.webhookRules).toEqual((webhook as { webhooks: Array<{ rules: unknown[] }> }).webhooks.flatMap((w) => w.rules));
+    } finally {
+      await server.stop();
+    }
+  });
 
   it("lists the bound policies, their bindings, the objects of their paramKind and the Namespaces", async () => {
     const server = await startFakeApiServer([...OBJECTS, ...policyObjects, webhook]);
@@ -291,7 +309,7 @@ spec:
         [...bound, webhook],
         "warning: ValidatingAdmissionPolicy 'max-replicas' matches CREATE configmaps/v1, DELETE configmaps/v1, which ValidatingWebhookConfiguration edgeadmit does not send the function: not enforced there; regenerate it with edgeadmit webhook-config --snapshot\n",
       ],
-      [bound, "warning: no ValidatingWebhookConfiguration edgeadmit: the apiserver sends the function nothing, so no policy bound at the edge is enforced (edgeadmit webhook-config --snapshot)\n"],
+      [bound, NO_WEBHOOK],
     ] as const) {
       const server = await startFakeApiServer([...objects]);
       process.env.KUBECONFIG = server.kubeconfig;
@@ -330,7 +348,7 @@ spec: {allowedAffinityClasses: gold}
     try {
       const { code, stderr } = await runBuild(["snapshot", "build", "--from-cluster"]);
       expect(code).toBe(0);
-      expect(stderr).toBe(expected);
+      expect(stderr).toBe(NO_WEBHOOK + expected);
     } finally {
       await server.stop();
     }

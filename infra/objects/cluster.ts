@@ -143,7 +143,7 @@ export interface ClusterOptions {
   context?: string;
   /** Where the settings ConfigMap lives: the job's namespace. */
   settingsNamespace?: string;
-  /** Read the function's ValidatingWebhookConfiguration too (sync, snapshot build), to check it sends what bound policies match. */
+  /** Read the function's ValidatingWebhookConfiguration too (sync, snapshot build): pushed as the snapshot's webhookRules, and checked against what bound policies match. */
   readWebhook?: boolean;
   /** The ServiceAccount that lists (in the job's namespace): the one a missing paramKind grant names. */
   serviceAccount?: string;
@@ -253,11 +253,11 @@ async function readWebhookRules(api: WireApi, server: string, warnings: string[]
     response = await api.get(`/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${name}`);
   } catch (e) {
     if (e instanceof ApiException && e.code === 404) {
-      warnings.push(`no ValidatingWebhookConfiguration ${name}: the apiserver sends the function nothing, so no policy bound at the edge is enforced (edgeadmit webhook-config --snapshot)`);
+      warnings.push(`no ValidatingWebhookConfiguration ${name}: the apiserver sends the function nothing, so no policy is enforced at the edge and the function's coverage stays unknown (edgeadmit webhook-config renders it)`);
       return undefined;
     }
     if (e instanceof ApiException && e.code === 403) {
-      warnings.push(`RBAC forbids reading ValidatingWebhookConfiguration ${name}: cannot check that it sends what the policies bound at the edge match (infra/k8s/rbac.yaml grants it)`);
+      warnings.push(`RBAC forbids reading ValidatingWebhookConfiguration ${name}: cannot check that it sends what the policies bound at the edge match, and the function's coverage stays unknown (infra/k8s/rbac.yaml grants it)`);
       return undefined;
     }
     throw requestFailure(e, "get", `validatingwebhookconfigurations/${name}`, server);
@@ -589,7 +589,9 @@ async function listAndBuild(api: WireApi, typedApis: TypedApis, server: string, 
     if (needed.inventory) unlistedInventoryKinds.push(key);
     warnings.push(...problem);
   }
-  const webhookRules = options.readWebhook && policyObjects.some((object) => object.kind === "EdgeAdmissionPolicyBinding") ? await readWebhookRules(api, server, warnings) : undefined;
+  // Read on every sync, not only when the cluster binds policies of its own: the function's coverage of
+  // fleet policies (GET /v1/registry/coverage, fleet status) is known only for clusters whose rules it got.
+  const webhookRules = options.readWebhook ? await readWebhookRules(api, server, warnings) : undefined;
   const built = builder.build();
   for (const key of unlistedParamKinds) delete built.snapshot.policyParams[key];
   for (const key of unlistedInventoryKinds) delete built.snapshot.inventory[key];

@@ -39,10 +39,21 @@ const nameSchema = z.string().check(z.minLength(1), z.maxLength(253), z.regex(/^
 const metadataSchema = z.looseObject({ name: nameSchema });
 const actionsSchema = z.array(z.enum(ENFORCEMENT_MODES)).check(z.minLength(1), z.maxLength(3));
 
+/** `promoteAfter`: a whole number of seconds, minutes, hours or days. */
+const DURATION = /^([1-9]\d{0,5})(s|m|h|d)$/;
+const DURATION_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+/** A checked `promoteAfter` in milliseconds. */
+export function durationMs(text: string): number {
+  const [, amount, unit] = DURATION.exec(text)!;
+  return Number(amount) * DURATION_MS[unit!]!;
+}
+
 const waveSchema = z.strictObject({
   validationActions: actionsSchema,
   /** The clusters of this wave, among those the binding's clusterSelector selects; absent: all of them. */
   clusterSelector: z.optional(labelSelectorSchema),
+  /** Promote to the next wave by itself once this wave has been in effect this long with no finding of the policy on its clusters (docs/fleet.md). */
+  promoteAfter: z.optional(z.string().check(z.regex(DURATION, "must be a duration: a whole number and s, m, h or d (90s, 30m, 24h, 7d)"))),
 });
 
 /** An EdgeAdmissionPolicyBinding's spec (a ValidatingAdmissionPolicyBindingSpec) plus which clusters it binds on and how it rolls out. */
@@ -91,6 +102,8 @@ export interface FleetRevision {
   set: FleetSet;
   /** Per binding with waves: the last active wave (0 first). */
   stages: Record<string, number>;
+  /** Per binding with waves: when its wave in `stages` took effect (ms); absent in revisions stored before promoteAfter, read as appliedAt. */
+  stagedAt?: Record<string, number>;
   /** Milliseconds since the epoch. */
   appliedAt: number;
   /** `apply`, `promote <binding> to wave N`, `rollback to N`. */
@@ -156,6 +169,7 @@ export function fleetSetProblems(set: FleetSet): string[] {
     const spec = binding.spec;
     if (!names.has(spec.policyName)) problems.push(`${FLEET_BINDING_KIND} '${name}': policy '${spec.policyName}' is not in the set (a fleet binding binds the fleet's own policies)`);
     if ((spec.validationActions === undefined) === (spec.waves === undefined)) problems.push(`${FLEET_BINDING_KIND} '${name}': give validationActions or waves, one of them`);
+    if (spec.waves?.at(-1)?.promoteAfter !== undefined) problems.push(`${FLEET_BINDING_KIND} '${name}': its last wave has promoteAfter, but there is no wave to promote to`);
   }
   if (problems.length === 0) {
     // Every binding bound on every cluster at once: any compile problem shows, whatever the selection.
@@ -202,6 +216,42 @@ export function fleetRulesFor(set: FleetSet, stages: Readonly<Record<string, num
     if (!parsed.success || !bound.has(parsed.data.metadata.name)) return [];
     return parsed.data.spec.matchConstraints.resourceRules.map((rule) => ({ policy: parsed.data.metadata.name, rule }));
   });
+}
+
+/**
+ * What the fleet binds on one cluster labelled `labels`, as a set of its own:
+ * the bound policies, each binding with the actions of the wave the cluster is
+ * in (waves dropped, clusterSelector `{}`), the params of those policies'
+ * paramKinds, the modes that select the cluster and the exceptions naming a
+ * policy it gets. FleetPolicies of it selects the same on any labels, so the
+ * audit (GET /v1/:cluster/fleet) judges with exactly what the webhook does,
+ * and a cluster never sees other clusters' bindings or labels.
+ */
+export function selectionFor(set: FleetSet, stages: Readonly<Record<string, number>>, labels: Labels): FleetSet {
+  const bindings: FleetBinding[] = [];
+  for (const binding of set.bindings) {
+    const actions = actionsFor(binding, stages[binding.metadata.name] ?? 0, labels);
+    if (!actions) continue;
+    const { waves: _waves, ...spec } = binding.spec;
+    bindings.push({ ...binding, spec: { ...spec, clusterSelector: {}, validationActions: actions } });
+  }
+  const bound = new Set(bindings.map((binding) => binding.spec.policyName));
+  const policies = set.policies.filter((policy) => bound.has(nameOf(policy)));
+  const paramKinds = new Set<string>();
+  for (const policy of policies) {
+    const parsed = policyObjectSchema.safeParse(policy);
+    const kind = parsed.success ? parsed.data.spec.paramKind : undefined;
+    if (kind) paramKinds.add(`${kind.apiVersion}/${kind.kind}`);
+  }
+  const modes = set.modes.filter((object) => selectorMatches(object.spec.clusterSelector, labels)).map((object) => ({ ...object, spec: { ...object.spec, clusterSelector: {} } }));
+  const named = new Set([...bound, ...modes.flatMap((object) => Object.keys(object.spec.policies))]);
+  return {
+    policies,
+    bindings,
+    params: set.params.filter((param) => paramKinds.has(`${param.apiVersion}/${param.kind}`)),
+    modes,
+    exceptions: set.exceptions.filter((exception) => exception.spec.policies.some((policy) => named.has(policy))),
+  };
 }
 
 interface Selected {

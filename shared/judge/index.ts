@@ -5,6 +5,7 @@
 import { admissionRequestSchema, type Decision } from "../admission/index.js";
 import { wrapReview } from "../admission/wrap.js";
 import { review, type PolicyResult, type SkippedResult } from "../dispatcher/index.js";
+import type { ClusterFleet } from "../fleet/index.js";
 import type { Policy } from "../policy/index.js";
 import type { KubeObject } from "../snapshot/build/index.js";
 import type { Snapshot } from "../snapshot/schema.js";
@@ -44,6 +45,8 @@ interface JudgeOptions {
   operation?: "CREATE" | "UPDATE";
   /** The snapshot's view when the caller holds one already: splitting a snapshot into its view is the costly part of a judge. */
   view?: SnapshotView;
+  /** What the fleet binds on the cluster (shared/fleet), judged beside its own policies as the webhook judges it: the audit passes it. */
+  fleet?: ClusterFleet;
 }
 
 const textOf = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
@@ -70,7 +73,7 @@ export function refOf(object: KubeObject): ObjectRef {
 export function objectJudge(snapshot: Snapshot, options: JudgeOptions = {}): (object: KubeObject) => JudgedObject {
   const view = options.view ?? new SnapshotView(snapshot);
   const pushedAt = Date.parse(snapshot.builtAt);
-  const context = { cluster: options.cluster ?? "offline", policies: options.policies ?? [], snapshot: { view, pushedAt }, withoutSnapshot: "FailOpen", now: pushedAt } as const;
+  const context = { cluster: options.cluster ?? "offline", policies: options.policies ?? [], snapshot: { view, pushedAt }, withoutSnapshot: "FailOpen", now: pushedAt, fleet: options.fleet } as const;
   return (object): JudgedObject => {
     const ref = refOf(object);
     const decoded = admissionRequestSchema.safeParse(wrapReview(asServed(object), { operation: options.operation ?? "CREATE" }).request);

@@ -334,3 +334,97 @@ describe("coverage", () => {
     expect(await coverage("fl-nobody")).toEqual({ status: 404, body: { error: "cluster fl-nobody is not registered" } });
   });
 });
+
+describe("GET /v1/:cluster/fleet, what the audit judges with", () => {
+  it("answers a cluster, signed with its own key, only what the fleet binds there, with its wave's actions; the apiserver's token and another cluster's key are refused", async () => {
+    const exception = (name: string, policy: string) => `apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionException
+metadata: {name: ${name}}
+spec:
+  policies: [${policy}]
+  match:
+  - {kinds: [Deployment], names: [legacy]}`;
+    const waves = "clusterSelector: {matchLabels: {env: prod}}, waves: [{validationActions: [Audit], clusterSelector: {matchLabels: {ring: canary}}}, {validationActions: [Deny]}]";
+    const documents = [
+      requireLabel("require-owner", "owner"),
+      requireLabel("require-dev", "dev"),
+      binding("rollout-owner", "require-owner", waves),
+      binding("dev-only", "require-dev", "clusterSelector: {matchLabels: {env: dev}}, validationActions: [Deny]"),
+      exception("legacy-owner", "require-owner"),
+      exception("legacy-dev", "require-dev"),
+      "apiVersion: edgeadmit.io/v1alpha1\nkind: EdgeAdmissionPolicyModes\nmetadata: {name: prod-floors}\nspec: {clusterSelector: {matchLabels: {env: prod}}, policies: {rwo-rollout: Warn}}",
+      "apiVersion: edgeadmit.io/v1alpha1\nkind: EdgeAdmissionPolicyModes\nmetadata: {name: dev-floors}\nspec: {clusterSelector: {matchLabels: {env: dev}}, policies: {rwo-rollout: Deny}}",
+    ];
+    const applied = await fleetChange({ op: "apply", set: setOf(...documents) });
+    expect(applied.status).toBe(200);
+    const [owner, , , , ownerException, , prodFloors] = documents.map((text) => objectsFromYaml(text)[0]);
+    const read = async (cluster: string, headers: Record<string, string>) => {
+      const response = await dispatch(`/v1/${cluster}/fleet`, { headers });
+      return { status: response.status, body: (await response.json()) as unknown };
+    };
+    const signed = async (cluster: string, c: Credentials) => signRequest(await importPrivateKey(c.privateKeyPem), "GET", cluster, new Uint8Array(), Math.floor(Date.now() / 1000));
+    const ownerBinding = (actions: string[]) => ({ apiVersion: "edgeadmit.io/v1alpha1", kind: "EdgeAdmissionPolicyBinding", metadata: { name: "rollout-owner" }, spec: { policyName: "require-owner", clusterSelector: {}, validationActions: actions } });
+    const prodSet = (actions: string[]) => ({
+      policies: [owner],
+      bindings: [ownerBinding(actions)],
+      params: [],
+      modes: [{ ...(prodFloors as Record<string, unknown>), spec: { clusterSelector: {}, policies: { "rwo-rollout": "Warn" } } }],
+      exceptions: [ownerException],
+    });
+    expect(await read("fl-canary", await signed("fl-canary", canary))).toEqual({ status: 200, body: { cluster: "fl-canary", revision: applied.body.revision, set: prodSet(["Audit"]) } });
+    // fl-prod is in no wave yet (the binding selects it, wave 0 does not): only its modes floor, and no exception to a policy it does not get.
+    expect(await read("fl-prod", await signed("fl-prod", prod))).toEqual({
+      status: 200,
+      body: { cluster: "fl-prod", revision: applied.body.revision, set: { ...prodSet([]), policies: [], bindings: [], exceptions: [] } },
+    });
+    const promoted = await fleetChange({ op: "promote", binding: "rollout-owner" });
+    expect(await read("fl-prod", await signed("fl-prod", prod))).toEqual({ status: 200, body: { cluster: "fl-prod", revision: promoted.body.revision, set: prodSet(["Deny"]) } });
+
+    const refused = { status: 401, body: { error: "not authenticated: this route needs the cluster's credential (docs/operations.md, Register a cluster)" } };
+    expect(await read("fl-canary", { authorization: `Bearer ${canary.token}` })).toEqual(refused);
+    // Signed by fl-prod's key for fl-canary: the signature names the cluster, fl-prod's key is not fl-canary's.
+    expect(await read("fl-canary", await signRequest(await importPrivateKey(prod.privateKeyPem), "GET", "fl-canary", new Uint8Array(), Math.floor(Date.now() / 1000)))).toEqual(refused);
+    expect(await read("fl-prod", await signed("fl-canary", canary))).toEqual(refused);
+  });
+});
+
+describe("automatic wave promotion (promoteAfter)", () => {
+  it("moves a binding to its next wave once its wave was in effect that long, unless the policy counted a finding on the wave's clusters", async () => {
+    const erring = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: erring}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  validations:
+  - {expression: "object.spec.noSuchField == 1", message: "never"}`;
+    // The erring policy counts a finding on the canary first: its evaluation error, under failurePolicy Fail, is a violation (Audit here); the read flushes the counts.
+    expect((await fleetChange({ op: "apply", set: setOf(erring, binding("erring-now", "erring", "clusterSelector: {matchLabels: {ring: canary}}, validationActions: [Audit]")) })).status).toBe(200);
+    await review("fl-canary", canary, { owner: "x" });
+    const countsPath = "/v1/registry/counts?cluster=fl-canary&hours=1";
+    const counts = (await (await dispatch(countsPath, { headers: await operatorHeaders("GET", countsPath, new Uint8Array()) })).json()) as { rows: Array<{ origin: string; policy: string; outcome: string; count: number }> };
+    expect(counts.rows.filter((row) => row.origin === "fleet" && row.policy === "erring")).toEqual([{ cluster: "fl-canary", origin: "fleet", policy: "erring", outcome: "audit", count: 1 }]);
+
+    const waves = (after: string) => `clusterSelector: {matchLabels: {env: prod}}, waves: [{validationActions: [Audit], clusterSelector: {matchLabels: {ring: canary}}, promoteAfter: ${after}}, {validationActions: [Deny]}]`;
+    const applied = await fleetChange({ op: "apply", set: setOf(requireLabel("require-tier", "tier"), erring, binding("auto-tier", "require-tier", waves("1s")), binding("auto-erring", "erring", waves("1s"))) });
+    expect(applied.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    // The next read of the fleet promotes auto-tier (nothing found on fl-canary) and holds auto-erring (a finding on fl-canary, in wave 0, this hour).
+    expect(await current()).toMatchObject({
+      revision: (applied.body.revision as number) + 1,
+      stages: { "auto-tier": 1, "auto-erring": 0 },
+      change: "promote auto-tier to wave 1 (automatic: 1s in wave 0 without a finding)",
+    });
+    // Read again: nothing more to promote, no new revision.
+    expect((await current()).revision).toBe((applied.body.revision as number) + 1);
+  });
+
+  it("is refused on a binding's last wave, which has nowhere to go, and for a duration it cannot read", async () => {
+    const last = await fleetChange({ op: "apply", set: setOf(requireLabel("require-owner", "owner"), binding("auto-owner", "require-owner", "clusterSelector: {}, waves: [{validationActions: [Audit]}, {validationActions: [Deny], promoteAfter: 1h}]")) });
+    expect(last).toEqual({ status: 400, body: { error: "the fleet set cannot be applied: EdgeAdmissionPolicyBinding 'auto-owner': its last wave has promoteAfter, but there is no wave to promote to; nothing changed" } });
+    const unreadable = await fleetChange({ op: "apply", set: setOf(requireLabel("require-owner", "owner"), binding("auto-owner", "require-owner", "clusterSelector: {}, waves: [{validationActions: [Audit], promoteAfter: 1 week}, {validationActions: [Deny]}]")) });
+    expect(unreadable.status).toBe(400);
+    expect(unreadable.body.error).toContain("promoteAfter: must be a duration: a whole number and s, m, h or d (90s, 30m, 24h, 7d)");
+  });
+});
