@@ -88,9 +88,10 @@ function named(names: readonly string[], select: (name: string) => boolean): { s
   return { shown, total: shown.length < MAX_LISTED ? shown.length : total };
 }
 
-const listedOwn = (own: readonly string[]) => {
+/** The classes a tenant lists, as `listed` words them, each name once. */
+const listedOwn = (own: readonly string[], each?: number) => {
   const { shown, total } = named(own, () => true);
-  return listed(shown, { total });
+  return listed(shown, { total, ...(each === undefined ? {} : { each }) });
 };
 
 function evaluateTenant(request: AdmissionRequest, view: SnapshotView): Finding[] {
@@ -128,7 +129,7 @@ function evaluateTenant(request: AdmissionRequest, view: SnapshotView): Finding[
       findings.push({ message: `${subject}: spec.defaultAffinityClass "${capped(defaultClass)}" does not exist; ${existingClasses(view)}`, field });
     } else if (allowed && !allowed.includes(defaultClass)) {
       const whose = own ? "its" : `parent tenant ${parent!.name}'s`;
-      findings.push({ message: `${subject}: spec.defaultAffinityClass "${capped(defaultClass)}" is not among ${whose} allowed classes: ${listed(allowed, { each: MAX_NAME })}`, field });
+      findings.push({ message: `${subject}: spec.defaultAffinityClass "${capped(defaultClass)}" is not among ${whose} allowed classes: ${own ? listedOwn(own, MAX_NAME) : listed(allowed, { each: MAX_NAME })}`, field });
     }
   } else if (own && parent?.defaultAffinityClass && !own.includes(parent.defaultAffinityClass)) {
     findings.push({
