@@ -74,7 +74,7 @@ function evaluateApplication(request: AdmissionRequest, view: SnapshotView): Fin
  * The names a tenant lists that `select` picks: the first MAX_LISTED of them,
  * each once, and how many there are. A tenant may list 100,000 names: they
  * are each looked at once, never gathered into a set (hashing that many
- * fresh strings cost ten times the review's decode), so past MAX_LISTED
+ * fresh strings cost several times the review's decode), so past MAX_LISTED
  * distinct names the count is of entries, a name listed twice counted twice.
  */
 function named(names: readonly string[], select: (name: string) => boolean): { shown: string[]; total: number } {
