@@ -7,8 +7,9 @@ import type { Finding, Policy } from "../../shared/policy/index.js";
 import * as z from "zod/mini";
 import { objectMetaSchema } from "../../shared/k8s/schemas/index.js";
 import { invalidObject } from "../../shared/k8s/workload/index.js";
+import { parseUnchanged } from "../../shared/zod/unchanged.js";
 import { tenantNamespaceOf, type SnapshotView } from "../../shared/snapshot/view.js";
-import { capped, listed, MAX_NAME } from "../../shared/text/index.js";
+import { capped, listed, MAX_LISTED, MAX_NAME } from "../../shared/text/index.js";
 
 export const id = "affinity-class-references";
 
@@ -36,7 +37,7 @@ const sortedClassNames = (view: SnapshotView) => view.affinityClassNames().sort(
 const existingClasses = (view: SnapshotView) => `existing classes: ${listed(view.derived(sortedClassNames), { each: MAX_NAME })}`;
 
 function parse<T>(schema: z.ZodMiniType<T>, kind: string, object: unknown): T {
-  const result = schema.safeParse(object);
+  const result = parseUnchanged(schema, object);
   if (!result.success) throw invalidObject(capped(kind), result.error);
   return result.data;
 }
@@ -69,6 +70,30 @@ function evaluateApplication(request: AdmissionRequest, view: SnapshotView): Fin
   return [];
 }
 
+/**
+ * The names a tenant lists that `select` picks: the first MAX_LISTED of them,
+ * each once, and how many there are. A tenant may list 100,000 names: they
+ * are each looked at once, never gathered into a set (hashing that many
+ * fresh strings cost several times the review's decode), so past MAX_LISTED
+ * distinct names the count is of entries, a name listed twice counted twice.
+ */
+function named(names: readonly string[], select: (name: string) => boolean): { shown: string[]; total: number } {
+  const shown: string[] = [];
+  let total = 0;
+  for (const name of names) {
+    if (!select(name)) continue;
+    total++;
+    if (shown.length < MAX_LISTED && !shown.includes(name)) shown.push(name);
+  }
+  return { shown, total: shown.length < MAX_LISTED ? shown.length : total };
+}
+
+/** The classes a tenant lists, as `listed` words them, each name once. */
+const listedOwn = (own: readonly string[], each?: number) => {
+  const { shown, total } = named(own, () => true);
+  return listed(shown, { total, ...(each === undefined ? {} : { each }) });
+};
+
 function evaluateTenant(request: AdmissionRequest, view: SnapshotView): Finding[] {
   const tenant = parse(tenantSchema, "Tenant", request.object);
   const name = tenant.metadata?.name ?? request.name ?? "";
@@ -76,23 +101,23 @@ function evaluateTenant(request: AdmissionRequest, view: SnapshotView): Finding[
   const subject = `Tenant ${capped(parentNamespace)}/${capped(name)}`;
   // The root tenant owns the namespace it lives in; any other lives in its parent's.
   const parent = tenantNamespaceOf(name, parentNamespace) === parentNamespace ? undefined : view.tenant(parentNamespace);
-  const own = tenant.spec?.allowedAffinityClasses?.length ? [...new Set(tenant.spec.allowedAffinityClasses)] : undefined;
+  const own = tenant.spec?.allowedAffinityClasses?.length ? tenant.spec.allowedAffinityClasses : undefined;
   const allowed = own ?? parent?.allowedAffinityClasses;
   const findings: Finding[] = [];
 
-  const missing = (own ?? []).filter((c) => !view.affinityClass(c));
-  if (missing.length > 0) {
+  const missing = named(own ?? [], (c) => !view.affinityClass(c));
+  if (missing.total > 0) {
     findings.push({
-      message: `${subject}: spec.allowedAffinityClasses names ${listed(missing, { quoted: true })}, which ${missing.length === 1 ? "does" : "do"} not exist; ${existingClasses(view)}`,
+      message: `${subject}: spec.allowedAffinityClasses names ${listed(missing.shown, { quoted: true, total: missing.total })}, which ${missing.total === 1 ? "does" : "do"} not exist; ${existingClasses(view)}`,
       field: "spec.allowedAffinityClasses",
     });
   }
   const parentAllowed = parent?.allowedAffinityClasses;
   const parentAllows = new Set(parentAllowed);
-  const widening = parentAllowed ? (own ?? []).filter((c) => !parentAllows.has(c) && view.affinityClass(c)) : [];
-  if (widening.length > 0) {
+  const widening = parentAllowed ? named(own ?? [], (c) => !parentAllows.has(c) && view.affinityClass(c) !== undefined) : { shown: [], total: 0 };
+  if (widening.total > 0) {
     findings.push({
-      message: `${subject}: spec.allowedAffinityClasses names ${listed(widening, { quoted: true })}, which parent tenant ${parent!.name} does not allow; it allows: ${listed(parentAllowed!, { each: MAX_NAME })}`,
+      message: `${subject}: spec.allowedAffinityClasses names ${listed(widening.shown, { quoted: true, total: widening.total })}, which parent tenant ${parent!.name} does not allow; it allows: ${listed(parentAllowed!, { each: MAX_NAME })}`,
       field: "spec.allowedAffinityClasses",
     });
   }
@@ -104,11 +129,11 @@ function evaluateTenant(request: AdmissionRequest, view: SnapshotView): Finding[
       findings.push({ message: `${subject}: spec.defaultAffinityClass "${capped(defaultClass)}" does not exist; ${existingClasses(view)}`, field });
     } else if (allowed && !allowed.includes(defaultClass)) {
       const whose = own ? "its" : `parent tenant ${parent!.name}'s`;
-      findings.push({ message: `${subject}: spec.defaultAffinityClass "${capped(defaultClass)}" is not among ${whose} allowed classes: ${listed(allowed, { each: MAX_NAME })}`, field });
+      findings.push({ message: `${subject}: spec.defaultAffinityClass "${capped(defaultClass)}" is not among ${whose} allowed classes: ${own ? listedOwn(own, MAX_NAME) : listed(allowed, { each: MAX_NAME })}`, field });
     }
   } else if (own && parent?.defaultAffinityClass && !own.includes(parent.defaultAffinityClass)) {
     findings.push({
-      message: `${subject}: would inherit default "${parent.defaultAffinityClass}" from parent tenant ${parent.name}, which is not among its allowed classes ${listed(own)}: set spec.defaultAffinityClass`,
+      message: `${subject}: would inherit default "${parent.defaultAffinityClass}" from parent tenant ${parent.name}, which is not among its allowed classes ${listedOwn(own)}: set spec.defaultAffinityClass`,
       field,
     });
   }

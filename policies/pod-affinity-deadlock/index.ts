@@ -12,6 +12,7 @@ import { selectorKeys } from "../../shared/k8s/labels/index.js";
 import {
   describeSelector,
   hasNodeConstraint,
+  hasNodeSelector,
   namesOneApplication,
   requiredTerms,
   selectsEveryPod,
@@ -23,11 +24,8 @@ import { listed, MAX_LISTED } from "../../shared/text/index.js";
 
 export const id = "pod-affinity-deadlock";
 
-interface Problem {
-  index: number;
-  /** Built only for the few problems reported. */
-  message: () => string;
-}
+/** What is wrong with one term: its message is built only for the few problems reported. */
+type Problem = "no selector" | "every pod" | "shared label" | "first pod";
 
 function evaluate(request: AdmissionRequest): Finding[] {
   const workload = userWorkload(request);
@@ -38,31 +36,51 @@ function evaluate(request: AdmissionRequest): Finding[] {
   const namespace = request.namespace || workload.metadata.namespace;
   const labels = workload.podMetadata.labels ?? {};
   const ref = workloadRef(workload.kind, workload.metadata);
-  const nodePin = hasNodeConstraint(podSpec) ? (Object.keys(podSpec.nodeSelector ?? {}).length > 0 ? "nodeSelector" : "node affinity") : undefined;
-  const own = terms.map((term) => (term.labelSelector ? selectsOwnPods(term, labels, namespace) : false));
+  const nodePin = hasNodeConstraint(podSpec) ? (hasNodeSelector(podSpec) ? "nodeSelector" : "node affinity") : undefined;
 
-  const problems: Problem[] = [];
-  terms.forEach((term, index) => {
-    // A null selector matches no pod, so not even the first-pod exception applies.
-    if (!term.labelSelector) problems.push({ index, message: () => `${ref}: required podAffinity without labelSelector matches no pod: never schedules; add one` });
-    else if (selectsEveryPod(term)) problems.push({ index, message: () => `${ref}: required podAffinity labelSelector {} matches every pod; select the pods to join` });
-    // Incident A: the pod carries a label other applications share. Once one of
-    // their pods runs, the exception is gone, and a node tier without such a
-    // pod never gets the first replica.
-    else if (own[index] === true && nodePin && !namesOneApplication(term))
-      problems.push({ index, message: () => `${ref}: required podAffinity on shared ${listed(selectorKeys(term.labelSelector!))} + ${nodePin}: deadlock; select the app` });
-  });
+  // One pass over the terms; only the first MAX_LISTED problems are kept, the rest counted.
+  const reported: Array<{ index: number; problem: Problem }> = [];
+  let problems = 0;
+  const report = (index: number, problem: Problem) => {
+    if (problems++ < MAX_LISTED) reported.push({ index, problem });
+  };
   // The exception needs the pod to match every term: a term on its own
   // application's pods beside one on other pods leaves the first replica
   // waiting for a pod of its own application, which cannot come before it.
-  const self = terms.findIndex((term, i) => own[i] === true && namesOneApplication(term));
-  const other = terms.findIndex((term, i) => own[i] === false && term.labelSelector);
-  if (self >= 0 && other >= 0)
-    problems.push({ index: self, message: () => `${ref}: required podAffinity ${selector(terms[self]!)} (own pods) + ${selector(terms[other]!)}: 1st pod never schedules; drop one` });
+  let self = -1;
+  let other = -1;
+  for (let index = 0; index < terms.length; index++) {
+    const term = terms[index]!;
+    const own = term.labelSelector ? selectsOwnPods(term, labels, namespace) : false;
+    const oneApplication = own === true && namesOneApplication(term);
+    if (self < 0 && oneApplication) self = index;
+    if (other < 0 && own === false && term.labelSelector) other = index;
+    // A null selector matches no pod, so not even the first-pod exception applies.
+    if (!term.labelSelector) report(index, "no selector");
+    else if (selectsEveryPod(term)) report(index, "every pod");
+    // Incident A: the pod carries a label other applications share. Once one of
+    // their pods runs, the exception is gone, and a node tier without such a
+    // pod never gets the first replica.
+    else if (own === true && nodePin && !oneApplication) report(index, "shared label");
+  }
+  if (self >= 0 && other >= 0) report(self, "first pod");
 
+  const message = (index: number, problem: Problem): string => {
+    const term = terms[index]!;
+    switch (problem) {
+      case "no selector":
+        return `${ref}: required podAffinity without labelSelector matches no pod: never schedules; add one`;
+      case "every pod":
+        return `${ref}: required podAffinity labelSelector {} matches every pod; select the pods to join`;
+      case "shared label":
+        return `${ref}: required podAffinity on shared ${listed(selectorKeys(term.labelSelector!))} + ${nodePin}: deadlock; select the app`;
+      case "first pod":
+        return `${ref}: required podAffinity ${selector(term)} (own pods) + ${selector(terms[other]!)}: 1st pod never schedules; drop one`;
+    }
+  };
   const field = `${workload.podSpecPath}.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution`;
-  const findings: Finding[] = problems.slice(0, MAX_LISTED).map(({ index, message }) => ({ message: message(), field: `${field}[${index}].labelSelector` }));
-  if (problems.length > MAX_LISTED) findings.push({ message: `${ref}: and ${problems.length - MAX_LISTED} more required podAffinity terms like these`, field });
+  const findings: Finding[] = reported.map(({ index, problem }) => ({ message: message(index, problem), field: `${field}[${index}].labelSelector` }));
+  if (problems > MAX_LISTED) findings.push({ message: `${ref}: and ${problems - MAX_LISTED} more required podAffinity terms like these`, field });
   return findings;
 }
 

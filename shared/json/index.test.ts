@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nestingError } from "./index.js";
+import { nestingError, ownKeys } from "./index.js";
 
 describe("nestingError", () => {
   it("accepts nesting up to the limit and refuses one level more", () => {
@@ -15,5 +15,15 @@ describe("nestingError", () => {
 
   it("scans a million levels without a stack", () => {
     expect(nestingError("[".repeat(1_000_000), 100)).toBe("nests deeper than 100 levels of objects and arrays");
+  });
+});
+
+describe("ownKeys", () => {
+  it("is Object.keys, the same list for every reader of a large object", () => {
+    const large = JSON.parse(JSON.stringify(Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`k${99 - i}`, i])))) as object;
+    expect(ownKeys(large)).toEqual(Object.keys(large));
+    expect(ownKeys(large)).toBe(ownKeys(large));
+    const small = { b: 1, a: 2 };
+    expect(ownKeys(small)).toEqual(["b", "a"]);
   });
 });

@@ -18,3 +18,27 @@ export function nestingError(text: string, maxDepth: number): string | undefined
   }
   return undefined;
 }
+
+/** Objects of at least this many keys keep their key list (ownKeys). */
+const LARGE_OBJECT = 64;
+/**
+ * Key lists of large objects, by identity: Object.keys of a map of 100,000
+ * labels costs as much as a walk of the map (it sorts them back into
+ * insertion order), and the decode of each policy's schema, VAP matching and
+ * every CEL expression that iterates or sizes the map would pay it again.
+ * Weak, so a list lives no longer than its object.
+ */
+const largeObjectKeys = new WeakMap<object, readonly string[]>();
+
+/**
+ * Object.keys(object), shared by every reader of a large object. For objects
+ * nothing writes to once parsed (a request's, a snapshot's): a key added
+ * later would not be in the list.
+ */
+export function ownKeys(object: object): readonly string[] {
+  const known = largeObjectKeys.get(object);
+  if (known !== undefined) return known;
+  const keys = Object.keys(object);
+  if (keys.length >= LARGE_OBJECT) largeObjectKeys.set(object, keys);
+  return keys;
+}

@@ -331,10 +331,18 @@ export class LazyDFA {
     let state = this.begin(codePointBefore(s, from));
     let found = -1;
     const length = s.length;
+    // Code points read, counted here and added to steps and sinceReset on the way out or before a move is computed (which reads sinceReset).
+    let read = 0;
     for (let p = from; ; ) {
-      if (state < 0) return BAIL;
-      if (state === 0) return found;
-      if (p === length) return this.matchesAtEnd(state) ? p : found;
+      if (state < 0) {
+        found = BAIL;
+        break;
+      }
+      if (state === 0) break;
+      if (p === length) {
+        if (this.matchesAtEnd(state)) found = p;
+        break;
+      }
       let c = s.charCodeAt(p);
       let width = 1;
       if (c >= 0xd800 && c <= 0xdfff) {
@@ -342,18 +350,35 @@ export class LazyDFA {
         if (c > 0xffff) width = 2;
       }
       const cls = this.classOfFast(c);
-      if (cls < 0) return BAIL;
+      if (cls < 0) {
+        found = BAIL;
+        break;
+      }
       let t = this.transitions[state * this.capacity + cls]!;
-      if (t < 0 && (t = this.transition(state, cls)) < 0) return BAIL;
-      this.sinceReset++;
-      this.steps++;
+      if (t < 0) {
+        read = this.count(read);
+        if ((t = this.transition(state, cls)) < 0) {
+          found = BAIL;
+          break;
+        }
+      }
+      read++;
       if ((t & 1) === 1) {
         found = p;
-        if (earliest) return p;
+        if (earliest) break;
       }
       state = t >> 1;
       p += width;
     }
+    this.count(read);
+    return found;
+  }
+
+  /** Adds `read` code points to steps and sinceReset; 0, for the caller's count. */
+  private count(read: number): number {
+    this.steps += read;
+    this.sinceReset += read;
+    return 0;
   }
 
   /**
@@ -363,17 +388,32 @@ export class LazyDFA {
   backward(s: string, from: number, to: number): number {
     let state = this.begin(from < s.length ? codePointAt(s, from) : -1);
     let found = -1;
+    let read = 0;
     for (let p = from; ; ) {
-      if (state < 0) return BAIL;
-      if (state === 0) return found;
+      if (state < 0) {
+        found = BAIL;
+        break;
+      }
+      if (state === 0) break;
       if (p === to) {
-        if (to === 0) return this.matchesAtEnd(state) ? p : found;
+        if (to === 0) {
+          if (this.matchesAtEnd(state)) found = p;
+          break;
+        }
         // Whether it matched here depends on the code point past `to`: its transition's flag, kept like any other.
         const cls = this.classOfFast(codePointBefore(s, to));
-        if (cls < 0) return BAIL;
+        if (cls < 0) {
+          found = BAIL;
+          break;
+        }
         let t = this.transitions[state * this.capacity + cls]!;
-        if (t < 0 && (t = this.transition(state, cls)) < 0) return BAIL;
-        return (t & 1) === 1 ? p : found;
+        if (t < 0) {
+          read = this.count(read);
+          t = this.transition(state, cls);
+        }
+        if (t < 0) found = BAIL;
+        else if ((t & 1) === 1) found = p;
+        break;
       }
       let c = s.charCodeAt(p - 1);
       let width = 1;
@@ -382,15 +422,25 @@ export class LazyDFA {
         if (c > 0xffff) width = 2;
       }
       const cls = this.classOfFast(c);
-      if (cls < 0) return BAIL;
+      if (cls < 0) {
+        found = BAIL;
+        break;
+      }
       let t = this.transitions[state * this.capacity + cls]!;
-      if (t < 0 && (t = this.transition(state, cls)) < 0) return BAIL;
-      this.sinceReset++;
-      this.steps++;
+      if (t < 0) {
+        read = this.count(read);
+        if ((t = this.transition(state, cls)) < 0) {
+          found = BAIL;
+          break;
+        }
+      }
+      read++;
       if ((t & 1) === 1) found = p;
       state = t >> 1;
       p -= width;
     }
+    this.count(read);
+    return found;
   }
 }
 

@@ -38,7 +38,7 @@
 import { compile, maxProgramSize, type Program, programSize, reversed } from "./compile.js";
 import { BAIL, codePointAt, LazyDFA } from "./dfa.js";
 import { type Node, parse, RegexSyntaxError, syntaxError } from "./parse.js";
-import { PikeVM, toText } from "./vm.js";
+import { PikeVM, type Text, toText } from "./vm.js";
 
 export interface Regex {
   /** Go's MatchString: true when the pattern matches anywhere in s (unanchored). */
@@ -115,34 +115,25 @@ class CompiledRegex implements Regex {
   }
 
   findAll(s: string, limit: number): string[] {
-    const found: string[] = [];
-    const maxSteps = MAX_READS * (s.length + 1) + MIN_STEPS;
-    const steps = () => this.forward.steps + (this.backward?.steps ?? 0) + this.vm.steps;
-    const started = steps();
-    const withinWork = () => {
-      if (steps() - started > maxSteps) throw new RegexWorkExceeded();
-    };
-    const complete = allMatches(s.length, limit, (from) => (withinWork(), this.search(s, from)), () => this.start, (pos) => pos + (codePointAt(s, pos) > 0xffff ? 2 : 1), (start, end) => found.push(s.slice(start, end)));
-    if (complete) return found;
-    found.length = 0;
-    const text = toText(s);
-    let start = 0;
-    const vmSearch = (from: number) => {
-      withinWork();
-      const match = this.vm.search(text, from, false);
-      if (match === undefined) return -1;
-      start = match[0];
-      return match[1];
-    };
-    allMatches(text.codePoints.length, limit, vmSearch, () => start, (pos) => pos + 1, (from, end) => found.push(s.slice(text.offsets[from]!, text.offsets[end]!)));
-    return found;
+    const maxSteps = this.steps + MAX_READS * (s.length + 1) + MIN_STEPS;
+    const found = allMatches(new DfaSearch(this, s), s.length, limit, maxSteps);
+    if (found !== undefined) return found;
+    // A DFA gave up (its cache kept filling): the VM answers the whole call, within the same bound of work.
+    const onVM = new VmSearch(this, this.vm, s);
+    // The VM never gives up.
+    return allMatches(onVM, onVM.length, limit, maxSteps)!;
+  }
+
+  /** Code points read by this pattern's searches so far: findAll bounds its work with it. */
+  get steps(): number {
+    return this.forward.steps + (this.backward?.steps ?? 0) + this.vm.steps;
   }
 
   /** Where the match the last search found starts. */
-  private start = 0;
+  start = 0;
 
   /** Where the leftmost-first match at or after UTF-16 offset `from` ends (its start in `start`), -1 for none, BAIL when a DFA gives up. */
-  private search(s: string, from: number): number {
+  search(s: string, from: number): number {
     const end = this.forward.forward(s, from, false);
     if (end < 0) return end;
     this.backward ??= new LazyDFA(compile(reversed(this.tree)), false, true);
@@ -155,35 +146,119 @@ class CompiledRegex implements Regex {
 }
 
 /**
- * Go's FindAllString loop (regexp.go allMatches) over positions of some unit:
- * successive matches, an empty one right where the previous one ended
- * skipped. `search` answers a match's end (-1: none, BAIL: gave up) and
- * `startOf` its start. False when the search gave up.
+ * One findAll's searches over one string, in positions of some unit: where
+ * the next match at or after `from` ends (-1: none, BAIL: gave up) and where
+ * it starts (`start`), the position one code point past `pos`, the text of
+ * a match, and the work done so far (`steps`, in code points read).
  */
-function allMatches(
-  length: number,
-  limit: number,
-  search: (from: number) => number,
-  startOf: () => number,
-  advance: (pos: number) => number,
-  emit: (start: number, end: number) => void,
-): boolean {
+interface Searcher {
+  search(from: number): number;
+  readonly start: number;
+  after(pos: number): number;
+  text(start: number, end: number): string;
+  readonly steps: number;
+}
+
+/** The DFAs' searches, in UTF-16 offsets of the string itself. */
+class DfaSearch implements Searcher {
+  constructor(
+    private readonly regex: CompiledRegex,
+    private readonly s: string,
+  ) {}
+
+  search(from: number): number {
+    return this.regex.search(this.s, from);
+  }
+
+  get start(): number {
+    return this.regex.start;
+  }
+
+  after(pos: number): number {
+    return pos + (codePointAt(this.s, pos) > 0xffff ? 2 : 1);
+  }
+
+  text(start: number, end: number): string {
+    return this.s.slice(start, end);
+  }
+
+  get steps(): number {
+    return this.regex.steps;
+  }
+}
+
+/** The Pike VM's searches, in code points (the string converted once), for a findAll in which a DFA gave up. */
+class VmSearch implements Searcher {
+  start = 0;
+  private readonly codePoints: Text;
+
+  constructor(
+    private readonly regex: CompiledRegex,
+    private readonly vm: PikeVM,
+    private readonly s: string,
+  ) {
+    this.codePoints = toText(s);
+  }
+
+  get length(): number {
+    return this.codePoints.codePoints.length;
+  }
+
+  search(from: number): number {
+    const match = this.vm.search(this.codePoints, from, false);
+    if (match === undefined) return -1;
+    this.start = match[0];
+    return match[1];
+  }
+
+  after(pos: number): number {
+    return pos + 1;
+  }
+
+  text(start: number, end: number): string {
+    return this.s.slice(this.codePoints.offsets[start]!, this.codePoints.offsets[end]!);
+  }
+
+  get steps(): number {
+    return this.regex.steps;
+  }
+}
+
+/**
+ * Go's FindAllString loop (regexp.go allMatches) over `length` positions:
+ * successive matches, an empty one right where the previous one ended
+ * skipped, at most `limit` (all when negative). Undefined when a search gave
+ * up; throws RegexWorkExceeded once the searches' steps pass `maxSteps`.
+ * Matches are kept as bounds and made strings once at the end: a dense
+ * findAll has a match every few characters.
+ */
+function allMatches(searcher: Searcher, length: number, limit: number, maxSteps: number): string[] | undefined {
+  let bounds = new Int32Array(64);
   let count = 0;
   let previousEnd = -1;
   for (let pos = 0; (limit < 0 || count < limit) && pos <= length; ) {
-    const end = search(pos);
-    if (end === BAIL) return false;
+    if (searcher.steps > maxSteps) throw new RegexWorkExceeded();
+    const end = searcher.search(pos);
+    if (end === BAIL) return undefined;
     if (end < 0) break;
-    const start = startOf();
+    const start = searcher.start;
     const accept = !(end === pos && start === previousEnd);
-    pos = end === pos ? advance(pos) : end;
+    pos = end === pos ? searcher.after(pos) : end;
     previousEnd = end;
     if (accept) {
-      emit(start, end);
+      if (2 * count + 2 > bounds.length) {
+        const wider = new Int32Array(2 * bounds.length);
+        wider.set(bounds);
+        bounds = wider;
+      }
+      bounds[2 * count] = start;
+      bounds[2 * count + 1] = end;
       count++;
     }
   }
-  return true;
+  const found = new Array<string>(count);
+  for (let i = 0; i < count; i++) found[i] = searcher.text(bounds[2 * i]!, bounds[2 * i + 1]!);
+  return found;
 }
 
 /**

@@ -4,7 +4,7 @@ import * as z from "zod/mini";
 import { labelSelectorSchema, nodeAffinitySchema, objectMetaSchema, podSpecSchema, podTemplateSchema, quantityMapSchema } from "../k8s/schemas/index.js";
 import { matchResourcesSchema } from "../vap/schema/index.js";
 import { describeZodError } from "./index.js";
-import { parseUnchanged } from "./unchanged.js";
+import { isStringMap, parseUnchanged } from "./unchanged.js";
 import { near } from "../../test/support/zod.js";
 
 const SCHEMAS: Record<string, z.ZodMiniType<unknown>> = {
@@ -69,6 +69,22 @@ describe("parseUnchanged", () => {
     expect(parsed.success && parsed.data.labels).toStrictEqual({ app: "web" });
     const spec = JSON.parse('{"containers":[{"name":"a","__proto__":{"x":1}}]}') as unknown;
     expect(parseUnchanged(podSpecSchema, spec)).toStrictEqual(podSpecSchema.safeParse(spec));
+  });
+
+  it("walks a large label map once, and still answers as zod for one that is not a string map", () => {
+    // As JSON.parse makes them: `extra` is JSON text of more entries, where "__proto__" is a key like any other.
+    const many = (extra = "") => JSON.parse(`{${Array.from({ length: 100 }, (_, i) => `"l${i}":"v${i}"`).join(",")}${extra}}`) as unknown;
+    const labels = many();
+    expect(isStringMap(labels)).toBe(true);
+    // Remembered, and returned itself on every later parse.
+    expect(isStringMap(labels)).toBe(true);
+    expect((parseUnchanged(objectMetaSchema, { labels }) as { data: { labels: unknown } }).data.labels).toBe(labels);
+    for (const bad of [many(',"l99":7'), many(',"__proto__":"x"')]) {
+      expect(isStringMap(bad)).toBe(false);
+      expect(isStringMap(bad)).toBe(false);
+      expect(parseUnchanged(objectMetaSchema, { labels: bad })).toStrictEqual(objectMetaSchema.safeParse({ labels: bad }));
+    }
+    expect(isStringMap([])).toBe(false);
   });
 
   it("names the same fields as zod for invalid input", () => {

@@ -9,6 +9,7 @@
 // keys first; it is read field by field, never iterated in order.
 import * as z from "zod/mini";
 import type { util } from "zod/v4/core";
+import { ownKeys } from "../json/index.js";
 
 /** Whether zod accepts `value` and would return a value equal to it (the same primitive, or objects and arrays with the same entries). */
 type Unchanged = (value: unknown) => boolean;
@@ -34,6 +35,29 @@ function unchangedBy(schema: z.core.$ZodType): Unchanged {
 /** An object as JSON.parse makes them (zod builds its copies as these: one without Object.prototype would come back with it). */
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+
+/** Plain objects of at least this many keys are remembered once found to be string maps. */
+const REMEMBERED_KEYS = 64;
+/**
+ * Large string maps already walked: a request's labels and annotations are
+ * read by the decode of each policy's schema and by VAP matching, and walking
+ * 100,000 labels costs about as much as parsing them. Held by identity, weakly
+ * (the request's own objects, never written: parseUnchanged's callers may not
+ * write to what they get), so what a caller sends neither picks what is kept
+ * nor keeps it past its review.
+ */
+const stringMaps = new WeakSet<object>();
+
+/** Whether `value` is what z.record(z.string(), z.string()) returns unchanged: a plain object, no `__proto__` key, only string values. */
+export function isStringMap(value: unknown): value is Record<string, string> {
+  if (!isPlainObject(value)) return false;
+  if (stringMaps.has(value)) return true;
+  if (Object.hasOwn(value, "__proto__")) return false;
+  const keys = ownKeys(value);
+  for (let i = 0; i < keys.length; i++) if (typeof value[keys[i]!] !== "string") return false;
+  if (keys.length >= REMEMBERED_KEYS) stringMaps.add(value);
+  return true;
+}
 
 /**
  * The check for one schema, built from its definition. A kind it does not
@@ -90,6 +114,8 @@ function compile(schema: z.core.$ZodType): Unchanged {
     case "record": {
       const { keyType, valueType } = def as unknown as z.core.$ZodRecordDef;
       if (keyType._zod.def.type !== "string" || (keyType._zod.def.checks?.length ?? 0) > 0 || keyType._zod.values !== undefined) return byZod;
+      const valueDef = valueType._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
+      if (valueDef.type === "string" && (valueDef.checks?.length ?? 0) === 0 && valueDef["coerce"] !== true) return isStringMap;
       const unchanged = unchangedBy(valueType);
       return (value) => {
         if (!isPlainObject(value) || Object.hasOwn(value, "__proto__")) return false;

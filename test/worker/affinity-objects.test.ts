@@ -66,6 +66,18 @@ describe("Tenant CREATE and UPDATE", () => {
     );
   });
 
+  it("names each listed class once, however often the list repeats it", async () => {
+    expect(await denial(reviewOf(tenant("tenant-root", "beta", { allowedAffinityClasses: ["dc1", "gpu2", "dc1", "gpu2"], defaultAffinityClass: "gpu" })))).toBe(
+      'affinity-class-references: Tenant tenant-root/beta: spec.allowedAffinityClasses names "gpu2", which does not exist; existing classes: dc1, dc2, gpu; ' +
+        'affinity-class-references: Tenant tenant-root/beta: spec.defaultAffinityClass "gpu" is not among its allowed classes: dc1, gpu2',
+    );
+    // Past five distinct names the rest are counted as listed (docs/affinity-class.md): 7 entries, 5 shown, 2 more.
+    const many = ["m1", "m2", "m3", "m4", "m5", "m6", "m6"];
+    expect(await denial(reviewOf(tenant("tenant-root", "beta", { allowedAffinityClasses: many })))).toBe(
+      'affinity-class-references: Tenant tenant-root/beta: spec.allowedAffinityClasses names "m1", "m2", "m3", "m4", "m5" and 2 more, which do not exist; existing classes: dc1, dc2, gpu',
+    );
+  });
+
   it("judges a child without a list against the list it inherits", async () => {
     expect(await denial(reviewOf(tenant("tenant-acme", "qa", { defaultAffinityClass: "gpu" })))).toBe(
       'affinity-class-references: Tenant tenant-acme/qa: spec.defaultAffinityClass "gpu" is not among parent tenant acme\'s allowed classes: dc1, dc2',

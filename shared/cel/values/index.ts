@@ -17,6 +17,8 @@
 // A JS number is therefore an int exactly when it is integral and within int64:
 // that one test (isIntNumber) keeps int and double apart everywhere.
 
+import { ownKeys } from "../../json/index.js";
+
 export type Value =
   | null
   | boolean
@@ -246,11 +248,11 @@ export function mapGet(m: JsonObject | MapValue, key: Value): Value | undefined 
 }
 
 export function mapKeys(m: JsonObject | MapValue): readonly Value[] {
-  return m instanceof MapValue ? m.keys() : Object.keys(m);
+  return m instanceof MapValue ? m.keys() : ownKeys(m);
 }
 
 export function mapSize(m: JsonObject | MapValue): number {
-  return m instanceof MapValue ? m.size : Object.keys(m).length;
+  return m instanceof MapValue ? m.size : ownKeys(m).length;
 }
 
 // ---- numbers ----

@@ -3,6 +3,7 @@
 // which namespaces, and whether a selector names one application.
 import * as z from "zod/mini";
 import "../../zod/index.js";
+import { ownKeys } from "../../json/index.js";
 import { parseUnchanged } from "../../zod/unchanged.js";
 import { NAMESPACE_NAME_LABEL, selectorIsEmpty, selectorMatches, type Labels } from "../labels/index.js";
 import type { LabelSelector, PodAffinity, PodAffinityTerm, PodSpec } from "../schemas/index.js";
@@ -40,13 +41,15 @@ const IDENTIFYING_LABEL_KEYS: ReadonlySet<string> = new Set([
 const labelKeysSchema = z.array(z.string());
 
 /** mismatchLabelKeys is not in the shared schema (it passes through the loose object): read it here. */
-function keysOf(value: unknown): string[] {
-  const parsed = parseUnchanged(labelKeysSchema, value ?? []);
-  return parsed.success ? parsed.data : [];
+function keysOf(value: unknown): readonly string[] {
+  if (value == null) return NO_KEYS;
+  const parsed = parseUnchanged(labelKeysSchema, value);
+  return parsed.success ? parsed.data : NO_KEYS;
 }
+const NO_KEYS: readonly string[] = [];
 
-export const matchLabelKeysOf = (term: PodAffinityTerm): string[] => keysOf(term.matchLabelKeys);
-export const mismatchLabelKeysOf = (term: PodAffinityTerm): string[] => keysOf(term["mismatchLabelKeys"]);
+export const matchLabelKeysOf = (term: PodAffinityTerm): readonly string[] => keysOf(term.matchLabelKeys);
+export const mismatchLabelKeysOf = (term: PodAffinityTerm): readonly string[] => keysOf(term["mismatchLabelKeys"]);
 
 /** Required terms of a podAffinity or podAntiAffinity. */
 export function requiredTerms(affinity: PodAffinity | null | undefined): PodAffinityTerm[] {
@@ -109,13 +112,11 @@ export function selectsPeerPods(term: PodAffinityTerm, own: Labels, peer: Labels
 
 /** Whether the term is scoped to one application: it pins an identifying key. */
 export function namesOneApplication(term: PodAffinityTerm): boolean {
-  const selector = term.labelSelector ?? {};
-  const pinned = [
-    ...Object.keys(selector.matchLabels ?? {}),
-    ...(selector.matchExpressions ?? []).filter((r) => r.operator === "In").map((r) => r.key),
-    ...matchLabelKeysOf(term),
-  ];
-  return pinned.some((key) => IDENTIFYING_LABEL_KEYS.has(key));
+  // Read in place, not gathered: a workload may repeat its terms by the ten thousand.
+  const selector = term.labelSelector;
+  if (selector?.matchLabels) for (const key in selector.matchLabels) if (Object.hasOwn(selector.matchLabels, key) && IDENTIFYING_LABEL_KEYS.has(key)) return true;
+  for (const requirement of selector?.matchExpressions ?? []) if (requirement.operator === "In" && IDENTIFYING_LABEL_KEYS.has(requirement.key)) return true;
+  return matchLabelKeysOf(term).some((key) => IDENTIFYING_LABEL_KEYS.has(key));
 }
 
 /** A selector term that will, with matchLabelKeys merged in, constrain nothing: `{}` selects every pod in scope. */
@@ -123,10 +124,13 @@ export function selectsEveryPod(term: PodAffinityTerm): boolean {
   return term.labelSelector != null && selectorIsEmpty(term.labelSelector) && matchLabelKeysOf(term).length === 0;
 }
 
+/** The pod has a nodeSelector of at least one key (its key list shared with the decode that checked it: it may hold 30,000). */
+export const hasNodeSelector = (podSpec: PodSpec): boolean => podSpec.nodeSelector != null && ownKeys(podSpec.nodeSelector).length > 0;
+
 /** The pod may only run on some nodes: a nodeSelector or a required node affinity. */
 export function hasNodeConstraint(podSpec: PodSpec): boolean {
   const required = podSpec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
-  return Object.keys(podSpec.nodeSelector ?? {}).length > 0 || (required?.nodeSelectorTerms.length ?? 0) > 0;
+  return hasNodeSelector(podSpec) || (required?.nodeSelectorTerms.length ?? 0) > 0;
 }
 
 /** A required podAffinity term on the node topology that selects the workload's own pods: its pods share one node. */

@@ -5,6 +5,7 @@
 import type { AdmissionRequest } from "../../admission/index.js";
 import { NAMESPACE_NAME_LABEL, selectorIsEmpty, selectorKeys, selectorMatches, type Labels } from "../../k8s/labels/index.js";
 import type { LabelSelector } from "../../k8s/schemas/index.js";
+import { isStringMap } from "../../zod/unchanged.js";
 import type { MatchResources, NamedRule } from "../schema/index.js";
 
 /** What matching needs to know of the cluster: a namespace's labels, or undefined when the snapshot does not have it. */
@@ -156,6 +157,8 @@ function labelsOf(object: unknown): Labels | undefined {
   const labels = (object as { metadata?: { labels?: unknown } }).metadata?.labels;
   if (labels === undefined || labels === null) return {};
   if (typeof labels !== "object" || Array.isArray(labels)) return undefined;
+  // Labels some policy's decode already walked are not walked again.
+  if (isStringMap(labels)) return labels;
   for (const key in labels) if (Object.hasOwn(labels, key) && typeof (labels as Record<string, unknown>)[key] !== "string") return undefined;
   return labels as Labels;
 }

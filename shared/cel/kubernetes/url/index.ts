@@ -35,21 +35,34 @@ const enum Mode {
 const isAlnum = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39);
 const ishex = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
 const unhex = (c: number): number => (c <= 0x39 ? c - 0x30 : c <= 0x46 ? c - 0x41 + 10 : c - 0x61 + 10);
-const has = (set: string, c: number): boolean => c < 0x80 && set.includes(String.fromCharCode(c));
+/** A set of ASCII characters as a table: a test makes no one-character string (a path may be megabytes long, tested per character). */
+function charSet(chars: string): (c: number) => boolean {
+  const table = new Uint8Array(128);
+  for (let i = 0; i < chars.length; i++) table[chars.charCodeAt(i)] = 1;
+  return (c) => c < 0x80 && table[c] === 1;
+}
+const hostSubDelims = charSet("!$&'()*+,;=:[]<>\"");
+const unreserved = charSet("-_.~");
+const reserved = charSet("$&+,/:;=?@");
+const segmentReserved = charSet("/;,?");
+const userPasswordReserved = charSet("@/?:");
+const fragmentAllowed = charSet("!()*");
+const encodedPathAllowed = charSet("!$&'()*+,;=:@[]%");
+const userinfoAllowed = charSet("-._:~!$&'()*+,;=%@");
 
-/** Go's shouldEscape for one byte (a UTF-16 unit at or above 0x80 stands for non-ASCII bytes, always escaped). */
-function shouldEscape(c: number, mode: Mode): boolean {
+/** Go's shouldEscape for one ASCII character, from which ESCAPED is made. */
+function escapedInGo(c: number, mode: Mode): boolean {
   if (isAlnum(c)) return false;
-  if ((mode === Mode.Host || mode === Mode.Zone) && has("!$&'()*+,;=:[]<>\"", c)) return false;
-  if (has("-_.~", c)) return false;
-  if (has("$&+,/:;=?@", c)) {
+  if ((mode === Mode.Host || mode === Mode.Zone) && hostSubDelims(c)) return false;
+  if (unreserved(c)) return false;
+  if (reserved(c)) {
     switch (mode) {
       case Mode.Path:
         return c === 0x3f;
       case Mode.PathSegment:
-        return has("/;,?", c);
+        return segmentReserved(c);
       case Mode.UserPassword:
-        return has("@/?:", c);
+        return userPasswordReserved(c);
       case Mode.QueryComponent:
         return true;
       case Mode.Fragment:
@@ -58,15 +71,32 @@ function shouldEscape(c: number, mode: Mode): boolean {
         break;
     }
   }
-  if (mode === Mode.Fragment && has("!()*", c)) return false;
+  if (mode === Mode.Fragment && fragmentAllowed(c)) return false;
   return true;
 }
+
+const MODES = Mode.Fragment + 1;
+/** escapedInGo for every mode (rows) and ASCII character: a URL's megabytes are tested per character. */
+const ESCAPED = new Uint8Array(MODES * 128);
+for (let mode = 0; mode < MODES; mode++) for (let c = 0; c < 128; c++) ESCAPED[mode * 128 + c] = escapedInGo(c, mode) ? 1 : 0;
+
+/** Per mode, a character that escape() would change (anything outside the ASCII ones it keeps): a native scan of a long path. */
+const NEEDS_ESCAPE = Array.from({ length: MODES }, (_, mode) => {
+  let kept = "";
+  for (let c = 0; c < 128; c++) if (ESCAPED[mode * 128 + c] === 0) kept += `\\u${c.toString(16).padStart(4, "0")}`;
+  return new RegExp(`[^${kept}]`);
+});
+
+/** Go's shouldEscape for one byte (a UTF-16 unit at or above 0x80 stands for non-ASCII bytes, always escaped). */
+const shouldEscape = (c: number, mode: Mode): boolean => c >= 0x80 || ESCAPED[mode * 128 + c] === 1;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** Go's unescape: %XX to bytes (and + to space for query components), with its checks per mode. */
 function unescape(s: string, mode: Mode): string {
+  // Nothing to check or decode outside a host without a % (or a + in a query component): a native scan says so.
+  if (mode !== Mode.Host && mode !== Mode.Zone && !s.includes("%") && (mode !== Mode.QueryComponent || !s.includes("+"))) return s;
   let percents = 0;
   let hasPlus = false;
   for (let i = 0; i < s.length; ) {
@@ -119,9 +149,7 @@ const HEX = "0123456789ABCDEF";
 
 /** Go's escape: bytes that shouldEscape become %XX. */
 function escape(s: string, mode: Mode): string {
-  let needs = false;
-  for (let i = 0; i < s.length && !needs; i++) needs = shouldEscape(s.charCodeAt(i), mode);
-  if (!needs) return s;
+  if (!NEEDS_ESCAPE[mode]!.test(s)) return s;
   let out = "";
   for (const b of encoder.encode(s)) {
     if (b === 0x20 && mode === Mode.QueryComponent) out += "+";
@@ -134,7 +162,7 @@ function escape(s: string, mode: Mode): string {
 function validEncoded(s: string, mode: Mode): boolean {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (has("!$&'()*+,;=:@[]%", c)) continue;
+    if (encodedPathAllowed(c)) continue;
     if (shouldEscape(c, mode)) return false;
   }
   return true;
@@ -150,7 +178,7 @@ function validOptionalPort(port: string): boolean {
 function validUserinfo(s: string): boolean {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (!isAlnum(c) && !has("-._:~!$&'()*+,;=%@", c)) return false;
+    if (!isAlnum(c) && !userinfoAllowed(c)) return false;
   }
   return true;
 }
