@@ -113,7 +113,7 @@ export async function fleetPolicies(): Promise<Section> {
   section.notes.push(
     `The review: the ${text.length.toLocaleString("en")}-byte 6-container Deployment CREATE of section 7, allowed by the ${POLICIES} synthetic Deployment policies (three validations each), as decode → review() → encode. In-cluster: the policies and their EdgeAdmissionPolicyBindings in the cluster's snapshot. Fleet: the same objects as a fleet set whose bindings carry cluster selectors (env=prod, tier notin (system), {}), the cluster's snapshot empty, each review for the next of ${CLUSTERS.toLocaleString("en")} clusters with their own labels objects (forCluster's lookup included). Verdicts checked equal first.`,
     `Heap: heapUsed after two forced GCs, before and after decoding the set and selecting for every cluster (clusters with equal selections share one compiled set).`,
-    `In effect on every isolate: by design within REFRESH_MS (5 s) plus one registry round trip (functions/fleet/cache.ts), at once in the isolate that applied the change; not measured here. Storage writes for counts: at most one per isolate per 10 s (FLUSH_MS), held by functions/fleet/counts.test.ts.`,
+    `In effect on every isolate: by design within REFRESH_MS (5 s) plus one registry round trip (functions/fleet/cache.ts), at once in the isolate that applied the change; held by functions/fleet/cache.test.ts, not timed here. Storage writes for counts: at most one per isolate per 10 s (FLUSH_MS), held by functions/fleet/counts.test.ts.`,
   );
   if (!goalsHold(section)) {
     const failing = section.figures.filter((f) => f.pass === false).map((f) => `${f.name} ${f.value.median.toFixed(2)} ${f.unit}`);
