@@ -9,7 +9,9 @@ import { DEFAULT_VERSION, NEWEST_VERSION, OLDEST_VERSION, parseVersion, versionT
 import { pushSnapshot, type PushReport, type StoredSnapshot } from "../client/index.js";
 import type { ClusterOptions } from "../objects/cluster.js";
 import { JOB_NAMESPACE } from "../base/job.js";
+import { boundNeeds } from "../../shared/snapshot/build/policies.js";
 import { describeObject } from "../objects/identity.js";
+import { withServedVersions } from "../objects/served.js";
 import { readObjects } from "../objects/yaml.js";
 import { choice, optionalString, parseVerbArgs, requiredString, type ParsedArgs, fileList } from "./args.js";
 import { leavingReport, NEVER_LEAVES, printLeaving } from "./leaving.js";
@@ -92,7 +94,7 @@ export function refuseLeaks(verb: string, refused: readonly string[], io: CliIo)
   throw new CliError(`${refused[0]}; refused, nothing ${verb === "sync" ? "was pushed" : verb === "snapshot build" ? "was written" : "was judged"}`);
 }
 
-/** The snapshot of `objects` (see buildOptionsOf and reportBuild). */
+/** The snapshot of `objects` (see buildOptionsOf and reportBuild), inventory kinds read at their declared versions (infra/objects/served.ts). */
 export function snapshotOf(
   verb: string,
   objects: readonly KubeObject[],
@@ -100,7 +102,7 @@ export function snapshotOf(
   settingsNamespace: string,
   { reportIgnored = true, kubernetesVersion }: { reportIgnored?: boolean; kubernetesVersion?: string | undefined } = {},
 ): Snapshot {
-  const built = buildSnapshot(objects, buildOptionsOf(settingsNamespace, kubernetesVersion));
+  const built = buildSnapshot(withServedVersions(objects, boundNeeds(objects).inventoryKinds, io), buildOptionsOf(settingsNamespace, kubernetesVersion));
   reportBuild(verb, built, io, reportIgnored);
   return built.snapshot;
 }

@@ -12,6 +12,7 @@ import { bindingObjectSchema, policyObjectSchema, policySetOf } from "../../../s
 import { POLICIES } from "../../../policies/index.js";
 import type { CliIo } from "../../base/io.js";
 import { groupKindOf } from "../../objects/identity.js";
+import { noteServed, servedAs } from "../../objects/served.js";
 import type { NamespaceDefaults } from "../../objects/namespaces.js";
 import type { Source } from "../../objects/yaml.js";
 import type { CheckReport } from "../output/index.js";
@@ -62,34 +63,6 @@ function selectorNeeds(snapshot: Snapshot): Map<string, Set<string>> {
 }
 
 /**
- * The object as the inventory of `declared` kinds holds it, or undefined.
- * The apiserver serves an object at every served version of its kind, so the
- * sync job lists it at the version a policy declares whatever version it was
- * written at; offline, an object of a declared group and kind written at
- * another version is read at the declared one (counted in `converted`, by
- * `<apiVersion> <kind>` written, for one note).
- */
-function servedAs(declared: ReadonlyMap<string, unknown>): ((object: KubeObject) => KubeObject | undefined) & { converted: Map<string, number> } {
-  const versions = new Map<string, string[]>();
-  for (const key of declared.keys()) {
-    const slash = key.lastIndexOf("/");
-    const apiVersion = key.slice(0, slash);
-    const groupKind = groupKindOf({ apiVersion, kind: key.slice(slash + 1) });
-    versions.set(groupKind, [...(versions.get(groupKind) ?? []), apiVersion]);
-  }
-  const converted = new Map<string, number>();
-  const inventoryOf = (object: KubeObject): KubeObject | undefined => {
-    if (declared.has(`${String(object.apiVersion)}/${String(object.kind)}`)) return object;
-    const declaredAt = versions.get(groupKindOf(object));
-    if (declaredAt === undefined) return undefined;
-    const written = `${String(object.apiVersion)} ${String(object.kind)}`;
-    converted.set(written, (converted.get(written) ?? 0) + 1);
-    return { ...object, apiVersion: declaredAt[0]! };
-  };
-  return Object.assign(inventoryOf, { converted });
-}
-
-/**
  * What the scopes share, known only once every policy is read: a bound
  * policy's param objects (the policy, from -f or --policies, judges every
  * scope, so its params are every scope's facts too) and, for the kinds bound
@@ -113,10 +86,7 @@ export function shareFacts(scopes: ReadonlyMap<string, ScopeFacts>, globals: rea
   }
   const globalInventory = globals.map(inventoryOf).filter((object): object is KubeObject => object !== undefined);
   for (const facts of scopes.values()) for (const object of globalInventory) facts.builder?.addInventory(object);
-  for (const [written, count] of inventoryOf.converted)
-    io.err(
-      `note: ${count} object${count === 1 ? "" : "s"} written as ${written} read into the inventory at the version the policies declare: offline there is no apiserver to convert between served versions, so the fields are taken as written\n`,
-    );
+  noteServed(inventoryOf.converted, io);
 }
 
 /**
