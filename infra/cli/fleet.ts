@@ -76,6 +76,14 @@ export function diffLines(current: FleetCurrent, next: FleetSet): string[] {
 
 const FILE_FLAGS = { ...TARGET_FLAGS, filename: { type: "string", short: "f", multiple: true } } as const;
 
+/** The set in -f, the function it goes to, the revision in effect there, and what the set would change (fleet diff and apply alike). */
+async function planned(verb: string, args: ParsedArgs, io: CliIo) {
+  const set = await localSet(verb, args, io);
+  const target = await targetOf(verb, args, io);
+  const current = await currentFleet(target.endpoint, target.privateKeyPem);
+  return { set, target, current, lines: diffLines(current, set) };
+}
+
 const diff: Verb = {
   name: "fleet diff",
   summary: "show what fleet apply would change in the function's fleet policy set",
@@ -95,10 +103,7 @@ Example:
       io.out(`${this.usage}\n`);
       return 0;
     }
-    const set = await localSet(this.name, args, io);
-    const target = await targetOf(this.name, args, io);
-    const current = await currentFleet(target.endpoint, target.privateKeyPem);
-    const lines = diffLines(current, set);
+    const { set, target, current, lines } = await planned(this.name, args, io);
     for (const line of lines) io.out(`${line}\n`);
     io.err(`${lines.length === 0 ? "no change" : plural(lines.length, "object")} against fleet revision ${current.revision}\n`);
     return 0;
@@ -127,10 +132,7 @@ Example:
       io.out(`${this.usage}\n`);
       return 0;
     }
-    const set = await localSet(this.name, args, io);
-    const target = await targetOf(this.name, args, io);
-    const current = await currentFleet(target.endpoint, target.privateKeyPem);
-    const lines = diffLines(current, set);
+    const { set, target, current, lines } = await planned(this.name, args, io);
     if (lines.length === 0 && current.revision > 0) {
       io.err(`no change against fleet revision ${current.revision}: nothing applied\n`);
       return 0;
