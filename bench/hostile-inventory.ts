@@ -10,7 +10,6 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bundleCli } from "../infra/bundle/build.js";
-import { startFakeApiServer } from "../test/node/support/fake-apiserver.js";
 import { PROJECT_ROOT, startLocalWorker } from "../scripts/local-worker.js";
 import { buildSnapshot, type KubeObject } from "../shared/snapshot/build/index.js";
 import { encodeSnapshot } from "../shared/snapshot/index.js";
@@ -20,8 +19,8 @@ import { CLI, TIME, timed } from "./cli.js";
 import { clusterObjects, clusterShape } from "./cluster.js";
 import { figure, type Section } from "./figures.js";
 import { exact, spread } from "./stats.js";
+import { againstFakeCluster, JOB_MEMORY_MB } from "./sync.js";
 
-const JOB_MEMORY_MB = 256;
 const VALUES = [10, 10_000] as const;
 
 /** The units of the snapshot of `objects` with the unique-host policy: the index buckets' bytes, and the largest unit's. */
@@ -66,19 +65,13 @@ export async function hostileInventory(dir: string): Promise<Section> {
       ["the 3,000-host Ingress and the 600-host crowded one", [big, crowded]],
     ];
     for (const [label, ingresses] of cases) {
-      const apiServer = await startFakeApiServer([...clusterObjects(clusterShape(1_000)), ...uniqueHostPolicy(), ...ingresses]);
-      const previous = process.env.KUBECONFIG;
-      process.env.KUBECONFIG = apiServer.kubeconfig;
-      try {
+      await againstFakeCluster([...clusterObjects(clusterShape(1_000)), ...uniqueHostPolicy(), ...ingresses], undefined, async () => {
         const run = await timed([bundle, "sync", "--endpoint", worker.url, "--cluster", "bench", "--key", keyFile]);
         section.figures.push(
           figure(`sync of 1,000 applications and ${label}: peak RSS`, "MB", spread([run.maxRssMb]), { op: "<=", value: JOB_MEMORY_MB }),
           figure(`sync of 1,000 applications and ${label}: wall`, "s", spread([run.seconds])),
         );
-      } finally {
-        process.env.KUBECONFIG = previous;
-        await apiServer.stop();
-      }
+      });
     }
   } finally {
     await worker.stop();

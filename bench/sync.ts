@@ -13,6 +13,7 @@ import { bundleCli } from "../infra/bundle/build.js";
 import { DEFAULT_PAGE_SIZE } from "../infra/objects/cluster.js";
 import { startFakeApiServer } from "../test/node/support/fake-apiserver.js";
 import { PROJECT_ROOT, startLocalWorker } from "../scripts/local-worker.js";
+import type { KubeObject } from "../shared/snapshot/build/index.js";
 import { generateKeyPair } from "../shared/signing/index.js";
 import { CLI, TIME, timed } from "./cli.js";
 import { clusterObjects, clusterShape } from "./cluster.js";
@@ -21,7 +22,7 @@ import { spread } from "./stats.js";
 
 const SYNC_SIZES = [10_000, 100_000] as const;
 /** The CronJob's limits (infra/k8s/cronjob.yaml): what a run must fit. */
-const JOB_MEMORY_MB = 256;
+export const JOB_MEMORY_MB = 256;
 const JOB_DEADLINE_S = 50;
 
 export async function syncScale(dir: string): Promise<Section> {
@@ -39,10 +40,7 @@ export async function syncScale(dir: string): Promise<Section> {
   try {
     for (const applications of SYNC_SIZES) {
       const objects = clusterObjects(clusterShape(applications));
-      const apiServer = await startFakeApiServer(objects, { pageSize: DEFAULT_PAGE_SIZE });
-      const previous = process.env.KUBECONFIG;
-      process.env.KUBECONFIG = apiServer.kubeconfig;
-      try {
+      await againstFakeCluster(objects, { pageSize: DEFAULT_PAGE_SIZE }, async () => {
         const args = ["sync", "--endpoint", worker.url, "--cluster", "bench", "--key", keyFile];
         const first = await timed([bundle, ...args]);
         const again = await timed([bundle, ...args]);
@@ -55,10 +53,7 @@ export async function syncScale(dir: string): Promise<Section> {
           figure(`${label}: unchanged re-sync: peak RSS`, "MB", spread([again.maxRssMb]), { op: "<=", value: JOB_MEMORY_MB }),
           figure(`${label}: unchanged re-sync through bin/edgeadmit.mjs: peak RSS`, "MB", spread([checkout.maxRssMb])),
         );
-      } finally {
-        process.env.KUBECONFIG = previous;
-        await apiServer.stop();
-      }
+      });
     }
   } finally {
     await worker.stop();
@@ -73,4 +68,17 @@ export async function syncScale(dir: string): Promise<Section> {
     `${CLI} compiles the CLI with esbuild at start and loads @kubernetes/client-node whole; the bundle keeps only the parts the CLI imports: that is the difference between the two unchanged re-syncs.`,
   );
   return section;
+}
+
+/** Runs `run` with KUBECONFIG pointing at a fake API server holding `objects`, and puts both back after. */
+export async function againstFakeCluster(objects: KubeObject[], options: Parameters<typeof startFakeApiServer>[1], run: () => Promise<void>): Promise<void> {
+  const apiServer = await startFakeApiServer(objects, options);
+  const previous = process.env.KUBECONFIG;
+  process.env.KUBECONFIG = apiServer.kubeconfig;
+  try {
+    await run();
+  } finally {
+    process.env.KUBECONFIG = previous;
+    await apiServer.stop();
+  }
 }
