@@ -17,6 +17,7 @@ import type { ClusterFleet } from "../../shared/fleet/index.js";
 import { policySetOf } from "../../shared/vap/index.js";
 import { readBody } from "../body/index.js";
 import { publicKeyTextsOf } from "../../shared/clusters/index.js";
+import { isSubdomainName } from "../../shared/k8s/names/index.js";
 import type { Cluster, Env } from "../config/index.js";
 import { log } from "../log/index.js";
 import { loadShards, loadSnapshot } from "../store/cache.js";
@@ -103,7 +104,7 @@ async function judge(c: Context<AuthEnv>) {
   const edgePolicy = policyId !== undefined && !policy ? policyId : undefined;
   const unknownPolicy = () =>
     c.json({ error: `unknown policy "${policyId!.slice(0, 63)}": neither a built-in policy (${POLICIES.map((p) => p.id).join(", ")}) nor a ValidatingAdmissionPolicy bound at the edge in the cluster's snapshot` }, 404);
-  if (edgePolicy !== undefined && !/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(edgePolicy)) return unknownPolicy();
+  if (edgePolicy !== undefined && !isSubdomainName(edgePolicy)) return unknownPolicy();
   const counts = countsOf(c.env);
   const failed = (status: 400 | 413, error: string) => {
     log({ event: "review-failed", cluster: cluster.id, status, reason: error, durationMs: Date.now() - started });
