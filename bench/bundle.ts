@@ -9,7 +9,8 @@ import { promisify } from "node:util";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
-import { offlineWranglerEnv, PROJECT_ROOT } from "../scripts/local-worker.js";
+import { PROJECT_ROOT } from "../infra/base/root.js";
+import { offlineWranglerEnv } from "../scripts/local-worker.js";
 import { exact, nowMs, spread } from "./stats.js";
 import { figure, goalsHold, type Section } from "./figures.js";
 

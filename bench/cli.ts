@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { parseAllDocuments, stringify } from "yaml";
-import { PROJECT_ROOT } from "../scripts/local-worker.js";
+import { PROJECT_ROOT } from "../infra/base/root.js";
 import { clusterObjects } from "./cluster.js";
 import { figure, type Section } from "./figures.js";
 import { nowMs, spread } from "./stats.js";

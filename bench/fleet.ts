@@ -11,7 +11,7 @@ import { decodeAdmissionReview } from "../shared/admission/index.js";
 import { review } from "../shared/dispatcher/index.js";
 import { bucketOf, BUCKETS, encodeSnapshot, pushBodies, reviewUnits, SnapshotView, type EncodedSnapshot, type Snapshot } from "../shared/snapshot/index.js";
 import { POLICIES } from "../policies/index.js";
-import { PROJECT_ROOT } from "../scripts/local-worker.js";
+import { PROJECT_ROOT } from "../infra/base/root.js";
 import { envOf, storeWith, throughApp } from "./app.js";
 import { applicationRef, type ClusterShape } from "./cluster.js";
 import { figure, goalsHold, type Section } from "./figures.js";

@@ -7,7 +7,7 @@
 // writing neither file (a partial report is no report).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PROJECT_ROOT } from "../scripts/local-worker.js";
+import { PROJECT_ROOT } from "../infra/base/root.js";
 import { adversarial } from "./adversarial.js";
 import { validatingAdmissionPolicies } from "./vap.js";
 import { hostileInput } from "./hostile.js";

@@ -12,7 +12,7 @@ import { cacheStats, forget, HEAP_PER_STORED_BYTE, loadShards, loadSnapshot } fr
 import { indexBucketOf, indexKey, INVENTORY_INDEX_UNIT, INVENTORY_KIND_UNIT } from "../shared/inventory/index.js";
 import { buildSnapshot, type KubeObject } from "../shared/snapshot/build/index.js";
 import { encodeSnapshot, type Snapshot } from "../shared/snapshot/index.js";
-import { PROJECT_ROOT } from "../scripts/local-worker.js";
+import { PROJECT_ROOT } from "../infra/base/root.js";
 import { envOf, storeWith, throughApp } from "./app.js";
 import { figure, goalsHold, type Section } from "./figures.js";
 import { exact, nowMs, quantile, spread } from "./stats.js";

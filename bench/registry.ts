@@ -13,7 +13,7 @@ import type { DirectoryDelta, StoredRegistration } from "../functions/registry/i
 import { DEFAULT_MAX_SNAPSHOT_AGE_SECONDS, type NormalRegistration } from "../shared/clusters/index.js";
 import { PUBLIC_KEY_PREFIX, toBase64 } from "../shared/signing/index.js";
 import { tokenHash } from "../shared/tokens/index.js";
-import { PROJECT_ROOT } from "../scripts/local-worker.js";
+import { PROJECT_ROOT } from "../infra/base/root.js";
 import { figure, type Section } from "./figures.js";
 import { quantile, spread } from "./stats.js";
 import { interleave } from "./timing.js";

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { cpus, arch, loadavg, release, totalmem, type } from "node:os";
 import { join } from "node:path";
-import { PROJECT_ROOT } from "../scripts/local-worker.js";
+import { PROJECT_ROOT } from "../infra/base/root.js";
 import type { Figure, Section } from "./figures.js";
 
 interface Machine {

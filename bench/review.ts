@@ -7,7 +7,7 @@ import { decodeAdmissionReview, encodeAdmissionResponse } from "../shared/admiss
 import { matchPolicies, review, type ReviewContext } from "../shared/dispatcher/index.js";
 import type { SnapshotView } from "../shared/snapshot/view.js";
 import { POLICIES } from "../policies/index.js";
-import { PROJECT_ROOT } from "../scripts/local-worker.js";
+import { PROJECT_ROOT } from "../infra/base/root.js";
 import { applicationPod, applicationRef, type ClusterShape } from "./cluster.js";
 import { figure, goalsHold, type Figure, type Section } from "./figures.js";
 import { quantile, spread } from "./stats.js";

@@ -12,7 +12,7 @@ import { buildSnapshot, type KubeObject } from "../shared/snapshot/build/index.j
 import { SnapshotView } from "../shared/snapshot/view.js";
 import type { AdmissionRequest } from "../shared/admission/index.js";
 import { compilePolicySet } from "../shared/vap/index.js";
-import { PROJECT_ROOT } from "../scripts/local-worker.js";
+import { PROJECT_ROOT } from "../infra/base/root.js";
 import { figure, goalsHold, type Section } from "./figures.js";
 import { floor, handleReview, reviewContext } from "./review.js";
 import { cpuNs, exact, nowNs, quantile, spread } from "./stats.js";

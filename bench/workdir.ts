@@ -3,7 +3,7 @@
 // under fixed names so the commands the report shows can be re-run as printed.
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { PROJECT_ROOT } from "../scripts/local-worker.js";
+import { PROJECT_ROOT } from "../infra/base/root.js";
 
 const SCRATCH_ROOT = join(PROJECT_ROOT, ".edgeadmit", "bench");
 

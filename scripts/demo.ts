@@ -11,7 +11,8 @@ import { generateKeyPair, publicKeyOf } from "../shared/signing/index.js";
 import { buildSnapshot, type KubeObject } from "../shared/snapshot/build/index.js";
 import { generateToken, tokenHash } from "../shared/tokens/index.js";
 import { pushSnapshot, type StoredSnapshot } from "../infra/client/index.js";
-import { PROJECT_ROOT, startLocalWorker, type LocalWorker } from "./local-worker.js";
+import { PROJECT_ROOT } from "../infra/base/root.js";
+import { startLocalWorker, type LocalWorker } from "./local-worker.js";
 
 /** A variable's value in .dev.vars (git-ignored), if it sets it. */
 function devVar(name: string): string | undefined {

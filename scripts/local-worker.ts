@@ -5,7 +5,6 @@ import { join, resolve } from "node:path";
 import { PROJECT_ROOT } from "../infra/base/root.js";
 import type { Registration } from "../shared/clusters/index.js";
 
-export { PROJECT_ROOT };
 
 interface LocalWorkerOptions {
   clusters: Record<string, Registration>;

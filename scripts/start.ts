@@ -4,7 +4,7 @@
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { demoFiles, startDemo } from "./demo.js";
-import { PROJECT_ROOT } from "./local-worker.js";
+import { PROJECT_ROOT } from "../infra/base/root.js";
 
 const DEFAULT_PORT = 8787;
 

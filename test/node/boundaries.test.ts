@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { build } from "esbuild";
 import ts from "typescript";
 import { afterAll, describe, expect, it } from "vitest";
-import { PROJECT_ROOT } from "../../scripts/local-worker.js";
+import { PROJECT_ROOT } from "../../infra/base/root.js";
 
 mkdirSync(join(PROJECT_ROOT, ".edgeadmit"), { recursive: true });
 // Inside the project, so a planted import of a package resolves from its node_modules.

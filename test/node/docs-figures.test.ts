@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FIGURE_DOCS, withFigureBlocks, type Results } from "../../bench/report.js";
-import { PROJECT_ROOT } from "../../scripts/local-worker.js";
+import { PROJECT_ROOT } from "../../infra/base/root.js";
 
 const results = JSON.parse(readFileSync(join(PROJECT_ROOT, "bench", "results.json"), "utf8")) as Results;
 

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoFiles, startDemo, type Demo } from "../../scripts/demo.js";
-import { PROJECT_ROOT, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
+import { PROJECT_ROOT } from "../../infra/base/root.js";
+import { WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
 import { disagreement, extractRunnable, matchesExpected, runBlock, type RunnableBlock } from "./support/runnable-docs.js";
 
 const DOCUMENTED_URL = "http://127.0.0.1:8787";

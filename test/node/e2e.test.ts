@@ -11,7 +11,8 @@ import { FunctionError, pushSnapshot, storedSnapshot } from "../../infra/client/
 import { generateKeyPair } from "../../shared/signing/index.js";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
-import { PROJECT_ROOT, startLocalWorker, type LocalWorker, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
+import { PROJECT_ROOT } from "../../infra/base/root.js";
+import { startLocalWorker, type LocalWorker, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
 
 let worker: LocalWorker;
 let privateKeyPem: string;

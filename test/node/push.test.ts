@@ -10,7 +10,8 @@ import { generateKeyPair } from "../../shared/signing/index.js";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { contentHash, type Snapshot } from "../../shared/snapshot/index.js";
-import { PROJECT_ROOT, startLocalWorker, type LocalWorker, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
+import { PROJECT_ROOT } from "../../infra/base/root.js";
+import { startLocalWorker, type LocalWorker, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
 
 let worker: LocalWorker;
 let key: string;
