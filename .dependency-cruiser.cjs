@@ -25,7 +25,7 @@ const SHARED_LAYERS = [
   "vap", // ValidatingAdmissionPolicies: compile, match, validate, dispatch
   "policy", // what a built-in policy is
   "fleet", // fleet policy sets: one set for many clusters, selected by their labels
-  "dispatcher", // review(): match → evaluate → decide
+  "review", // review(): match → evaluate → decide
   "counts", // verdict counts of reviews, per cluster, policy and outcome
   "judge", // judging objects offline (check, audit)
 ];

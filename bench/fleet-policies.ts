@@ -5,7 +5,7 @@
 // and what counting verdicts adds to a review.
 import type { KubeObject } from "../shared/snapshot/build/index.js";
 import { decodeAdmissionReview, encodeAdmissionResponse } from "../shared/admission/index.js";
-import { review, type ReviewContext } from "../shared/dispatcher/index.js";
+import { review, type ReviewContext } from "../shared/review/index.js";
 import { VerdictCounter } from "../shared/counts/index.js";
 import { FleetPolicies, fleetSetOf, fleetSetSchema } from "../shared/fleet/index.js";
 import { figure, goalsHold, type Section } from "./figures.js";

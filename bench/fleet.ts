@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { HEAP_PER_STORED_BYTE, cacheStats, forget, loadShards, loadSnapshot } from "../functions/store/cache.js";
 import { decodeAdmissionReview } from "../shared/admission/index.js";
-import { review } from "../shared/dispatcher/index.js";
+import { review } from "../shared/review/index.js";
 import { bucketOf, BUCKETS, encodeSnapshot, pushBodies, reviewUnits, SnapshotView, type EncodedSnapshot, type Snapshot } from "../shared/snapshot/index.js";
 import { POLICIES } from "../policies/index.js";
 import { PROJECT_ROOT } from "../infra/base/root.js";

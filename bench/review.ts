@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeAdmissionReview, encodeAdmissionResponse } from "../shared/admission/index.js";
-import { matchPolicies, review, type ReviewContext } from "../shared/dispatcher/index.js";
+import { matchPolicies, review, type ReviewContext } from "../shared/review/index.js";
 import type { SnapshotView } from "../shared/snapshot/view.js";
 import { POLICIES } from "../policies/index.js";
 import { PROJECT_ROOT } from "../infra/base/root.js";

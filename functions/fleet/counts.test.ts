@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { HOUR_MS, MAX_PENDING_ROWS, VerdictCounter, type CountRow } from "../../shared/counts/index.js";
-import type { ReviewOutcome } from "../../shared/dispatcher/index.js";
+import type { ReviewOutcome } from "../../shared/review/index.js";
 import { CountFlusher, FLUSH_MS, MAX_BATCH } from "./counts.js";
 
 const allowed: ReviewOutcome = { decision: { allowed: true, warnings: [], auditAnnotations: {} }, results: [], skipped: [] };

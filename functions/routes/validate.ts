@@ -4,7 +4,7 @@
 import { Hono } from "hono/tiny";
 import type { Context } from "hono";
 import { decodeAdmissionReview, encodeAdmissionResponse, type AdmissionRequest, type Decision } from "../../shared/admission/index.js";
-import { judged, review, type ReviewContext, type ReviewOutcome } from "../../shared/dispatcher/index.js";
+import { judged, review, type ReviewContext, type ReviewOutcome } from "../../shared/review/index.js";
 import { InvalidObjectError } from "../../shared/k8s/workload/index.js";
 import { MAX_LOAD_ROUNDS } from "../../shared/inventory/index.js";
 import { reviewUnits, SnapshotView, type LoadedUnit } from "../../shared/snapshot/index.js";

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { afterEach, describe, expect, it } from "vitest";
-import { describeResult } from "../../shared/dispatcher/index.js";
+import { describeResult } from "../../shared/review/index.js";
 import { judgeObjects } from "../../shared/judge/index.js";
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
 import { POLICIES } from "../../policies/index.js";

@@ -6,7 +6,7 @@
 // would say about creating the object today, in the webhook's words.
 import { admissionRequestSchema, type AdmissionRequest } from "../../shared/admission/index.js";
 import { wrapReview } from "../../shared/admission/wrap.js";
-import { describeResult, exceptionOf, matchPolicies, type PolicyResult } from "../../shared/dispatcher/index.js";
+import { describeResult, exceptionOf, matchPolicies, type PolicyResult } from "../../shared/review/index.js";
 import { exceptionFor } from "../../shared/exceptions/index.js";
 import { fleetBindingName, stricter, type ClusterFleet, type FleetSet } from "../../shared/fleet/index.js";
 import { judgeObjects, type JudgedObject } from "../../shared/judge/index.js";

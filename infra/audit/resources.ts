@@ -7,7 +7,7 @@
 import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
 import { admissionRequestSchema, type AdmissionRequest } from "../../shared/admission/index.js";
 import { wrapReview } from "../../shared/admission/wrap.js";
-import { matchPolicies } from "../../shared/dispatcher/index.js";
+import { matchPolicies } from "../../shared/review/index.js";
 import type { ClusterFleet, FleetSet } from "../../shared/fleet/index.js";
 import type { Policy } from "../../shared/policy/index.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";

@@ -3,7 +3,7 @@
 // policy change that moves a verdict fails CI with the difference spelled out.
 import { dirname, resolve } from "node:path";
 import * as z from "zod/mini";
-import { describeResult } from "../../shared/dispatcher/index.js";
+import { describeResult } from "../../shared/review/index.js";
 import { POLICY_MODES } from "../../shared/policy/index.js";
 import { POLICIES } from "../../policies/index.js";
 import type { KubeObject } from "../../shared/snapshot/build/index.js";

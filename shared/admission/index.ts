@@ -102,7 +102,7 @@ export function decodeAdmissionReview(text: string): DecodeResult {
   return decoded.ok ? { ok: true, review: decoded.value } : decoded;
 }
 
-/** What the dispatcher decided; the codec turns it into the wire response. */
+/** What the review (shared/review) decided; the codec turns it into the wire response. */
 export interface Decision {
   allowed: boolean;
   /** Present when denied. */

@@ -2,7 +2,7 @@
 // ValidatingAdmissionPolicies, the fleet's), per outcome, per hour. Counted
 // in the isolate as reviews are judged (a Map increment per result, no
 // storage write) and flushed in bounded batches (functions/fleet/counts.ts).
-import type { ReviewOutcome } from "../dispatcher/index.js";
+import type { ReviewOutcome } from "../review/index.js";
 
 export const OUTCOMES = ["allow", "deny", "warn", "audit", "error", "exempted"] as const;
 export type CountOutcome = (typeof OUTCOMES)[number];

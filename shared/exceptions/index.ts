@@ -2,7 +2,7 @@
 // objects exempt from named policies. Cluster-scoped, unlike Kyverno's
 // namespaced PolicyException, so that only whoever may write cluster-wide
 // objects can grant one: a tenant who can write in its own namespace cannot
-// exempt itself. The dispatcher honours them in one place, for the function,
+// exempt itself. The review (shared/review) honours them in one place, for the function,
 // `edgeadmit check` and the audit alike.
 import * as z from "zod/mini";
 import "../zod/index.js";

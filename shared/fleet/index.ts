@@ -5,7 +5,7 @@
 // clusterSelector (and optionally waves), the params those bindings name,
 // EdgeAdmissionPolicyModes (built-in policies' modes per cluster selector)
 // and EdgeAdmissionExceptions. What a cluster gets is decided here, once per
-// fleet revision and distinct selection; shared/dispatcher judges it beside
+// fleet revision and distinct selection; shared/review judges it beside
 // the cluster's own policies.
 import * as z from "zod/mini";
 import { describeZodError } from "../zod/index.js";
@@ -272,7 +272,7 @@ function compileSelection(set: FleetSet, selected: readonly Selected[]): Compile
   return compilePolicySet({ policies, bindings });
 }
 
-/** What the fleet binds on one cluster: judged beside the cluster's own policies (shared/dispatcher review). */
+/** What the fleet binds on one cluster: judged beside the cluster's own policies (shared/review). */
 export interface ClusterFleet {
   revision: number;
   /** The fleet policies bound on the cluster, with the actions of the wave it is in. */

@@ -4,7 +4,7 @@
 // snapshot's own.
 import { admissionRequestSchema, type Decision } from "../admission/index.js";
 import { wrapReview } from "../admission/wrap.js";
-import { review, type PolicyResult, type SkippedResult } from "../dispatcher/index.js";
+import { review, type PolicyResult, type SkippedResult } from "../review/index.js";
 import type { ClusterFleet } from "../fleet/index.js";
 import type { Policy } from "../policy/index.js";
 import type { KubeObject } from "../snapshot/build/index.js";

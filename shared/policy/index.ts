@@ -1,5 +1,5 @@
 // What a policy is (the "what"), separate from how hard it is enforced (the
-// "how": modes, applied by shared/dispatcher) — as ValidatingAdmissionPolicy
+// "how": modes, applied by shared/review) — as ValidatingAdmissionPolicy
 // separates a policy from its binding's validationActions.
 import type { AdmissionRequest } from "../admission/index.js";
 import type { SnapshotView } from "../snapshot/view.js";

@@ -7,7 +7,7 @@ import recommendedYaml from "../../examples/profiles/recommended.yaml?raw";
 import strictYaml from "../../examples/profiles/strict.yaml?raw";
 import { encodeAdmissionResponse } from "../../shared/admission/index.js";
 import { wrapReview } from "../../shared/admission/wrap.js";
-import { describeResult } from "../../shared/dispatcher/index.js";
+import { describeResult } from "../../shared/review/index.js";
 import { judgeObjects } from "../../shared/judge/index.js";
 import { POLICIES } from "../../policies/index.js";
 import { inNamespace, type Profile } from "../support/reviews.js";

@@ -6,7 +6,7 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { forget, loadShards, loadSnapshot, storeOf } from "../../functions/store/cache.js";
-import { review } from "../../shared/dispatcher/index.js";
+import { review } from "../../shared/review/index.js";
 import { bucketOf, CLUSTER_UNIT, contentHash, encodeSnapshot, NamespaceFacts, reviewUnits, SnapshotView, splitSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
 import { POLICIES } from "../../policies/index.js";
 import { dispatch, freshGeneration, push, sign, snapshotOf, validate } from "../support/worker.js";

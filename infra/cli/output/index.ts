@@ -1,6 +1,6 @@
 // What `edgeadmit check` reports, and how: one report, three renderings
 // (text for people, json for scripts, sarif for code-scanning dashboards).
-import type { PolicyResult, SkippedResult } from "../../../shared/dispatcher/index.js";
+import type { PolicyResult, SkippedResult } from "../../../shared/review/index.js";
 import type { ObjectRef } from "../../../shared/judge/index.js";
 import { ENFORCEMENT_MODES, type EnforcementMode, type Policy } from "../../../shared/policy/index.js";
 import { where, type Source } from "../../objects/yaml.js";

@@ -1,7 +1,7 @@
 // The report for scripts: every object checked, in input order, with its
 // results; messages as the webhook writes them; then the input errors and
 // what was skipped. Fields are only ever added.
-import { describeResult, type PolicyResult } from "../../../shared/dispatcher/index.js";
+import { describeResult, type PolicyResult } from "../../../shared/review/index.js";
 import type { Source } from "../../objects/yaml.js";
 import { countsOf, type CheckedObject, type CheckReport } from "./index.js";
 

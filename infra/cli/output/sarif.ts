@@ -2,7 +2,7 @@
 // policy, a result per finding at the file and line of its object's document.
 import { isAbsolute, sep } from "node:path";
 import { pathToFileURL } from "node:url";
-import { describeResult, type PolicyResult } from "../../../shared/dispatcher/index.js";
+import { describeResult, type PolicyResult } from "../../../shared/review/index.js";
 import type { EnforcementMode } from "../../../shared/policy/index.js";
 import type { Source } from "../../objects/yaml.js";
 import { describeRef, type CheckReport } from "./index.js";

@@ -1,7 +1,7 @@
 // The report for people: one line per result, columns aligned, the message as
 // the webhook writes it; input errors after every verdict; then the counts and
 // what was skipped, one line each.
-import { describeResult } from "../../../shared/dispatcher/index.js";
+import { describeResult } from "../../../shared/review/index.js";
 import { where } from "../../objects/yaml.js";
 import { countsOf, describeRef, missingFactsLine, skippedSummary, type CheckReport } from "./index.js";
 

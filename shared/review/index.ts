@@ -1,5 +1,6 @@
-// The dispatcher: match → evaluate → decide, as separate steps (like the
-// ValidatingAdmissionPolicy dispatcher). Policies report findings; only here
+// review(), the whole review of one request: match → evaluate → decide, as
+// separate steps (like the ValidatingAdmissionPolicy dispatcher of
+// shared/vap/dispatcher, which it calls). Policies report findings; only here
 // does configuration turn a finding into Deny, Warn or Audit.
 import { truncateUtf8, utf8Length, MAX_WARNINGS_TOTAL_BYTES, type AdmissionRequest, type Decision } from "../admission/index.js";
 import type { WithoutSnapshot } from "../clusters/index.js";
