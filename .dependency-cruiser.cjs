@@ -21,7 +21,7 @@ const SHARED_LAYERS = [
   "clusters", // cluster registrations (their labels are Kubernetes labels)
   "cel", // the CEL language and Kubernetes' libraries
   "inventory", // the cluster inventory: its declaration, storage units, the facts it reads, its CEL library
-  "snapshot", // the snapshot: schema, build, its storage units (units/), the view that answers the facts
+  "snapshot", // the snapshot: schema, builder/, its storage units (units/), the view that answers the facts
   "vap", // ValidatingAdmissionPolicies: compile, match, validate, dispatch
   "policy", // what a built-in policy is
   "fleet", // fleet policy sets: one set for many clusters, selected by their labels

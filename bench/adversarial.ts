@@ -3,7 +3,7 @@
 // same byte size in the same run; and the heap of an isolate that judges
 // 10,000 reviews naming 10,000 different namespaces.
 import { wrapReview } from "../shared/admission/wrap.js";
-import { buildSnapshot, type KubeObject } from "../shared/snapshot/build/index.js";
+import { buildSnapshot, type KubeObject } from "../shared/snapshot/builder/index.js";
 import { SnapshotView } from "../shared/snapshot/view.js";
 import {
   adversarialCluster,

@@ -11,7 +11,7 @@ import { main } from "../infra/cli/main.js";
 import { checkObjects } from "../infra/cli/check/judge.js";
 import { runCheck } from "../infra/cli/check/run.js";
 import { documentsOf, fileChunks, readObjects, sourceOf } from "../infra/objects/yaml.js";
-import { buildSnapshot } from "../shared/snapshot/build/index.js";
+import { buildSnapshot } from "../shared/snapshot/builder/index.js";
 import { PROJECT_ROOT } from "../infra/base/root.js";
 import { CLI, TIME, timed } from "./cli.js";
 import { clusterObjects } from "./cluster.js";

@@ -1,7 +1,7 @@
 // A synthetic CozyStack cluster as the Kubernetes objects the sync job lists
 // (AffinityClasses, a tree of Tenants, application HelmReleases, their PVCs and
 // PVs, the settings ConfigMap), and the pods of one of its applications.
-import { SETTINGS_CONFIGMAP, ROOT_TENANT_NAMESPACE, tenantNamespaceOf, type KubeObject } from "../shared/snapshot/build/index.js";
+import { SETTINGS_CONFIGMAP, ROOT_TENANT_NAMESPACE, tenantNamespaceOf, type KubeObject } from "../shared/snapshot/builder/index.js";
 import { AFFINITY_CLASS_LABEL, FLUX_HELMRELEASE_NAME_LABEL, FLUX_HELMRELEASE_NAMESPACE_LABEL, LINEAGE_LABELS } from "../shared/snapshot/view.js";
 
 export interface ClusterShape {

@@ -3,7 +3,7 @@
 // the review's cost against the same 60 policies bound in the cluster
 // itself, the isolate's heap holding the set and every cluster's selection,
 // and what counting verdicts adds to a review.
-import type { KubeObject } from "../shared/snapshot/build/index.js";
+import type { KubeObject } from "../shared/snapshot/builder/index.js";
 import { decodeAdmissionReview, encodeAdmissionResponse } from "../shared/admission/index.js";
 import { review, type ReviewContext } from "../shared/review/index.js";
 import { VerdictCounter } from "../shared/counts/index.js";

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { bundleCli } from "../infra/bundle/build.js";
 import { PROJECT_ROOT } from "../infra/base/root.js";
 import { startLocalWorker } from "../scripts/local-worker.js";
-import { buildSnapshot, type KubeObject } from "../shared/snapshot/build/index.js";
+import { buildSnapshot, type KubeObject } from "../shared/snapshot/builder/index.js";
 import { encodeSnapshot } from "../shared/snapshot/index.js";
 import { generateKeyPair } from "../shared/signing/index.js";
 import { collidingHosts, ingressWithHosts, spreadHosts, uniqueHostPolicy } from "../test/support/ingress.js";

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { cacheStats, forget, HEAP_PER_STORED_BYTE, loadShards, loadSnapshot } from "../functions/store/cache.js";
 import { indexBucketOf, indexKey, INVENTORY_INDEX_UNIT, INVENTORY_KIND_UNIT } from "../shared/inventory/index.js";
-import { buildSnapshot, type KubeObject } from "../shared/snapshot/build/index.js";
+import { buildSnapshot, type KubeObject } from "../shared/snapshot/builder/index.js";
 import { encodeSnapshot, type Snapshot } from "../shared/snapshot/index.js";
 import { PROJECT_ROOT } from "../infra/base/root.js";
 import { envOf, storeWith, throughApp } from "./app.js";

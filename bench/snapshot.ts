@@ -2,7 +2,7 @@
 // buildSnapshot (bench/cluster.ts makes the objects), checked by the push
 // route's schema. The fleet section (bench/fleet.ts) measures what an
 // isolate does with them in shards.
-import { buildSnapshot } from "../shared/snapshot/build/index.js";
+import { buildSnapshot } from "../shared/snapshot/builder/index.js";
 import { decodeSnapshot, SnapshotView, type Snapshot } from "../shared/snapshot/index.js";
 import { clusterObjects, clusterShape, type ClusterShape } from "./cluster.js";
 

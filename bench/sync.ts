@@ -14,7 +14,7 @@ import { DEFAULT_PAGE_SIZE } from "../infra/objects/cluster.js";
 import { startFakeApiServer } from "../test/node/support/fake-apiserver.js";
 import { PROJECT_ROOT } from "../infra/base/root.js";
 import { startLocalWorker } from "../scripts/local-worker.js";
-import type { KubeObject } from "../shared/snapshot/build/index.js";
+import type { KubeObject } from "../shared/snapshot/builder/index.js";
 import { generateKeyPair } from "../shared/signing/index.js";
 import { CLI, TIME, timed } from "./cli.js";
 import { clusterObjects, clusterShape } from "./cluster.js";

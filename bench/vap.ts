@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { buildSnapshot, type KubeObject } from "../shared/snapshot/build/index.js";
+import { buildSnapshot, type KubeObject } from "../shared/snapshot/builder/index.js";
 import { SnapshotView } from "../shared/snapshot/view.js";
 import type { AdmissionRequest } from "../shared/admission/index.js";
 import { compilePolicySet } from "../shared/vap/index.js";

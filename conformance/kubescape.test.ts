@@ -10,7 +10,7 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { wrapReview } from "../shared/admission/wrap.js";
-import type { KubeObject } from "../shared/snapshot/build/index.js";
+import type { KubeObject } from "../shared/snapshot/builder/index.js";
 import { push, snapshotOf, validate } from "../test/support/worker.js";
 import { asAdmitted } from "./apiserver-defaults.js";
 import knownMisses from "./kubescape-misses.json";

@@ -46,7 +46,7 @@ import eSchedulingClasses from "../../shared/fixtures/real-world/E/extracted__sc
 import eTenants from "../../shared/fixtures/real-world/E/extracted__tenants.yaml?raw";
 import eLineageWebhook from "../../shared/fixtures/real-world/E/lineage-mutatingwebhookconfiguration.yaml?raw";
 import eCrd from "../../shared/fixtures/real-world/E/schedulingclasses-crd.yaml?raw";
-import type { KubeObject } from "../shared/snapshot/build/index.js";
+import type { KubeObject } from "../shared/snapshot/builder/index.js";
 import { objectsFromYaml } from "../test/support/worker.js";
 import { judgeManifests, type Expected, type Profile, type Verdict } from "../test/support/reviews.js";
 

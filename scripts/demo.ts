@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { loadClusters, type Registration } from "../shared/clusters/index.js";
 import { generateKeyPair, publicKeyOf } from "../shared/signing/index.js";
-import { buildSnapshot, type KubeObject } from "../shared/snapshot/build/index.js";
+import { buildSnapshot, type KubeObject } from "../shared/snapshot/builder/index.js";
 import { generateToken, tokenHash } from "../shared/tokens/index.js";
 import { pushSnapshot, type StoredSnapshot } from "../infra/client/index.js";
 import { PROJECT_ROOT } from "../infra/base/root.js";

@@ -8,7 +8,7 @@ import { parse } from "yaml";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeResult } from "../../shared/review/index.js";
 import { judgeObjects } from "../../shared/judge/index.js";
-import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
+import { buildSnapshot, type KubeObject } from "../../shared/snapshot/builder/index.js";
 import { POLICIES } from "../../policies/index.js";
 import { runCli } from "../../test/node/support/test-io.js";
 import { startFakeApiServer, type FakeApiServer, type FakeApiServerOptions } from "../../test/node/support/fake-apiserver.js";

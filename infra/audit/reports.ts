@@ -11,7 +11,7 @@ import { exceptionFor } from "../../shared/exceptions/index.js";
 import { fleetBindingName, stricter, type ClusterFleet, type FleetSet } from "../../shared/fleet/index.js";
 import { judgeObjects, type JudgedObject } from "../../shared/judge/index.js";
 import type { EnforcementMode, Policy } from "../../shared/policy/index.js";
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import type { Snapshot } from "../../shared/snapshot/schema.js";
 import { SnapshotView } from "../../shared/snapshot/view.js";
 import { bindingObjectSchema, policyObjectSchema, type MatchResources, type ValidationAction } from "../../shared/vap/index.js";

@@ -10,7 +10,7 @@ import { wrapReview } from "../../shared/admission/wrap.js";
 import { matchPolicies } from "../../shared/review/index.js";
 import type { ClusterFleet, FleetSet } from "../../shared/fleet/index.js";
 import type { Policy } from "../../shared/policy/index.js";
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import type { Snapshot } from "../../shared/snapshot/schema.js";
 import { SnapshotView } from "../../shared/snapshot/view.js";
 import { policyObjectSchema, policySetOf } from "../../shared/vap/index.js";

@@ -7,7 +7,7 @@ import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Registration } from "../../shared/clusters/index.js";
 import { generateKeyPair, publicKeyOf } from "../../shared/signing/index.js";
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import { startLocalWorker, type LocalWorker, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
 import { storedSnapshot, type StoredSnapshot } from "../client/index.js";
 import { startFakeApiServer, type FakeApiServer } from "../../test/node/support/fake-apiserver.js";

@@ -4,7 +4,7 @@
 // bytes as JSON, and which policies asked for them. What never leaves the
 // cluster is said with it (shared/inventory/secrets.ts).
 import { describeKind } from "../../shared/inventory/index.js";
-import { inventoryKinds } from "../../shared/snapshot/build/policies.js";
+import { inventoryKinds } from "../../shared/snapshot/builder/policies.js";
 import type { Snapshot } from "../../shared/snapshot/index.js";
 import { utf8Length } from "../../shared/text/index.js";
 import type { CliIo } from "../base/io.js";

@@ -1,7 +1,7 @@
 // `edgeadmit review`: Kubernetes objects wrapped into the AdmissionReviews the
 // kube-apiserver would send, for curl, tests and bug reports.
 import { wrapReview } from "../../shared/admission/wrap.js";
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import { describeObject, identityOf } from "../objects/identity.js";
 import { readObjects, sourceOf, where } from "../objects/yaml.js";
 import { choice, optionalString, parseVerbArgs, stringList, fileList } from "./args.js";

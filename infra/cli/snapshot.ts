@@ -3,13 +3,13 @@
 // reading the signing key, reaching the function.
 import { writeFileSync } from "node:fs";
 import { decodeSnapshot, MAX_PUSH_BYTES, snapshotSchema, type Snapshot } from "../../shared/snapshot/index.js";
-import { buildSnapshot, type BuildOptions, type BuildResult, type KubeObject } from "../../shared/snapshot/build/index.js";
+import { buildSnapshot, type BuildOptions, type BuildResult, type KubeObject } from "../../shared/snapshot/builder/index.js";
 import { POLICIES } from "../../policies/index.js";
 import { DEFAULT_VERSION, NEWEST_VERSION, OLDEST_VERSION, parseVersion, versionText } from "../../shared/cel/kubernetes/environment.js";
 import { pushSnapshot, type PushReport, type StoredSnapshot } from "../client/index.js";
 import type { ClusterOptions } from "../objects/cluster.js";
 import { JOB_NAMESPACE } from "../base/job.js";
-import { boundNeeds } from "../../shared/snapshot/build/policies.js";
+import { boundNeeds } from "../../shared/snapshot/builder/policies.js";
 import { describeObject } from "../objects/identity.js";
 import { withServedVersions } from "../objects/served.js";
 import { readObjects } from "../objects/yaml.js";

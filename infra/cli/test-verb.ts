@@ -6,7 +6,7 @@ import * as z from "zod/mini";
 import { describeResult } from "../../shared/review/index.js";
 import { POLICY_MODES } from "../../shared/policy/index.js";
 import { POLICIES } from "../../policies/index.js";
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import { describeZodError } from "../../shared/zod/index.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { filesUnder, objectsFromText, readObjects, sourceOf, where } from "../objects/yaml.js";

@@ -4,7 +4,7 @@
 // the second set of columns, a ReadWriteOnce PVC its StatefulSet mounts; ten
 // applications per tenant.
 import { gzipSync } from "node:zlib";
-import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
+import { buildSnapshot, type KubeObject } from "../../shared/snapshot/builder/index.js";
 
 function syntheticCluster(applications: number, withVolumes: boolean): KubeObject[] {
   const objects: KubeObject[] = ["dc1", "dc2", "dc3"].map((zone) => ({

@@ -157,14 +157,14 @@ describe("snapshot build --from-cluster", () => {
 describe("what the sync job lists", () => {
   it("covers every kind buildSnapshot reads, except Pods (on purpose) and the settings ConfigMap (read by name)", () => {
     // buildSnapshot dispatches on `group === "…" && kind === "…"` and on the workload kinds.
-    const source = readFileSync(join(__dirname, "..", "..", "shared", "snapshot", "build", "index.ts"), "utf8");
+    const source = readFileSync(join(__dirname, "..", "..", "shared", "snapshot", "builder", "index.ts"), "utf8");
     const dispatched = [...source.matchAll(/group === "([^"]*)" && kind === "(\w+)"/g)].map(([, group, kind]) => `${kind}.${group}`);
     if (source.includes("group === EXCEPTION_GROUP && kind === EXCEPTION_KIND")) dispatched.push(`${EXCEPTION_KIND}.${EXCEPTION_GROUP}`);
     const workloads = Object.keys(POD_SPEC_PATHS).map((kind) => `${kind}.${WORKLOAD_API_GROUPS[kind as keyof typeof POD_SPEC_PATHS]}`);
     const consumed = new Set([...dispatched, ...workloads]);
     consumed.delete("Pod.");
     consumed.delete("ConfigMap.");
-    // shared/snapshot/build/policies.ts: the policies, their edge bindings (the upstream binding counts only offline) and Namespaces.
+    // shared/snapshot/builder/policies.ts: the policies, their edge bindings (the upstream binding counts only offline) and Namespaces.
     for (const kind of ["ValidatingAdmissionPolicy.admissionregistration.k8s.io", "EdgeAdmissionPolicyBinding.edgeadmit.io", "Namespace."]) consumed.add(kind);
     expect(dispatched.length).toBeGreaterThan(4);
     expect(new Set(LISTED_RESOURCES.map((r) => `${r.kind}.${r.group}`))).toEqual(consumed);

@@ -1,6 +1,6 @@
 // What an object is, read from its own fields: its group and kind, its
 // identity in a cluster, and how messages name it.
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -17,7 +17,7 @@ import * as z from "zod/mini";
 import { describeZodError } from "../../shared/zod/index.js";
 import { describeFsError, fileError, firstLine } from "../base/errors.js";
 import { EXCEPTION_GROUP, EXCEPTION_KIND } from "../../shared/exceptions/index.js";
-import { SETTINGS_CONFIGMAP, type KubeObject } from "../../shared/snapshot/build/index.js";
+import { SETTINGS_CONFIGMAP, type KubeObject } from "../../shared/snapshot/builder/index.js";
 import { groupKindOf, isObject } from "./identity.js";
 import { filesUnder, type Source } from "./yaml.js";
 

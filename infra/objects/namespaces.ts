@@ -1,8 +1,8 @@
 // The namespace a namespaced object that names none gets, as kubectl gives it
 // the current one, and which kinds have no namespace.
 import * as z from "zod/mini";
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
-import { BUILT_IN_CLUSTER_SCOPED } from "../../shared/snapshot/build/scopes.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
+import { BUILT_IN_CLUSTER_SCOPED } from "../../shared/snapshot/builder/scopes.js";
 import { groupKind, groupOf, isObject } from "./identity.js";
 
 /**

@@ -4,7 +4,7 @@
 // is no apiserver to convert, so `check`, `test` and `snapshot build -f` read
 // an object of a declared group and kind written at another version at the
 // declared one, fields as written, and say so in one note.
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import type { CliIo } from "../base/io.js";
 import { groupKindOf } from "./identity.js";
 

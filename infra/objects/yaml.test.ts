@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import type { CliIo } from "../base/io.js";
 import { runBuild, runCli } from "../../test/node/support/test-io.js";
 import { isClusterScoped } from "./namespaces.js";

@@ -6,7 +6,7 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { Composer, isMap, isNode, isSeq, Parser } from "yaml";
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import { CliError, fileError, firstLine } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
 import { isObject } from "./identity.js";

@@ -19,7 +19,7 @@ export interface KindEntry {
   namespaced: boolean;
   index?: readonly string[] | undefined;
   objects: Readonly<Record<string, unknown>>;
-  /** The objects left out for breaking a limit (shared/snapshot/build INVENTORY_LIMITS): how many, and the first by key with why. */
+  /** The objects left out for breaking a limit (shared/snapshot/builder INVENTORY_LIMITS): how many, and the first by key with why. */
   leftOut?: { total: number; objects: Readonly<Record<string, string>> } | undefined;
 }
 

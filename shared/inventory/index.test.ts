@@ -7,7 +7,7 @@ import { decodeAdmissionReview } from "../admission/index.js";
 import { wrapReview, type WrapOptions } from "../admission/wrap.js";
 import { compile, createEnv, createBudget } from "../cel/index.js";
 import { review } from "../review/index.js";
-import { buildSnapshot, type KubeObject } from "../snapshot/build/index.js";
+import { buildSnapshot, type KubeObject } from "../snapshot/builder/index.js";
 import { SnapshotView } from "../snapshot/view.js";
 import { compilePolicySet } from "../vap/index.js";
 import { indexedValues, indexKey, InventoryValue, inventoryLibrary, MAX_LIST_NAMESPACES, parseDeclaration, parseFieldPath, projection, type FieldPath, type InventoryDeclaration } from "./index.js";

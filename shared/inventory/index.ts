@@ -5,7 +5,7 @@
 //   units.ts        where the inventory lives among a snapshot's storage units
 //   secrets.ts      what never leaves the cluster, whatever a policy declares
 //   library.ts      inventory.list / get / index in CEL, over a snapshot view
-// The builder (shared/snapshot/build) projects the declared kinds' objects,
+// The builder (shared/snapshot/builder) projects the declared kinds' objects,
 // the split (shared/snapshot/units/split.ts) cuts them into units, the view reads
 // them, shared/vap compiles each policy with its declaration.
 export * from "./declaration.js";

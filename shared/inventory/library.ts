@@ -17,7 +17,7 @@
 // - The object under review is never in its own inventory: every result
 //   leaves out the object of the request's group, kind, namespace and name,
 //   so an UPDATE never meets its stored copy.
-// - An object left out of the snapshot for breaking a limit (shared/snapshot/build
+// - An object left out of the snapshot for breaking a limit (shared/snapshot/builder
 //   INVENTORY_LIMITS) makes every call that could have read it an evaluation
 //   error: an answer that may miss an object is not given as complete.
 // - An index bucket holds the keys of the objects; a lookup reads each from

@@ -1,7 +1,7 @@
 // What never leaves the cluster (secrets.ts): refused in a declaration, a
 // paramKind and a pushed unit; cut out of a kept whole value.
 import { describe, expect, it } from "vitest";
-import { buildSnapshot, type KubeObject } from "../snapshot/build/index.js";
+import { buildSnapshot, type KubeObject } from "../snapshot/builder/index.js";
 import { decodeUnit, splitSnapshot } from "../snapshot/units/index.js";
 import { parseDeclaration, parseFieldPath, projection, type FieldPath } from "./index.js";
 

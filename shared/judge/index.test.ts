@@ -4,7 +4,7 @@
 import { parseAllDocuments } from "yaml";
 import { describe, expect, it } from "vitest";
 import type { Finding, Policy } from "../policy/index.js";
-import { buildSnapshot, type KubeObject } from "../snapshot/build/index.js";
+import { buildSnapshot, type KubeObject } from "../snapshot/builder/index.js";
 import { InvalidObjectError } from "../k8s/workload/index.js";
 import { judgeObjects } from "./index.js";
 

@@ -7,7 +7,7 @@ import { wrapReview } from "../admission/wrap.js";
 import { review, type PolicyResult, type SkippedResult } from "../review/index.js";
 import type { ClusterFleet } from "../fleet/index.js";
 import type { Policy } from "../policy/index.js";
-import type { KubeObject } from "../snapshot/build/index.js";
+import type { KubeObject } from "../snapshot/builder/index.js";
 import type { Snapshot } from "../snapshot/schema.js";
 import { SnapshotView } from "../snapshot/view.js";
 import { describeZodError } from "../zod/index.js";

@@ -7,7 +7,7 @@
 // back unchanged (the same object, nothing copied).
 import { parseQuantity, QuantityError } from "../k8s/quantity/index.js";
 import { isWorkloadKind, POD_SPEC_PATHS } from "../k8s/workload/index.js";
-import type { KubeObject } from "../snapshot/build/index.js";
+import type { KubeObject } from "../snapshot/builder/index.js";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 

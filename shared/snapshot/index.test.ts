@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildSnapshot } from "./build/index.js";
+import { buildSnapshot } from "./builder/index.js";
 import { SnapshotView, type Application } from "./index.js";
 
 const { snapshot } = buildSnapshot(

@@ -74,7 +74,7 @@ const inventoryKindSchema = z.object({
   index: z.optional(z.array(z.string())),
   objects: z.record(z.string(), z.unknown()),
   /**
-   * Objects of the kind left out because one broke a limit (shared/snapshot/build
+   * Objects of the kind left out because one broke a limit (shared/snapshot/builder
    * INVENTORY_LIMITS), in the cluster part: `total`, and the first of them by
    * key with why. A policy reading what one of them would be in fails, and its
    * failurePolicy decides.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildSnapshot } from "./build/index.js";
+import { buildSnapshot } from "./builder/index.js";
 import { SnapshotView } from "./view.js";
 
 const { snapshot } = buildSnapshot(

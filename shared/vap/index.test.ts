@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { decodeAdmissionReview } from "../admission/index.js";
 import { wrapReview, type WrapOptions } from "../admission/wrap.js";
 import { review } from "../review/index.js";
-import { buildSnapshot, type KubeObject } from "../snapshot/build/index.js";
+import { buildSnapshot, type KubeObject } from "../snapshot/builder/index.js";
 import { SnapshotView } from "../snapshot/view.js";
 import { compile, createEnv, RUNTIME_COST_BUDGET } from "../cel/index.js";
 import { compilePolicySet } from "./index.js";

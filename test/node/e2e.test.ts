@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FunctionError, pushSnapshot, storedSnapshot } from "../../infra/client/index.js";
 import { generateKeyPair } from "../../shared/signing/index.js";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
-import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
+import { buildSnapshot, type KubeObject } from "../../shared/snapshot/builder/index.js";
 import { PROJECT_ROOT } from "../../infra/base/root.js";
 import { startLocalWorker, type LocalWorker, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
 

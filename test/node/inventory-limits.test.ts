@@ -2,8 +2,8 @@
 // push (issue 23): the index holds references, and an object over a limit is
 // left out of the inventory, named, while the rest is kept.
 import { describe, expect, it } from "vitest";
-import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
-import { INVENTORY_LIMITS } from "../../shared/snapshot/build/policies.js";
+import { buildSnapshot, type KubeObject } from "../../shared/snapshot/builder/index.js";
+import { INVENTORY_LIMITS } from "../../shared/snapshot/builder/policies.js";
 import { encodeSnapshot, MAX_PUSH_BYTES } from "../../shared/snapshot/index.js";
 import { collidingHosts, ingressWithHosts, spreadHosts, uniqueHostPolicy } from "../support/ingress.js";
 

@@ -2,7 +2,7 @@
 // hosts, or many hosts chosen so that every one falls in one index bucket
 // (what a tenant who reads the source can do), and the policy that indexes them.
 import { indexBucketOf, indexKey } from "../../shared/inventory/index.js";
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 
 export const INGRESS_KIND = "networking.k8s.io/v1/Ingress";
 export const HOST_FIELD = "spec.rules[*].host";

@@ -4,7 +4,7 @@
 import { decodeAdmissionReview } from "../../shared/admission/index.js";
 import { wrapReview, type WrapOptions, type WrappableObject } from "../../shared/admission/wrap.js";
 import type { Policy } from "../../shared/policy/index.js";
-import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
+import { buildSnapshot, type KubeObject } from "../../shared/snapshot/builder/index.js";
 import { SnapshotView } from "../../shared/snapshot/view.js";
 
 /** A snapshot view built from `objects` (PVCs, PVs, workloads) as the sync job would build it. */

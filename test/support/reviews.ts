@@ -3,7 +3,7 @@ import { expect } from "vitest";
 import recommendedYaml from "../../examples/profiles/recommended.yaml?raw";
 import strictYaml from "../../examples/profiles/strict.yaml?raw";
 import { wrapReview } from "../../shared/admission/wrap.js";
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import { objectsFromYaml, push, snapshotOf, validate, type ReviewResponse } from "./worker.js";
 import type { TestCluster } from "./clusters.js";
 

@@ -4,7 +4,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import worker from "../../functions/index.js";
 import { importPrivateKey, publicKeyOf, signRequest, type SignedMethod } from "../../shared/signing/index.js";
 import type { TestCluster as RegisteredCluster } from "./clusters.js";
-import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
+import { buildSnapshot, type KubeObject } from "../../shared/snapshot/builder/index.js";
 import { encodeSnapshot, pushBodies, type Snapshot } from "../../shared/snapshot/index.js";
 import type { AdmissionResponseReview } from "../../shared/admission/index.js";
 import { parseAllDocuments } from "yaml";

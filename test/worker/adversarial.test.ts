@@ -4,7 +4,7 @@
 // bench/adversarial.ts's (npm run bench), never a test's.
 import { beforeAll, describe, expect, it } from "vitest";
 import { wrapReview } from "../../shared/admission/wrap.js";
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import * as shapes from "../fixtures/adversarial/index.js";
 import { push, snapshotOf, validate } from "../support/worker.js";
 

@@ -4,7 +4,7 @@
 // everything else as before.
 import { describe, expect, it } from "vitest";
 import { wrapReview } from "../../shared/admission/wrap.js";
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import { claim, workload } from "../support/judge.js";
 import { objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
 

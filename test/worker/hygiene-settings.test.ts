@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { wrapReview } from "../../shared/admission/wrap.js";
 import recommendedYaml from "../../examples/profiles/recommended.yaml?raw";
 import strictYaml from "../../examples/profiles/strict.yaml?raw";
-import { buildSnapshot, type KubeObject } from "../../shared/snapshot/build/index.js";
+import { buildSnapshot, type KubeObject } from "../../shared/snapshot/builder/index.js";
 import { claim, workload } from "../support/judge.js";
 import { bearer, call, objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
 

@@ -21,12 +21,12 @@ import hpaCluster from "../../examples/inventory/hpa-target-exists/cluster.yaml?
 import hpaRequests from "../../examples/inventory/hpa-target-exists/requests.yaml?raw";
 import { wrapReview } from "../../shared/admission/wrap.js";
 import { cacheStats } from "../../functions/store/cache.js";
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import { encodeSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
 import { dispatch, freshGeneration, objectsFromYaml, push, sign, snapshotOf, validate } from "../support/worker.js";
 import { putBody, unitsOf } from "../support/push.js";
-import { buildSnapshot } from "../../shared/snapshot/build/index.js";
-import { INVENTORY_LIMITS } from "../../shared/snapshot/build/policies.js";
+import { buildSnapshot } from "../../shared/snapshot/builder/index.js";
+import { INVENTORY_LIMITS } from "../../shared/snapshot/builder/policies.js";
 import { collidingHosts, ingressWithHosts, uniqueHostPolicy } from "../support/ingress.js";
 
 const CLUSTER = "other";

@@ -12,7 +12,7 @@ import { POLICIES } from "../../policies/index.js";
 import { dispatch, freshGeneration, push, sign, snapshotOf, validate } from "../support/worker.js";
 import { reviewOf } from "../support/reviews.js";
 import { putBody, unitsOf } from "../support/push.js";
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 
 // "rotating" is signed with the demo key; no other test in this file's storage uses it.
 const CLUSTER = "rotating";

@@ -7,7 +7,7 @@
 // left (pkg/admission/plugin/policy/validating/validator.go:128-166).
 import { describe, expect, it } from "vitest";
 import { wrapReview } from "../../shared/admission/wrap.js";
-import type { KubeObject } from "../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import { push, snapshotOf, validate } from "../support/worker.js";
 
 const CLUSTER = "other";

@@ -3,7 +3,7 @@
 // verdict kept without its object.
 import { judgeObjects, type JudgedObject } from "../../../shared/judge/index.js";
 import type { Snapshot } from "../../../shared/snapshot/index.js";
-import type { KubeObject } from "../../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../../shared/snapshot/builder/index.js";
 import { POLICIES } from "../../../policies/index.js";
 import type { NamespaceDefaults } from "../../objects/namespaces.js";
 import type { Source } from "../../objects/yaml.js";

@@ -1,6 +1,6 @@
 // The resources `edgeadmit check` has read and not yet judged.
 import { deflateRawSync, inflateRawSync } from "node:zlib";
-import type { KubeObject } from "../../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../../shared/snapshot/builder/index.js";
 import type { Source } from "../../objects/yaml.js";
 
 /**

@@ -12,7 +12,7 @@
 // (report.ts) and picks the exit code (exit.ts).
 import { refOf } from "../../../shared/judge/index.js";
 import type { Snapshot } from "../../../shared/snapshot/index.js";
-import type { KubeObject } from "../../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../../shared/snapshot/builder/index.js";
 import { POLICIES } from "../../../policies/index.js";
 import { CliError } from "../../base/errors.js";
 import type { CliIo } from "../../base/io.js";

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { wrapReview } from "../../admission/wrap.js";
 import { affinityClassDefinitionsPolicy } from "../../../policies/affinity-class-definitions/index.js";
 import { admissionRequestSchema } from "../../admission/index.js";
-import { buildSnapshot, type KubeObject } from "../build/index.js";
+import { buildSnapshot, type KubeObject } from "../builder/index.js";
 import {
   bucketDigests,
   CLUSTER_UNIT,

@@ -1,7 +1,7 @@
 // The cluster the audit's tests run against: a tenant, classes good and bad,
 // workloads with findings, clean ones, one no policy can read, and one of the
 // cluster's own policies bound at the edge.
-import type { KubeObject } from "../../../../shared/snapshot/build/index.js";
+import type { KubeObject } from "../../../../shared/snapshot/builder/index.js";
 import type { ServedResource } from "../fake-apiserver.js";
 import { objectsFromText } from "../../../../infra/objects/yaml.js";
 import { AUDITABLE_RESOURCES } from "../../../../infra/audit/resources.js";
