@@ -1,11 +1,97 @@
-// `edgeadmit clusters check`: a CLUSTERS value checked with the function's own
-// loader (shared/clusters), so what passes here loads there.
-import { loadClusters, tokenDigestsOf } from "../../shared/clusters/index.js";
-import { parseVerbArgs } from "./args.js";
-import { readInput } from "../base/io.js";
+// `edgeadmit clusters check|add|rotate|remove|label|list|import|reset-snapshot`:
+// the fleet's clusters. `clusters check` checks a CLUSTERS value with the
+// function's own loader (shared/clusters), so what passes here loads there.
+// The others change and read the function's cluster registry with requests
+// signed by the operator's key (the function refuses any other). A change
+// takes effect in every isolate within seconds; no deploy.
+import { emptyLabelChange, emptyRotation, MAX_CHANGES, type Change, type LabelChange, type RotateChange } from "../../shared/clusters/changes.js";
+import {
+  clusterIdError,
+  DEFAULT_MAX_SNAPSHOT_AGE_SECONDS,
+  loadClusters,
+  MAX_MAX_SNAPSHOT_AGE_SECONDS,
+  maxAgeSecondsSchema,
+  normalRegistration,
+  registrationSchema,
+  tokenDigestsOf,
+  WITHOUT_SNAPSHOT,
+  type NormalRegistration,
+} from "../../shared/clusters/index.js";
+import { labelKeyError } from "../../shared/k8s/labels/index.js";
+import { importPublicKey, PUBLIC_KEY_PREFIX } from "../../shared/signing/index.js";
+import { TOKEN_HASH_PATTERN } from "../../shared/tokens/index.js";
+import { changeRegistry, listRegistry, resetSnapshot, type ChangeAnswer, type ListedCluster } from "../client/registry.js";
+import { choice, optionalString, parseVerbArgs, stringList, type ParsedArgs } from "./args.js";
+import { CliError, EXIT_USAGE } from "../base/errors.js";
+import { readInput, type CliIo } from "../base/io.js";
+import { labelFlags, labelsText, selectorFlag } from "./labels.js";
+import { TARGET_FLAGS, TARGET_HELP, TARGET_USAGE, targetOf } from "./operator-flags.js";
+import { plural } from "./plural.js";
 import type { Verb } from "./verb.js";
 
-export const clustersCheck: Verb = {
+/** The one positional argument: a cluster id. */
+function clusterArg(verb: string, args: ParsedArgs): string {
+  const id = args.positionals[0];
+  if (id === undefined) throw new CliError(`say which cluster: edgeadmit ${verb} ID (see edgeadmit ${verb} --help)`, EXIT_USAGE);
+  const error = clusterIdError(id);
+  if (error) throw new CliError(error, EXIT_USAGE);
+  return id;
+}
+
+/** `--public-key` values: the key itself (`ed25519:…`), or a file holding it (edgeadmit.pub). */
+async function publicKeys(flag: string, values: string[], io: CliIo): Promise<string[]> {
+  const keys: string[] = [];
+  for (const value of values) {
+    const key = value.startsWith(PUBLIC_KEY_PREFIX) ? value : (await readInput(value, io, `--${flag}`)).trim();
+    const imported = await importPublicKey(key);
+    if (typeof imported === "string") throw new CliError(`--${flag} ${value}: ${imported}`, EXIT_USAGE);
+    keys.push(key);
+  }
+  return keys;
+}
+
+function tokenHashes(flag: string, values: string[]): string[] {
+  for (const value of values)
+    if (!TOKEN_HASH_PATTERN.test(value)) throw new CliError(`--${flag} must be "sha256:" and 64 lowercase hex digits (edgeadmit token prints it), not "${value.slice(0, 80)}"`, EXIT_USAGE);
+  return values;
+}
+
+function ifRevision(args: ParsedArgs): number | undefined {
+  const text = optionalString(args, "if-revision");
+  if (text === undefined) return undefined;
+  if (!/^[1-9]\d{0,14}$/.test(text)) throw new CliError(`--if-revision must be a revision that edgeadmit clusters list printed, not "${text}"`, EXIT_USAGE);
+  return Number(text);
+}
+
+/** --max-age: whole seconds within the registration's bounds. */
+function maxAge(args: ParsedArgs): number | undefined {
+  const text = optionalString(args, "max-age");
+  if (text === undefined) return undefined;
+  const parsed = maxAgeSecondsSchema.safeParse(/^\d{1,9}$/.test(text) ? Number(text) : NaN);
+  if (!parsed.success) throw new CliError(`--max-age must be whole seconds from 60 to ${MAX_MAX_SNAPSHOT_AGE_SECONDS}, not "${text.slice(0, 20)}"`, EXIT_USAGE);
+  return parsed.data;
+}
+
+function credentials(registration: NormalRegistration): string {
+  return [
+    plural(registration.publicKey.length, "signing key"),
+    registration.tokenHashes.length > 0 ? plural(registration.tokenHashes.length, "token hash", "token hashes") : undefined,
+    registration.anonymous ? "anonymous reviews allowed (never on the internet)" : undefined,
+    `withoutSnapshot ${registration.withoutSnapshot}`,
+    `maxAgeSeconds ${registration.maxAgeSeconds}`,
+    registration.labels ? `labels ${labelsText(registration.labels)}` : undefined,
+  ]
+    .filter((part) => part !== undefined)
+    .join(", ");
+}
+
+function reportNotes(answer: ChangeAnswer, io: CliIo): void {
+  for (const note of answer.notes) io.err(`note: ${note}\n`);
+}
+
+const EFFECT = "every isolate of the function uses it within seconds (docs/operations.md, Running a fleet)";
+
+const check: Verb = {
   name: "clusters check",
   summary: "check a CLUSTERS value as the function loads it: every unusable registration, and why",
   usage: `edgeadmit clusters check [FILE|-]
@@ -30,8 +116,8 @@ Examples:
     const { clusters, problems } = await loadClusters(await readInput(file, io, "CLUSTERS file"));
     for (const cluster of clusters.values()) {
       const credentials = [
-        `${cluster.keyCount} signing key${cluster.keyCount === 1 ? "" : "s"}`,
-        tokenDigestsOf(cluster).length > 0 ? `${tokenDigestsOf(cluster).length} token hash${tokenDigestsOf(cluster).length === 1 ? "" : "es"}` : undefined,
+        plural(cluster.keyCount, "signing key"),
+        tokenDigestsOf(cluster).length > 0 ? plural(tokenDigestsOf(cluster).length, "token hash", "token hashes") : undefined,
         cluster.anonymous ? "anonymous reviews allowed (never on the internet)" : undefined,
         `withoutSnapshot ${cluster.withoutSnapshot}`,
         `maxAgeSeconds ${cluster.maxAgeSeconds}`,
@@ -43,3 +129,360 @@ Examples:
     return problems.length > 0 || clusters.size === 0 ? 1 : 0;
   },
 };
+
+const add: Verb = {
+  name: "clusters add",
+  summary: "register a cluster in the function's registry (no deploy)",
+  usage: `edgeadmit clusters add ID ${TARGET_USAGE} --public-key KEY [--public-key KEY] (--token-hash HASH... | --anonymous) [--without-snapshot FailOpen|FailClosed] [--max-age SECONDS] [--label KEY=VALUE...]
+
+Registers cluster ID: the public key its sync job signs with (ed25519:…, or a
+file holding it such as edgeadmit keygen's edgeadmit.pub), the SHA-256 of each
+token its apiserver presents (edgeadmit token prints them), and the stance
+without a usable snapshot (default FailOpen): before the first push, past
+--max-age seconds after the last one (default ${DEFAULT_MAX_SNAPSHOT_AGE_SECONDS}, at most
+${MAX_MAX_SNAPSHOT_AGE_SECONDS}), or when the key that pushed it is no longer registered.
+Refused when ID is registered already (rotate changes a registration).
+Its labels are what fleet policy sets select clusters by (--label env=prod
+--label ring=canary; edgeadmit clusters label changes them).
+${TARGET_HELP}
+
+Example:
+  edgeadmit clusters add prod-eu --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key --public-key ./keys/prod-eu/edgeadmit.pub --token-hash sha256:3c7f…`,
+  async run(argv, io) {
+    const args = parseVerbArgs(this.name, argv, {
+      ...TARGET_FLAGS,
+      "public-key": { type: "string", multiple: true },
+      "token-hash": { type: "string", multiple: true },
+      anonymous: { type: "boolean" },
+      "without-snapshot": { type: "string" },
+      "max-age": { type: "string" },
+      label: { type: "string", multiple: true },
+    }, 1);
+    if (args.help) {
+      io.out(`${this.usage}\n`);
+      return 0;
+    }
+    const cluster = clusterArg(this.name, args);
+    const labels = labelFlags(stringList(args, "label"));
+    const keys = await publicKeys("public-key", stringList(args, "public-key"), io);
+    if (keys.length === 0) throw new CliError(`--public-key is required (see edgeadmit ${this.name} --help)`, EXIT_USAGE);
+    const hashes = tokenHashes("token-hash", stringList(args, "token-hash"));
+    const anonymous = args.values.anonymous === true;
+    if (hashes.length === 0 && !anonymous) throw new CliError("--token-hash is required: the SHA-256 of the token the cluster's apiserver presents (edgeadmit token prints it)", EXIT_USAGE);
+    const registration: NormalRegistration = {
+      publicKey: keys,
+      tokenHashes: hashes,
+      ...(anonymous ? { anonymous: true as const } : {}),
+      withoutSnapshot: choice("without-snapshot", optionalString(args, "without-snapshot"), WITHOUT_SNAPSHOT, "FailOpen"),
+      maxAgeSeconds: maxAge(args) ?? DEFAULT_MAX_SNAPSHOT_AGE_SECONDS,
+      ...(Object.keys(labels).length > 0 ? { labels } : {}),
+    };
+    const target = await targetOf(this.name, args, io);
+    const answer = await changeRegistry(target.endpoint, target.privateKeyPem, [{ op: "add", cluster, registration }]);
+    io.out(`registered ${cluster} (revision ${answer.revision}): ${credentials(registration)}\n`);
+    reportNotes(answer, io);
+    io.err(`${EFFECT}\n`);
+    return 0;
+  },
+};
+
+const rotate: Verb = {
+  name: "clusters rotate",
+  summary: "add and remove a registered cluster's keys and token hashes, or change its stance",
+  usage: `edgeadmit clusters rotate ID ${TARGET_USAGE} [--add-key KEY] [--remove-key KEY] [--add-token-hash HASH] [--remove-token-hash HASH] [--without-snapshot FailOpen|FailClosed] [--max-age SECONDS] [--if-revision N]
+
+Changes cluster ID's registration in one step; each flag may repeat. Rotate
+without a window: add the new key or token hash first (both are accepted),
+move the cluster over, then remove the old one. To replace a leaked one, add
+the new and remove the old in the same rotate: what the removed key pushed
+stops counting at once (the cluster takes its --without-snapshot stance)
+until the sync job pushes with the new key. A registration always keeps a
+signing key and a credential; the function refuses a rotate that would leave
+none. --if-revision N refuses the change if the registration changed since
+edgeadmit clusters list showed revision N.
+${TARGET_HELP}
+
+Example:
+  edgeadmit clusters rotate prod-eu --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key --add-token-hash sha256:9d1e…`,
+  async run(argv, io) {
+    const args = parseVerbArgs(this.name, argv, {
+      ...TARGET_FLAGS,
+      "add-key": { type: "string", multiple: true },
+      "remove-key": { type: "string", multiple: true },
+      "add-token-hash": { type: "string", multiple: true },
+      "remove-token-hash": { type: "string", multiple: true },
+      "without-snapshot": { type: "string" },
+      "max-age": { type: "string" },
+      "if-revision": { type: "string" },
+    }, 1);
+    if (args.help) {
+      io.out(`${this.usage}\n`);
+      return 0;
+    }
+    const cluster = clusterArg(this.name, args);
+    const addKeys = await publicKeys("add-key", stringList(args, "add-key"), io);
+    const removeKeys = await publicKeys("remove-key", stringList(args, "remove-key"), io);
+    const addHashes = tokenHashes("add-token-hash", stringList(args, "add-token-hash"));
+    const removeHashes = tokenHashes("remove-token-hash", stringList(args, "remove-token-hash"));
+    const stance = optionalString(args, "without-snapshot");
+    const seconds = maxAge(args);
+    const revision = ifRevision(args);
+    const change: RotateChange = {
+      op: "rotate",
+      cluster,
+      ...(addKeys.length > 0 ? { addPublicKeys: addKeys } : {}),
+      ...(removeKeys.length > 0 ? { removePublicKeys: removeKeys } : {}),
+      ...(addHashes.length > 0 ? { addTokenHashes: addHashes } : {}),
+      ...(removeHashes.length > 0 ? { removeTokenHashes: removeHashes } : {}),
+      ...(revision !== undefined ? { ifRevision: revision } : {}),
+      ...(stance !== undefined ? { withoutSnapshot: choice("without-snapshot", stance, WITHOUT_SNAPSHOT, "FailOpen") } : {}),
+      ...(seconds !== undefined ? { maxAgeSeconds: seconds } : {}),
+    };
+    if (emptyRotation(change))
+      throw new CliError(`nothing to change: give --add-key, --remove-key, --add-token-hash, --remove-token-hash, --without-snapshot or --max-age (see edgeadmit ${this.name} --help)`, EXIT_USAGE);
+    const target = await targetOf(this.name, args, io);
+    const answer = await changeRegistry(target.endpoint, target.privateKeyPem, [change]);
+    const done = [
+      addKeys.length > 0 ? `added ${plural(addKeys.length, "signing key")}` : undefined,
+      removeKeys.length > 0 ? `removed ${plural(removeKeys.length, "signing key")}` : undefined,
+      addHashes.length > 0 ? `added ${plural(addHashes.length, "token hash", "token hashes")}` : undefined,
+      removeHashes.length > 0 ? `removed ${plural(removeHashes.length, "token hash", "token hashes")}` : undefined,
+      stance !== undefined ? `withoutSnapshot ${stance}` : undefined,
+      seconds !== undefined ? `maxAgeSeconds ${seconds}` : undefined,
+    ].filter((part) => part !== undefined);
+    io.out(`rotated ${cluster} (revision ${answer.revision}): ${done.join(", ")}\n`);
+    reportNotes(answer, io);
+    io.err(`${EFFECT}\n`);
+    return 0;
+  },
+};
+
+const remove: Verb = {
+  name: "clusters remove",
+  summary: "remove a cluster from the function's registry: its credentials stop working",
+  usage: `edgeadmit clusters remove ID ${TARGET_USAGE} [--if-revision N]
+
+Removes cluster ID's registration: within seconds its apiserver's reviews and
+its sync job's pushes are refused (401), as for any unknown cluster. Its
+snapshot stays stored; registered again, the cluster finds it, but it counts
+only if a key of the new registration pushed it (reset-snapshot drops it).
+--if-revision N refuses the removal if the registration changed since
+edgeadmit clusters list showed revision N.
+${TARGET_HELP}
+
+Example:
+  edgeadmit clusters remove prod-eu --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
+  async run(argv, io) {
+    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, "if-revision": { type: "string" } }, 1);
+    if (args.help) {
+      io.out(`${this.usage}\n`);
+      return 0;
+    }
+    const cluster = clusterArg(this.name, args);
+    const revision = ifRevision(args);
+    const change: Change = { op: "remove", cluster, ...(revision !== undefined ? { ifRevision: revision } : {}) };
+    const target = await targetOf(this.name, args, io);
+    const answer = await changeRegistry(target.endpoint, target.privateKeyPem, [change]);
+    io.out(`removed ${cluster} (revision ${answer.revision})\n`);
+    reportNotes(answer, io);
+    io.err(`${EFFECT}\n`);
+    return 0;
+  },
+};
+
+const labelVerb: Verb = {
+  name: "clusters label",
+  summary: "set and remove a registered cluster's labels, which fleet policy sets select by",
+  usage: `edgeadmit clusters label ID KEY=VALUE... KEY-... ${TARGET_USAGE} [--if-revision N]
+
+Sets (KEY=VALUE) and removes (KEY-) labels of cluster ID's registration in
+one step, as kubectl label does; a value set again replaces the old one.
+Fleet policy sets select clusters by these labels (docs/fleet.md): a change
+moves the cluster into or out of a fleet binding within seconds.
+--if-revision N refuses the change if the registration changed since
+edgeadmit clusters list showed revision N.
+${TARGET_HELP}
+
+Example:
+  edgeadmit clusters label prod-eu env=prod ring=canary legacy- --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
+  async run(argv, io) {
+    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, "if-revision": { type: "string" } }, 1 + 2 * 32);
+    if (args.help) {
+      io.out(`${this.usage}\n`);
+      return 0;
+    }
+    const cluster = clusterArg(this.name, args);
+    const edits = args.positionals.slice(1);
+    const remove = edits.filter((edit) => edit.endsWith("-") && !edit.includes("=")).map((edit) => edit.slice(0, -1));
+    for (const key of remove) {
+      const problem = labelKeyError(key);
+      if (problem) throw new CliError(problem, EXIT_USAGE);
+    }
+    const set = labelFlags(edits.filter((edit) => !(edit.endsWith("-") && !edit.includes("="))));
+    const revision = ifRevision(args);
+    const change: LabelChange = {
+      op: "label",
+      cluster,
+      ...(Object.keys(set).length > 0 ? { set } : {}),
+      ...(remove.length > 0 ? { remove } : {}),
+      ...(revision !== undefined ? { ifRevision: revision } : {}),
+    };
+    const empty = emptyLabelChange(change);
+    if (empty) throw new CliError(`${empty}: give KEY=VALUE or KEY- (see edgeadmit ${this.name} --help)`, EXIT_USAGE);
+    const target = await targetOf(this.name, args, io);
+    const answer = await changeRegistry(target.endpoint, target.privateKeyPem, [change]);
+    const done = [Object.keys(set).length > 0 ? `set ${labelsText(set)}` : undefined, remove.length > 0 ? `removed ${remove.join(",")}` : undefined].filter((part) => part !== undefined);
+    io.out(`labeled ${cluster} (revision ${answer.revision}): ${done.join(", ")}\n`);
+    reportNotes(answer, io);
+    io.err(`${EFFECT}\n`);
+    return 0;
+  },
+};
+
+const OUTPUTS = ["text", "json"] as const;
+
+function listedLine(entry: ListedCluster): string {
+  const registration: NormalRegistration = {
+    publicKey: entry.publicKey,
+    tokenHashes: entry.tokenHashes,
+    ...(entry.anonymous ? { anonymous: true as const } : {}),
+    withoutSnapshot: entry.withoutSnapshot,
+    maxAgeSeconds: entry.maxAgeSeconds,
+    ...(entry.labels ? { labels: entry.labels } : {}),
+  };
+  const shadowed = entry.shadowedByClusters ? " [CLUSTERS registers it too and wins]" : "";
+  return `${entry.cluster} revision ${entry.revision}: ${credentials(registration)}, updated ${entry.updatedAt}${shadowed}`;
+}
+
+const list: Verb = {
+  name: "clusters list",
+  summary: "list the function's registered clusters: ids, revisions, public keys and token hashes",
+  usage: `edgeadmit clusters list ${TARGET_USAGE} [-l SELECTOR] [-o text|json]
+
+Prints every registration in the registry (page by page), one line each:
+id, revision, credentials, stance and labels; -o json prints them whole
+(public keys and token hashes; the function holds nothing secret). Then the
+ids the function's CLUSTERS variable registers, which take precedence.
+-l keeps the registrations whose labels the selector selects, in kubectl's
+syntax: env=prod,tier!=system, ring in (canary,early), gpu, !legacy.
+${TARGET_HELP}
+
+Example:
+  edgeadmit clusters list --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
+  async run(argv, io) {
+    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, output: { type: "string", short: "o" }, selector: { type: "string", short: "l" } });
+    if (args.help) {
+      io.out(`${this.usage}\n`);
+      return 0;
+    }
+    const output = choice("output", optionalString(args, "output"), OUTPUTS, "text");
+    const selected = selectorFlag(args);
+    const target = await targetOf(this.name, args, io);
+    const listing = await listRegistry(target.endpoint, target.privateKeyPem);
+    if (selected) listing.clusters = listing.clusters.filter((entry) => selected(entry.labels));
+    if (output === "json") {
+      io.out(`${JSON.stringify(listing, null, 2)}\n`);
+      return 0;
+    }
+    for (const entry of listing.clusters) io.out(`${listedLine(entry)}\n`);
+    if (listing.clustersVariable.length > 0) io.out(`in CLUSTERS: ${listing.clustersVariable.join(", ")}\n`);
+    io.err(`${plural(listing.clusters.length, "cluster")} in the registry at revision ${listing.revision}${listing.clustersVariable.length > 0 ? `, ${listing.clustersVariable.length} in CLUSTERS` : ""}\n`);
+    return 0;
+  },
+};
+
+/** Registrations compared regardless of the order of their keys and hashes. */
+function sameRegistration(a: ListedCluster, b: NormalRegistration): boolean {
+  const canonical = (r: ListedCluster | NormalRegistration) =>
+    JSON.stringify([[...r.publicKey].sort(), [...r.tokenHashes].sort(), r.anonymous === true, r.withoutSnapshot, r.maxAgeSeconds, Object.entries(r.labels ?? {}).sort()]);
+  return canonical(a) === canonical(b);
+}
+
+const importVerb: Verb = {
+  name: "clusters import",
+  summary: "copy a CLUSTERS value into the function's registry (the migration off the variable)",
+  usage: `edgeadmit clusters import [FILE|-] ${TARGET_USAGE}
+
+Reads a CLUSTERS value (JSON; a file, or stdin when FILE is - or absent),
+checks it as edgeadmit clusters check does, and adds each cluster the registry
+does not hold yet, ${MAX_CHANGES} per signed request. A cluster the registry
+already holds with the same credentials is left as it is; one it holds
+differently stops the import before anything is sent, as does an unusable
+entry. CLUSTERS keeps precedence for the ids it names: once the import is
+done, drop the variable (or those entries) and deploy, and the registry
+serves them, with no moment when a credential fails.
+${TARGET_HELP}
+
+Example:
+  edgeadmit clusters import clusters.json --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
+  async run(argv, io) {
+    const args = parseVerbArgs(this.name, argv, TARGET_FLAGS, 1);
+    if (args.help) {
+      io.out(`${this.usage}\n`);
+      return 0;
+    }
+    const target = await targetOf(this.name, args, io);
+    const source = await readInput(args.positionals[0] ?? "-", io, "CLUSTERS file");
+    const { problems } = await loadClusters(source);
+    if (problems.length > 0)
+      throw new CliError(
+        `${plural(problems.length, "registration")} cannot be used (edgeadmit clusters check says why): ${problems.slice(0, 5).map((p) => `${p.cluster ?? "(CLUSTERS)"}: ${p.reason}`).join("; ")}; nothing imported`,
+      );
+    const wanted = Object.entries(JSON.parse(source) as Record<string, unknown>).map(([cluster, value]) => ({ cluster, registration: normalRegistration(registrationSchema.parse(value)) }));
+    const held = new Map((await listRegistry(target.endpoint, target.privateKeyPem)).clusters.map((entry) => [entry.cluster, entry]));
+    const differing = wanted.filter(({ cluster, registration }) => held.has(cluster) && !sameRegistration(held.get(cluster)!, registration)).map(({ cluster }) => cluster);
+    if (differing.length > 0)
+      throw new CliError(`the registry already holds ${differing.slice(0, 10).join(", ")}${differing.length > 10 ? ` and ${differing.length - 10} more` : ""} with other credentials: rotate or remove ${differing.length === 1 ? "it" : "them"} first; nothing imported`);
+    const unchanged = wanted.filter(({ cluster }) => held.has(cluster));
+    for (const { cluster } of unchanged) io.out(`unchanged ${cluster}: the registry holds the same registration\n`);
+    const adds = wanted.filter(({ cluster }) => !held.has(cluster));
+    let imported = 0;
+    for (let start = 0; start < adds.length; start += MAX_CHANGES) {
+      const batch = adds.slice(start, start + MAX_CHANGES);
+      let answer: ChangeAnswer;
+      try {
+        answer = await changeRegistry(target.endpoint, target.privateKeyPem, batch.map(({ cluster, registration }) => ({ op: "add", cluster, registration })));
+      } catch (e) {
+        if (imported === 0) throw e;
+        throw new CliError(`${(e as Error).message} (imported ${imported} of ${adds.length} before this: run the import again to add the rest)`);
+      }
+      for (const { cluster } of batch) io.out(`imported ${cluster} (revision ${answer.revision})\n`);
+      imported += batch.length;
+    }
+    io.err(
+      `imported ${imported}, unchanged ${unchanged.length}; CLUSTERS takes precedence for the ids it names: drop them from it and deploy, and the registry serves them\n`,
+    );
+    return 0;
+  },
+};
+
+const resetSnapshotVerb: Verb = {
+  name: "clusters reset-snapshot",
+  summary: "drop everything the function stores of a cluster's snapshot, until its sync job pushes again",
+  usage: `edgeadmit clusters reset-snapshot ID ${TARGET_USAGE}
+
+Drops every generation the function stores for cluster ID, committed or
+staged, whoever pushed it: the cluster takes its withoutSnapshot stance until
+its sync job pushes again (which it does at its next run). For a snapshot
+that must stop counting now (pushed with a leaked key, or wrong), or an id
+that is registered anew. Works for an id that is not registered, too. A
+signed request: the function refuses the same request sent again.
+${TARGET_HELP}
+
+Example:
+  edgeadmit clusters reset-snapshot prod-eu --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
+  async run(argv, io) {
+    const args = parseVerbArgs(this.name, argv, TARGET_FLAGS, 1);
+    if (args.help) {
+      io.out(`${this.usage}\n`);
+      return 0;
+    }
+    const cluster = clusterArg(this.name, args);
+    const target = await targetOf(this.name, args, io);
+    const answer = await resetSnapshot(target.endpoint, target.privateKeyPem, cluster);
+    io.out(answer.dropped === null ? `reset ${cluster}: no snapshot was stored\n` : `reset ${cluster}: dropped generation ${answer.dropped}; the cluster takes its withoutSnapshot stance until its sync job pushes\n`);
+    return 0;
+  },
+};
+
+export const clustersVerbs: readonly Verb[] = [check, add, rotate, remove, labelVerb, list, importVerb, resetSnapshotVerb];

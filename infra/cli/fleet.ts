@@ -11,7 +11,9 @@ import { filesUnder, objectsFromText } from "../objects/yaml.js";
 import { choice, optionalString, parseVerbArgs, stringList, type ParsedArgs } from "./args.js";
 import { CliError, EXIT_USAGE } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
-import { labelsText, plural, selectorFlag, TARGET_FLAGS, TARGET_HELP, TARGET_USAGE, targetOf } from "./registry.js";
+import { labelsText, selectorFlag } from "./labels.js";
+import { TARGET_FLAGS, TARGET_HELP, TARGET_USAGE, targetOf } from "./operator-flags.js";
+import { plural } from "./plural.js";
 import type { Verb } from "./verb.js";
 
 const EFFECT = "every isolate of the function enforces it within seconds (docs/fleet.md)";

@@ -6,12 +6,12 @@ import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine, uncaughtFsError, uncaugh
 import { processIo, type CliIo } from "../base/io.js";
 import { audit } from "./audit.js";
 import { check } from "./check.js";
-import { clustersCheck } from "./clusters.js";
+import { clustersVerbs } from "./clusters.js";
 import { completionVerb } from "./completion.js";
 import { install } from "./install.js";
 import { keyPublic } from "./key.js";
 import { keygen } from "./keygen.js";
-import { registryVerbs } from "./registry.js";
+import { operatorKeygen } from "./operator.js";
 import { fleetVerbs } from "./fleet.js";
 import { review } from "./review.js";
 import { snapshotVerbs } from "./snapshot.js";
@@ -21,7 +21,7 @@ import { token } from "./token.js";
 import type { Verb } from "./verb.js";
 import { webhookConfig } from "./webhook-config.js";
 
-const VERBS: readonly Verb[] = [keygen, keyPublic, token, clustersCheck, ...registryVerbs, ...fleetVerbs, ...snapshotVerbs, sync, audit, review, check, testVerb, webhookConfig, install, completionVerb(() => VERBS)];
+const VERBS: readonly Verb[] = [keygen, keyPublic, token, ...clustersVerbs, operatorKeygen, ...fleetVerbs, ...snapshotVerbs, sync, audit, review, check, testVerb, webhookConfig, install, completionVerb(() => VERBS)];
 
 function help(): string {
   const width = Math.max(...VERBS.map((v) => v.name.length));
