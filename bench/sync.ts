@@ -10,7 +10,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bundleCli } from "../infra/bundle/build.js";
-import { DEFAULT_PAGE_SIZE } from "../infra/objects/cluster.js";
+import { DEFAULT_PAGE_SIZE } from "../infra/objects/cluster/paging.js";
 import { startFakeApiServer } from "../test/node/support/fake-apiserver.js";
 import { PROJECT_ROOT } from "../infra/base/root.js";
 import { startLocalWorker } from "../scripts/local-worker.js";

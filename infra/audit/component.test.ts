@@ -13,7 +13,7 @@ import * as z from "zod/mini";
 import { describe, expect, it } from "vitest";
 import { BUNDLE_DIR, BUNDLE_PARTS, bundleCli, partFile, partsOf } from "../bundle/build.js";
 import { checkBundled, EDGEADMIT_IMAGE } from "../../test/node/support/bundled.js";
-import { LISTED_RESOURCES } from "../objects/cluster.js";
+import { LISTED_RESOURCES } from "../objects/cluster/listed.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { AUDITABLE_RESOURCES } from "./resources.js";
 

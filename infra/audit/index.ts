@@ -8,9 +8,10 @@ import { POLICIES } from "../../policies/index.js";
 import { FleetPolicies } from "../../shared/fleet/index.js";
 import { clusterFleetSelection } from "../client/index.js";
 import type { CliIo } from "../base/io.js";
-import { loadKubeConfig, qualified, type ClusterOptions } from "../objects/cluster.js";
+import { loadKubeConfig } from "../objects/cluster/kubeconfig.js";
+import type { ClusterOptions } from "../objects/cluster/snapshot.js";
 import { ObjectAuditor, ReportSet, summaryOf, type Summary } from "./reports.js";
-import { apiVersionOf } from "../objects/cluster.js";
+import { apiVersionOf, qualified } from "../objects/cluster/resource.js";
 import { auditScope, clusterApis, forEachPage } from "./resources.js";
 import { writeReports } from "./write.js";
 

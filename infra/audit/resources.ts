@@ -1,7 +1,7 @@
 // What the audit reads from the cluster: the objects it judges (every kind a
 // built-in policy or a bound ValidatingAdmissionPolicy looks at, out of the
 // kinds the audit may list); the snapshot's facts come from the sync job's
-// lists (infra/objects/cluster.ts). Listed page
+// lists (infra/objects/cluster/snapshot.ts). Listed page
 // by page through @kubernetes/client-node; each page is handed on and dropped,
 // so memory holds one page at a time.
 import { CustomObjectsApi, type KubeConfig } from "@kubernetes/client-node";
@@ -14,7 +14,9 @@ import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import type { Snapshot } from "../../shared/snapshot/schema.js";
 import { SnapshotView } from "../../shared/snapshot/view.js";
 import { policyObjectSchema, policySetOf } from "../../shared/vap/index.js";
-import { apiVersionOf, forEachPage as forEachListedPage, pagedList, qualified, WireApi, type PageOptions } from "../objects/cluster.js";
+import { forEachPage as forEachListedPage, pagedList, type PageOptions } from "../objects/cluster/paging.js";
+import { apiVersionOf, qualified } from "../objects/cluster/resource.js";
+import { WireApi } from "../objects/cluster/wire-api.js";
 
 export interface ClusterApis {
   /** Lists, in wire shape. */

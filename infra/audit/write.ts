@@ -8,7 +8,7 @@ import { ApiException } from "@kubernetes/client-node";
 import * as z from "zod/mini";
 import "../../shared/zod/index.js";
 import { CliError } from "../base/errors.js";
-import { requestFailure } from "../objects/cluster.js";
+import { requestFailure } from "../objects/cluster/failures.js";
 import { forEachPage, type ClusterApis } from "./resources.js";
 import { MANAGED_BY_SELECTOR, REPORT_GROUP, REPORT_VERSION, type PolicyReport } from "./reports.js";
 

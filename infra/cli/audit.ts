@@ -7,7 +7,7 @@ import { CliError, EXIT_USAGE } from "../base/errors.js";
 import { CLUSTER_FLAGS, PUSH_FLAGS, pushTarget, snapshotOfCluster } from "./snapshot.js";
 import type { Verb } from "./verb.js";
 
-/** As the sync job's lists (infra/objects/cluster.ts), which this module does not import: it loads client-node. */
+/** As the sync job's lists (infra/objects/cluster/paging.ts), which this module does not import: it loads client-node. */
 const DEFAULT_PAGE_SIZE = 500;
 const DEFAULT_MAX_RESULTS_PER_REPORT = 1000;
 

@@ -7,7 +7,7 @@ import { buildSnapshot, type BuildOptions, type BuildResult, type KubeObject } f
 import { POLICIES } from "../../policies/index.js";
 import { DEFAULT_VERSION, NEWEST_VERSION, OLDEST_VERSION, parseVersion, versionText } from "../../shared/cel/kubernetes/environment.js";
 import { pushSnapshot, type PushReport, type StoredSnapshot } from "../client/index.js";
-import type { ClusterOptions } from "../objects/cluster.js";
+import type { ClusterOptions } from "../objects/cluster/snapshot.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { boundNeeds } from "../../shared/snapshot/builder/policies.js";
 import { describeObject } from "../objects/identity.js";
@@ -111,11 +111,11 @@ export const CLUSTER_FLAGS = { context: { type: "string" }, "settings-namespace"
 
 /**
  * The snapshot of the cluster the kubeconfig points at, built as its lists
- * come in (infra/objects/cluster.ts), with the listing's warnings and the
+ * come in (infra/objects/cluster/snapshot.ts), with the listing's warnings and the
  * build's report printed. Its generation is the time the listing started.
  */
 export async function snapshotOfCluster(verb: string, io: CliIo, options: ClusterOptions & { settingsNamespace: string }): Promise<{ snapshot: Snapshot; webhookRules?: WebhookRule[] }> {
-  const { buildFromCluster } = await import("../objects/cluster.js");
+  const { buildFromCluster } = await import("../objects/cluster/snapshot.js");
   const { built, warnings, webhookRules } = await buildFromCluster(options, buildOptionsOf(options.settingsNamespace));
   for (const warning of warnings) io.err(`warning: ${warning}\n`);
   reportBuild(verb, built, io);

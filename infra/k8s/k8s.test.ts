@@ -11,7 +11,7 @@ import { gunzipSync } from "node:zlib";
 import { parse, parseAllDocuments } from "yaml";
 import { run, type CelInput } from "@bufbuild/cel";
 import { describe, expect, it } from "vitest";
-import { LISTED_RESOURCES } from "../objects/cluster.js";
+import { LISTED_RESOURCES } from "../objects/cluster/listed.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { PLACEHOLDER, WEBHOOK_CONFIGURATION_NAME } from "../webhook/index.js";
 import { BUNDLE_PARTS, bundleCli, MAX_PART_BYTES, partFile, partsOf } from "../bundle/build.js";

@@ -8,7 +8,7 @@ import { POD_SPEC_PATHS } from "../../shared/k8s/workload/index.js";
 import { WORKLOAD_API_GROUPS } from "../../shared/k8s/controller/index.js";
 import { runBuild, runCli } from "../../test/node/support/test-io.js";
 
-import { LISTED_RESOURCES } from "./cluster.js";
+import { LISTED_RESOURCES } from "./cluster/listed.js";
 import { startFakeApiServer, type FakeApiServer } from "../../test/node/support/fake-apiserver.js";
 import { objectsFromText, readObjects } from "./yaml.js";
 import { EXCEPTION_GROUP, EXCEPTION_KIND } from "../../shared/exceptions/index.js";

@@ -1,4 +1,4 @@
-// The builder fed as a cluster's lists come in (infra/objects/cluster.ts):
+// The builder fed as a cluster's lists come in (infra/objects/cluster/snapshot.ts):
 // several lists at once, each through its own lane, and a caller that keeps
 // only what the policies need.
 import { describe, expect, it } from "vitest";

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import type { KubeObject } from "../../../shared/snapshot/builder/index.js";
-import { LISTED_RESOURCES } from "../../../infra/objects/cluster.js";
+import { LISTED_RESOURCES } from "../../../infra/objects/cluster/listed.js";
 
 const CLUSTER_SCOPED_RESOURCES = new Set(["nodes", "persistentvolumes", "namespaces", "validatingadmissionpolicies", "affinityclasses", "edgeadmissionpolicybindings", "edgeadmissionexceptions"]);
 
