@@ -4,17 +4,17 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { POD_SPEC_PATHS } from "../../shared/k8s/workload/index.js";
-import { WORKLOAD_API_GROUPS } from "../../shared/k8s/controller/index.js";
-import { runBuild, runCli } from "../../test/node/support/test-io.js";
+import { POD_SPEC_PATHS } from "../../../shared/k8s/workload/index.js";
+import { WORKLOAD_API_GROUPS } from "../../../shared/k8s/controller/index.js";
+import { runBuild, runCli } from "../../../test/node/support/test-io.js";
 
-import { LISTED_RESOURCES } from "./cluster/listed.js";
-import { startFakeApiServer, type FakeApiServer } from "../../test/node/support/fake-apiserver.js";
-import { objectsFromText, readObjects } from "./yaml.js";
-import { EXCEPTION_GROUP, EXCEPTION_KIND } from "../../shared/exceptions/index.js";
-import { PLACEHOLDER, webhookConfiguration } from "../webhook/index.js";
+import { LISTED_RESOURCES } from "./listed.js";
+import { startFakeApiServer, type FakeApiServer } from "../../../test/node/support/fake-apiserver.js";
+import { objectsFromText, readObjects } from "../yaml.js";
+import { EXCEPTION_GROUP, EXCEPTION_KIND } from "../../../shared/exceptions/index.js";
+import { PLACEHOLDER, webhookConfiguration } from "../../webhook/index.js";
 
-const YAML = readFileSync(join(__dirname, "testdata", "live-cluster.yaml"), "utf8");
+const YAML = readFileSync(join(__dirname, "..", "testdata", "live-cluster.yaml"), "utf8");
 const OBJECTS = objectsFromText(YAML, "live-cluster.yaml");
 
 /** A snapshot without what differs between two builds of the same objects. */
@@ -157,7 +157,7 @@ describe("snapshot build --from-cluster", () => {
 describe("what the sync job lists", () => {
   it("covers every kind buildSnapshot reads, except Pods (on purpose) and the settings ConfigMap (read by name)", () => {
     // buildSnapshot dispatches on `group === "…" && kind === "…"` and on the workload kinds.
-    const source = readFileSync(join(__dirname, "..", "..", "shared", "snapshot", "builder", "index.ts"), "utf8");
+    const source = readFileSync(join(__dirname, "..", "..", "..", "shared", "snapshot", "builder", "index.ts"), "utf8");
     const dispatched = [...source.matchAll(/group === "([^"]*)" && kind === "(\w+)"/g)].map(([, group, kind]) => `${kind}.${group}`);
     if (source.includes("group === EXCEPTION_GROUP && kind === EXCEPTION_KIND")) dispatched.push(`${EXCEPTION_KIND}.${EXCEPTION_GROUP}`);
     const workloads = Object.keys(POD_SPEC_PATHS).map((kind) => `${kind}.${WORKLOAD_API_GROUPS[kind as keyof typeof POD_SPEC_PATHS]}`);
@@ -430,7 +430,7 @@ describe("live path failures: one line, exit 1", () => {
 });
 
 describe("the inventory of policies bound at the edge", () => {
-  const examples = join(__dirname, "..", "..", "examples", "inventory");
+  const examples = join(__dirname, "..", "..", "..", "examples", "inventory");
   const webhook = webhookConfiguration(PLACEHOLDER);
   const clusterOf = async (...names: string[]) => (await readObjects(names.flatMap((name) => [join(examples, name, "policy.yaml"), join(examples, name, "cluster.yaml")]), { out: () => {}, err: () => {} } as never, {})).map((object) => {
     // As the API server serves them: no source positions, a uid and a resourceVersion.
