@@ -367,12 +367,11 @@ export class LazyDFA {
     const length = s.length;
     // Code points read, counted here and added to steps and sinceReset on the way out or before a move is computed (which reads sinceReset).
     let read = 0;
-    for (let p = from; ; ) {
-      if (state < 0) {
-        found = BAIL;
-        break;
-      }
-      if (state === 0) break;
+    // The tables in locals, read again after a move is computed or a class made (either may grow them).
+    const ascii = this.asciiClass;
+    let transitions = this.transitions;
+    let capacity = this.capacity;
+    for (let p = from; state > 0; ) {
       if (p === length) {
         const flags = this.atEndFlags(state);
         if ((flags & MATCHED) !== 0) {
@@ -383,22 +382,28 @@ export class LazyDFA {
       }
       let c = s.charCodeAt(p);
       let width = 1;
-      if (c >= 0xd800 && c <= 0xdfff) {
-        c = codePointAt(s, p);
-        if (c > 0xffff) width = 2;
-      }
-      const cls = this.classOfFast(c);
+      let cls = c < 128 ? ascii[c]! : -1;
       if (cls < 0) {
-        found = BAIL;
-        break;
+        if (c >= 0xd800 && c <= 0xdfff) {
+          c = codePointAt(s, p);
+          if (c > 0xffff) width = 2;
+        }
+        if ((cls = this.classOf(c)) < 0) {
+          found = BAIL;
+          break;
+        }
+        transitions = this.transitions;
+        capacity = this.capacity;
       }
-      let t = this.transitions[state * this.capacity + cls]!;
+      let t = transitions[state * capacity + cls]!;
       if (t < 0) {
         read = this.count(read);
         if ((t = this.transition(state, cls)) < 0) {
           found = BAIL;
           break;
         }
+        transitions = this.transitions;
+        capacity = this.capacity;
       }
       read++;
       if ((t & (FRESH | MIXED)) !== 0) threadsStart = (t & FRESH) !== 0 ? p : -1;
@@ -410,6 +415,7 @@ export class LazyDFA {
       state = t >> 3;
       p += width;
     }
+    if (state < 0) found = BAIL;
     this.count(read);
     this.matchStart = found >= 0 ? start : -1;
     return found;
