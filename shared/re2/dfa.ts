@@ -42,10 +42,10 @@ export const BAIL = -2;
 // A move's flags, kept in its transition beside the next state (8 × state).
 // FRESH and MIXED say where the threads that went on (matched, or stepped
 // into the next state) started: FRESH all at this position (the search's
-// START thread alone), MIXED some here and some before, neither all before
-// (as the threads of the previous position did). The forward search follows
-// them to know where its match starts without the reversed program, when
-// that is one position (see forward()).
+// START thread alone), MIXED some here and some before; with neither, all
+// before (where the previous position's threads started). The forward
+// search follows them to know where its match starts without the reversed
+// program, when that is one position (see forward()).
 const MATCHED = 1;
 const FRESH = 2;
 const MIXED = 4;

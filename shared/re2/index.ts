@@ -29,12 +29,11 @@
 //   (nesting depth and size are checked after parsing here).
 // - Cost: test and find take one lookup per code point (twice when the
 //   match's start must be found backward, see dfa.ts's forward()), at most
-//   programSize steps per code point while
-//   states are built or on the VM. findAll
-//   restarts the search after each match, as Go's FindAllString does, and a
-//   search may read ahead past the match it returns (a.*b|a on "aaa…"), so
-//   its worst case is quadratic; findAll gives up (RegexWorkExceeded) after
-//   reading the string MAX_READS times over.
+//   programSize steps per code point while states are built or on the VM.
+//   findAll restarts the search after each match, as Go's FindAllString
+//   does, and a search may read ahead past the match it returns (a.*b|a on
+//   "aaa…"), so its worst case is quadratic; findAll gives up
+//   (RegexWorkExceeded) after reading the string MAX_READS times over.
 
 import { compile, maxProgramSize, type Program, programSize, reversed } from "./compile.js";
 import { BAIL, codePointAt, LazyDFA } from "./dfa.js";
