@@ -15,9 +15,11 @@
 // Leftmost-first, as the Pike VM: threads in priority order, a match cuts the
 // threads after it, and an unanchored search keeps a seed (START) last for
 // the thread that starts at the position, which a match cuts too. The
-// forward search gives where the leftmost-first match ends; its start is the
-// leftmost position from which the reversed program matches back to that end
-// (a second DFA: anchored, every match counts).
+// forward search gives where the leftmost-first match ends, and its start
+// when every thread that could make it started at one position (flags its
+// moves keep: see forward()); else the start is the leftmost position from
+// which the reversed program matches back to that end (a second DFA:
+// anchored, every match counts).
 //
 // Memory is bounded: a DFA keeps at most MAX_CELLS transitions and thread
 // entries. When a search would pass that, the cache is emptied and the search
@@ -36,6 +38,17 @@ const CLASS_TABLE = 1 << 10;
 
 /** A search that gave up: the caller falls back to the Pike VM. */
 export const BAIL = -2;
+
+// A move's flags, kept in its transition beside the next state (8 × state).
+// FRESH and MIXED say where the threads that went on (matched, or stepped
+// into the next state) started: FRESH all at this position (the search's
+// START thread alone), MIXED some here and some before; with neither, all
+// before (where the previous position's threads started). The forward
+// search follows them to know where its match starts without the reversed
+// program, when that is one position (see forward()).
+const MATCHED = 1;
+const FRESH = 2;
+const MIXED = 4;
 
 /** What precedes a position: the start of the text, a newline, an ASCII word character, anything else. */
 const BEGIN = 0;
@@ -77,9 +90,9 @@ export class LazyDFA {
   private items: Int32Array[] = [];
   private kinds: number[] = [];
   private byKey = new Map<string, number>();
-  /** transitions[state × classCapacity + class]: 2 × next state + 1 when the state matched before the code point; -1 not computed. */
+  /** transitions[state × classCapacity + class]: 8 × next state + the move's flags (MATCHED, FRESH, MIXED); -1 not computed. */
   private transitions = new Int32Array(0);
-  /** Per state: 2 × (matched at the end of the text) + 1, or 0 not computed. */
+  /** Per state: the flags of its move at the end of the text, or -1 not computed. */
   private atEnd: number[] = [];
   private cells = 0;
   /** The start state for each kind of what precedes, or -1. */
@@ -170,7 +183,7 @@ export class LazyDFA {
     const state = this.items.length;
     this.items.push(items);
     this.kinds.push(kind);
-    this.atEnd.push(0);
+    this.atEnd.push(-1);
     this.byKey.set(key, state);
     this.cells += capacity + items.length + 8;
     if ((state + 1) * capacity > this.transitions.length) {
@@ -227,33 +240,41 @@ export class LazyDFA {
   }
 
   /**
-   * The move of `state` on code point c (-1: the end of the text): whether it
-   * matched before c, and the state after c (-1 when the cache is full).
-   * Its threads are made here, now that the code point after the position
-   * is known, from its seeds in priority order with one visited set: the
-   * Pike VM's list at that position, exactly.
+   * The move of `state` on code point c (-1: the end of the text): its flags
+   * (MATCHED: matched before c; FRESH, MIXED) and the state after c (-1
+   * when the cache is full). Its threads are made here, now that the code
+   * point after the position is known, from its seeds in priority order
+   * with one visited set: the Pike VM's list at that position, exactly.
    */
-  private move(state: number, c: number): { matched: boolean; next: number } {
+  private move(state: number, c: number): { flags: number; next: number } {
     const { op, arg, tests } = this.program;
     const before = this.kinds[state]!;
     const seeds = this.items[state]!;
     this.nextStamp();
     const threads: number[] = [];
     let starts = false;
+    // Threads from here on start at this position (START is the last seed).
+    let fresh = Infinity;
     for (const seed of seeds) {
       if (seed !== this.start) this.closure(seed, before, c, threads);
       else {
         // The thread that starts at this position, the lowest priority of all.
+        fresh = threads.length;
         this.closure(0, before, c, threads);
         starts = this.unanchored;
       }
     }
     let matched = false;
+    let goOnFresh = false;
+    let goOnOlder = false;
     this.nextStamp();
     const next: number[] = [];
-    for (const pc of threads) {
+    for (let i = 0; i < threads.length; i++) {
+      const pc = threads[i]!;
       if (op[pc] === Op.Match) {
         matched = true;
+        if (i >= fresh) goOnFresh = true;
+        else goOnOlder = true;
         // Leftmost-first: every thread after this one has lower priority, and no match may start further right.
         if (!this.longest) {
           starts = false;
@@ -262,20 +283,21 @@ export class LazyDFA {
       } else if (c >= 0 && tests[arg[pc]!]!(c) && this.visited[pc + 1] !== this.stamp) {
         this.visited[pc + 1] = this.stamp;
         next.push(pc + 1);
+        if (i >= fresh) goOnFresh = true;
+        else goOnOlder = true;
       }
     }
-    if (c < 0) return { matched, next: 0 };
+    const flags = (matched ? MATCHED : 0) | (goOnFresh ? (goOnOlder ? MIXED : FRESH) : 0);
+    if (c < 0) return { flags, next: 0 };
     if (starts) next.push(this.start);
-    return { matched, next: next.length === 0 ? 0 : this.intern(Int32Array.from(next), kindOf(c)) };
+    return { flags, next: next.length === 0 ? 0 : this.intern(Int32Array.from(next), kindOf(c)) };
   }
 
-  /** Whether state matches at the end of the text. */
-  private matchesAtEnd(state: number): boolean {
+  /** The flags of state's move at the end of the text. */
+  private atEndFlags(state: number): number {
     const known = this.atEnd[state]!;
-    if (known !== 0) return known === 3;
-    const { matched } = this.move(state, -1);
-    this.atEnd[state] = matched ? 3 : 1;
-    return matched;
+    if (known >= 0) return known;
+    return (this.atEnd[state] = this.move(state, -1).flags);
   }
 
   /** Code points read by every search so far: findAll bounds its work with it. */
@@ -298,7 +320,7 @@ export class LazyDFA {
       moved = this.move(state, this.representatives[cls]!);
       if (moved.next < 0) return -1;
     }
-    const t = 2 * moved.next + (moved.matched ? 1 : 0);
+    const t = 8 * moved.next + moved.flags;
     this.transitions[state * this.capacity + cls] = t;
     return t;
   }
@@ -322,55 +344,80 @@ export class LazyDFA {
     return this.startState(kindOf(before));
   }
 
+  /** Where the match the last forward() returned starts, when its threads tell; -1 when only the reversed program can. */
+  matchStart = -1;
+
   /**
    * Runs the DFA over s from UTF-16 offset `from` to the end of the text.
    * Returns the last offset where a match ended (the first, with
-   * `earliest`), -1 for none, or BAIL.
+   * `earliest`), -1 for none, or BAIL; where it starts in matchStart when
+   * the moves' flags tell. They do when the threads that went on all
+   * started at one position p: a move where only START's threads went on
+   * (FRESH) sets p, one where older threads went on with them (MIXED) makes
+   * it unknown, and the others keep it (the threads that went on descend
+   * from the previous ones). A match is made by such a thread, so it starts
+   * at p; as the Pike VM's would, whose threads carry their start.
    */
   forward(s: string, from: number, earliest: boolean): number {
     let state = this.begin(codePointBefore(s, from));
     let found = -1;
+    let start = -1;
+    /** Where the threads that went on last all started, or -1 when not all at one position. */
+    let threadsStart = -1;
     const length = s.length;
     // Code points read, counted here and added to steps and sinceReset on the way out or before a move is computed (which reads sinceReset).
     let read = 0;
-    for (let p = from; ; ) {
-      if (state < 0) {
-        found = BAIL;
-        break;
-      }
-      if (state === 0) break;
+    // The tables in locals, read again after a move is computed or a class made (either may grow them).
+    const ascii = this.asciiClass;
+    let transitions = this.transitions;
+    let capacity = this.capacity;
+    for (let p = from; state > 0; ) {
       if (p === length) {
-        if (this.matchesAtEnd(state)) found = p;
+        const flags = this.atEndFlags(state);
+        if ((flags & MATCHED) !== 0) {
+          found = p;
+          start = (flags & FRESH) !== 0 ? p : (flags & MIXED) !== 0 ? -1 : threadsStart;
+        }
         break;
       }
       let c = s.charCodeAt(p);
       let width = 1;
-      if (c >= 0xd800 && c <= 0xdfff) {
-        c = codePointAt(s, p);
-        if (c > 0xffff) width = 2;
-      }
-      const cls = this.classOfFast(c);
+      let cls = c < 128 ? ascii[c]! : -1;
       if (cls < 0) {
-        found = BAIL;
-        break;
+        if (c >= 0xd800 && c <= 0xdfff) {
+          c = codePointAt(s, p);
+          if (c > 0xffff) width = 2;
+        }
+        if ((cls = this.classOf(c)) < 0) {
+          found = BAIL;
+          break;
+        }
+        transitions = this.transitions;
+        capacity = this.capacity;
       }
-      let t = this.transitions[state * this.capacity + cls]!;
+      let t = transitions[state * capacity + cls]!;
       if (t < 0) {
         read = this.count(read);
         if ((t = this.transition(state, cls)) < 0) {
           found = BAIL;
           break;
         }
+        transitions = this.transitions;
+        capacity = this.capacity;
       }
       read++;
-      if ((t & 1) === 1) {
+      if ((t & (FRESH | MIXED)) !== 0) threadsStart = (t & FRESH) !== 0 ? p : -1;
+      if ((t & MATCHED) !== 0) {
         found = p;
+        start = threadsStart;
         if (earliest) break;
       }
-      state = t >> 1;
+      state = t >> 3;
       p += width;
     }
+    if (state < 0) found = BAIL;
     this.count(read);
+    this.matchStart = found >= 0 ? start : -1;
     return found;
   }
 
@@ -397,7 +444,7 @@ export class LazyDFA {
       if (state === 0) break;
       if (p === to) {
         if (to === 0) {
-          if (this.matchesAtEnd(state)) found = p;
+          if ((this.atEndFlags(state) & MATCHED) !== 0) found = p;
           break;
         }
         // Whether it matched here depends on the code point past `to`: its transition's flag, kept like any other.
@@ -412,7 +459,7 @@ export class LazyDFA {
           t = this.transition(state, cls);
         }
         if (t < 0) found = BAIL;
-        else if ((t & 1) === 1) found = p;
+        else if ((t & MATCHED) !== 0) found = p;
         break;
       }
       let c = s.charCodeAt(p - 1);
@@ -435,8 +482,8 @@ export class LazyDFA {
         }
       }
       read++;
-      if ((t & 1) === 1) found = p;
-      state = t >> 1;
+      if ((t & MATCHED) !== 0) found = p;
+      state = t >> 3;
       p -= width;
     }
     this.count(read);

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compile } from "./compile.js";
+import { LazyDFA } from "./dfa.js";
 import { compileRegex, type Regex, RegexWorkExceeded } from "./index.js";
 import { parse } from "./parse.js";
 import { PikeVM, toText } from "./vm.js";
@@ -438,6 +439,51 @@ describe("the lazy DFA against the Pike VM", () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it("knows where a match starts from its forward search's threads whenever it says so, where the VM's threads start", () => {
+    // LazyDFA.forward's matchStart: the start the reversed program would find, without running it. Every position of the text, as findAll searches from them.
+    let told = 0;
+    let untold = 0;
+    fc.assert(
+      fc.property(vmPattern, fc.string({ unit: fc.constantFrom("a", "b", "é", "1", " ", "\n", "😀", "\ud800"), maxLength: 12 }), (pattern, input) => {
+        const program = compile(parse(pattern));
+        const dfa = new LazyDFA(program, true, false);
+        const vm = new PikeVM(program);
+        const text = toText(input);
+        for (let i = 0; i <= text.codePoints.length; i++) {
+          const end = dfa.forward(input, text.offsets[i]!, false);
+          const match = vm.search(text, i, false);
+          expect(end).toBe(match === undefined ? -1 : text.offsets[match[1]]);
+          if (dfa.matchStart >= 0) {
+            told++;
+            expect(dfa.matchStart).toBe(text.offsets[match![0]]);
+          } else if (match !== undefined) untold++;
+        }
+      }),
+      { numRuns: 3000 },
+    );
+    // Both ways are taken: most matches' starts are told, a few (where threads of two starts went on together) are left to the reversed program.
+    expect(told).toBeGreaterThan(10 * untold);
+    expect(untold).toBeGreaterThan(0);
+  });
+
+  it("tells the start of dense matches, and of leftmost-first alternatives whose threads started apart", () => {
+    const dfa = (pattern: string) => new LazyDFA(compile(parse(pattern)), true, false);
+    const words = dfa("[a-z]+");
+    expect([words.forward("ab-cd", 0, false), words.matchStart]).toEqual([2, 0]);
+    expect([words.forward("ab-cd", 2, false), words.matchStart]).toEqual([5, 3]);
+    // :ab.c: a thread for ':' starts at every position, but none goes on until the match's own ':' is cut.
+    const names = dfa(":[\\w][\\w.-]{0,127}");
+    expect([names.forward("x:ab.c:d", 0, false), names.matchStart]).toEqual([6, 1]);
+    // aab|ab on aaab: threads from 0, 1 and 2 go on together; the reversed program finds 1.
+    const mixed = dfa("aab|ab");
+    expect([mixed.forward("aaab", 0, false), mixed.matchStart]).toEqual([4, -1]);
+    expect(re("aab|ab").find("aaab")).toBe("aab");
+    // Empty matches: at the start of the search, and at the end of the text.
+    const empty = dfa("a*");
+    expect([empty.forward("ba", 0, false), empty.matchStart]).toEqual([0, 0]);
+    expect([empty.forward("ba", 2, false), empty.matchStart]).toEqual([2, 2]);
   });
 
   it("agrees when its state cache fills and it falls back to the VM", () => {

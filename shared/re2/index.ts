@@ -27,13 +27,13 @@
 //   would give it) instead of Go's "invalid UTF-8" error.
 // - Go reports some errors in a different order when one pattern has several
 //   (nesting depth and size are checked after parsing here).
-// - Cost: test and find take one lookup per code point (twice: the match's
-//   start is found backward), at most programSize steps per code point while
-//   states are built or on the VM. findAll
-//   restarts the search after each match, as Go's FindAllString does, and a
-//   search may read ahead past the match it returns (a.*b|a on "aaa…"), so
-//   its worst case is quadratic; findAll gives up (RegexWorkExceeded) after
-//   reading the string MAX_READS times over.
+// - Cost: test and find take one lookup per code point (twice when the
+//   match's start must be found backward, see dfa.ts's forward()), at most
+//   programSize steps per code point while states are built or on the VM.
+//   findAll restarts the search after each match, as Go's FindAllString
+//   does, and a search may read ahead past the match it returns (a.*b|a on
+//   "aaa…"), so its worst case is quadratic; findAll gives up
+//   (RegexWorkExceeded) after reading the string MAX_READS times over.
 
 import { compile, maxProgramSize, type Program, programSize, reversed } from "./compile.js";
 import { BAIL, codePointAt, LazyDFA } from "./dfa.js";
@@ -84,7 +84,8 @@ export function compileRegex(pattern: string): CompileResult {
 
 /**
  * A compiled pattern: the lazy DFA (dfa.ts) finds where the leftmost-first
- * match ends, and the reversed program's DFA where it starts, reading the
+ * match ends, and where it starts when its threads tell (most patterns), or
+ * else the reversed program's DFA finds where it starts, reading the
  * string's UTF-16 units in place; the Pike VM answers a call in which a DFA
  * gives up (its bounded cache keeps filling), from the start.
  */
@@ -136,6 +137,11 @@ class CompiledRegex implements Regex {
   search(s: string, from: number): number {
     const end = this.forward.forward(s, from, false);
     if (end < 0) return end;
+    if (this.forward.matchStart >= 0) {
+      // The forward search's threads told where the match starts (most patterns, as [a-z]+): no backward search.
+      this.start = this.forward.matchStart;
+      return end;
+    }
     this.backward ??= new LazyDFA(compile(reversed(this.tree)), false, true);
     const start = this.backward.backward(s, end, from);
     // The reversed program matches back from every end the forward one finds; a start that is not there would be a defect, so the VM answers.
