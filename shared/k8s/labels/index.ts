@@ -7,24 +7,37 @@ export type Labels = Readonly<Record<string, string>>;
 
 const NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 
-/** Why `key` is not a valid label key, or undefined when it is (IsQualifiedName). */
-export function labelKeyError(key: string): string | undefined {
+/** What is wrong with `key` as a label key (IsQualifiedName), or undefined when it is one: no message built, for callers that check thousands. */
+function labelKeyFault(key: string): "prefix" | "name" | undefined {
   const slash = key.indexOf("/");
-  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
   const name = slash >= 0 ? key.slice(slash + 1) : key;
-  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix)))
-    return `label key "${capped(key)}": prefix must be a DNS subdomain of at most 253 characters`;
-  if (name.length === 0 || name.length > 63 || !NAME.test(name))
-    return `label key "${capped(key)}": name must be 1-63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric`;
+  if (slash >= 0 && (slash === 0 || slash > 253 || !DNS1123_SUBDOMAIN.test(key.slice(0, slash)))) return "prefix";
+  if (name.length === 0 || name.length > 63 || !NAME.test(name)) return "name";
   return undefined;
 }
 
+/** Whether `key` is a valid label key (what labelKeyError accepts). */
+export const isLabelKey = (key: string): boolean => labelKeyFault(key) === undefined;
+
+/** Why `key` is not a valid label key, or undefined when it is (IsQualifiedName). */
+export function labelKeyError(key: string): string | undefined {
+  switch (labelKeyFault(key)) {
+    case "prefix":
+      return `label key "${capped(key)}": prefix must be a DNS subdomain of at most 253 characters`;
+    case "name":
+      return `label key "${capped(key)}": name must be 1-63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric`;
+    default:
+      return undefined;
+  }
+}
+
+/** Whether `value` is a valid label value (what labelValueError accepts). */
+export const isLabelValue = (value: string): boolean => value === "" || (value.length <= 63 && NAME.test(value));
+
 /** Why `value` is not a valid label value, or undefined when it is. */
 export function labelValueError(value: string): string | undefined {
-  if (value === "") return undefined;
-  if (value.length > 63 || !NAME.test(value))
-    return `label value "${capped(value)}": must be at most 63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric`;
-  return undefined;
+  if (isLabelValue(value)) return undefined;
+  return `label value "${capped(value)}": must be at most 63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric`;
 }
 
 /**
