@@ -40,6 +40,9 @@ export function labelValueError(value: string): string | undefined {
   return `label value "${capped(value)}": must be at most 63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric`;
 }
 
+/** In place of an absent matchExpressions: selectors are read per term, and a workload may repeat its terms by the ten thousand. */
+const NO_REQUIREMENTS: NonNullable<LabelSelector["matchExpressions"]> = [];
+
 /**
  * Whether `selector` selects `labels`. Kubernetes semantics: matchLabels and
  * every matchExpression are ANDed; an empty selector selects everything; a
@@ -48,7 +51,7 @@ export function labelValueError(value: string): string | undefined {
 export function selectorMatches(selector: LabelSelector, labels: Labels): boolean {
   const matchLabels = selector.matchLabels;
   if (matchLabels) for (const key in matchLabels) if (Object.hasOwn(matchLabels, key) && (!Object.hasOwn(labels, key) || labels[key] !== matchLabels[key])) return false;
-  for (const requirement of selector.matchExpressions ?? []) {
+  for (const requirement of selector.matchExpressions ?? NO_REQUIREMENTS) {
     const has = Object.hasOwn(labels, requirement.key);
     const values = requirement.values ?? [];
     switch (requirement.operator) {
@@ -71,7 +74,7 @@ export function selectorMatches(selector: LabelSelector, labels: Labels): boolea
 
 /** Whether the selector has no requirement at all (selects every pod). */
 export function selectorIsEmpty(selector: LabelSelector): boolean {
-  if ((selector.matchExpressions ?? []).length > 0) return false;
+  if ((selector.matchExpressions?.length ?? 0) > 0) return false;
   const matchLabels = selector.matchLabels;
   if (matchLabels) for (const key in matchLabels) if (Object.hasOwn(matchLabels, key)) return false;
   return true;
