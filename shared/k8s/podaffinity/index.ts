@@ -56,12 +56,14 @@ export function requiredTerms(affinity: PodAffinity | null | undefined): PodAffi
   return affinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
 }
 
-/** Required and preferred terms, with where each lives (for messages). */
-export function allTerms(affinity: PodAffinity | null | undefined): Array<{ term: PodAffinityTerm; required: boolean }> {
-  return [
-    ...requiredTerms(affinity).map((term) => ({ term, required: true })),
-    ...(affinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []).map((weighted) => ({ term: weighted.podAffinityTerm, required: false })),
-  ];
+/** Required and preferred terms, in that order: one list of the terms themselves, not a wrapper per term (a workload may hold 20,000). */
+export function allTerms(affinity: PodAffinity | null | undefined): readonly PodAffinityTerm[] {
+  const required = requiredTerms(affinity);
+  const preferred = affinity?.preferredDuringSchedulingIgnoredDuringExecution;
+  if (!preferred?.length) return required;
+  const terms = required.slice();
+  for (const weighted of preferred) terms.push(weighted.podAffinityTerm);
+  return terms;
 }
 
 /**
