@@ -26,8 +26,8 @@ function everyWord(text: string, visit: (word: string) => boolean): boolean {
   let start = -1;
   for (let i = 0; i <= lower.length; i++) {
     const char = i < lower.length ? lower.charCodeAt(i) : -1;
-    const inWord = (char >= 0x61 /* a */ && char <= 0x7a) /* z */ || (char >= 0x30 /* 0 */ && char <= 0x39); /* 9 */
-    if (inWord) {
+    // a-z or 0-9
+    if ((char >= 0x61 && char <= 0x7a) || (char >= 0x30 && char <= 0x39)) {
       if (start < 0) start = i;
     } else if (start >= 0) {
       if (!visit(lower.slice(start, i))) return false;
@@ -90,7 +90,11 @@ function evaluate(request: AdmissionRequest): Finding[] {
   // A pinned value made of the workload's own words only, and of at least one.
   const madeOfOwnWords = (value: string) => {
     let count = 0;
-    return everyWord(value, (word) => ++count > 0 && isOwnWord(word)) && count > 0;
+    const allOwn = everyWord(value, (word) => {
+      count++;
+      return isOwnWord(word);
+    });
+    return allOwn && count > 0;
   };
   const meantForThisWorkload = (drift: Drift) => drift.pinned.some(madeOfOwnWords);
   const ref = workloadRef(workload.kind, workload.metadata);
