@@ -8,7 +8,8 @@ import { ENFORCEMENT_MODES } from "../../shared/policy/index.js";
 import * as z from "zod/mini";
 import { describeZodError } from "../../shared/zod/index.js";
 import { nodeAffinitySchema, objectMetaSchema, stringMapSchema, type NodeSelectorRequirement } from "../../shared/k8s/schemas/index.js";
-import { labelKeyError, labelValueError } from "../../shared/k8s/labels/index.js";
+import { isLabelKey, isLabelValue, labelKeyError, labelValueError } from "../../shared/k8s/labels/index.js";
+import { ownKeys } from "../../shared/json/index.js";
 import { requirementProblem } from "../../shared/k8s/nodeaffinity/index.js";
 import type { SnapshotView } from "../../shared/snapshot/view.js";
 import { capped, listed } from "../../shared/text/index.js";
@@ -40,12 +41,32 @@ function requirementFindings(requirement: NodeSelectorRequirement, field: string
 /** How many problems of one AffinityClass are reported, one finding each, before the rest are counted. */
 const MAX_PROBLEMS = 10;
 
-/** The pairs of a map of strings to strings as JSON gives it, read in place (zod's record would copy every pair first); undefined for anything else. */
-function stringPairs(value: unknown): Array<[string, string]> | undefined {
+/**
+ * A nodeSelector's problems, in order: the first `shown` described, the rest
+ * only counted (a class may hold thousands of bad pairs; a message costs more
+ * than the check). Read in place, one lookup a pair, through the shared key
+ * list (zod's record would copy every pair first). Undefined when it is not a
+ * map of strings to strings.
+ */
+function nodeSelectorProblems(value: unknown, shown: number): { problems: string[]; more: number; pairs: number } | undefined {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
-  const pairs = Object.entries(value);
-  for (const pair of pairs) if (typeof pair[1] !== "string") return undefined;
-  return pairs as Array<[string, string]>;
+  const map = value as Record<string, unknown>;
+  const keys = ownKeys(map);
+  const problems: string[] = [];
+  let more = 0;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    const pairValue = map[key];
+    if (typeof pairValue !== "string") return undefined;
+    if (problems.length >= shown) more += (isLabelKey(key) ? 0 : 1) + (isLabelValue(pairValue) ? 0 : 1);
+    else
+      for (const error of [labelKeyError(key), labelValueError(pairValue)]) {
+        if (!error) continue;
+        if (problems.length < shown) problems.push(`spec.nodeSelector: ${error}`);
+        else more++;
+      }
+  }
+  return { problems, more, pairs: keys.length };
 }
 
 /** Every problem of a spec, in order; past MAX_PROBLEMS of them a nodeSelector's bad pairs are only counted (`more`), not described. */
@@ -54,17 +75,12 @@ function definitionProblems(spec: { nodeSelector?: unknown; nodeAffinity?: unkno
   let more = 0;
   let selectorPairs = 0;
   if (spec.nodeSelector != null) {
-    const pairs = stringPairs(spec.nodeSelector);
-    if (!pairs) problems.push(`spec.nodeSelector: ${capped(describeZodError(stringMapSchema.safeParse(spec.nodeSelector).error!), 200)}`);
+    const selector = nodeSelectorProblems(spec.nodeSelector, MAX_PROBLEMS);
+    if (!selector) problems.push(`spec.nodeSelector: ${capped(describeZodError(stringMapSchema.safeParse(spec.nodeSelector).error!), 200)}`);
     else {
-      selectorPairs = pairs.length;
-      for (const [key, value] of pairs) {
-        for (const error of [labelKeyError(key), labelValueError(value)]) {
-          if (!error) continue;
-          if (problems.length < MAX_PROBLEMS) problems.push(`spec.nodeSelector: ${error}`);
-          else more++;
-        }
-      }
+      problems.push(...selector.problems);
+      more = selector.more;
+      selectorPairs = selector.pairs;
     }
   }
   let terms = 0;

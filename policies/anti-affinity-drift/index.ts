@@ -16,12 +16,35 @@ import { capped, MAX_LISTED } from "../../shared/text/index.js";
 
 export const id = "anti-affinity-drift";
 
-const wordsOf = (text: string) => text.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+/**
+ * Hands each word of `text` (a run of [a-z0-9] once lowercased) to `visit`
+ * until it answers false; whether it never did. Only the words are
+ * allocated: a workload may pin a value in 20,000 terms.
+ */
+function everyWord(text: string, visit: (word: string) => boolean): boolean {
+  const lower = text.toLowerCase();
+  let start = -1;
+  for (let i = 0; i <= lower.length; i++) {
+    const char = i < lower.length ? lower.charCodeAt(i) : -1;
+    // a-z or 0-9
+    if ((char >= 0x61 && char <= 0x7a) || (char >= 0x30 && char <= 0x39)) {
+      if (start < 0) start = i;
+    } else if (start >= 0) {
+      if (!visit(lower.slice(start, i))) return false;
+      start = -1;
+    }
+  }
+  return true;
+}
 
 /** The words of the workload's name and of its pods' label values. */
 function ownWords(metadata: ObjectMeta, labels: Labels): Set<string> {
   const words = new Set<string>();
-  for (const text of [metadata.name ?? "", metadata.generateName ?? "", ...Object.values(labels)]) for (const word of wordsOf(text)) words.add(word);
+  const add = (word: string) => {
+    words.add(word);
+    return true;
+  };
+  for (const text of [metadata.name ?? "", metadata.generateName ?? "", ...Object.values(labels)]) everyWord(text, add);
   return words;
 }
 
@@ -33,13 +56,24 @@ interface Drift {
   pinned: readonly string[];
 }
 
-/** Each key the selector pins (matchLabels, `In`) that the pods carry with another value. */
-function driftOf(selector: LabelSelector, labels: Labels): Drift[] {
-  const pinned = [
-    ...Object.entries(selector.matchLabels ?? {}).map(([key, value]) => ({ key, values: [value] })),
-    ...(selector.matchExpressions ?? []).filter((r) => r.operator === "In").map((r) => ({ key: r.key, values: r.values ?? [] })),
-  ];
-  return pinned.filter(({ key, values }) => Object.hasOwn(labels, key) && !values.includes(labels[key]!)).map(({ key, values }) => ({ key, own: labels[key]!, pinned: values }));
+const NO_DRIFT: readonly Drift[] = [];
+
+/** Each key the selector pins (matchLabels, then `In`) that the pods carry with another value; read per term, so nothing is allocated for a term without drift. */
+function driftOf(selector: LabelSelector, labels: Labels): readonly Drift[] {
+  let drift: Drift[] | undefined;
+  const matchLabels = selector.matchLabels;
+  if (matchLabels)
+    for (const key in matchLabels) {
+      const value = matchLabels[key]!;
+      if (Object.hasOwn(matchLabels, key) && Object.hasOwn(labels, key) && labels[key] !== value) (drift ??= []).push({ key, own: labels[key]!, pinned: [value] });
+    }
+  const matchExpressions = selector.matchExpressions;
+  if (matchExpressions)
+    for (const { key, operator, values } of matchExpressions) {
+      const pinned = values ?? [];
+      if (operator === "In" && Object.hasOwn(labels, key) && !pinned.includes(labels[key]!)) (drift ??= []).push({ key, own: labels[key]!, pinned });
+    }
+  return drift ?? NO_DRIFT;
 }
 
 function evaluate(request: AdmissionRequest): Finding[] {
@@ -50,28 +84,36 @@ function evaluate(request: AdmissionRequest): Finding[] {
   const terms = allTerms(workload.podSpec.affinity?.podAntiAffinity);
   // A workload that already spreads its own pods keeps other terms on
   // purpose: `app=db` beside `app=web` keeps web away from the database.
-  if (terms.some(({ term }) => selectsOwnPods(term, labels, namespace) === true)) return [];
+  if (terms.some((term) => selectsOwnPods(term, labels, namespace) === true)) return [];
   let words: Set<string> | undefined;
-  const meantForThisWorkload = (drift: Drift) =>
-    drift.pinned.some((value) => {
-      const valueWords = wordsOf(value);
-      words ??= ownWords(workload.metadata, labels);
-      return valueWords.length > 0 && valueWords.every((word) => words!.has(word));
+  const isOwnWord = (word: string) => (words ??= ownWords(workload.metadata, labels)).has(word);
+  // A pinned value made of the workload's own words only, and of at least one.
+  const madeOfOwnWords = (value: string) => {
+    let count = 0;
+    const allOwn = everyWord(value, (word) => {
+      count++;
+      return isOwnWord(word);
     });
+    return allOwn && count > 0;
+  };
+  const meantForThisWorkload = (drift: Drift) => drift.pinned.some(madeOfOwnWords);
   const ref = workloadRef(workload.kind, workload.metadata);
-  const drifted = terms.flatMap(({ term }): Drift[][] => {
+  // Only the first few drifted terms are kept for messages, the rest counted.
+  const reported: Array<readonly Drift[]> = [];
+  let drifted = 0;
+  for (const term of terms) {
     // Drift pins a key the pods carry to a value they no longer have.
     // `app notin (web)` or `!legacy` keep other pods away on purpose.
-    const drift = term.labelSelector ? driftOf(term.labelSelector, labels) : [];
-    if (drift.length === 0 || selectsOwnLabels(term, labels) || termCoversNamespace(term, namespace) === false || !drift.some(meantForThisWorkload)) return [];
-    return [drift];
-  });
-  const fix = (drift: Drift[]) => drift.slice(0, MAX_LISTED).map(({ key, own }) => `${capped(key)}=${capped(own)}`).join(",") + (drift.length > MAX_LISTED ? ",…" : "");
-  const findings: Finding[] = drifted.slice(0, MAX_LISTED).map((drift) => ({
+    const drift = term.labelSelector ? driftOf(term.labelSelector, labels) : NO_DRIFT;
+    if (drift.length === 0 || selectsOwnLabels(term, labels) || termCoversNamespace(term, namespace) === false || !drift.some(meantForThisWorkload)) continue;
+    if (drifted++ < MAX_LISTED) reported.push(drift);
+  }
+  const fix = (drift: readonly Drift[]) => drift.slice(0, MAX_LISTED).map(({ key, own }) => `${capped(key)}=${capped(own)}`).join(",") + (drift.length > MAX_LISTED ? ",…" : "");
+  const findings: Finding[] = reported.map((drift) => ({
     message: `${ref}: podAntiAffinity misses its own pods (spreads nothing); use ${fix(drift)}`,
     field: `${workload.podSpecPath}.affinity.podAntiAffinity`,
   }));
-  if (drifted.length > MAX_LISTED) findings.push({ message: `${ref}: and ${drifted.length - MAX_LISTED} more podAntiAffinity terms like these`, field: `${workload.podSpecPath}.affinity.podAntiAffinity` });
+  if (drifted > MAX_LISTED) findings.push({ message: `${ref}: and ${drifted - MAX_LISTED} more podAntiAffinity terms like these`, field: `${workload.podSpecPath}.affinity.podAntiAffinity` });
   return findings;
 }
 

@@ -68,7 +68,7 @@ function evaluate(request: AdmissionRequest, view: SnapshotView): Finding[] {
   const labels = workload.podMetadata.labels ?? {};
   const { podSpec } = workload;
   // An anti-affinity term whose scope cannot be decided counts as spreading: no false alarm.
-  if (allTerms(podSpec.affinity?.podAntiAffinity).some(({ term }) => selectsOwnPods(term, labels, namespace) !== false)) return [];
+  if (allTerms(podSpec.affinity?.podAntiAffinity).some((term) => selectsOwnPods(term, labels, namespace) !== false)) return [];
   // A constraint counts pods its selector matches (matchLabelKeys only narrow it to the pod's own values).
   if ((podSpec.topologySpreadConstraints ?? []).some((constraint) => constraint.labelSelector && selectorMatches(constraint.labelSelector, labels))) return [];
   // Replicas that cannot share a node are spread already: NodePorts, NodeResourcesFit.

@@ -87,6 +87,30 @@ describe("parseUnchanged", () => {
     expect(isStringMap([])).toBe(false);
   });
 
+  it("reads an object's fields as zod does: absent, present with undefined, defaulted, unknown, inherited", () => {
+    const loose = z.looseObject({ name: z.string(), note: z.optional(z.nullable(z.string())) });
+    const defaulted = z.looseObject({ name: z.string(), mode: z.optional(z._default(z.string(), "d")) });
+    const strict = z.object({ key: z.string(), values: z.optional(z.array(z.string())) });
+    // agrees: zod's own result, and whether the value itself came back.
+    // An optional field absent or present with undefined: zod's result equals the value, which comes back itself.
+    expect(agrees(loose, { name: "a" })).toBe(true);
+    expect(agrees(loose, { name: "a", note: undefined, other: 1 })).toBe(true);
+    // A defaulted field, absent or present with undefined, gets zod's default: zod's copy.
+    expect(agrees(defaulted, { name: "a" })).toBe(false);
+    expect(agrees(defaulted, { name: "a", mode: undefined })).toBe(false);
+    expect(agrees(defaulted, { name: "a", mode: "m" })).toBe(true);
+    expect(agrees(loose, { note: "x" })).toBe(false);
+    // A plain object schema: every key known, required ones present, none undefined.
+    expect(agrees(strict, { key: "k", values: ["v"] })).toBe(true);
+    expect(agrees(strict, { values: ["v"], key: "k" })).toBe(true);
+    expect(agrees(strict, { key: "k", extra: 1 })).toBe(false);
+    expect(agrees(strict, { key: "k", values: undefined })).toBe(false);
+    expect(agrees(strict, { values: [] })).toBe(false);
+    expect(agrees(strict, { key: undefined })).toBe(false);
+    // A shape key Object.prototype also has: left to zod, which reads the inherited value.
+    expect(agrees(z.object({ toString: z.optional(z.string()) }), {})).toBe(false);
+  });
+
   it("names the same fields as zod for invalid input", () => {
     const parsed = parseUnchanged(podSpecSchema, { containers: [{ name: 7 }] });
     expect(parsed.success).toBe(false);

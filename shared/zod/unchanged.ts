@@ -133,18 +133,42 @@ function compile(schema: z.core.$ZodType): Unchanged {
       const fields = keys.map((key) => unchangedBy(shape[key]!));
       // zod leaves out an absent key only when its schema is optional both ways; it fails or fills in any other.
       const omittable = keys.map((key) => shape[key]!._zod.optin === "optional" && shape[key]!._zod.optout === "optional");
-      const known = new Set(keys);
+      // A key Object.prototype also has reads as inherited where absent: left to zod.
+      if (keys.some((key) => key in Object.prototype)) return byZod;
+      if (!keepsOthers) {
+        // Every key of the value is read anyway (an unknown one is stripped
+        // or refused): one pass over them, each looked up among the shape's.
+        const indexOf = new Map(keys.map((key, i) => [key, i]));
+        const required = omittable.filter((canOmit) => !canOmit).length;
+        return (value) => {
+          if (!isPlainObject(value) || Object.hasOwn(value, "__proto__")) return false;
+          let present = 0;
+          for (const key in value) {
+            const i = indexOf.get(key);
+            if (i === undefined) return false;
+            const field = value[key];
+            // Present with undefined, zod writes its own result back.
+            if (field === undefined || !fields[i]!(field)) return false;
+            if (!omittable[i]) present++;
+          }
+          return present === required;
+        };
+      }
+      // A loose object may hold any number of other keys: only the shape's are
+      // read. A field that takes undefined as it is (optional, not defaulted)
+      // is unchanged whether its key is absent or present with undefined.
+      const takesUndefined = keys.map((_, i) => omittable[i]! && fields[i]!(undefined));
       return (value) => {
         if (!isPlainObject(value) || Object.hasOwn(value, "__proto__")) return false;
         for (let i = 0; i < keys.length; i++) {
           const key = keys[i]!;
           const field = value[key];
           if (field === undefined) {
-            // Present with undefined, zod writes its own result back.
-            if (key in value || !omittable[i]) return false;
+            // Present with undefined, zod writes its own result back: asked
+            // only of a field whose result could differ.
+            if (!takesUndefined[i] && (!omittable[i] || Object.hasOwn(value, key))) return false;
           } else if (!fields[i]!(field)) return false;
         }
-        if (!keepsOthers) for (const key in value) if (!known.has(key)) return false;
         return true;
       };
     }

@@ -140,6 +140,29 @@ describe("AffinityClass CREATE and UPDATE", () => {
     );
   });
 
+  it("describes ten bad nodeSelector pairs and counts every one after them, keys and values alike", async () => {
+    const nodeSelector = {
+      ...Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`-k${i}`, `-v${i}`])),
+      "zone name": "dc1",
+      zone: "-dc1",
+      "topology.kubernetes.io/zone": "dc1",
+    };
+    const key = (k: string) => `spec.nodeSelector: label key "${k}": name must be 1-63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric`;
+    const value = (v: string) => `spec.nodeSelector: label value "${v}": must be at most 63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric`;
+    // 8 pairs with both wrong, one key, one value: 18 problems, the first ten (five pairs) described.
+    expect(await denial(reviewOf(affinityClass("bad", { nodeSelector })))).toBe(
+      [...[0, 1, 2, 3, 4].flatMap((i) => [key(`-k${i}`), value(`-v${i}`)]), "and 8 more problems"].map((problem) => `affinity-class-definitions: AffinityClass "bad": ${problem}`).join("; "),
+    );
+  });
+
+  it("refuses a nodeSelector of thousands of pairs whose last value is not a string, as a map of strings", async () => {
+    const nodeSelector: Record<string, unknown> = Object.fromEntries(Array.from({ length: 3_000 }, (_, i) => [`-bad-${i}-`, "v"]));
+    nodeSelector["zone"] = 7;
+    expect(await denial(reviewOf(affinityClass("bad", { nodeSelector })))).toBe(
+      'affinity-class-definitions: AffinityClass "bad": spec.nodeSelector: zone: Invalid input: expected string, received number',
+    );
+  });
+
   it("denies malformed nodeAffinity the scheduler cannot use", async () => {
     const path = "spec.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms";
     const review = reviewOf(

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSelector, selectorMatches, selectorText } from "./index.js";
+import { isLabelKey, isLabelValue, labelKeyError, labelValueError, parseSelector, selectorMatches, selectorText } from "./index.js";
 
 // The syntax of k8s.io/apimachinery pkg/labels/selector.go (Parse); kubectl get -l reads it.
 describe("parseSelector", () => {
@@ -43,5 +43,18 @@ describe("parseSelector", () => {
     if (typeof selector === "string") throw new Error(selector);
     expect(selectorText(selector)).toBe("env=prod,ring in (canary,early),gpu,!legacy,tier!=system");
     expect(selectorText({ matchLabels: { env: "prod" } })).toBe("env=prod");
+  });
+});
+
+// The checks without messages (for callers that only count bad labels) accept exactly what the ones with messages accept.
+describe("isLabelKey and isLabelValue", () => {
+  const keys = ["zone", "topology.kubernetes.io/zone", "a/b/c", "/zone", "-zone", "zone_", "Zone.x", `${"p".repeat(254)}/zone`, `${"p".repeat(253)}/zone`, "x/", "z".repeat(64), "z".repeat(63), "", "UPPER.case/x"];
+  const values = ["", "dc1", "-dc1", "dc1-", "a b", "v".repeat(63), "v".repeat(64), "A_b.c-D"];
+
+  it("agree with labelKeyError and labelValueError", () => {
+    expect(keys.map(isLabelKey)).toEqual(keys.map((key) => labelKeyError(key) === undefined));
+    expect(values.map(isLabelValue)).toEqual(values.map((value) => labelValueError(value) === undefined));
+    expect(keys.filter(isLabelKey)).toEqual(["zone", "topology.kubernetes.io/zone", "Zone.x", `${"p".repeat(253)}/zone`, "z".repeat(63)]);
+    expect(values.filter(isLabelValue)).toEqual(["", "dc1", "v".repeat(63), "A_b.c-D"]);
   });
 });

@@ -7,25 +7,41 @@ export type Labels = Readonly<Record<string, string>>;
 
 const NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 
-/** Why `key` is not a valid label key, or undefined when it is (IsQualifiedName). */
-export function labelKeyError(key: string): string | undefined {
+/** What is wrong with `key` as a label key (IsQualifiedName), or undefined when it is one: no message built, for callers that check thousands. */
+function labelKeyFault(key: string): "prefix" | "name" | undefined {
   const slash = key.indexOf("/");
-  const prefix = slash >= 0 ? key.slice(0, slash) : undefined;
   const name = slash >= 0 ? key.slice(slash + 1) : key;
-  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS1123_SUBDOMAIN.test(prefix)))
-    return `label key "${capped(key)}": prefix must be a DNS subdomain of at most 253 characters`;
-  if (name.length === 0 || name.length > 63 || !NAME.test(name))
-    return `label key "${capped(key)}": name must be 1-63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric`;
+  if (slash >= 0 && (slash === 0 || slash > 253 || !DNS1123_SUBDOMAIN.test(key.slice(0, slash)))) return "prefix";
+  if (name.length === 0 || name.length > 63 || !NAME.test(name)) return "name";
   return undefined;
 }
 
+/** Whether `key` is a valid label key (what labelKeyError accepts). */
+export const isLabelKey = (key: string): boolean => labelKeyFault(key) === undefined;
+
+/** Why `key` is not a valid label key, or undefined when it is (IsQualifiedName). */
+export function labelKeyError(key: string): string | undefined {
+  switch (labelKeyFault(key)) {
+    case "prefix":
+      return `label key "${capped(key)}": prefix must be a DNS subdomain of at most 253 characters`;
+    case "name":
+      return `label key "${capped(key)}": name must be 1-63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric`;
+    default:
+      return undefined;
+  }
+}
+
+/** Whether `value` is a valid label value (what labelValueError accepts). */
+export const isLabelValue = (value: string): boolean => value === "" || (value.length <= 63 && NAME.test(value));
+
 /** Why `value` is not a valid label value, or undefined when it is. */
 export function labelValueError(value: string): string | undefined {
-  if (value === "") return undefined;
-  if (value.length > 63 || !NAME.test(value))
-    return `label value "${capped(value)}": must be at most 63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric`;
-  return undefined;
+  if (isLabelValue(value)) return undefined;
+  return `label value "${capped(value)}": must be at most 63 characters of [A-Za-z0-9-_.], starting and ending alphanumeric`;
 }
+
+/** In place of an absent matchExpressions: selectors are read per term, and a workload may repeat its terms by the ten thousand. */
+const NO_REQUIREMENTS: NonNullable<LabelSelector["matchExpressions"]> = [];
 
 /**
  * Whether `selector` selects `labels`. Kubernetes semantics: matchLabels and
@@ -35,7 +51,7 @@ export function labelValueError(value: string): string | undefined {
 export function selectorMatches(selector: LabelSelector, labels: Labels): boolean {
   const matchLabels = selector.matchLabels;
   if (matchLabels) for (const key in matchLabels) if (Object.hasOwn(matchLabels, key) && (!Object.hasOwn(labels, key) || labels[key] !== matchLabels[key])) return false;
-  for (const requirement of selector.matchExpressions ?? []) {
+  for (const requirement of selector.matchExpressions ?? NO_REQUIREMENTS) {
     const has = Object.hasOwn(labels, requirement.key);
     const values = requirement.values ?? [];
     switch (requirement.operator) {
@@ -58,7 +74,7 @@ export function selectorMatches(selector: LabelSelector, labels: Labels): boolea
 
 /** Whether the selector has no requirement at all (selects every pod). */
 export function selectorIsEmpty(selector: LabelSelector): boolean {
-  if ((selector.matchExpressions ?? []).length > 0) return false;
+  if ((selector.matchExpressions?.length ?? 0) > 0) return false;
   const matchLabels = selector.matchLabels;
   if (matchLabels) for (const key in matchLabels) if (Object.hasOwn(matchLabels, key)) return false;
   return true;

@@ -56,12 +56,14 @@ export function requiredTerms(affinity: PodAffinity | null | undefined): PodAffi
   return affinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
 }
 
-/** Required and preferred terms, with where each lives (for messages). */
-export function allTerms(affinity: PodAffinity | null | undefined): Array<{ term: PodAffinityTerm; required: boolean }> {
-  return [
-    ...requiredTerms(affinity).map((term) => ({ term, required: true })),
-    ...(affinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []).map((weighted) => ({ term: weighted.podAffinityTerm, required: false })),
-  ];
+/** Required and preferred terms, in that order: one list of the terms themselves, not a wrapper per term (a workload may hold 20,000). */
+export function allTerms(affinity: PodAffinity | null | undefined): readonly PodAffinityTerm[] {
+  const required = requiredTerms(affinity);
+  const preferred = affinity?.preferredDuringSchedulingIgnoredDuringExecution;
+  if (!preferred?.length) return required;
+  const terms = required.slice();
+  for (const weighted of preferred) terms.push(weighted.podAffinityTerm);
+  return terms;
 }
 
 /**
@@ -70,12 +72,12 @@ export function allTerms(affinity: PodAffinity | null | undefined): Array<{ term
  * namespace labels edgeadmit does not have could tell.
  */
 export function termCoversNamespace(term: PodAffinityTerm, namespace: string | undefined): boolean | undefined {
-  const namespaces = term.namespaces ?? [];
+  const namespaces = term.namespaces;
   const namespaceSelector = term.namespaceSelector;
-  if (!namespaceSelector && namespaces.length === 0) return true;
+  if (!namespaceSelector && !namespaces?.length) return true;
   if (namespaceSelector && selectorIsEmpty(namespaceSelector)) return true;
   if (namespace === undefined) return undefined;
-  if (namespaces.includes(namespace)) return true;
+  if (namespaces?.includes(namespace)) return true;
   if (namespaceSelector && selectorMatches(namespaceSelector, { [NAMESPACE_NAME_LABEL]: namespace })) return true;
   return namespaceSelector ? undefined : false;
 }
@@ -94,7 +96,8 @@ export function selectsOwnPods(term: PodAffinityTerm, labels: Labels, namespace:
 /** The label half of selectsOwnPods: whether the selector, with (mis)matchLabelKeys merged, selects pods labelled `labels`. */
 export function selectsOwnLabels(term: PodAffinityTerm, labels: Labels): boolean {
   if (!term.labelSelector || !selectorMatches(term.labelSelector, labels)) return false;
-  return !mismatchLabelKeysOf(term).some((key) => Object.hasOwn(labels, key));
+  for (const key of mismatchLabelKeysOf(term)) if (Object.hasOwn(labels, key)) return false;
+  return true;
 }
 
 /**
@@ -115,8 +118,10 @@ export function namesOneApplication(term: PodAffinityTerm): boolean {
   // Read in place, not gathered: a workload may repeat its terms by the ten thousand.
   const selector = term.labelSelector;
   if (selector?.matchLabels) for (const key in selector.matchLabels) if (Object.hasOwn(selector.matchLabels, key) && IDENTIFYING_LABEL_KEYS.has(key)) return true;
-  for (const requirement of selector?.matchExpressions ?? []) if (requirement.operator === "In" && IDENTIFYING_LABEL_KEYS.has(requirement.key)) return true;
-  return matchLabelKeysOf(term).some((key) => IDENTIFYING_LABEL_KEYS.has(key));
+  const matchExpressions = selector?.matchExpressions;
+  if (matchExpressions) for (const requirement of matchExpressions) if (requirement.operator === "In" && IDENTIFYING_LABEL_KEYS.has(requirement.key)) return true;
+  for (const key of matchLabelKeysOf(term)) if (IDENTIFYING_LABEL_KEYS.has(key)) return true;
+  return false;
 }
 
 /** A selector term that will, with matchLabelKeys merged in, constrain nothing: `{}` selects every pod in scope. */
