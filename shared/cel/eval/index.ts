@@ -145,6 +145,23 @@ function qualifyOptional(v: Value, key: Value): Optional {
   return r === undefined ? Optional.none : new Optional(r);
 }
 
+/** A field no object inherits ("spec", not "toString"): present in a JSON object exactly when reading it gives a value (JSON has no undefined). */
+const plainField = (field: string): boolean => !(field in Object.prototype);
+
+/** o.field for a plainField: one property read, then a check that o is a JSON object; else as qualify. */
+function fieldOf(o: Value, field: string): Value {
+  if (typeof o === "object" && o !== null) {
+    const v = (o as JsonObject)[field];
+    if (v !== undefined && !(o instanceof Boxed) && !Array.isArray(o) && !(o instanceof Uint8Array)) return v;
+    // The next most common: a field of `variables`, computed on first read.
+    if (o instanceof MapValue) {
+      const computed = o.get(field);
+      if (computed !== undefined) return computed;
+    }
+  }
+  return qualify(o, field);
+}
+
 /** has(a.b); cel-go's presence test is false, not an error, on values without fields. */
 function presence(v: Value, field: string): boolean {
   if (isJsonObject(v)) return hasOwn.call(v, field);
@@ -241,6 +258,8 @@ interface Builder {
   readonly build: (e: Expr) => Eval;
   /** The slot of the (first) variable a comprehension, bind or optMap node introduces. */
   readonly slotOf: (e: Expr) => number;
+  /** Whether the checker resolved the node itself (a qualified name, a call), so it is not built from its parts. */
+  readonly resolved: (e: Expr) => boolean;
 }
 
 type NodeOf<K extends Expr["kind"]> = Expr & { readonly kind: K };
@@ -252,31 +271,39 @@ const BUILDERS: { readonly [K in Expr["kind"]]: (e: NodeOf<K>, b: Builder, r: Re
     throw new Error(`unresolved identifier ${e.name}`);
   },
   select: (e, b) => {
-    const operand = b.build(e.operand);
     const field = e.field;
+    if (!e.optional && plainField(field)) {
+      // A chain of such fields (object.spec.template.spec.containers) is one closure stepping through them,
+      // charging each step as its own select would, in the same order: one call per chain, not one per field.
+      const fields = [field];
+      let base = e.operand;
+      while (base.kind === "select" && !base.optional && plainField(base.field) && !b.resolved(base)) {
+        fields.unshift(base.field);
+        base = base.operand;
+      }
+      const start = b.build(base);
+      if (fields.length === 1) {
+        return (f) => {
+          const o = start(f);
+          f.charge(1);
+          return fieldOf(o, field);
+        };
+      }
+      return (f) => {
+        let o = start(f);
+        for (let i = 0; i < fields.length; i++) {
+          f.charge(1);
+          o = fieldOf(o, fields[i] as string);
+        }
+        return o;
+      };
+    }
+    const operand = b.build(e.operand);
     if (e.optional) {
       return (f) => {
         const o = operand(f);
         f.charge(1);
         return qualifyOptional(o, field);
-      };
-    }
-    // A field no object inherits ("spec", not "toString") is present in a JSON object exactly when reading it
-    // gives a value (JSON has no undefined): one property read, then a check that o is a JSON object.
-    if (!(field in Object.prototype)) {
-      return (f) => {
-        const o = operand(f);
-        f.charge(1);
-        if (typeof o === "object" && o !== null) {
-          const v = (o as JsonObject)[field];
-          if (v !== undefined && !(o instanceof Boxed) && !Array.isArray(o) && !(o instanceof Uint8Array)) return v;
-          // The next most common: a field of `variables`, computed on first read.
-          if (o instanceof MapValue) {
-            const computed = o.get(field);
-            if (computed !== undefined) return computed;
-          }
-        }
-        return qualify(o, field);
       };
     }
     return (f) => {
@@ -394,6 +421,7 @@ export function compileExpr(root: Expr, checked: Checked): Eval {
       if (r !== undefined && r.kind !== "call" && r.kind !== "binder") return resolved(r);
       return (BUILDERS[e.kind] as (e: Expr, b: Builder, r: Resolution | undefined) => Eval)(e, builder, r);
     },
+    resolved: (e) => res.has(e),
     slotOf: (e) => {
       const b = res.get(e);
       if (b?.kind !== "binder") throw new Error("binder without a slot");
