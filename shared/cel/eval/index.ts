@@ -211,10 +211,22 @@ function guardOf(param: string): Guard | undefined {
  * the arguments' static types runs unguarded.
  */
 function dispatch(name: string, overloads: readonly OverloadDecl[], exact: boolean): Impl {
-  const candidates = overloads.filter((o): o is OverloadDecl & { impl: Impl } => o.impl !== undefined).map((o) => ({ impl: o.impl, guards: o.params.map(guardOf) }));
+  const candidates = overloads.filter((o): o is OverloadDecl & { impl: Impl } => o.impl !== undefined).map((o) => ({ impl: o.impl, params: o.params, guards: o.params.map(guardOf) }));
   const mismatch = (args: readonly Value[]) => new EvalError(`no such overload: ${name}(${args.map((a) => typeOf(a).name).join(", ")})`);
   const only = candidates.length === 1 ? candidates[0]! : undefined;
   if (only !== undefined && (exact || only.guards.every((g) => g === undefined))) return only.impl;
+  // One implementation behind several one-parameter overloads (a conversion such as string(dyn)): the test is
+  // only whether the value's type is among theirs, one typeOf and a set lookup (each guard holds exactly for
+  // the values of its type's name).
+  const shared = candidates[0]?.impl;
+  if (shared !== undefined && candidates.length > 1 && candidates.every((c) => c.impl === shared && c.params.length === 1)) {
+    const types = new Set(candidates.map((c) => c.params[0]!));
+    if (types.has("dyn")) return shared;
+    return (args, ctx) => {
+      if (types.has(typeOf(args[0] as Value).name)) return shared(args, ctx);
+      throw mismatch(args);
+    };
+  }
   if (only !== undefined && only.guards.length <= 2) {
     const [g0, g1] = only.guards;
     return (args, ctx) => {
