@@ -45,22 +45,34 @@ const COST_LIMIT_EXCEEDED = new CostLimitExceeded();
 
 export class Frame implements CallContext {
   cost = 0;
+  /**
+   * The highest cost reached before the cost last went down (a charge below
+   * zero, an uncharged branch put back): with the cost now, the highest it
+   * has been, which a loop-invariant value's replay must fit under the limit.
+   */
+  high = 0;
   readonly locals: Value[];
+  /** The loop-invariant values kept for the current run of the loop that owns each (see loopInvariants). */
+  readonly kept: Array<Kept | undefined>;
   constructor(
     public activation: Activation,
     public limit: number,
     slots: number,
+    invariants = 0,
   ) {
     this.locals = new Array<Value>(slots);
+    this.kept = new Array<Kept | undefined>(invariants);
   }
-  /** The frame ready for another evaluation of the same program (its locals are written before they are read). */
+  /** The frame ready for another evaluation of the same program (its locals and kept values are written before they are read). */
   reset(activation: Activation, limit: number): this {
     this.activation = activation;
     this.limit = limit;
     this.cost = 0;
+    this.high = 0;
     return this;
   }
   charge(units: number): void {
+    if (units < 0 && this.cost > this.high) this.high = this.cost;
     this.cost += units;
     if (this.cost > this.limit) throw COST_LIMIT_EXCEEDED;
   }
@@ -272,6 +284,8 @@ interface Builder {
   readonly slotOf: (e: Expr) => number;
   /** Whether the checker resolved the node itself (a qualified name, a call), so it is not built from its parts. */
   readonly resolved: (e: Expr) => boolean;
+  /** The slots of the loop-invariant values a comprehension keeps for one run (see loopInvariants). */
+  readonly invariantSlots: (e: Expr) => readonly number[];
 }
 
 type NodeOf<K extends Expr["kind"]> = Expr & { readonly kind: K };
@@ -355,7 +369,7 @@ const BUILDERS: { readonly [K in Expr["kind"]]: (e: NodeOf<K>, b: Builder, r: Re
   struct: () => {
     throw new Error("message construction is rejected by the checker");
   },
-  comp: (e, b) => buildComprehension(e, b.build, b.slotOf(e)),
+  comp: (e, b) => buildComprehension(e, b.build, b.slotOf(e), b.invariantSlots(e)),
   bind: (e, b) => {
     const init = b.build(e.init);
     const body = b.build(e.body);
@@ -425,14 +439,177 @@ function logical(left: Eval, right: Eval, decisive: boolean): Eval {
   };
 }
 
-export function compileExpr(root: Expr, checked: Checked): Eval {
+/** A loop-invariant value as its first evaluation in the loop's run left it: its value or error, its cost, and the highest cost above the start it reached. */
+interface Kept {
+  readonly value: Value;
+  readonly error: EvalError | undefined;
+  readonly cost: number;
+  readonly peak: number;
+}
+
+/** The direct subexpressions of e, each with the slots e binds for it. */
+function children(e: Expr, res: ReadonlyMap<Expr, Resolution>): Array<readonly [Expr, readonly number[]]> {
+  const binder = res.get(e);
+  const bound = binder?.kind === "binder" ? [binder.slot] : [];
+  switch (e.kind) {
+    case "lit":
+    case "ident":
+    case "struct":
+      return [];
+    case "select":
+    case "has":
+      return [[e.operand, []]];
+    case "index":
+      return [
+        [e.operand, []],
+        [e.index, []],
+      ];
+    case "call":
+      return [...(e.target === undefined ? [] : [e.target]), ...e.args].map((x) => [x, []] as const);
+    case "and":
+    case "or":
+      return [
+        [e.left, []],
+        [e.right, []],
+      ];
+    case "cond":
+      return [e.test, e.then, e.otherwise].map((x) => [x, []] as const);
+    case "list":
+      return e.elems.map((x) => [x, []] as const);
+    case "map":
+      return e.entries.flatMap((en) => [en.key, en.value]).map((x) => [x, []] as const);
+    case "comp": {
+      const slots = e.v2 === undefined ? bound : [...bound, bound[0]! + 1];
+      return [[e.range, []] as const, ...e.args.map((x) => [x, slots] as const)];
+    }
+    case "bind":
+      return [
+        [e.init, []],
+        [e.body, bound],
+      ];
+    case "optMap":
+      return [
+        [e.target, []],
+        [e.body, bound],
+      ];
+  }
+}
+
+/**
+ * Loop-invariant code motion without moving: within one run of a
+ * comprehension, a subexpression of its body that reads none of the
+ * variables bound inside the loop (quantity(string(params.x)) in
+ * containers.all(c, …)) has the same value, error and cost on every
+ * iteration. Its first evaluation in the run is kept; later iterations take
+ * it and charge its cost, unless what it cost at its highest would not fit
+ * under the limit: then it runs again, so the evaluation stops exactly
+ * where it would have. Only subexpressions holding a call or a comprehension
+ * are kept (a field read costs less than taking a kept value), the largest
+ * such ones, each by the outermost loop it is invariant in.
+ */
+function loopInvariants(root: Expr, res: ReadonlyMap<Expr, Resolution>): { slotOf: Map<Expr, number>; owned: Map<Expr, number[]>; count: number } {
+  const free = new Map<Expr, ReadonlySet<number>>();
+  const freeSlots = (e: Expr): ReadonlySet<number> => {
+    const known = free.get(e);
+    if (known !== undefined) return known;
+    const r = res.get(e);
+    const slots = new Set<number>();
+    // A node the checker resolved whole (a qualified name) is not built from its parts.
+    if (r?.kind === "local") slots.add(r.slot);
+    else if (r === undefined || r.kind === "call" || r.kind === "binder")
+      for (const [child, bound] of children(e, res)) for (const slot of freeSlots(child)) if (!bound.includes(slot)) slots.add(slot);
+    free.set(e, slots);
+    return slots;
+  };
+  const heavy = new Map<Expr, boolean>();
+  const isHeavy = (e: Expr): boolean => {
+    let known = heavy.get(e);
+    if (known === undefined) {
+      const r = res.get(e);
+      known = r !== undefined && r.kind !== "call" && r.kind !== "binder" ? false : e.kind === "call" || e.kind === "comp" || children(e, res).some(([child]) => isHeavy(child));
+      heavy.set(e, known);
+    }
+    return known;
+  };
+  const slotOf = new Map<Expr, number>();
+  const owned = new Map<Expr, number[]>();
+  const keep = (loop: Expr, e: Expr, bound: ReadonlySet<number>): void => {
+    if (slotOf.has(e) || !isHeavy(e)) return;
+    if (![...freeSlots(e)].some((slot) => bound.has(slot))) {
+      slotOf.set(e, slotOf.size);
+      owned.get(loop)!.push(slotOf.size - 1);
+      return;
+    }
+    for (const [child, inner] of children(e, res)) keep(loop, child, inner.length === 0 ? bound : new Set([...bound, ...inner]));
+  };
+  const walk = (e: Expr): void => {
+    if (e.kind === "comp") {
+      owned.set(e, []);
+      for (const [child, bound] of children(e, res)) if (bound.length > 0) keep(e, child, new Set(bound));
+    }
+    for (const [child] of children(e, res)) walk(child);
+  };
+  walk(root);
+  return { slotOf, owned, count: slotOf.size };
+}
+
+/** The closure of a loop-invariant subexpression kept in frame.kept[index] (see loopInvariants). */
+function invariant(inner: Eval, index: number): Eval {
+  return (f) => {
+    const kept = f.kept[index];
+    if (kept !== undefined) {
+      if (f.cost + kept.peak <= f.limit) {
+        if (f.cost + kept.peak > f.high) f.high = f.cost + kept.peak;
+        f.cost += kept.cost;
+        if (kept.error !== undefined) throw kept.error;
+        return kept.value;
+      }
+      return inner(f);
+    }
+    const start = f.cost;
+    const high = f.high;
+    f.high = start;
+    let value: Value = null;
+    let error: EvalError | undefined;
+    try {
+      value = inner(f);
+    } catch (err) {
+      if (!(err instanceof EvalError)) {
+        if (high > f.high) f.high = high;
+        throw err;
+      }
+      error = err;
+    }
+    const peak = Math.max(f.high, f.cost) - start;
+    if (high > f.high) f.high = high;
+    f.kept[index] = { value, error, cost: f.cost - start, peak };
+    if (error !== undefined) throw error;
+    return value;
+  };
+}
+
+/** A compiled expression: its root closure and the local slots a frame needs for it. */
+export interface CompiledExpr {
+  readonly root: Eval;
+  /** Local variable slots (the checker's). */
+  readonly slots: number;
+  /** Loop-invariant values kept per frame. */
+  readonly invariants: number;
+}
+
+/** `keepInvariants`: whether loops keep their invariant values (loopInvariants); always, but for the test that compares both. */
+export function compileExpr(root: Expr, checked: Checked, keepInvariants = true): CompiledExpr {
   const res = checked.resolutions;
+  const invariants = keepInvariants ? loopInvariants(root, res) : { slotOf: new Map<Expr, number>(), owned: new Map<Expr, number[]>(), count: 0 };
   const builder: Builder = {
     build: (e) => {
       const r = res.get(e);
       if (r !== undefined && r.kind !== "call" && r.kind !== "binder") return resolved(r);
-      return (BUILDERS[e.kind] as (e: Expr, b: Builder, r: Resolution | undefined) => Eval)(e, builder, r);
+      const built = (BUILDERS[e.kind] as (e: Expr, b: Builder, r: Resolution | undefined) => Eval)(e, builder, r);
+      const slot = invariants.slotOf.get(e);
+      return slot === undefined || constants.has(built) ? built : invariant(built, slot);
     },
+    invariantSlots: (e) => invariants.owned.get(e) ?? [],
     resolved: (e) => res.has(e),
     slotOf: (e) => {
       const b = res.get(e);
@@ -440,7 +617,7 @@ export function compileExpr(root: Expr, checked: Checked): Eval {
       return b.slot;
     },
   };
-  return builder.build(root);
+  return { root: builder.build(root), slots: checked.slots, invariants: invariants.count };
 }
 
 /**
@@ -452,6 +629,7 @@ function uncharged(e: Expr, branch: Eval): Eval {
   return (f) => {
     const cost = f.cost;
     const v = branch(f);
+    if (f.cost > f.high) f.high = f.cost;
     f.cost = cost;
     return v;
   };
@@ -622,7 +800,25 @@ function itemsOf(range: Value): readonly Value[] {
   throw new EvalError(`got '${typeOf(range).name}', expected iterable type`);
 }
 
-function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr) => Eval, slot1: number): Eval {
+function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr) => Eval, slot1: number, invariantSlots: readonly number[]): Eval {
+  const built = buildLoop(e, build, slot1);
+  if (invariantSlots.length === 0) return built;
+  // Each run computes its loop-invariant values afresh (they may read variables of enclosing loops), and
+  // lets go of them after, so the frame a program keeps for its next evaluation holds no input.
+  const clear = (f: Frame): void => {
+    for (let i = 0; i < invariantSlots.length; i++) f.kept[invariantSlots[i] as number] = undefined;
+  };
+  return (f) => {
+    clear(f);
+    try {
+      return built(f);
+    } finally {
+      clear(f);
+    }
+  };
+}
+
+function buildLoop(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr) => Eval, slot1: number): Eval {
   const range = build(e.range);
   const [first, second] = e.args.map(build) as [Eval, Eval | undefined];
   const two = e.v2 !== undefined;
