@@ -447,51 +447,60 @@ interface Kept {
   readonly peak: number;
 }
 
-/** The direct subexpressions of e, each with the slots e binds for it. */
-function children(e: Expr, res: ReadonlyMap<Expr, Resolution>): Array<readonly [Expr, readonly number[]]> {
-  const binder = res.get(e);
-  const bound = binder?.kind === "binder" ? [binder.slot] : [];
+const NONE: readonly number[] = [];
+
+/** Calls `visit` with each direct subexpression of e and the slots e binds for it. */
+function eachChild(e: Expr, res: ReadonlyMap<Expr, Resolution>, visit: (child: Expr, bound: readonly number[]) => void): void {
   switch (e.kind) {
     case "lit":
     case "ident":
     case "struct":
-      return [];
+      return;
     case "select":
     case "has":
-      return [[e.operand, []]];
+      return visit(e.operand, NONE);
     case "index":
-      return [
-        [e.operand, []],
-        [e.index, []],
-      ];
+      visit(e.operand, NONE);
+      return visit(e.index, NONE);
     case "call":
-      return [...(e.target === undefined ? [] : [e.target]), ...e.args].map((x) => [x, []] as const);
+      if (e.target !== undefined) visit(e.target, NONE);
+      for (const arg of e.args) visit(arg, NONE);
+      return;
     case "and":
     case "or":
-      return [
-        [e.left, []],
-        [e.right, []],
-      ];
+      visit(e.left, NONE);
+      return visit(e.right, NONE);
     case "cond":
-      return [e.test, e.then, e.otherwise].map((x) => [x, []] as const);
+      visit(e.test, NONE);
+      visit(e.then, NONE);
+      return visit(e.otherwise, NONE);
     case "list":
-      return e.elems.map((x) => [x, []] as const);
+      for (const elem of e.elems) visit(elem, NONE);
+      return;
     case "map":
-      return e.entries.flatMap((en) => [en.key, en.value]).map((x) => [x, []] as const);
-    case "comp": {
-      const slots = e.v2 === undefined ? bound : [...bound, bound[0]! + 1];
-      return [[e.range, []] as const, ...e.args.map((x) => [x, slots] as const)];
-    }
+      for (const entry of e.entries) {
+        visit(entry.key, NONE);
+        visit(entry.value, NONE);
+      }
+      return;
+    case "comp":
     case "bind":
-      return [
-        [e.init, []],
-        [e.body, bound],
-      ];
-    case "optMap":
-      return [
-        [e.target, []],
-        [e.body, bound],
-      ];
+    case "optMap": {
+      const r = res.get(e);
+      const slot = r?.kind === "binder" ? r.slot : undefined;
+      const bound = slot === undefined ? NONE : e.kind === "comp" && e.v2 !== undefined ? [slot, slot + 1] : [slot];
+      if (e.kind === "comp") {
+        visit(e.range, NONE);
+        for (const arg of e.args) visit(arg, bound);
+      } else if (e.kind === "bind") {
+        visit(e.init, NONE);
+        visit(e.body, bound);
+      } else {
+        visit(e.target, NONE);
+        visit(e.body, bound);
+      }
+      return;
+    }
   }
 }
 
@@ -508,46 +517,50 @@ function children(e: Expr, res: ReadonlyMap<Expr, Resolution>): Array<readonly [
  * such ones, each by the outermost loop it is invariant in.
  */
 function loopInvariants(root: Expr, res: ReadonlyMap<Expr, Resolution>): { slotOf: Map<Expr, number>; owned: Map<Expr, number[]>; count: number } {
-  const free = new Map<Expr, ReadonlySet<number>>();
-  const freeSlots = (e: Expr): ReadonlySet<number> => {
-    const known = free.get(e);
+  // Per node, bottom up: the slots of the variables it reads that it does not bind itself, and whether it holds a
+  // call or a comprehension. A node the checker resolved whole (a qualified name) is not built from its parts.
+  const facts = new Map<Expr, { readonly free: readonly number[]; readonly heavy: boolean }>();
+  const factsOf = (e: Expr): { readonly free: readonly number[]; readonly heavy: boolean } => {
+    let known = facts.get(e);
     if (known !== undefined) return known;
     const r = res.get(e);
-    const slots = new Set<number>();
-    // A node the checker resolved whole (a qualified name) is not built from its parts.
-    if (r?.kind === "local") slots.add(r.slot);
-    else if (r === undefined || r.kind === "call" || r.kind === "binder")
-      for (const [child, bound] of children(e, res)) for (const slot of freeSlots(child)) if (!bound.includes(slot)) slots.add(slot);
-    free.set(e, slots);
-    return slots;
-  };
-  const heavy = new Map<Expr, boolean>();
-  const isHeavy = (e: Expr): boolean => {
-    let known = heavy.get(e);
-    if (known === undefined) {
-      const r = res.get(e);
-      known = r !== undefined && r.kind !== "call" && r.kind !== "binder" ? false : e.kind === "call" || e.kind === "comp" || children(e, res).some(([child]) => isHeavy(child));
-      heavy.set(e, known);
+    if (r !== undefined && r.kind !== "call" && r.kind !== "binder") known = { free: r.kind === "local" ? [r.slot] : [], heavy: false };
+    else {
+      const free: number[] = [];
+      let heavy = e.kind === "call" || e.kind === "comp";
+      eachChild(e, res, (child, bound) => {
+        const inner = factsOf(child);
+        heavy ||= inner.heavy;
+        for (const slot of inner.free) if (!bound.includes(slot) && !free.includes(slot)) free.push(slot);
+      });
+      known = { free, heavy };
     }
+    facts.set(e, known);
     return known;
   };
+  factsOf(root);
   const slotOf = new Map<Expr, number>();
   const owned = new Map<Expr, number[]>();
-  const keep = (loop: Expr, e: Expr, bound: ReadonlySet<number>): void => {
-    if (slotOf.has(e) || !isHeavy(e)) return;
-    if (![...freeSlots(e)].some((slot) => bound.has(slot))) {
+  const keep = (mine: number[], e: Expr, bound: readonly number[]): void => {
+    const { free, heavy } = factsOf(e);
+    if (!heavy || slotOf.has(e)) return;
+    if (!free.some((slot) => bound.includes(slot))) {
+      mine.push(slotOf.size);
       slotOf.set(e, slotOf.size);
-      owned.get(loop)!.push(slotOf.size - 1);
       return;
     }
-    for (const [child, inner] of children(e, res)) keep(loop, child, inner.length === 0 ? bound : new Set([...bound, ...inner]));
+    eachChild(e, res, (child, inner) => keep(mine, child, inner.length === 0 ? bound : [...bound, ...inner]));
   };
   const walk = (e: Expr): void => {
+    if (!factsOf(e).heavy) return;
     if (e.kind === "comp") {
-      owned.set(e, []);
-      for (const [child, bound] of children(e, res)) if (bound.length > 0) keep(e, child, new Set(bound));
+      const mine: number[] = [];
+      eachChild(e, res, (child, bound) => {
+        if (bound.length > 0) keep(mine, child, bound);
+      });
+      if (mine.length > 0) owned.set(e, mine);
     }
-    for (const [child] of children(e, res)) walk(child);
+    eachChild(e, res, walk);
   };
   walk(root);
   return { slotOf, owned, count: slotOf.size };
