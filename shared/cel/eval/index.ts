@@ -448,6 +448,8 @@ interface Kept {
 }
 
 const NONE: readonly number[] = [];
+/** The facts of a subexpression with no call, comprehension or variable of a loop (a literal, a field of `object`). */
+const LIGHT_CLOSED = { free: NONE, heavy: false } as const;
 
 /** Calls `visit` with each direct subexpression of e and the slots e binds for it. */
 function eachChild(e: Expr, res: ReadonlyMap<Expr, Resolution>, visit: (child: Expr, bound: readonly number[]) => void): void {
@@ -524,21 +526,20 @@ function loopInvariants(root: Expr, res: ReadonlyMap<Expr, Resolution>): { slotO
     let known = facts.get(e);
     if (known !== undefined) return known;
     const r = res.get(e);
-    if (r !== undefined && r.kind !== "call" && r.kind !== "binder") known = { free: r.kind === "local" ? [r.slot] : [], heavy: false };
+    if (r !== undefined && r.kind !== "call" && r.kind !== "binder") known = r.kind === "local" ? { free: [r.slot], heavy: false } : LIGHT_CLOSED;
     else {
-      const free: number[] = [];
+      let free: number[] | undefined;
       let heavy = e.kind === "call" || e.kind === "comp";
       eachChild(e, res, (child, bound) => {
         const inner = factsOf(child);
         heavy ||= inner.heavy;
-        for (const slot of inner.free) if (!bound.includes(slot) && !free.includes(slot)) free.push(slot);
+        for (const slot of inner.free) if (!bound.includes(slot) && !free?.includes(slot)) (free ??= []).push(slot);
       });
-      known = { free, heavy };
+      known = free === undefined && !heavy ? LIGHT_CLOSED : { free: free ?? NONE, heavy };
     }
     facts.set(e, known);
     return known;
   };
-  factsOf(root);
   const slotOf = new Map<Expr, number>();
   const owned = new Map<Expr, number[]>();
   const keep = (mine: number[], e: Expr, bound: readonly number[]): void => {
@@ -551,8 +552,8 @@ function loopInvariants(root: Expr, res: ReadonlyMap<Expr, Resolution>): { slotO
     }
     eachChild(e, res, (child, inner) => keep(mine, child, inner.length === 0 ? bound : [...bound, ...inner]));
   };
+  // Facts are worked out only for comprehensions' bodies: most expressions have none.
   const walk = (e: Expr): void => {
-    if (!factsOf(e).heavy) return;
     if (e.kind === "comp") {
       const mine: number[] = [];
       eachChild(e, res, (child, bound) => {
