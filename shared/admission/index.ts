@@ -3,6 +3,7 @@ import * as z from "zod/mini";
 import type { util } from "zod/v4/core";
 import { decodeJson } from "../zod/index.js";
 import { isPlainObject } from "../zod/unchanged.js";
+import { utf8Length } from "../text/index.js";
 
 const ADMISSION_API_VERSIONS = ["admission.k8s.io/v1", "admission.k8s.io/v1beta1"] as const;
 
@@ -131,8 +132,7 @@ export interface AdmissionResponseReview {
 const MAX_WARNING_BYTES = 256;
 export const MAX_WARNINGS_TOTAL_BYTES = 4096;
 
-const utf8 = new TextEncoder();
-export const utf8Length = (text: string): number => utf8.encode(text).length;
+export { utf8Length };
 
 /** `text` cut to at most `maxBytes` of UTF-8 at a character boundary, ending in "..." when cut. */
 export function truncateUtf8(text: string, maxBytes: number): string {

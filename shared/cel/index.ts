@@ -37,7 +37,7 @@
 // names, protobuf messages.
 
 import { check, type Declarations, type ObjectFields } from "./checker/index.js";
-import { compileExpr, CostLimitExceeded, Frame, type Activation, type Eval } from "./eval/index.js";
+import { compileExpr, CostLimitExceeded, Frame, type Activation, type CompiledExpr } from "./eval/index.js";
 import type { FunctionDecl, Library, OverloadDecl, TypeName } from "./declarations/index.js";
 import { optionalLibrary } from "./optional/index.js";
 import { NO_LOCATION, parse, SORT_BY_KEYS, type MacroOptions } from "./parser/index.js";
@@ -159,10 +159,10 @@ export function compile(source: string, env: Env): CompileResult {
   if ("errors" in parsed) return { ok: false, error: formatErrors(source, parsed.errors) };
   const checked = check(parsed.expr, env.declarations);
   if (checked.errors.length > 0) return { ok: false, error: formatErrors(source, checked.errors) };
-  const root = compileExpr(parsed.expr, checked);
+  const compiled = compileExpr(parsed.expr, checked);
   const variables = new Set<string>();
   for (const r of checked.resolutions.values()) if (r.kind === "var") variables.add(r.name);
-  return { ok: true, program: new CompiledProgram(source, checked.type, variables, root, checked.slots, env.costLimit) };
+  return { ok: true, program: new CompiledProgram(source, checked.type, variables, compiled, env.costLimit) };
 }
 
 class CompiledProgram implements Program {
@@ -170,8 +170,7 @@ class CompiledProgram implements Program {
     readonly source: string,
     readonly type: string,
     readonly variables: ReadonlySet<string>,
-    private readonly root: Eval,
-    private readonly slots: number,
+    private readonly compiled: CompiledExpr,
     private readonly costLimit: number,
   ) {}
 
@@ -180,10 +179,10 @@ class CompiledProgram implements Program {
 
   evaluate(activation: Activation, budget?: Budget): EvalResult {
     const available = budget === undefined ? Infinity : budget.limit - budget.spent;
-    const frame = this.#spare?.reset(activation, Math.min(this.costLimit, available)) ?? new Frame(activation, Math.min(this.costLimit, available), this.slots);
+    const frame = this.#spare?.reset(activation, Math.min(this.costLimit, available)) ?? new Frame(activation, Math.min(this.costLimit, available), this.compiled.slots, this.compiled.invariants);
     this.#spare = undefined;
     try {
-      const value = this.root(frame);
+      const value = this.compiled.root(frame);
       return { ok: true, value, cost: frame.cost };
     } catch (e) {
       if (e instanceof EvalError) return { ok: false, error: e.message, cost: frame.cost };

@@ -53,9 +53,15 @@ export function listed(names: readonly string[], { max = MAX_LISTED, each = MAX_
   return total > counted ? `${shown} and ${total - counted} more` : shown;
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** Whether `text` is all ASCII: one regular expression test, much faster than a charCodeAt loop on an unflattened concatenation. */
+export const isAscii = (text: string): boolean => !NON_ASCII.test(text);
+
 /** The UTF-8 length of `text`, without encoding it (a lone surrogate counts as the 3 bytes of U+FFFD, as TextEncoder writes it). */
 export function utf8Length(text: string): number {
   let bytes = text.length;
+  if (isAscii(text)) return bytes;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code < 0x80) continue;

@@ -16,6 +16,7 @@
 // values is called; none is cel-go's "no such overload: name(types)".
 
 import { codePointLength, isList, isMap, mapGet, mapKeys, mapSize, type CelType, type Value } from "../values/index.js";
+import { utf8Length } from "../../text/index.js";
 
 /**
  * A parameter or result type by name: "int", "uint", "double", "bool",
@@ -89,20 +90,8 @@ export function costSize(v: Value): number {
   return isMap(v) ? mapSize(v) : 1;
 }
 
-/** The length of a string in UTF-8 bytes, as Go's len(string) counts it (a lone surrogate is U+FFFD, 3 bytes). */
-export function utf8Length(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) n += 1;
-    else if (c <= 0xdbff && c >= 0xd800 && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 2; // a surrogate pair: two units, four bytes
-      i++;
-    } else n += 2;
-  }
-  return n;
-}
+/** The length of a string in UTF-8 bytes, as Go's len(string) counts it (a lone surrogate is U+FFFD, 3 bytes, as TextEncoder writes it). */
+export { utf8Length };
 
 /**
  * Kubernetes' traversalCost (k8s.io/apiserver/pkg/cel/library/cost.go:621):

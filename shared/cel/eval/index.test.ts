@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { compile, createBudget, createEnv, LazyMap, type Value } from "../index.js";
 import { error, run, value } from "../../../test/support/cel/index.js";
-import { Double, Optional, Types, Uint } from "../values/index.js";
+import { Boxed, Double, EvalError, Optional, Types, Uint } from "../values/index.js";
+import { check } from "../checker/index.js";
+import { parse } from "../parser/index.js";
+import { KUBERNETES_LIBRARIES } from "../kubernetes/index.js";
+import { compileExpr, CostLimitExceeded, Frame } from "./index.js";
 
 const deployment: Value = {
   metadata: { name: "web", labels: { app: "web" } },
@@ -267,5 +271,53 @@ describe("cost", () => {
     expect(third.ok).toBe(false);
     expect(third).toMatchObject({ error: "operation cancelled: actual cost limit exceeded", exhausted: "budget" });
     expect(run("[1,2,3].map(x, x).size()", {}, { costLimit: 10 })).toEqual({ error: "operation cancelled: actual cost limit exceeded" });
+  });
+});
+
+describe("loop-invariant values", () => {
+  const env = createEnv({ variables: ["p", "l"], libraries: KUBERNETES_LIBRARIES });
+  const activation = { p: { s: "Production", q: "0.1", e: "", n: 2.5, names: ["aws", "gcp", "token"] }, l: [1, 2, 3, 4] };
+  /** Every outcome at every limit up to the full cost: value or error, and the cost reported. */
+  const outcomes = (source: string, keep: boolean): string[] => {
+    const parsed = parse(source, env.macros);
+    if ("errors" in parsed) throw new Error(source);
+    const checked = check(parsed.expr, env.declarations);
+    expect(checked.errors).toEqual([]);
+    const { root, slots, invariants } = compileExpr(parsed.expr, checked, keep);
+    // Each source has values to keep: the comparison is not of two identical programs.
+    expect(invariants > 0, source).toBe(keep);
+    const run = (limit: number): string => {
+      const frame = new Frame(activation, limit, slots, invariants);
+      try {
+        const v = root(frame);
+        return `${JSON.stringify(v instanceof Boxed ? String(v) : v)} @${frame.cost}`;
+      } catch (e) {
+        if (e instanceof EvalError || e instanceof CostLimitExceeded) return `${e.message} @${frame.cost}`;
+        throw e;
+      }
+    };
+    const full = Number(/@(-?\d+)$/.exec(run(Infinity))![1]);
+    return Array.from({ length: full + 3 }, (_, limit) => run(limit)).concat(run(Infinity));
+  };
+
+  it("gives each loop the value, error and cost at every limit that evaluating it on every iteration gives", () => {
+    const sources = [
+      // A call on params in a loop over the list: kept after the first element.
+      "l.all(x, quantity(string(p.n)).compareTo(quantity(p.q)) == 1 && x > 0)",
+      "l.exists(x, p.names.exists(n, p.s.lowerAscii().contains(n)) || x == 4)",
+      // An empty string's traversal gives the call's unit back (a charge below zero) inside the kept value.
+      "l.all(x, p.e.lowerAscii() == '' && p.s.upperAscii() != '')",
+      // An uncharged conditional branch (the cost goes down after it) inside the kept value.
+      "l.map(x, (p.s.size() > 3 ? p.names : l).size() + x)",
+      // An error kept and thrown again, absorbed by || where the loop variable decides.
+      "l.all(x, x > 0 || p.s.matches(p.e + '['))",
+      "l.all(x, int(p.s) > x || x < 5)",
+      // Nested loops: the inner loop's invariant read of the outer variable, and the outer's of params.
+      "l.all(x, l.filter(y, y > x).size() <= p.names.map(n, n.size()).size() + x)",
+      "l.map(x, l.map(y, string(x) + p.s.lowerAscii() + string(y)))",
+      // Bindings inside and around the kept value.
+      "l.all(x, cel.bind(v, p.names.size(), v > 0 && x > 0))",
+    ];
+    for (const source of sources) expect(outcomes(source, true), source).toEqual(outcomes(source, false));
   });
 });

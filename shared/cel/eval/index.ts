@@ -45,22 +45,34 @@ const COST_LIMIT_EXCEEDED = new CostLimitExceeded();
 
 export class Frame implements CallContext {
   cost = 0;
+  /**
+   * The highest cost reached before the cost last went down (a charge below
+   * zero, an uncharged branch put back): with the cost now, the highest it
+   * has been, which a loop-invariant value's replay must fit under the limit.
+   */
+  high = 0;
   readonly locals: Value[];
+  /** The loop-invariant values kept for the current run of the loop that owns each (see loopInvariants). */
+  readonly kept: Array<Kept | undefined>;
   constructor(
     public activation: Activation,
     public limit: number,
     slots: number,
+    invariants = 0,
   ) {
     this.locals = new Array<Value>(slots);
+    this.kept = new Array<Kept | undefined>(invariants);
   }
-  /** The frame ready for another evaluation of the same program (its locals are written before they are read). */
+  /** The frame ready for another evaluation of the same program (its locals and kept values are written before they are read). */
   reset(activation: Activation, limit: number): this {
     this.activation = activation;
     this.limit = limit;
     this.cost = 0;
+    this.high = 0;
     return this;
   }
   charge(units: number): void {
+    if (units < 0 && this.cost > this.high) this.high = this.cost;
     this.cost += units;
     if (this.cost > this.limit) throw COST_LIMIT_EXCEEDED;
   }
@@ -145,6 +157,23 @@ function qualifyOptional(v: Value, key: Value): Optional {
   return r === undefined ? Optional.none : new Optional(r);
 }
 
+/** A field no object inherits ("spec", not "toString"): present in a JSON object exactly when reading it gives a value (JSON has no undefined). */
+const plainField = (field: string): boolean => !(field in Object.prototype);
+
+/** o.field for a plainField: one property read, then a check that o is a JSON object; else as qualify. */
+function fieldOf(o: Value, field: string): Value {
+  if (typeof o === "object" && o !== null) {
+    const v = (o as JsonObject)[field];
+    if (v !== undefined && !(o instanceof Boxed) && !Array.isArray(o) && !(o instanceof Uint8Array)) return v;
+    // The next most common: a field of `variables`, computed on first read.
+    if (o instanceof MapValue) {
+      const computed = o.get(field);
+      if (computed !== undefined) return computed;
+    }
+  }
+  return qualify(o, field);
+}
+
 /** has(a.b); cel-go's presence test is false, not an error, on values without fields. */
 function presence(v: Value, field: string): boolean {
   if (isJsonObject(v)) return hasOwn.call(v, field);
@@ -194,10 +223,22 @@ function guardOf(param: string): Guard | undefined {
  * the arguments' static types runs unguarded.
  */
 function dispatch(name: string, overloads: readonly OverloadDecl[], exact: boolean): Impl {
-  const candidates = overloads.filter((o): o is OverloadDecl & { impl: Impl } => o.impl !== undefined).map((o) => ({ impl: o.impl, guards: o.params.map(guardOf) }));
+  const candidates = overloads.filter((o): o is OverloadDecl & { impl: Impl } => o.impl !== undefined).map((o) => ({ impl: o.impl, params: o.params, guards: o.params.map(guardOf) }));
   const mismatch = (args: readonly Value[]) => new EvalError(`no such overload: ${name}(${args.map((a) => typeOf(a).name).join(", ")})`);
   const only = candidates.length === 1 ? candidates[0]! : undefined;
   if (only !== undefined && (exact || only.guards.every((g) => g === undefined))) return only.impl;
+  // One implementation behind several one-parameter overloads (a conversion such as string(dyn)): the test is
+  // only whether the value's type is among theirs, one typeOf and a set lookup (each guard holds exactly for
+  // the values of its type's name).
+  const shared = candidates[0]?.impl;
+  if (shared !== undefined && candidates.length > 1 && candidates.every((c) => c.impl === shared && c.params.length === 1)) {
+    const types = new Set(candidates.map((c) => c.params[0]!));
+    if (types.has("dyn")) return shared;
+    return (args, ctx) => {
+      if (types.has(typeOf(args[0] as Value).name)) return shared(args, ctx);
+      throw mismatch(args);
+    };
+  }
   if (only !== undefined && only.guards.length <= 2) {
     const [g0, g1] = only.guards;
     return (args, ctx) => {
@@ -241,6 +282,10 @@ interface Builder {
   readonly build: (e: Expr) => Eval;
   /** The slot of the (first) variable a comprehension, bind or optMap node introduces. */
   readonly slotOf: (e: Expr) => number;
+  /** Whether the checker resolved the node itself (a qualified name, a call), so it is not built from its parts. */
+  readonly resolved: (e: Expr) => boolean;
+  /** The slots of the loop-invariant values a comprehension keeps for one run (see loopInvariants). */
+  readonly invariantSlots: (e: Expr) => readonly number[];
 }
 
 type NodeOf<K extends Expr["kind"]> = Expr & { readonly kind: K };
@@ -252,31 +297,39 @@ const BUILDERS: { readonly [K in Expr["kind"]]: (e: NodeOf<K>, b: Builder, r: Re
     throw new Error(`unresolved identifier ${e.name}`);
   },
   select: (e, b) => {
-    const operand = b.build(e.operand);
     const field = e.field;
+    if (!e.optional && plainField(field)) {
+      // A chain of such fields (object.spec.template.spec.containers) is one closure stepping through them,
+      // charging each step as its own select would, in the same order: one call per chain, not one per field.
+      const fields = [field];
+      let base = e.operand;
+      while (base.kind === "select" && !base.optional && plainField(base.field) && !b.resolved(base)) {
+        fields.unshift(base.field);
+        base = base.operand;
+      }
+      const start = b.build(base);
+      if (fields.length === 1) {
+        return (f) => {
+          const o = start(f);
+          f.charge(1);
+          return fieldOf(o, field);
+        };
+      }
+      return (f) => {
+        let o = start(f);
+        for (let i = 0; i < fields.length; i++) {
+          f.charge(1);
+          o = fieldOf(o, fields[i] as string);
+        }
+        return o;
+      };
+    }
+    const operand = b.build(e.operand);
     if (e.optional) {
       return (f) => {
         const o = operand(f);
         f.charge(1);
         return qualifyOptional(o, field);
-      };
-    }
-    // A field no object inherits ("spec", not "toString") is present in a JSON object exactly when reading it
-    // gives a value (JSON has no undefined): one property read, then a check that o is a JSON object.
-    if (!(field in Object.prototype)) {
-      return (f) => {
-        const o = operand(f);
-        f.charge(1);
-        if (typeof o === "object" && o !== null) {
-          const v = (o as JsonObject)[field];
-          if (v !== undefined && !(o instanceof Boxed) && !Array.isArray(o) && !(o instanceof Uint8Array)) return v;
-          // The next most common: a field of `variables`, computed on first read.
-          if (o instanceof MapValue) {
-            const computed = o.get(field);
-            if (computed !== undefined) return computed;
-          }
-        }
-        return qualify(o, field);
       };
     }
     return (f) => {
@@ -316,7 +369,7 @@ const BUILDERS: { readonly [K in Expr["kind"]]: (e: NodeOf<K>, b: Builder, r: Re
   struct: () => {
     throw new Error("message construction is rejected by the checker");
   },
-  comp: (e, b) => buildComprehension(e, b.build, b.slotOf(e)),
+  comp: (e, b) => buildComprehension(e, b.build, b.slotOf(e), b.invariantSlots(e)),
   bind: (e, b) => {
     const init = b.build(e.init);
     const body = b.build(e.body);
@@ -386,21 +439,199 @@ function logical(left: Eval, right: Eval, decisive: boolean): Eval {
   };
 }
 
-export function compileExpr(root: Expr, checked: Checked): Eval {
+/** A loop-invariant value as its first evaluation in the loop's run left it: its value or error, its cost, and the highest cost above the start it reached. */
+interface Kept {
+  readonly value: Value;
+  readonly error: EvalError | undefined;
+  readonly cost: number;
+  readonly peak: number;
+}
+
+const NONE: readonly number[] = [];
+/** The facts of a subexpression with no call, comprehension or variable of a loop (a literal, a field of `object`). */
+const LIGHT_CLOSED = { free: NONE, heavy: false } as const;
+
+/** Calls `visit` with each direct subexpression of e and the slots e binds for it. */
+function eachChild(e: Expr, res: ReadonlyMap<Expr, Resolution>, visit: (child: Expr, bound: readonly number[]) => void): void {
+  switch (e.kind) {
+    case "lit":
+    case "ident":
+    case "struct":
+      return;
+    case "select":
+    case "has":
+      return visit(e.operand, NONE);
+    case "index":
+      visit(e.operand, NONE);
+      return visit(e.index, NONE);
+    case "call":
+      if (e.target !== undefined) visit(e.target, NONE);
+      for (const arg of e.args) visit(arg, NONE);
+      return;
+    case "and":
+    case "or":
+      visit(e.left, NONE);
+      return visit(e.right, NONE);
+    case "cond":
+      visit(e.test, NONE);
+      visit(e.then, NONE);
+      return visit(e.otherwise, NONE);
+    case "list":
+      for (const elem of e.elems) visit(elem, NONE);
+      return;
+    case "map":
+      for (const entry of e.entries) {
+        visit(entry.key, NONE);
+        visit(entry.value, NONE);
+      }
+      return;
+    case "comp":
+    case "bind":
+    case "optMap": {
+      const r = res.get(e);
+      const slot = r?.kind === "binder" ? r.slot : undefined;
+      const bound = slot === undefined ? NONE : e.kind === "comp" && e.v2 !== undefined ? [slot, slot + 1] : [slot];
+      if (e.kind === "comp") {
+        visit(e.range, NONE);
+        for (const arg of e.args) visit(arg, bound);
+      } else if (e.kind === "bind") {
+        visit(e.init, NONE);
+        visit(e.body, bound);
+      } else {
+        visit(e.target, NONE);
+        visit(e.body, bound);
+      }
+      return;
+    }
+  }
+}
+
+/**
+ * Loop-invariant code motion without moving: within one run of a
+ * comprehension, a subexpression of its body that reads none of the
+ * variables bound inside the loop (quantity(string(params.x)) in
+ * containers.all(c, …)) has the same value, error and cost on every
+ * iteration. Its first evaluation in the run is kept; later iterations take
+ * it and charge its cost, unless what it cost at its highest would not fit
+ * under the limit: then it runs again, so the evaluation stops exactly
+ * where it would have. Only subexpressions holding a call or a comprehension
+ * are kept (a field read costs less than taking a kept value), the largest
+ * such ones, each by the outermost loop it is invariant in.
+ */
+function loopInvariants(root: Expr, res: ReadonlyMap<Expr, Resolution>): { slotOf: Map<Expr, number>; owned: Map<Expr, number[]>; count: number } {
+  // Per node, bottom up: the slots of the variables it reads that it does not bind itself, and whether it holds a
+  // call or a comprehension. A node the checker resolved whole (a qualified name) is not built from its parts.
+  const facts = new Map<Expr, { readonly free: readonly number[]; readonly heavy: boolean }>();
+  const factsOf = (e: Expr): { readonly free: readonly number[]; readonly heavy: boolean } => {
+    let known = facts.get(e);
+    if (known !== undefined) return known;
+    const r = res.get(e);
+    if (r !== undefined && r.kind !== "call" && r.kind !== "binder") known = r.kind === "local" ? { free: [r.slot], heavy: false } : LIGHT_CLOSED;
+    else {
+      let free: number[] | undefined;
+      let heavy = e.kind === "call" || e.kind === "comp";
+      eachChild(e, res, (child, bound) => {
+        const inner = factsOf(child);
+        heavy ||= inner.heavy;
+        for (const slot of inner.free) if (!bound.includes(slot) && !free?.includes(slot)) (free ??= []).push(slot);
+      });
+      known = free === undefined && !heavy ? LIGHT_CLOSED : { free: free ?? NONE, heavy };
+    }
+    facts.set(e, known);
+    return known;
+  };
+  const slotOf = new Map<Expr, number>();
+  const owned = new Map<Expr, number[]>();
+  const keep = (mine: number[], e: Expr, bound: readonly number[]): void => {
+    const { free, heavy } = factsOf(e);
+    if (!heavy || slotOf.has(e)) return;
+    if (!free.some((slot) => bound.includes(slot))) {
+      mine.push(slotOf.size);
+      slotOf.set(e, slotOf.size);
+      return;
+    }
+    eachChild(e, res, (child, inner) => keep(mine, child, inner.length === 0 ? bound : [...bound, ...inner]));
+  };
+  // Facts are worked out only for comprehensions' bodies: most expressions have none.
+  const walk = (e: Expr): void => {
+    if (e.kind === "comp") {
+      const mine: number[] = [];
+      eachChild(e, res, (child, bound) => {
+        if (bound.length > 0) keep(mine, child, bound);
+      });
+      if (mine.length > 0) owned.set(e, mine);
+    }
+    eachChild(e, res, walk);
+  };
+  walk(root);
+  return { slotOf, owned, count: slotOf.size };
+}
+
+/** The closure of a loop-invariant subexpression kept in frame.kept[index] (see loopInvariants). */
+function invariant(inner: Eval, index: number): Eval {
+  return (f) => {
+    const kept = f.kept[index];
+    if (kept !== undefined) {
+      if (f.cost + kept.peak <= f.limit) {
+        if (f.cost + kept.peak > f.high) f.high = f.cost + kept.peak;
+        f.cost += kept.cost;
+        if (kept.error !== undefined) throw kept.error;
+        return kept.value;
+      }
+      return inner(f);
+    }
+    const start = f.cost;
+    const high = f.high;
+    f.high = start;
+    let value: Value = null;
+    let error: EvalError | undefined;
+    try {
+      value = inner(f);
+    } catch (err) {
+      if (!(err instanceof EvalError)) {
+        if (high > f.high) f.high = high;
+        throw err;
+      }
+      error = err;
+    }
+    const peak = Math.max(f.high, f.cost) - start;
+    if (high > f.high) f.high = high;
+    f.kept[index] = { value, error, cost: f.cost - start, peak };
+    if (error !== undefined) throw error;
+    return value;
+  };
+}
+
+/** A compiled expression: its root closure and the local slots a frame needs for it. */
+export interface CompiledExpr {
+  readonly root: Eval;
+  /** Local variable slots (the checker's). */
+  readonly slots: number;
+  /** Loop-invariant values kept per frame. */
+  readonly invariants: number;
+}
+
+/** `keepInvariants`: whether loops keep their invariant values (loopInvariants); always, but for the test that compares both. */
+export function compileExpr(root: Expr, checked: Checked, keepInvariants = true): CompiledExpr {
   const res = checked.resolutions;
+  const invariants = keepInvariants ? loopInvariants(root, res) : { slotOf: new Map<Expr, number>(), owned: new Map<Expr, number[]>(), count: 0 };
   const builder: Builder = {
     build: (e) => {
       const r = res.get(e);
       if (r !== undefined && r.kind !== "call" && r.kind !== "binder") return resolved(r);
-      return (BUILDERS[e.kind] as (e: Expr, b: Builder, r: Resolution | undefined) => Eval)(e, builder, r);
+      const built = (BUILDERS[e.kind] as (e: Expr, b: Builder, r: Resolution | undefined) => Eval)(e, builder, r);
+      const slot = invariants.slotOf.get(e);
+      return slot === undefined || constants.has(built) ? built : invariant(built, slot);
     },
+    invariantSlots: (e) => invariants.owned.get(e) ?? [],
+    resolved: (e) => res.has(e),
     slotOf: (e) => {
       const b = res.get(e);
       if (b?.kind !== "binder") throw new Error("binder without a slot");
       return b.slot;
     },
   };
-  return builder.build(root);
+  return { root: builder.build(root), slots: checked.slots, invariants: invariants.count };
 }
 
 /**
@@ -412,6 +643,7 @@ function uncharged(e: Expr, branch: Eval): Eval {
   return (f) => {
     const cost = f.cost;
     const v = branch(f);
+    if (f.cost > f.high) f.high = f.cost;
     f.cost = cost;
     return v;
   };
@@ -582,7 +814,25 @@ function itemsOf(range: Value): readonly Value[] {
   throw new EvalError(`got '${typeOf(range).name}', expected iterable type`);
 }
 
-function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr) => Eval, slot1: number): Eval {
+function buildComprehension(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr) => Eval, slot1: number, invariantSlots: readonly number[]): Eval {
+  const built = buildLoop(e, build, slot1);
+  if (invariantSlots.length === 0) return built;
+  // Each run computes its loop-invariant values afresh (they may read variables of enclosing loops), and
+  // lets go of them after, so the frame a program keeps for its next evaluation holds no input.
+  const clear = (f: Frame): void => {
+    for (let i = 0; i < invariantSlots.length; i++) f.kept[invariantSlots[i] as number] = undefined;
+  };
+  return (f) => {
+    clear(f);
+    try {
+      return built(f);
+    } finally {
+      clear(f);
+    }
+  };
+}
+
+function buildLoop(e: Extract<Expr, { kind: "comp" }>, build: (e: Expr) => Eval, slot1: number): Eval {
   const range = build(e.range);
   const [first, second] = e.args.map(build) as [Eval, Eval | undefined];
   const two = e.v2 !== undefined;

@@ -6,6 +6,7 @@
 
 import { chargeCallCost, chargeTraversal, costSize, traversalCost, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl } from "../declarations/index.js";
 import { asSmallInt, codePointLength, codePoints, EvalError, isList, typeOf, type Value } from "../values/index.js";
+import { isAscii } from "../../text/index.js";
 import { format } from "./format.js";
 
 const runes = (s: string): string[] => Array.from(s);
@@ -47,9 +48,7 @@ function lastIndexOf(s: string, sub: string, offset: number | undefined): number
 
 /** ASCII letters changed, everything else kept; an all-ASCII string (the usual case) converts whole. */
 function mapAscii(s: string, upper: boolean): string {
-  let ascii = true;
-  for (let i = 0; i < s.length && ascii; i++) ascii = s.charCodeAt(i) < 0x80;
-  if (ascii) return upper ? s.toUpperCase() : s.toLowerCase();
+  if (isAscii(s)) return upper ? s.toUpperCase() : s.toLowerCase();
   return s.replace(upper ? /[a-z]+/g : /[A-Z]+/g, (m) => (upper ? m.toUpperCase() : m.toLowerCase()));
 }
 

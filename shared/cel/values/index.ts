@@ -351,16 +351,25 @@ interface CodePoints {
 let lastString: string | undefined;
 let lastPoints: CodePoints | undefined;
 
+/**
+ * Any UTF-16 surrogate. Most strings have none, and one regular expression
+ * test says so several times faster than a charCodeAt loop, much more so on
+ * a concatenation V8 has not flattened yet.
+ */
+const SURROGATE = /[\ud800-\udfff]/;
+
 export function codePoints(s: string): CodePoints {
   if (s === lastString && lastPoints !== undefined) return lastPoints;
   let pairs = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        pairs++;
-        i++;
+  if (SURROGATE.test(s)) {
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+        const d = s.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          pairs++;
+          i++;
+        }
       }
     }
   }
@@ -399,10 +408,26 @@ export function codePoints(s: string): CodePoints {
   return points;
 }
 
+/** The last long string whose code points were counted, and their number: a loop asking size() of one large input string counts it once. */
+let lastCounted: string | undefined;
+let lastCount = 0;
+
 /** Number of code points (CEL string size). */
 export function codePointLength(s: string): number {
-  if (s.length >= 64) return codePoints(s).length;
+  if (s.length >= 64) {
+    if (s === lastCounted) return lastCount;
+    // Counted without building the string's code point positions: most long strings sized are only sized
+    // (a message's literal text in a concatenation), and building them each time made most of that cost.
+    lastCount = s === lastString && lastPoints !== undefined ? lastPoints.length : countCodePoints(s);
+    lastCounted = s;
+    return lastCount;
+  }
+  return countCodePoints(s);
+}
+
+function countCodePoints(s: string): number {
   let n = s.length;
+  if (!SURROGATE.test(s)) return n;
   for (let i = 0; i < s.length - 1; i++) {
     const c = s.charCodeAt(i);
     if (c >= 0xd800 && c <= 0xdbff && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {

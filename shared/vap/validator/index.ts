@@ -9,6 +9,7 @@
 import { EvalError, LazyMap, RUNTIME_COST_BUDGET, typeOf, type Activation, type EvalResult, type Program, type Value } from "../../cel/index.js";
 import type { CompiledPolicy, Expression } from "../compile/index.js";
 import { phaseLimit, type ReviewBudget } from "../budget/index.js";
+import { utf8Length } from "../../text/index.js";
 
 /** apiserver's MaxEvaluatedMessageExpressionSizeBytes. */
 const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
@@ -220,7 +221,7 @@ export function validate(invocation: Invocation): { decisions: Decision[]; annot
 function failureMessage(validation: CompiledPolicy["validations"][number], message: Evaluated | undefined): string {
   if (message?.ok && typeof message.value === "string") {
     const text = message.value.trim();
-    if (text !== "" && new TextEncoder().encode(text).length <= MAX_MESSAGE_EXPRESSION_BYTES && !text.includes("\n")) return text;
+    if (text !== "" && utf8Length(text) <= MAX_MESSAGE_EXPRESSION_BYTES && !text.includes("\n")) return text;
   }
   if (validation.message && validation.message.trim() !== "") return validation.message.trim();
   return `failed expression: ${validation.source.trim()}`;
