@@ -92,7 +92,8 @@ Example:
     }
     // V8 grows its young generation under a burst of short-lived objects, and a sync is one (every
     // page parsed, reduced to its facts, dropped): held at the size it has, the CronJob's peak is 30
-    // to 40 MB lower (npm run bench, section 11; on Node 24 too: 186-200 MB with it, 227-235 without).
+    // to 40 MB lower (npm run bench, section 11; on Node 24 too, 100,000 applications with the
+    // CronJob's environment: 199 and 202 MB with it, 227 and 235 without).
     setFlagsFromString("--semi-space-growth-factor=1");
     const target = await pushTarget("sync", args, io);
     const json = outputOf(args) === "json";
