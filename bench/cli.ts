@@ -53,9 +53,9 @@ interface Measured {
   maxRssMb: number;
 }
 
-/** `/usr/bin/time -v` of one command: wall clock and the largest resident set of the process (and its children). */
-export async function timed(args: string[]): Promise<Measured> {
-  const { stderr } = await run(TIME, ["-v", process.execPath, ...args], { cwd: PROJECT_ROOT, maxBuffer: 1 << 24 });
+/** `/usr/bin/time -v` of one command (with `env` added to this process's): wall clock and the largest resident set of the process (and its children). */
+export async function timed(args: string[], env: Record<string, string> = {}): Promise<Measured> {
+  const { stderr } = await run(TIME, ["-v", process.execPath, ...args], { cwd: PROJECT_ROOT, maxBuffer: 1 << 24, env: { ...process.env, ...env } });
   const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)/.exec(stderr);
   const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
   if (!wall || !rss) throw new Error(`cannot read /usr/bin/time output: ${stderr.slice(-300)}`);
