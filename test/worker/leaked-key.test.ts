@@ -65,8 +65,10 @@ const disowned = (cluster: string, generation: number) => ({
 async function resetSnapshot(cluster: string, body = JSON.stringify({ requestId: crypto.randomUUID() })) {
   const path = `${REGISTRY_PATH}/${cluster}/reset-snapshot`;
   const bytes = new TextEncoder().encode(body);
+  // Signed once: `again` is the very request sent again (signed anew in a later second, it would be a new request).
+  const headers = await operatorHeaders("POST", path, bytes);
   const send = async () => {
-    const response = await dispatch(path, { method: "POST", body: bytes, headers: await operatorHeaders("POST", path, bytes) });
+    const response = await dispatch(path, { method: "POST", body: bytes, headers });
     return { status: response.status, body: (await response.json()) as unknown };
   };
   return { first: await send(), again: send };
