@@ -1,5 +1,7 @@
+import { availableParallelism } from "node:os";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { testClusters } from "./test/support/clusters.js";
 
 // Two projects: "node" runs pure code, the CLI and the in-cluster side in Node;
@@ -7,16 +9,46 @@ import { testClusters } from "./test/support/clusters.js";
 // Limits far above what a test takes on a quiet machine, so a loaded 2-core
 // CI (load 8) never fails on one: vitest's default 10 s for a hook is not;
 // the hooks that start a worker give themselves WORKER_START_TIMEOUT_MS.
+//
+// Speed (docs/contributing.md, "Tests"): a file per core, not vitest's
+// default of one fewer (one at a time on 2 cores): much of a file's time is
+// spent waiting on what it started (the CLI, workerd, kubectl). And
+// `isolate: false` in both projects: a worker runs file after file with the
+// modules it has loaded, where isolation imported the whole code again for
+// every file, and in the worker project started a new workerd for each (most
+// of that project's time). So a file puts back what it changes of the process
+// (process.env, spies) after itself; and the worker project's files share the
+// function's storage (its Durable Objects) with the files before them in that
+// worker: they pass all in one worker and in shuffled orders (--maxWorkers=1,
+// --sequence.shuffle.files), pushes taking ever newer generations
+// (test/support/worker.ts, freshGeneration).
+/**
+ * The docs test (test/node/docs.test.ts) is a third of the node project's time
+ * in one file that cannot be split (its blocks build on each other): started
+ * first, it runs beside everything else. Vitest orders by the durations it
+ * cached, but a fresh clone has none, and by size it came 33rd of 106.
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const longest = (file: TestSpecification) => file.moduleId.endsWith("/test/node/docs.test.ts");
+    return [...sorted.filter(longest), ...sorted.filter((file) => !longest(file))];
+  }
+}
+
 export default defineConfig(async () => {
   const clusters = await testClusters();
   return {
     test: {
+      maxWorkers: availableParallelism(),
+      sequence: { sequencer: LongestFirst },
       projects: [
         {
           test: {
             name: "node",
             include: ["{shared,policies,infra,functions,scripts}/**/*.test.ts", "test/node/**/*.test.ts", "bench/**/*.test.ts"],
             environment: "node",
+            isolate: false,
             testTimeout: 60_000,
             hookTimeout: 60_000,
           },
@@ -29,7 +61,7 @@ export default defineConfig(async () => {
               miniflare: { bindings: clusters.bindings },
             }),
           ],
-          test: { name: "worker", include: ["test/worker/**/*.test.ts"], testTimeout: 60_000, hookTimeout: 60_000 },
+          test: { name: "worker", include: ["test/worker/**/*.test.ts"], isolate: false, testTimeout: 60_000, hookTimeout: 60_000 },
         },
       ],
     },

@@ -18,9 +18,13 @@ import { schemaNodeSchema, schemaViolations } from "../../test/node/support/audi
 import type { PolicyReport } from "./reports.js";
 
 let server: FakeApiServer | undefined;
+// Put back for the files that run after this one in the same process (vitest.config.ts: isolate false).
+const KUBECONFIG = process.env.KUBECONFIG;
 afterEach(async () => {
   await server?.stop();
   server = undefined;
+  if (KUBECONFIG === undefined) delete process.env.KUBECONFIG;
+  else process.env.KUBECONFIG = KUBECONFIG;
 });
 
 async function cluster(options: FakeApiServerOptions = {}, objects: KubeObject[] = auditClusterObjects()): Promise<FakeApiServer> {

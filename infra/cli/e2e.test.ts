@@ -50,9 +50,13 @@ beforeAll(async () => {
   process.env.KUBECONFIG = apiServer.kubeconfig;
 }, WORKER_START_TIMEOUT_MS);
 
+// Put back for the files after this one in the same process (vitest.config.ts: isolate false).
+const KUBECONFIG = process.env.KUBECONFIG;
 afterAll(async () => {
   await worker?.stop();
   await apiServer?.stop();
+  if (KUBECONFIG === undefined) delete process.env.KUBECONFIG;
+  else process.env.KUBECONFIG = KUBECONFIG;
 });
 
 /** What the CLI says when the function does not take a key for a cluster (a wrong key, or a cluster it does not know). */

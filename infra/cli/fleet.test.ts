@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPair } from "../../shared/signing/index.js";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
-import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import { startLocalWorker, type LocalWorker, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
 import { runCli } from "../../test/node/support/test-io.js";
 import { startFakeApiServer } from "../../test/node/support/fake-apiserver.js";
 import { auditClusterObjects, AUDIT_SERVED } from "../../test/node/support/audit/fixture.js";
@@ -40,7 +40,7 @@ beforeAll(async () => {
   const made = await runCli(["operator", "keygen", "--out", dir]);
   worker = await startLocalWorker({ clusters: {}, vars: { OPERATOR_KEYS: made.stdout.trim() } });
   mkdirSync(fleetDir);
-}, 60_000);
+}, WORKER_START_TIMEOUT_MS);
 
 afterAll(async () => {
   await worker?.stop();
@@ -131,6 +131,7 @@ describe("fleet verbs", () => {
 
   it("audit --endpoint --cluster --key judges the cluster's objects against the fleet policies bound on it, with the cluster's own key", async () => {
     const api = await startFakeApiServer(auditClusterObjects(), { resources: AUDIT_SERVED });
+    const kubeconfig = process.env.KUBECONFIG;
     process.env.KUBECONFIG = api.kubeconfig;
     try {
       const audited = await runCli(["audit", "--endpoint", worker.url, "--cluster", "prod", "--key", join(dir, "prod.key")]);
@@ -143,6 +144,9 @@ describe("fleet verbs", () => {
       expect(fleetRows).toEqual(["api", "broken", "pinned", "web"].map(warned));
     } finally {
       await api.stop();
+      // Put back for the files after this one in the same process (vitest.config.ts: isolate false).
+      if (kubeconfig === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = kubeconfig;
     }
   });
 

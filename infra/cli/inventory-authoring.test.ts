@@ -81,5 +81,49 @@ describe("a kind declared at one version, objects written at another", () => {
   });
 });
 
+describe("an Ingress host the apiserver refuses (issue 27)", () => {
+  // networking/v1 validation holds every host of an Ingress to a lowercase DNS-1123 subdomain, `*.` allowed in front:
+  // kubernetes/kubernetes pkg/apis/networking/validation/validation.go validateIngressRules and validateIngressTLS,
+  // k8s.io/apimachinery pkg/util/validation/validation.go:198 IsDNS1123Subdomain, :252 IsWildcardDNS1123Subdomain.
+  // No cluster holds such an Ingress, so offline it is left out of the inventory too, with a warning, not a silent miss.
+  const upper = join(scratch, "cluster-uppercase.yaml");
+  writeFileSync(upper, readFileSync(join(EXAMPLE, "cluster.yaml"), "utf8").replace("host: www.shop.example.com", "host: WWW.Shop.Example.com"));
+  const WARNING =
+    'warning: Ingress.networking.k8s.io shop/web: spec.rules[1].host "WWW.Shop.Example.com" is not a lowercase DNS subdomain, which the apiserver refuses: left out of the inventory, as no cluster can hold it (write it "www.shop.example.com")\n';
+
+  it("check warns, and judges as a cluster would: without that Ingress", async () => {
+    const { code, stdout, stderr } = await runCli(["check", "-f", join(EXAMPLE, "requests.yaml"), "--policies", upper, "--policies", join(EXAMPLE, "policy.yaml")]);
+    expect(stderr).toBe(WARNING);
+    expect(stdout).toContain("3 objects checked: 0 Deny, 0 Warn, 0 Audit");
+    expect(code).toBe(0);
+  });
+
+  it("test and snapshot build -f warn the same, and a TLS host is held to the same rule (a wildcard in front is a host)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "edgeadmit-hosts-"));
+    for (const file of ["policy.yaml", "requests.yaml"]) copyFileSync(join(EXAMPLE, file), join(dir, file));
+    copyFileSync(upper, join(dir, "cluster.yaml"));
+    writeFileSync(join(dir, "edgeadmit-test.yaml"), readFileSync(join(EXAMPLE, "edgeadmit-test.yaml"), "utf8").split("\n---\n")[0]!);
+    const suite = await runCli(["test", join(dir, "edgeadmit-test.yaml")]);
+    expect(suite.stderr).toBe(WARNING);
+    // The suite was written for a cluster that serves www.shop.example.com; this one cannot.
+    expect(suite.stdout).toContain("  FAIL  Ingress/web-copy  unique-ingress-host  deny");
+    expect(suite.stdout).toMatch(/3 expectations: 2 passed, 1 failed\n$/);
+    expect(suite.code).toBe(1);
+    const tls = join(dir, "tls.yaml");
+    writeFileSync(
+      tls,
+      "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: tls, namespace: blog}\nspec:\n  tls:\n  - hosts: ['*.blog.example.com', 'Blog_Example']\n  rules:\n  - host: '*.blog.example.com'\n",
+    );
+    const built = await runBuild(["snapshot", "build", "-f", join(dir, "policy.yaml"), join(dir, "cluster.yaml"), tls]);
+    expect(built.code).toBe(0);
+    expect(built.stderr).toContain(WARNING);
+    expect(built.stderr).toContain(
+      'warning: Ingress.networking.k8s.io blog/tls: spec.tls[0].hosts[1] "Blog_Example" is not a lowercase DNS subdomain, which the apiserver refuses: left out of the inventory, as no cluster can hold it (an index lookup matches a host exactly)\n',
+    );
+    const inventory = (JSON.parse(built.stdout) as { inventory: Record<string, { objects: Record<string, unknown> }> }).inventory;
+    expect(Object.keys(inventory["networking.k8s.io/v1/Ingress"]!.objects)).toEqual(["blog/blog"]);
+  });
+});
+
 const SERVED_NOTE =
   "note: 2 objects written as networking.k8s.io/v1beta1 Ingress read into the inventory at the version the policies declare: offline there is no apiserver to convert between served versions, so the fields are taken as written\n";

@@ -86,7 +86,7 @@ export function shareFacts(scopes: ReadonlyMap<string, ScopeFacts>, globals: rea
   }
   const globalInventory = globals.map(inventoryOf).filter((object): object is KubeObject => object !== undefined);
   for (const facts of scopes.values()) for (const object of globalInventory) facts.builder?.addInventory(object);
-  noteServed(inventoryOf.converted, io);
+  noteServed(inventoryOf, io);
 }
 
 /**
