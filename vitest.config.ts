@@ -41,6 +41,9 @@ export default defineConfig(async () => {
   return {
     test: {
       maxWorkers: availableParallelism(),
+      // What a test printed (the function's structured logs, thousands of
+      // lines) is shown for a failing test only: a passing run stays readable.
+      silent: "passed-only",
       sequence: { sequencer: LongestFirst },
       projects: [
         {
