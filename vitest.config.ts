@@ -43,7 +43,7 @@ export default defineConfig(async () => {
       maxWorkers: availableParallelism(),
       // What a test printed (the function's structured logs, thousands of
       // lines) is shown for a failing test only: a passing run stays readable.
-      silent: "passed-only",
+      silent: "passed-only" as const,
       sequence: { sequencer: LongestFirst },
       projects: [
         {
