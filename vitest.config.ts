@@ -1,5 +1,5 @@
 import { availableParallelism } from "node:os";
-import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 import { testClusters } from "./test/support/clusters.js";
