@@ -5,12 +5,13 @@
 # A cluster that cannot pull an image uses the ConfigMap path instead
 # (infra/k8s/bundle, docs/operations.md).
 # Node is the version package.json pins as the devDependency `node` (the one
-# the tests run on; infra/k8s/k8s.test.ts holds the two together). Tags, not
-# digests: the machine this was written on cannot reach Docker Hub to read the
-# official digests. Before a release, pin each base as
-# `node:24.21.0@sha256:…` with the digest `docker buildx imagetools inspect
-# node:24.21.0` prints.
-FROM node:24.21.0 AS build
+# the tests run on; infra/k8s/k8s.test.ts holds the two together), each base
+# pinned by the digest of its multi-platform index as Docker's official-images
+# record publishes it (github.com/docker-library/repo-info,
+# repos/node/remote/24.21.0.md and 24.21.0-slim.md), so a rebuilt tag changes
+# nothing here; `docker buildx imagetools inspect node:<tag>` prints it too.
+# A new Node version means new digests (test/node/support/bundled.ts).
+FROM node:24.21.0@sha256:22553920add6fb1fd909104346924cd30b4b3ac76ca2980f3b8dba8ede3cf945 AS build
 WORKDIR /src
 # Install scripts fetch runtimes the bundle does not need (workerd's); esbuild's binary comes in its own package.
 COPY package.json package-lock.json ./
@@ -18,7 +19,7 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 RUN node scripts/tsrun.mjs infra/bundle/build.ts --out /out/edgeadmit.mjs
 
-FROM node:24.21.0-slim
+FROM node:24.21.0-slim@sha256:0e0ff40c39bc087845bfb27465a0df4ea419520094bc35842ff83dd8cbe6f9b6
 COPY --from=build /out/edgeadmit.mjs /opt/edgeadmit/edgeadmit.mjs
 # The image's `node` user (uid 1000), as the CronJobs' securityContext expects.
 USER node

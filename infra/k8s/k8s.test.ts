@@ -15,7 +15,7 @@ import { LISTED_RESOURCES } from "../objects/cluster/listed.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { PLACEHOLDER, WEBHOOK_CONFIGURATION_NAME } from "../webhook/index.js";
 import { BUNDLE_PARTS, bundleCli, MAX_PART_BYTES, partFile, partsOf } from "../bundle/build.js";
-import { checkBundled, EDGEADMIT_IMAGE, NODE_VERSION } from "../../test/node/support/bundled.js";
+import { checkBundled, EDGEADMIT_IMAGE, NODE_VERSION, nodeImage } from "../../test/node/support/bundled.js";
 
 const DIR = __dirname;
 const hasKubectl = spawnSync("kubectl", ["version", "--client"], { stdio: "ignore" }).status === 0;
@@ -243,7 +243,7 @@ describe("the image (Dockerfile) the CronJobs run", () => {
 
   it("builds and runs on the Node the project pins and its tests run on", () => {
     expect(process.version).toBe(`v${NODE_VERSION}`);
-    expect(instructions.filter((l) => l.startsWith("FROM "))).toEqual([`FROM node:${NODE_VERSION} AS build`, `FROM node:${NODE_VERSION}-slim`]);
+    expect(instructions.filter((l) => l.startsWith("FROM "))).toEqual([`FROM ${nodeImage("full")} AS build`, `FROM ${nodeImage("slim")}`]);
   });
 
   it("runs as the user the CronJobs expect", () => {
