@@ -105,7 +105,7 @@ Example:
       io.out(`${this.usage}\n`);
       return 0;
     }
-    const { set, target, current, lines } = await planned(this.name, args, io);
+    const { current, lines } = await planned(this.name, args, io);
     for (const line of lines) io.out(`${line}\n`);
     io.err(`${lines.length === 0 ? "no change" : plural(lines.length, "object")} against fleet revision ${current.revision}\n`);
     return 0;
