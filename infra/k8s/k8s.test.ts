@@ -87,6 +87,16 @@ describe("infra/k8s sources", () => {
     checkManifests(sources);
   });
 
+  it("both CronJobs size Node for their container: old space half the memory limit, Node 20's young generation, glibc giving buffers back", () => {
+    const audit = container(find(read(join("components", "audit", "cronjob.yaml")), "CronJob", "edgeadmit-audit"));
+    for (const job of [container(find(sources, "CronJob", "edgeadmit-sync")), audit]) {
+      const env = Object.fromEntries((job.env as Doc[]).filter((e) => typeof e.value === "string").map((e) => [e.name, e.value as string]));
+      const limitMi = Number(/^(\d+)Mi$/.exec(job.resources.limits.memory)![1]);
+      expect(env).toEqual({ NODE_OPTIONS: `--max-old-space-size=${limitMi / 2} --max-semi-space-size=16`, GLIBC_TUNABLES: "glibc.malloc.mmap_threshold=131072" });
+    }
+    expect(audit.resources.limits.memory).toBe("512Mi");
+  });
+
   it("the sync job pushes to the placeholder until an overlay sets the real URL and cluster", () => {
     const syncConfig = (kustomization.configMapGenerator as Doc[]).find((g) => g.name === "edgeadmit-sync")!;
     expect(syncConfig.literals).toEqual([`endpoint=${PLACEHOLDER.url}`, `cluster=${PLACEHOLDER.cluster}`]);
