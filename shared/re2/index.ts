@@ -33,8 +33,11 @@
 //   findAll restarts the search after each match, as Go's FindAllString
 //   does, and a search may read ahead past the match it returns (a.*b|a on
 //   "aaa…"), so its worst case is quadratic; findAll gives up
-//   (RegexWorkExceeded) after reading the string MAX_READS times over.
+//   (RegexWorkExceeded) after reading the string MAX_READS times over. A
+//   pattern every match of which is one code point (., \w, [a-z], a|b)
+//   finds them all in one pass, without a search per match.
 
+import { classTest, type CodePointTest, literalTest } from "./charclass.js";
 import { compile, maxProgramSize, type Program, programSize, reversed } from "./compile.js";
 import { BAIL, codePointAt, LazyDFA } from "./dfa.js";
 import { type Node, parse, RegexSyntaxError, syntaxError } from "./parse.js";
@@ -95,6 +98,8 @@ class CompiledRegex implements Regex {
   private readonly forward: LazyDFA;
   /** Made on the first find or findAll: test() needs no start. */
   private backward: LazyDFA | undefined;
+  /** The pattern's test when every match is one code point (see oneCodePoint), else undefined. */
+  private readonly single: SingleCodePoint | undefined;
 
   constructor(
     readonly source: string,
@@ -104,6 +109,8 @@ class CompiledRegex implements Regex {
     this.programSize = program.size;
     this.vm = new PikeVM(program);
     this.forward = new LazyDFA(program, true, false);
+    const test = oneCodePoint(tree);
+    this.single = test && { test, ascii: Uint8Array.from({ length: 128 }, (_, c) => (test(c) ? 1 : 0)) };
   }
 
   test(s: string): boolean {
@@ -116,6 +123,7 @@ class CompiledRegex implements Regex {
   }
 
   findAll(s: string, limit: number): string[] {
+    if (this.single !== undefined) return everyCodePoint(this.single, s, limit);
     const maxSteps = this.steps + MAX_READS * (s.length + 1) + MIN_STEPS;
     const found = allMatches(new DfaSearch(this, s), s.length, limit, maxSteps);
     if (found !== undefined) return found;
@@ -265,6 +273,77 @@ function allMatches(searcher: Searcher, length: number, limit: number, maxSteps:
   const found = new Array<string>(count);
   for (let i = 0; i < count; i++) found[i] = searcher.text(bounds[2 * i]!, bounds[2 * i + 1]!);
   return found;
+}
+
+/** A test of one code point, and its answers for ASCII. */
+interface SingleCodePoint {
+  readonly test: CodePointTest;
+  readonly ascii: Uint8Array;
+}
+
+/**
+ * The test of a pattern every match of which is exactly one code point, in
+ * one of these forms: a class, a literal, a group, a single repetition or an
+ * alternation of them; undefined for any other pattern. Its matches are then
+ * every code point the test accepts, left to right, none empty: what Go's
+ * FindAllString loop gives for it, found without restarting a search per
+ * match (25 ns each, over the 10 ns its cost pays for: findAll('.') is
+ * charged a unit per 10 code points).
+ */
+function oneCodePoint(n: Node): CodePointTest | undefined {
+  switch (n.kind) {
+    case "literal":
+      return literalTest(n.codePoint, n.fold);
+    case "class":
+      return classTest(n.cls);
+    case "capture":
+      return oneCodePoint(n.sub);
+    case "repeat":
+      return n.min === 1 && n.max === 1 ? oneCodePoint(n.sub) : undefined;
+    case "alternate": {
+      const tests = n.items.map(oneCodePoint);
+      if (!tests.every((t) => t !== undefined)) return undefined;
+      return (c) => tests.some((t) => t(c));
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * findAll of a one-code-point pattern: each code point it accepts (a lone
+ * surrogate read as U+FFFD, as the DFA reads it), at most `limit` (all when
+ * negative). Counted first, then made into an array of that size: pushing
+ * 250,000 strings one by one took three times as long.
+ */
+function everyCodePoint(single: SingleCodePoint, s: string, limit: number): string[] {
+  const found = new Array<string>(scanCodePoints(single, s, limit, undefined));
+  scanCodePoints(single, s, limit, found);
+  return found;
+}
+
+/** The count of the code points of s the test accepts, at most `limit`; each one's text into `found` when given. */
+function scanCodePoints({ test, ascii }: SingleCodePoint, s: string, limit: number, found: string[] | undefined): number {
+  let count = 0;
+  for (let i = 0; i < s.length && count !== limit; ) {
+    const unit = s.charCodeAt(i);
+    if (unit < 128) {
+      if (ascii[unit] === 1) {
+        if (found !== undefined) found[count] = s[i]!;
+        count++;
+      }
+      i++;
+      continue;
+    }
+    const c = codePointAt(s, i);
+    const width = c > 0xffff ? 2 : 1;
+    if (test(c)) {
+      if (found !== undefined) found[count] = s.slice(i, i + width);
+      count++;
+    }
+    i += width;
+  }
+  return count;
 }
 
 /**
