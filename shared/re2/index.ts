@@ -39,7 +39,7 @@
 
 import { classTest, type CodePointTest, literalTest } from "./charclass.js";
 import { compile, maxProgramSize, type Program, programSize, reversed } from "./compile.js";
-import { BAIL, codePointAt, LazyDFA } from "./dfa.js";
+import { BAIL, codePointAt, codePointBefore, LazyDFA } from "./dfa.js";
 import { type Node, parse, RegexSyntaxError, syntaxError } from "./parse.js";
 import { PikeVM, type Text, toText } from "./vm.js";
 
@@ -100,6 +100,8 @@ class CompiledRegex implements Regex {
   private backward: LazyDFA | undefined;
   /** The pattern's test when every match is one code point (see oneCodePoint), else undefined. */
   private readonly single: SingleCodePoint | undefined;
+  /** How many code points every match spans, when that is fixed (see fixedLength). */
+  private readonly length: number | undefined;
 
   constructor(
     readonly source: string,
@@ -111,6 +113,7 @@ class CompiledRegex implements Regex {
     this.forward = new LazyDFA(program, true, false);
     const test = oneCodePoint(tree);
     this.single = test && { test, ascii: Uint8Array.from({ length: 128 }, (_, c) => (test(c) ? 1 : 0)) };
+    this.length = fixedLength(tree);
   }
 
   test(s: string): boolean {
@@ -148,6 +151,13 @@ class CompiledRegex implements Regex {
     if (this.forward.matchStart >= 0) {
       // The forward search's threads told where the match starts (most patterns, as [a-z]+): no backward search.
       this.start = this.forward.matchStart;
+      return end;
+    }
+    if (this.length !== undefined) {
+      // Every match spans `length` code points (.., [a-z]{3}, ab|cd): its start is that far back from its end, no reversed search needed.
+      let start = end;
+      for (let i = 0; i < this.length; i++) start -= codePointBefore(s, start) > 0xffff ? 2 : 1;
+      this.start = start;
       return end;
     }
     this.backward ??= new LazyDFA(compile(reversed(this.tree)), false, true);
@@ -273,6 +283,38 @@ function allMatches(searcher: Searcher, length: number, limit: number, maxSteps:
   const found = new Array<string>(count);
   for (let i = 0; i < count; i++) found[i] = searcher.text(bounds[2 * i]!, bounds[2 * i + 1]!);
   return found;
+}
+
+/** The number of code points every match of n spans, or undefined when matches may differ in length. */
+function fixedLength(n: Node): number | undefined {
+  switch (n.kind) {
+    case "empty":
+    case "assert":
+      return 0;
+    case "literal":
+    case "class":
+      return 1;
+    case "capture":
+      return fixedLength(n.sub);
+    case "concat": {
+      let sum = 0;
+      for (const item of n.items) {
+        const length = fixedLength(item);
+        if (length === undefined) return undefined;
+        sum += length;
+      }
+      return sum;
+    }
+    case "alternate": {
+      const lengths = new Set(n.items.map(fixedLength));
+      return lengths.size === 1 ? [...lengths][0] : undefined;
+    }
+    case "repeat": {
+      const length = fixedLength(n.sub);
+      if (length === 0 || n.max === 0) return 0;
+      return length !== undefined && n.min === n.max ? n.min * length : undefined;
+    }
+  }
 }
 
 /** A test of one code point, and its answers for ASCII. */
