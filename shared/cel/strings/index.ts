@@ -9,7 +9,10 @@ import { asSmallInt, codePointLength, codePoints, EvalError, isList, typeOf, typ
 import { isAscii } from "../../text/index.js";
 import { format } from "./format.js";
 
-const runes = (s: string): string[] => Array.from(s);
+/** The code points of s as strings; split("") when there is no surrogate (so every unit is one), three times as fast as Array.from. */
+const runes = (s: string): string[] => (SURROGATE.test(s) ? Array.from(s) : s.split(""));
+
+const SURROGATE = /[\ud800-\udfff]/;
 
 const outOfRange = (i: number): EvalError => new EvalError(`index out of range: ${i}`);
 
@@ -164,16 +167,29 @@ function quote(s: string): string {
   return fromUnits(units, n);
 }
 
+/** How far join's separators may outgrow its elements before the result is sized before it is built. */
+const JOIN_SLACK = 100_000;
+
 function join(list: Value, sep: string, ctx: CallContext): string {
   const l = list as readonly Value[];
-  let size = l.length > 1 ? (l.length - 1) * costSize(sep) : 0;
+  let units = 0;
   for (const x of l) {
     if (typeof x !== "string") throw new EvalError(`join: invalid input: ${String(typeOf(x).name)}`);
-    size += costSize(x);
+    units += x.length;
   }
-  // Kubernetes' cost.go:120: two passes over the result, sized before it is built.
-  chargeTraversal(ctx, size, 2);
-  return (l as readonly string[]).join(sep);
+  // Kubernetes' cost.go:120: two passes over the result. Built first and measured (one count of its code points
+  // instead of one per element, which took longer than the join) unless its separators would make it much larger
+  // than the elements already in memory: then sized before it is built.
+  const separators = l.length > 1 ? (l.length - 1) * sep.length : 0;
+  if (separators > units + JOIN_SLACK) {
+    let size = (l.length - 1) * costSize(sep);
+    for (const x of l as readonly string[]) size += costSize(x);
+    chargeTraversal(ctx, size, 2);
+    return (l as readonly string[]).join(sep);
+  }
+  const joined = (l as readonly string[]).join(sep);
+  chargeTraversal(ctx, codePointLength(joined), 2);
+  return joined;
 }
 
 /**
