@@ -144,6 +144,11 @@ class CompiledRegex implements Regex {
   /** Where the match the last search found starts. */
   start = 0;
 
+  /** Whether the search from UTF-16 offset `pos` (before the end) would end at once in an empty match there (see LazyDFA.emptyAt). */
+  emptyAt(s: string, pos: number): boolean {
+    return this.forward.emptyAt(s, pos);
+  }
+
   /** Where the leftmost-first match at or after UTF-16 offset `from` ends (its start in `start`), -1 for none, BAIL when a DFA gives up. */
   search(s: string, from: number): number {
     const end = this.forward.forward(s, from, false);
@@ -177,6 +182,8 @@ class CompiledRegex implements Regex {
  */
 interface Searcher {
   search(from: number): number;
+  /** True when the search from `pos` (before the end) would give an empty match there and read one code point, told without running it (false: run it). */
+  emptyAt(pos: number): boolean;
   readonly start: number;
   after(pos: number): number;
   text(start: number, end: number): string;
@@ -192,6 +199,10 @@ class DfaSearch implements Searcher {
 
   search(from: number): number {
     return this.regex.search(this.s, from);
+  }
+
+  emptyAt(pos: number): boolean {
+    return this.regex.emptyAt(this.s, pos);
   }
 
   get start(): number {
@@ -228,6 +239,10 @@ class VmSearch implements Searcher {
     return this.codePoints.codePoints.length;
   }
 
+  emptyAt(): boolean {
+    return false;
+  }
+
   search(from: number): number {
     const match = this.vm.search(this.codePoints, from, false);
     if (match === undefined) return -1;
@@ -262,10 +277,15 @@ function allMatches(searcher: Searcher, length: number, limit: number, maxSteps:
   let previousEnd = -1;
   for (let pos = 0; (limit < 0 || count < limit) && pos <= length; ) {
     if (searcher.steps > maxSteps) throw new RegexWorkExceeded();
-    const end = searcher.search(pos);
-    if (end === BAIL) return undefined;
-    if (end < 0) break;
-    const start = searcher.start;
+    let start = pos;
+    let end = pos;
+    // An empty match at once (x* where there is no x): at every position of a dense run, where a search each took ~30 ns.
+    if (pos === length || !searcher.emptyAt(pos)) {
+      end = searcher.search(pos);
+      if (end === BAIL) return undefined;
+      if (end < 0) break;
+      start = searcher.start;
+    }
     const accept = !(end === pos && start === previousEnd);
     pos = end === pos ? searcher.after(pos) : end;
     previousEnd = end;
