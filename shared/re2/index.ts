@@ -35,7 +35,10 @@
 //   "aaa…"), so its worst case is quadratic; findAll gives up
 //   (RegexWorkExceeded) after reading the string MAX_READS times over. A
 //   pattern every match of which is one code point (., \w, [a-z], a|b)
-//   finds them all in one pass, without a search per match.
+//   finds them all in one pass, without a search per match; a match of
+//   fixed length (.., [a-z]{3}) starts that far back from its end, without
+//   the reversed search; and a position where the search would end at once
+//   in an empty match (x* where there is no x) is told by one table lookup.
 
 import { classTest, type CodePointTest, literalTest } from "./charclass.js";
 import { compile, maxProgramSize, type Program, programSize, reversed } from "./compile.js";
