@@ -421,6 +421,26 @@ export class LazyDFA {
     return found;
   }
 
+  /**
+   * Whether a search from `pos` (before the end) would end at once in an
+   * empty match there, by moves already computed: the start state's move on
+   * the next code point matched before it and left no thread (x* where there
+   * is no x). findAll asks it first at each position: a dense run of empty
+   * matches then costs no search each. Counts the code point read, as the
+   * search would.
+   */
+  emptyAt(s: string, pos: number): boolean {
+    const c = s.charCodeAt(pos);
+    const cls = c < 128 ? this.asciiClass[c]! : -1;
+    if (cls < 0) return false;
+    const before = pos === 0 ? -1 : s.charCodeAt(pos - 1);
+    // A surrogate before pos is OTHER, as the code point it belongs to (or U+FFFD) is.
+    const state = this.starts[kindOf(before)]!;
+    if (state < 0 || this.transitions[state * this.capacity + cls] !== (MATCHED | FRESH)) return false;
+    this.steps++;
+    return true;
+  }
+
   /** Adds `read` code points to steps and sinceReset; 0, for the caller's count. */
   private count(read: number): number {
     this.steps += read;

@@ -441,6 +441,29 @@ describe("the lazy DFA against the Pike VM", () => {
     );
   });
 
+  it("finds every match of a one-code-point pattern (a class, a literal, a group or an alternation of them) as the VM does", () => {
+    // index.ts's everyCodePoint: no search per match. Texts with lone surrogates, read as U+FFFD by both.
+    const one: fc.Arbitrary<string> = fc.letrec<{ expr: string }>((tie) => ({
+      expr: fc.oneof(
+        { depthSize: "small" },
+        fc.constantFrom("a", "é", "😀", "\\x{FFFD}", "(?i:k)", "(?i:é)", "[ab]", "[^a]", "\\pL", "\\PL", "\\d", "\\W", ".", "(?s:.)", "[\\x{D800}-\\x{10FFFF}]"),
+        tie("expr").map((x) => `(${x})`),
+        tie("expr").map((x) => `(?:${x}){1}`),
+        fc.tuple(tie("expr"), tie("expr")).map(([x, y]) => `${x}|${y}`),
+      ),
+    })).expr;
+    fc.assert(
+      fc.property(one, fc.string({ unit: fc.constantFrom("a", "b", "K", "\u212a", "é", "É", "1", "\n", "😀", "\ud800", "\udc00", "\ufffd"), maxLength: 12 }), fc.integer({ min: -1, max: 3 }), (pattern, text, limit) => {
+        const ours = re(pattern);
+        const reference = pikeVm(pattern);
+        expect([ours.test(text), ours.find(text), ours.findAll(text, limit)]).toEqual([reference.test(text), reference.find(text), reference.findAll(text, limit)]);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(re("(?i:[a-c])|\\d").findAll("xAb1é😀C", -1)).toEqual(["A", "b", "1", "C"]);
+    expect(re(".").findAll("a\ud800😀\n", -1)).toEqual(["a", "\ud800", "😀"]);
+  });
+
   it("knows where a match starts from its forward search's threads whenever it says so, where the VM's threads start", () => {
     // LazyDFA.forward's matchStart: the start the reversed program would find, without running it. Every position of the text, as findAll searches from them.
     let told = 0;

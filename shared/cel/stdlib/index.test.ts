@@ -28,6 +28,14 @@ describe("conversions", () => {
     expect(error("uint('-1')")).toBe("type conversion error from 'string' to 'uint'");
     expect(error("double('abc')")).toBe("type conversion error from 'string' to 'double'");
     expect(error("bool('yes')")).toBe("type conversion error from 'string' to 'bool'");
+    // Go's strconv.ParseInt/ParseUint: leading zeros count for nothing, the 20th significant digit (21st for uint) is out of range.
+    const zeros = "0".repeat(250_000);
+    expect(value("int(s)", { s: `-${zeros}9223372036854775808` })).toBe(-9223372036854775808n);
+    expect(value("int(s)", { s: `+${zeros}42` })).toBe(42);
+    expect(error("int(s)", { s: `${zeros}10000000000000000000` })).toBe("type conversion error from 'string' to 'int'");
+    expect(error("int(s)", { s: "9".repeat(250_000) })).toBe("type conversion error from 'string' to 'int'");
+    expect(value("uint(s)", { s: `${zeros}18446744073709551615` })).toEqual(new Uint(18446744073709551615n));
+    expect(error("uint(s)", { s: `${zeros}100000000000000000000` })).toBe("type conversion error from 'string' to 'uint'");
     expect(error("string(b'\\xff')")).toBe("invalid UTF-8 in bytes, cannot convert to string");
     expect(error("int(dyn([]))")).toBe("no such overload: int(list)");
     expect(error("int(true)")).toBe("ERROR: <input>:1:4: found no matching overload for 'int' applied to '(bool)'\n | int(true)\n | ...^");

@@ -38,6 +38,20 @@ describe("ext.Strings (Kubernetes' version 2)", () => {
     expect(error("'abc'.reverse()")).toBe("ERROR: <input>:1:14: undeclared reference to 'reverse' (in container '')\n | 'abc'.reverse()\n | .............^");
   });
 
+  // Go's strings.TrimSpace, ASCII-only case mapping, cel-go's quote (ext/strings.go); long inputs take the unit-by-unit paths.
+  it("trims, maps ASCII case and quotes long strings as Go does", () => {
+    const spaces = " ".repeat(100_000);
+    expect(value("s.trim()", { s: `\u3000${spaces}x${spaces}\u2009x\n${spaces}\u205f` })).toBe(`x${spaces}\u2009x`);
+    expect(value("s.trim()", { s: spaces })).toBe("");
+    expect(value("s.trim()", { s: "\u200b x\ufeff" })).toBe("\u200b x\ufeff");
+    const mixed = "AzÆé😀[`@{".repeat(10_000);
+    expect(value("s.lowerAscii()", { s: mixed })).toBe("azÆé😀[`@{".repeat(10_000));
+    expect(value("s.upperAscii()", { s: mixed })).toBe("AZÆé😀[`@{".repeat(10_000));
+    expect(value("strings.quote(s)", { s: "\x07\b\f\n\r\t\v\\\"\x01é😀\ud800x\udc00".repeat(10_000) })).toBe(
+      `"${"\\a\\b\\f\\n\\r\\t\\v\\\\\\\"\x01é😀\ufffdx\ufffd".repeat(10_000)}"`,
+    );
+  });
+
   it("formats like cel-go's string.format", () => {
     expect(value("'%s is %d years, %.2f%% done, hex %x, bin %b, oct %o'.format(['Ann', 42, 99.5, 255, 5, 8])")).toBe(
       "Ann is 42 years, 99.50% done, hex ff, bin 101, oct 10",

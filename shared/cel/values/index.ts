@@ -427,7 +427,8 @@ export function codePointLength(s: string): number {
 
 function countCodePoints(s: string): number {
   let n = s.length;
-  if (!SURROGATE.test(s)) return n;
+  // A short string is counted unit by unit: a regular expression test costs more than the loop (join() sizes every element).
+  if (n >= 16 && !SURROGATE.test(s)) return n;
   for (let i = 0; i < s.length - 1; i++) {
     const c = s.charCodeAt(i);
     if (c >= 0xd800 && c <= 0xdbff && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {

@@ -23,6 +23,30 @@ describe("Kubernetes regex library", () => {
     expect(v("'a1b2'.findAll('[0-9]', n)", { n: 9007199254740993n })).toEqual(["1", "2"]);
   });
 
+  // Dense shapes take shared/re2's one-pass paths (one code point per match, a literal, a fixed length): the same
+  // matches as the DFA's search per match, and the same cost, Kubernetes' library/cost.go:126-136 (find, findAll):
+  // ceil((1 + size) × 0.1) × ceil(pattern size × 0.25), charged before the call runs.
+  it("finds a match at every position of a long string, charged by the string's size alone", () => {
+    const env = createEnv({ variables: ["s"], libraries: [regexLibrary] });
+    const run = (source: string, s: string) => {
+      const compiled = compile(source, env);
+      if (!compiled.ok) throw new Error(compiled.error);
+      const result = compiled.program.evaluate({ s });
+      if (!result.ok) throw new Error(result.error);
+      return { value: result.value, cost: result.cost };
+    };
+    const words = "abé😀-\n".repeat(40_000);
+    // 40,000 × 6 code points + 1 → 24,001 × 1; the call 1 and the variable 1 less the call's own 1.
+    const cost = 24_001 + 1;
+    expect(run("s.findAll('.')", words)).toEqual({ value: Array.from("abé😀-".repeat(40_000)), cost });
+    expect(run("s.findAll('\\\\w')", words)).toEqual({ value: Array.from({ length: 80_000 }, (_, i) => (i % 2 === 0 ? "a" : "b")), cost });
+    expect(run("s.findAll('-')", words)).toEqual({ value: Array.from({ length: 40_000 }, () => "-"), cost });
+    expect(run("s.findAll('x*')", words)).toEqual({ value: Array.from({ length: 240_001 }, () => ""), cost });
+    // A match every two code points, none of whose starts the forward search can tell: found by its length.
+    expect(run("s.findAll('..')", words)).toEqual({ value: Array.from({ length: 40_000 }, () => ["ab", "é😀"]).flat(), cost });
+    expect(run("s.findAll('.', 3)", words)).toEqual({ value: ["a", "b", "é"], cost });
+  });
+
   it("rejects an invalid constant pattern when compiling, a computed one when running", () => {
     expect(err("'x'.find('(')")).toBe("ERROR: <input>:1:10: error parsing regexp: missing closing ): `(`\n | 'x'.find('(')\n | .........^");
     expect(err("'x'.findAll(p)", { p: "(" })).toBe("Illegal regex: error parsing regexp: missing closing ): `(`");

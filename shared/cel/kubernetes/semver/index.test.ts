@@ -28,6 +28,10 @@ describe("Kubernetes semver library", () => {
     expect(err("semver('01.1.1')")).toBe('Major number must not contain leading zeroes "01"');
     expect(err("semver('1.x.1')")).toBe('Invalid character(s) found in minor number "x"');
     expect(err("semver('1.1.1-01')")).toBe('Numeric PreRelease version must not contain leading zeroes "01"');
+    // blang/semver's Parse: each pre-release identifier digits, or letters, digits and hyphens.
+    expect(err("semver('1.1.1-a.b_c')")).toBe('Invalid character(s) found in prerelease "b_c"');
+    expect(err("semver('1.1.1-a.é')")).toBe('Invalid character(s) found in prerelease "é"');
+    expect(v("[isSemver('1.1.1-0.a-Z.9-'), isSemver('1.1.1-a..b'), isSemver(s)]", { s: `1.2.3-${"a.1.".repeat(50_000)}z` })).toEqual([true, false, true]);
     expect(err("semver('1.1.1-a..b')")).toBe("Prerelease is empty");
     expect(err("semver('1.1.1+a_b')")).toBe('Invalid character(s) found in build meta data "a_b"');
     expect(err("semver('1.1.99999999999999999999')")).toBe('strconv.ParseUint: parsing "99999999999999999999": value out of range');

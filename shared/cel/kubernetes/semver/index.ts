@@ -58,13 +58,26 @@ function versionNumber(s: string, name: "major" | "minor" | "patch"): bigint {
   return parseUint(s);
 }
 
+/** NUMBERS.test(s) (1), else ALPHANUMERIC.test(s) (2), else 0, in one pass: a pre-release may hold 125,000 identifiers, and two regular expression calls each took twice what their share of the cost pays for. */
+function identifierKind(s: string): number {
+  let digits = true;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x30 && c <= 0x39) continue;
+    if (!((c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2d)) return 0;
+    digits = false;
+  }
+  return digits ? 1 : 2;
+}
+
 function preRelease(s: string): PreRelease {
   if (s === "") throw new EvalError("Prerelease is empty");
-  if (NUMBERS.test(s)) {
+  const kind = identifierKind(s);
+  if (kind === 1) {
     if (hasLeadingZeroes(s)) throw new EvalError(`Numeric PreRelease version must not contain leading zeroes ${quoteCapped(s)}`);
     return parseUint(s);
   }
-  if (!ALPHANUMERIC.test(s)) throw new EvalError(`Invalid character(s) found in prerelease ${quoteCapped(s)}`);
+  if (kind === 0) throw new EvalError(`Invalid character(s) found in prerelease ${quoteCapped(s)}`);
   return s;
 }
 

@@ -332,17 +332,23 @@ function splitHostPort(hostPort: string): [string, string] {
 /** url.ParseQuery, errors skipped as URL.Query does: pairs in order, a repeated key gathering its values. */
 function parseQuery(query: string): CelMap {
   const values = new Map<string, string[]>();
+  // Asked once of the whole query instead of each pair (62,500 pairs took 2.5 times what their cost pays for):
+  // without % or +, no component needs unescaping (unescape gives it back as it is).
+  const plain = !query.includes("%") && !query.includes("+");
+  const semicolons = query.includes(";");
   for (const pair of query.split("&")) {
-    if (pair === "" || pair.includes(";")) continue;
+    if (pair === "" || (semicolons && pair.includes(";"))) continue;
     const eq = pair.indexOf("=");
-    let key: string;
-    let value: string;
-    try {
-      key = unescape(eq < 0 ? pair : pair.slice(0, eq), Mode.QueryComponent);
-      value = unescape(eq < 0 ? "" : pair.slice(eq + 1), Mode.QueryComponent);
-    } catch (e) {
-      if (e instanceof UrlError) continue;
-      throw e;
+    let key = eq < 0 ? pair : pair.slice(0, eq);
+    let value = eq < 0 ? "" : pair.slice(eq + 1);
+    if (!plain) {
+      try {
+        key = unescape(key, Mode.QueryComponent);
+        value = unescape(value, Mode.QueryComponent);
+      } catch (e) {
+        if (e instanceof UrlError) continue;
+        throw e;
+      }
     }
     const list = values.get(key);
     if (list === undefined) values.set(key, [value]);
