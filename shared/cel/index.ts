@@ -29,7 +29,10 @@
 // MAX_RECURSION_DEPTH (cel-go's defaults), and cost: each evaluation stops at
 // its cost limit (PER_CALL_LIMIT) or when the shared Budget runs out. A Budget
 // is charged when an evaluation ends, so one nested inside another (a lazy
-// variable) sees the outer one's cost only afterwards.
+// variable) sees the outer one's cost only afterwards. An EdgeMeter (the
+// review's edge budget) is charged the units the edge adds beyond the
+// apiserver's cost (CallContext.chargeEdge), and stops an evaluation that
+// would take more than it has left; the cost reported stays the apiserver's.
 //
 // Not covered: static types beyond literals and declared variable types
 // (declareVariables; Kubernetes checks `object` against OpenAPI schemas,
@@ -37,7 +40,7 @@
 // names, protobuf messages.
 
 import { check, type Declarations, type ObjectFields } from "./checker/index.js";
-import { compileExpr, CostLimitExceeded, Frame, type Activation, type CompiledExpr } from "./eval/index.js";
+import { compileExpr, CostLimitExceeded, EdgeLimitExceeded, Frame, type Activation, type CompiledExpr } from "./eval/index.js";
 import type { FunctionDecl, Library, OverloadDecl, TypeName } from "./declarations/index.js";
 import { optionalLibrary } from "./optional/index.js";
 import { NO_LOCATION, parse, SORT_BY_KEYS, type MacroOptions } from "./parser/index.js";
@@ -94,14 +97,24 @@ export interface Budget {
 
 export const createBudget = (limit: number = RUNTIME_COST_BUDGET): Budget => ({ limit, spent: 0 });
 
+/**
+ * The edge's own units across evaluations (a review's edge budget): an
+ * evaluation may take cost plus edge units up to what is left, and adds its
+ * edge units (not its cost, which its caller charges) when it ends.
+ */
+export interface EdgeMeter {
+  readonly limit: number;
+  spent: number;
+}
+
 export type EvalResult =
   | { readonly ok: true; readonly value: Value; readonly cost: number }
   | {
       readonly ok: false;
       readonly error: string;
       readonly cost: number;
-      /** Set when the evaluation was stopped for cost: its own limit ("call") or the shared budget ("budget"). */
-      readonly exhausted?: "call" | "budget";
+      /** Set when the evaluation was stopped for cost: its own limit ("call"), the shared budget ("budget") or the edge's meter ("edge"). */
+      readonly exhausted?: "call" | "budget" | "edge";
     };
 
 export interface Program {
@@ -110,7 +123,7 @@ export interface Program {
   readonly type: string;
   /** The declared variables the expression reads, found in its checked tree. */
   readonly variables: ReadonlySet<string>;
-  evaluate(activation: Activation, budget?: Budget): EvalResult;
+  evaluate(activation: Activation, budget?: Budget, edge?: EdgeMeter): EvalResult;
 }
 
 export type CompileResult = { readonly ok: true; readonly program: Program } | { readonly ok: false; readonly error: string };
@@ -177,15 +190,19 @@ class CompiledProgram implements Program {
   /** The frame of the last evaluation, reused by the next unless one is still running (a variable evaluating another). */
   #spare: Frame | undefined;
 
-  evaluate(activation: Activation, budget?: Budget): EvalResult {
+  evaluate(activation: Activation, budget?: Budget, edge?: EdgeMeter): EvalResult {
     const available = budget === undefined ? Infinity : budget.limit - budget.spent;
-    const frame = this.#spare?.reset(activation, Math.min(this.costLimit, available)) ?? new Frame(activation, Math.min(this.costLimit, available), this.compiled.slots, this.compiled.invariants);
+    const edgeLimit = edge === undefined ? Infinity : edge.limit - edge.spent;
+    const frame =
+      this.#spare?.reset(activation, Math.min(this.costLimit, available), edgeLimit) ??
+      new Frame(activation, Math.min(this.costLimit, available), edgeLimit, this.compiled.slots, this.compiled.invariants);
     this.#spare = undefined;
     try {
       const value = this.compiled.root(frame);
       return { ok: true, value, cost: frame.cost };
     } catch (e) {
       if (e instanceof EvalError) return { ok: false, error: e.message, cost: frame.cost };
+      if (e instanceof EdgeLimitExceeded) return { ok: false, error: e.message, cost: frame.cost, exhausted: "edge" };
       if (e instanceof CostLimitExceeded) {
         return { ok: false, error: e.message, cost: frame.cost, exhausted: available < this.costLimit ? "budget" : "call" };
       }
@@ -194,6 +211,7 @@ class CompiledProgram implements Program {
       throw e;
     } finally {
       if (budget !== undefined) budget.spent += frame.cost;
+      if (edge !== undefined) edge.spent += frame.edge;
       this.#spare = frame;
     }
   }

@@ -267,6 +267,29 @@ validations:
   });
 });
 
+describe("the review's edge budget inside a variable", () => {
+  // `^[A-Z]{0,1000}$`: 15 code points, charged 4 per tenth of the input as the apiserver charges it; its program of some
+  // 2,000 instructions adds ~497 per tenth to the edge's meter alone. On 200,000 characters: 80,004 units of cost, ~9.9M to the meter.
+  const objects = (variables: string[]) =>
+    yaml(
+      policy("p", `${deployments}\nvariables:\n${variables.map((v) => `- {name: ${v}, expression: "object.metadata.annotations.big.matches('^[A-Z]{0,1000}$')"}`).join("\n")}\nvalidations:\n- {expression: "${variables.map((v) => `!variables.${v}`).join(" && ")}"}`) +
+        "---" +
+        binding("b", "p"),
+    );
+  const big = { ...deployment(1), metadata: { name: "web", namespace: "shop", annotations: { big: "a".repeat(200_000) } } };
+
+  it("one such variable is within it and costs the apiserver's units: admitted", () => {
+    expect(judge(objects(["a"]), big).decision.allowed).toBe(true);
+  });
+
+  it("a third one reaches it inside the variable (two take 19.9M): the policy is cut and its failurePolicy decides", () => {
+    expect(judge(objects(["a", "b"]), big).decision.allowed).toBe(true);
+    expect(judge(objects(["a", "b", "c"]), big).decision.denial?.message).toBe(
+      "ValidatingAdmissionPolicy 'p' with binding 'b' denied request: edgeadmit: this review reached the edge's cost limit of 20,000,000 units across all policies before this policy finished; failurePolicy Fail denies it",
+    );
+  });
+});
+
 describe("variables two policies share", () => {
   const twoPolicies = (variable: string, validationsA: string, validationsB: string, paramsB = "") =>
     yaml(

@@ -10,16 +10,25 @@ import { objectsFromYaml, push, snapshotOf, validate } from "../support/worker.j
 const CLUSTER = "other";
 
 /**
- * Never true: `big` is lowercase. Charged as Kubernetes charges matches()
- * (k8s.io/apiserver/pkg/cel/library/cost.go, "matches"): (1 + 200,000 code
- * points) × 0.1 → 20,001, times the program's 183 instructions × 0.25 → 46,
- * about 920,000 units for a 200,000-character `big`, under the 1,000,000
- * limit of one expression.
+ * Never false: `big` is lowercase. Charged as the apiserver charges matches()
+ * (cel-go interpreter/runtimecost.go; k8s.io/apiserver
+ * pkg/cel/library/cost.go:126-136 for find): (1 + 200,000 code points) × 0.1
+ * → 20,001, times the pattern's 182 code points × 0.25 → 46, about 920,000
+ * units for a 200,000-character `big`, under the 1,000,000 limit of one
+ * expression. Its program is no larger than its pattern: the edge charges
+ * nothing beyond the apiserver's cost.
  */
-const COSTLY = "!object.data.big.matches('^[A-Z]{0,90}$')";
+const COSTLY = `!object.data.big.matches('^${"A?".repeat(90)}$')`;
 
-/** A policy on ConfigMap CREATEs with `validations` copies of COSTLY, bound with Deny. */
-const configMapPolicy = (name: string, failurePolicy: "Fail" | "Ignore", validations: number) => `apiVersion: admissionregistration.k8s.io/v1
+/**
+ * Never false either, and 80,004 units to the apiserver (a 13-code-point
+ * pattern: × 4), but a program of 183 instructions: the edge's meter counts
+ * 20,001 × (46 - 4) more, so each takes ~920,000 of the review's budget.
+ */
+const SURCHARGED = "!object.data.big.matches('^[A-Z]{0,90}$')";
+
+/** A policy on ConfigMap CREATEs with `validations` copies of `expression` (COSTLY by default), bound with Deny. */
+const configMapPolicy = (name: string, failurePolicy: "Fail" | "Ignore", validations: number, expression = COSTLY) => `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata: {name: ${name}}
 spec:
@@ -28,7 +37,7 @@ spec:
     resourceRules:
     - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
   validations:
-${Array.from({ length: validations }, () => `  - {expression: ${JSON.stringify(COSTLY)}, message: big is uppercase}`).join("\n")}
+${Array.from({ length: validations }, () => `  - {expression: ${JSON.stringify(expression)}, message: big is uppercase}`).join("\n")}
 ---
 apiVersion: edgeadmit.io/v1alpha1
 kind: EdgeAdmissionPolicyBinding
@@ -80,11 +89,29 @@ describe("the edge's cost budget per review", () => {
   });
 });
 
+describe("a regular expression whose program is larger than its pattern", () => {
+  it("costs what the apiserver charges: 11 of them in one policy take about 880,000 of its 10,000,000", { timeout: 60_000 }, async () => {
+    expect((await push(CLUSTER, snapshotOf(objectsFromYaml(configMapPolicy("surcharged", "Fail", 11, SURCHARGED))))).status).toBe(200);
+    const big = configMap("a".repeat(200_000));
+    expect((await validate(CLUSTER, big)).response).toEqual({ uid: big.request.uid, allowed: true });
+  });
+
+  it("takes from the review's budget the time its program adds: 25 of them reach the edge's limit", { timeout: 60_000 }, async () => {
+    expect((await push(CLUSTER, snapshotOf(objectsFromYaml(configMapPolicy("surcharged", "Fail", 25, SURCHARGED))))).status).toBe(200);
+    const big = configMap("a".repeat(200_000));
+    expect((await validate(CLUSTER, big)).response).toEqual({
+      uid: big.request.uid,
+      allowed: false,
+      status: { code: 422, reason: "Invalid", message: `ValidatingAdmissionPolicy 'surcharged' with binding 'surcharged' denied request: ${CUT}` },
+    });
+  });
+});
+
 describe("a denial cut to 1,024 bytes", () => {
   it("shortens the quoted expression and keeps the reason at its end", { timeout: 60_000 }, async () => {
-    // 2,000 characters of expression; the matches() alone is charged 20,001 × 101 (403 instructions) > 1,000,000.
-    const padding = `object.metadata.name != '${"x".repeat(1_940)}'`;
-    const expression = `object.data.big.matches('^[a-z]{0,200}$') && ${padding}`;
+    // 2,000 characters of expression; the matches() alone is charged 20,001 × 51 (a 202-code-point pattern) > 1,000,000.
+    const padding = `object.metadata.name != '${"x".repeat(1_740)}'`;
+    const expression = `object.data.big.matches('^${"a?".repeat(100)}$') && ${padding}`;
     const policy = `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
 metadata: {name: long-expression}
@@ -102,7 +129,7 @@ spec: {policyName: long-expression, validationActions: [Deny]}`;
     expect((await push(CLUSTER, snapshotOf(objectsFromYaml(policy)))).status).toBe(200);
     const big = configMap("a".repeat(200_000));
     const { response } = await validate(CLUSTER, big);
-    const prefix = "ValidatingAdmissionPolicy 'long-expression' with binding 'long-expression' denied request: expression 'object.data.big.matches('^[a-z]{0,200}$') && object.metadata.name != 'xxx";
+    const prefix = `ValidatingAdmissionPolicy 'long-expression' with binding 'long-expression' denied request: expression 'object.data.big.matches('^${"a?".repeat(100)}$') && object.metadata.name != 'xxx`;
     const tail = "...' resulted in error: operation cancelled: actual cost limit exceeded";
     const message = response.status!.message;
     expect(response.allowed).toBe(false);

@@ -34,6 +34,14 @@ export interface CallContext {
    * its input charges the rest here, before it allocates.
    */
   charge(units: number): void;
+  /**
+   * Adds units of the edge's own accounting: time a call takes beyond what
+   * the apiserver charges for it (a regular expression whose program is far
+   * larger than its pattern). They count toward the review's edge budget
+   * (shared/vap/budget) only, never toward the apiserver's limits, so an
+   * expression's cost and its verdict stay the apiserver's.
+   */
+  chargeEdge(units: number): void;
 }
 
 /**

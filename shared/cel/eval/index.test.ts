@@ -287,7 +287,7 @@ describe("loop-invariant values", () => {
     // Each source has values to keep: the comparison is not of two identical programs.
     expect(invariants > 0, source).toBe(keep);
     const run = (limit: number): string => {
-      const frame = new Frame(activation, limit, slots, invariants);
+      const frame = new Frame(activation, limit, Infinity, slots, invariants);
       try {
         const v = root(frame);
         return `${JSON.stringify(v instanceof Boxed ? String(v) : v)} @${frame.cost}`;

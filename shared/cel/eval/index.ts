@@ -43,6 +43,12 @@ export class CostLimitExceeded {
 }
 const COST_LIMIT_EXCEEDED = new CostLimitExceeded();
 
+/** The review's edge budget ran out within this evaluation (CallContext.chargeEdge). */
+export class EdgeLimitExceeded {
+  readonly message = "edgeadmit: the review's edge cost limit was reached";
+}
+const EDGE_LIMIT_EXCEEDED = new EdgeLimitExceeded();
+
 export class Frame implements CallContext {
   cost = 0;
   /**
@@ -51,30 +57,42 @@ export class Frame implements CallContext {
    * has been, which a loop-invariant value's replay must fit under the limit.
    */
   high = 0;
+  /** Units charged for the edge beyond the apiserver's cost (chargeEdge). */
+  edge = 0;
+  /** What cost and edge units together may reach: what the review's edge budget had left when the evaluation began. */
+  edgeLimit = Infinity;
   readonly locals: Value[];
   /** The loop-invariant values kept for the current run of the loop that owns each (see loopInvariants). */
   readonly kept: Array<Kept | undefined>;
   constructor(
     public activation: Activation,
     public limit: number,
+    edgeLimit: number,
     slots: number,
     invariants = 0,
   ) {
+    this.edgeLimit = edgeLimit;
     this.locals = new Array<Value>(slots);
     this.kept = new Array<Kept | undefined>(invariants);
   }
   /** The frame ready for another evaluation of the same program (its locals and kept values are written before they are read). */
-  reset(activation: Activation, limit: number): this {
+  reset(activation: Activation, limit: number, edgeLimit: number): this {
     this.activation = activation;
     this.limit = limit;
     this.cost = 0;
     this.high = 0;
+    this.edge = 0;
+    this.edgeLimit = edgeLimit;
     return this;
   }
   charge(units: number): void {
     if (units < 0 && this.cost > this.high) this.high = this.cost;
     this.cost += units;
     if (this.cost > this.limit) throw COST_LIMIT_EXCEEDED;
+  }
+  chargeEdge(units: number): void {
+    this.edge += units;
+    if (this.cost + this.edge > this.edgeLimit) throw EDGE_LIMIT_EXCEEDED;
   }
 }
 
@@ -90,7 +108,7 @@ function constant(v: Value): Eval {
 }
 
 /** A frame for folding constants at compile time; folding that fails is left to run time. */
-const FOLDING: CallContext = { charge: () => undefined };
+const FOLDING: CallContext = { charge: () => undefined, chargeEdge: () => undefined };
 
 const hasOwn = Object.prototype.hasOwnProperty;
 

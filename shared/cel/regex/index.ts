@@ -48,14 +48,30 @@ function runtimePattern(engine: RegexCompiler, pattern: string, ctx: CallContext
 }
 
 /**
- * Charges a match of input against regex before running it: cel-go's
- * (1 + input length) * 0.1 times 0.25 per pattern character, where the
- * engine's program size replaces the pattern length when it is larger.
+ * Charges a match of input against regex before running it, as the apiserver
+ * does: (1 + input length) * 0.1 times 0.25 per pattern character (cel-go's
+ * interpreter/runtimecost.go for matches; k8s.io/apiserver
+ * pkg/cel/library/cost.go:126-136 for find and findAll). A program larger
+ * than its pattern (`[a-z]{1,1000}`: 14 characters, some 2,000
+ * instructions) can take time in proportion to its size where the lazy DFA
+ * gives way to the Pike VM, so the difference is charged to the edge's
+ * budget of the review (chargeEdge), never to the expression's cost.
  */
-function chargeMatch(regex: Regex, input: string, ctx: CallContext): void {
+function chargeMatch(units: PatternUnits, input: string, ctx: CallContext): void {
   const strCost = Math.ceil((1 + codePointLength(input)) * STRING_TRAVERSAL);
-  const regexCost = Math.ceil(Math.max(regex.source.length, regex.programSize) * REGEX_LENGTH);
-  ctx.charge(Math.max(0, strCost * regexCost - 1));
+  ctx.charge(Math.max(0, strCost * units.pattern - 1));
+  if (units.beyond > 0) ctx.chargeEdge(strCost * units.beyond);
+}
+
+/** A pattern's units per tenth of the input: the apiserver's (0.25 per code point of the pattern), and what its program adds beyond them. */
+interface PatternUnits {
+  readonly pattern: number;
+  readonly beyond: number;
+}
+
+function unitsOf(regex: Regex): PatternUnits {
+  const pattern = Math.ceil(codePointLength(regex.source) * REGEX_LENGTH);
+  return { pattern, beyond: Math.max(0, Math.ceil(regex.programSize * REGEX_LENGTH) - pattern) };
 }
 
 interface PatternFunction {
@@ -73,9 +89,9 @@ interface PatternFunction {
 
 /** An overload whose pattern (argument 1) is compiled with the expression when it is a literal, when first met otherwise. */
 export function patternOverload(engine: RegexCompiler, f: PatternFunction): OverloadDecl {
-  const matched = (regex: Regex, args: readonly Value[], ctx: CallContext): Value => {
+  const matched = (regex: Regex, units: PatternUnits, args: readonly Value[], ctx: CallContext): Value => {
     const subject = args[0] as string;
-    chargeMatch(regex, subject, ctx);
+    chargeMatch(units, subject, ctx);
     try {
       return f.run(regex, subject, args);
     } catch (e) {
@@ -87,14 +103,15 @@ export function patternOverload(engine: RegexCompiler, f: PatternFunction): Over
   const impl: Impl = (args, ctx) => {
     const regex = runtimePattern(engine, args[1] as string, ctx);
     if (typeof regex === "string") throw new EvalError(f.runtimeError ? f.runtimeError(regex) : regex);
-    return matched(regex, args, ctx);
+    return matched(regex, unitsOf(regex), args, ctx);
   };
   const specialize: OverloadDecl["specialize"] = (constants) => {
     const pattern = constants[1];
     if (typeof pattern !== "string") return undefined;
     const regex = compilePattern(engine, pattern);
     if (typeof regex === "string") return f.compileError ? f.compileError(regex) : regex;
-    return (args, ctx) => matched(regex, args, ctx);
+    const units = unitsOf(regex);
+    return (args, ctx) => matched(regex, units, args, ctx);
   };
   return { receiver: f.receiver, params: f.params, result: f.result, impl, specialize };
 }

@@ -351,7 +351,7 @@ function validated(fn: FunctionDecl): FunctionDecl {
             specialize: ([c]) => {
               if (typeof c !== "string") return undefined;
               try {
-                const v = (o.impl as Impl)([c], { charge: () => undefined });
+                const v = (o.impl as Impl)([c], { charge: () => undefined, chargeEdge: () => undefined });
                 return () => v;
               } catch {
                 return `invalid ${fn.name} argument`;

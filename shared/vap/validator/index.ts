@@ -52,10 +52,10 @@ export type RequestVariables = Map<Program, EvalResult & { ok: true }>;
  * request's). The first policy evaluates it; the others take its value and
  * its cost, which their composition charges as computing it would have.
  */
-function sharedVariable(program: Program, activation: () => Activation, shared: RequestVariables | undefined): EvalResult {
+function sharedVariable(program: Program, activation: () => Activation, shared: RequestVariables | undefined, review: ReviewBudget | undefined): EvalResult {
   const known = shared?.get(program);
   if (known !== undefined) return known;
-  const result = program.evaluate(activation());
+  const result = program.evaluate(activation(), undefined, review);
   if (shared !== undefined && result.ok && !program.variables.has("params") && !program.variables.has("variables")) shared.set(program, result);
   return result;
 }
@@ -119,8 +119,10 @@ class Composition {
   #compute(invocation: Invocation, index: number, activation: () => Activation): { value: Value } | { error: string } {
     const variable = invocation.policy.variables[index]!;
     if (!variable.program) return { error: `composited variable "${variable.name}" fails to compile: ${variable.error}` };
-    const result = sharedVariable(variable.program, activation, invocation.requestVariables);
+    const result = sharedVariable(variable.program, activation, invocation.requestVariables, invocation.reviewBudget);
     this.cost += result.cost;
+    // The review's edge budget ran out inside the variable: the policy is cut, whatever the expression reading it makes of its error.
+    if (!result.ok && result.exhausted === "edge" && invocation.reviewBudget !== undefined) invocation.reviewBudget.cut = true;
     return result.ok ? { value: result.value } : { error: `composited variable "${variable.name}" fails to evaluate: ${result.error}` };
   }
 
@@ -163,8 +165,11 @@ export function evaluatePhase(invocation: Invocation, expressions: ReadonlyArray
       results[i] = { ok: false, error: `compilation error: ${expression.error}` };
       continue;
     }
-    const result = expression.program.evaluate(composition.activation);
+    // The review's budget is also the edge's meter: it takes the units the edge charges beyond the apiserver's cost, and stops an expression that would take more than it has left.
+    const result = expression.program.evaluate(composition.activation, undefined, review);
+    if (!result.ok && result.exhausted === "edge" && review !== undefined) review.cut = true;
     if (!spend(composition.takeCost()) || !spend(result.cost)) return { ok: false, error: OUT_OF_BUDGET };
+    if (review?.cut) return { ok: false, error: OUT_OF_BUDGET };
     results[i] = result.ok ? result : { ok: false, error: `expression '${expression.source}' resulted in error: ${result.error}` };
   }
   return { ok: true, results, remaining };

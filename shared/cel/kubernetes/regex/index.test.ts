@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { compile, createEnv } from "../../index.js";
 import { error, literalEngine, value } from "../../../../test/support/cel/index.js";
+import { compileRegex } from "../../../re2/index.js";
 import { regexLibrary } from "./index.js";
 
 const options = { libraries: [regexLibrary] };
@@ -64,16 +65,36 @@ describe("Kubernetes regex library", () => {
     expect(err("'a'.findAll('a', x)", { x: "1" })).toBe("no such overload: findAll(string, string, string)");
   });
 
-  it("charges (1 + input length) × 0.1 × pattern size × 0.25, and compiling a computed pattern", () => {
+  // k8s.io/apiserver pkg/cel/library/cost.go:126-136: strCost = ceil((1 + size(s)) × 0.1), regexCost =
+  // ceil(size(pattern) × 0.25), cost = strCost × regexCost; size is in code points (cel-go's String.Size).
+  it("charges (1 + input length) × 0.1 × pattern size × 0.25 as the apiserver does, and compiling a computed pattern", () => {
     const env = createEnv({ variables: ["s", "p"], libraries: [regexLibrary], regex: literalEngine });
     const constant = compile("s.findAll('abcdefgh')", env);
     const computed = compile("s.findAll(p)", env);
     if (!constant.ok || !computed.ok) throw new Error("compile");
     const s = "x".repeat(999);
-    // literalEngine's program is the pattern plus 2: 10 × 0.25 → 3; 1000 × 0.1 → 100.
-    expect(constant.program.evaluate({ s }).cost - constant.program.evaluate({ s: "" }).cost).toBe(300 - 3);
+    // 8 × 0.25 → 2; 1000 × 0.1 → 100; the empty string's 1 × 0.1 → 1.
+    expect(constant.program.evaluate({ s }).cost - constant.program.evaluate({ s: "" }).cost).toBe(200 - 2);
     expect(computed.program.evaluate({ s, p: "abcdefgh" }).cost - constant.program.evaluate({ s }).cost).toBe(2 + 1);
     // A computed pattern is compiled once and kept, and charged as compiled on every call all the same.
     expect(computed.program.evaluate({ s, p: "abcdefgh" }).cost - constant.program.evaluate({ s }).cost).toBe(2 + 1);
+  });
+
+  it("charges what a program larger than its pattern adds to the edge's meter, never to the cost", () => {
+    const env = createEnv({ variables: ["s"], libraries: [regexLibrary] });
+    const counted = compile("s.matches('^[a-z]{1,127}$')", env);
+    if (!counted.ok) throw new Error("compile");
+    const s = "a".repeat(999);
+    const meter = { limit: Infinity, spent: 0 };
+    // The apiserver's cost: 1 for s, 1 for the call, (1000 × 0.1 → 100) × (16 code points × 0.25 → 4) - 1.
+    expect(counted.program.evaluate({ s }, undefined, meter)).toEqual({ ok: true, value: false, cost: 1 + 1 + 400 - 1 });
+    // The program's instructions (shared/re2) × 0.25 beyond the pattern's 4, per tenth of the input.
+    const program = compileRegex("^[a-z]{1,127}$");
+    if (!program.ok) throw new Error("compile");
+    expect(meter.spent).toBe(100 * (Math.ceil(program.regex.programSize * 0.25) - 4));
+    expect(meter.spent).toBeGreaterThan(100 * 50);
+    // Within what the meter has left it takes no part in the verdict; past it, the evaluation stops.
+    expect(counted.program.evaluate({ s }, undefined, { limit: 1_000_000, spent: 0 }).ok).toBe(true);
+    expect(counted.program.evaluate({ s }, undefined, { limit: 1_000, spent: 0 })).toEqual({ ok: false, error: "edgeadmit: the review's edge cost limit was reached", cost: 401, exhausted: "edge" });
   });
 });
