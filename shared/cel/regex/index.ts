@@ -84,7 +84,7 @@ interface PatternFunction {
   /** The runtime error of an invalid computed pattern (default: the engine's text). */
   readonly runtimeError?: (engineError: string) => string;
   /** What the function does with the compiled pattern and the subject, the match already charged. */
-  readonly run: (regex: Regex, subject: string, args: readonly Value[]) => Value;
+  readonly run: (regex: Regex, subject: string, args: readonly Value[], ctx: CallContext) => Value;
 }
 
 /** An overload whose pattern (argument 1) is compiled with the expression when it is a literal, when first met otherwise. */
@@ -93,7 +93,7 @@ export function patternOverload(engine: RegexCompiler, f: PatternFunction): Over
     const subject = args[0] as string;
     chargeMatch(units, subject, ctx);
     try {
-      return f.run(regex, subject, args);
+      return f.run(regex, subject, args, ctx);
     } catch (e) {
       // findAll whose matches each read far ahead: an error of the expression, where Go would take quadratic time.
       if (e instanceof RegexWorkExceeded) throw new EvalError(e.message);

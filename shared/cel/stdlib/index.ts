@@ -5,7 +5,7 @@
 // "no such overload" on a type mismatch; per-overload functions (conversions,
 // string predicates, accessors) raise "no such overload: f(types)".
 
-import { chargeTraversal, costSize, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl, type TypeName } from "../declarations/index.js";
+import { chargeTraversal, costSize, TRAVERSAL_FACTOR, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl, type TypeName } from "../declarations/index.js";
 import { patternOverload, type RegexCompiler } from "../regex/index.js";
 import { civil, durationOf, formatDuration, formatTimestamp, parseDuration, parseTimestamp, timestampOf, type CivilTime } from "../time/index.js";
 import {
@@ -334,8 +334,16 @@ function toDuration(v: Value): Value {
 }
 
 /** A conversion function: per-overload dispatch over the listed source types. */
+/**
+ * cel-go charges a conversion 1 whatever its input, while converting a string
+ * or bytes reads them all (parsing digits, validating UTF-8): 0.1 per element
+ * goes to the edge's meter, as a traversal would cost.
+ */
 function conversion(name: string, result: TypeName, from: TypeName[], impl: (v: Value) => Value): FunctionDecl {
-  const call: Impl = ([v]) => impl(v as Value);
+  const call: Impl = ([v], ctx) => {
+    if (typeof v === "string" || v instanceof Uint8Array) ctx.chargeEdge(Math.ceil(v.length * TRAVERSAL_FACTOR));
+    return impl(v as Value);
+  };
   return { name, overloads: from.map((t) => global([t], result, call)) };
 }
 

@@ -73,7 +73,8 @@ function intText(v: Value, radix: number, clause: string): string {
 }
 
 /** %s of any supported value; lists and maps recursively, map entries sorted by key text. */
-function stringText(v: Value): string {
+/** `made` is told how many values a list or map formats (one string each), for the edge's meter. */
+function stringText(v: Value, made: (count: number) => void): string {
   if (typeof v === "string") return v;
   if (v === null || typeof v === "boolean" || typeof v === "bigint" || v instanceof Uint) return String(v instanceof Uint ? v.v : v);
   const d = asDouble(v);
@@ -83,9 +84,14 @@ function stringText(v: Value): string {
   if (v instanceof CelType) return v.name;
   if (v instanceof Timestamp) return formatTimestamp(v);
   if (v instanceof Duration) return formatDuration(v);
-  if (isList(v)) return `[${v.map(stringText).join(", ")}]`;
+  if (isList(v)) {
+    made(v.length);
+    return `[${v.map((x) => stringText(x, made)).join(", ")}]`;
+  }
   if (isMap(v)) {
-    const entries = mapKeys(v).map((k) => [stringText(k), stringText(mapGet(v, k) as Value)] as const);
+    const keys = mapKeys(v);
+    made(keys.length);
+    const entries = keys.map((k) => [stringText(k, made), stringText(mapGet(v, k) as Value, made)] as const);
     entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, x]) => `${k}: ${x}`).join(", ")}}`;
   }
@@ -105,10 +111,10 @@ function hexText(v: Value, upper: boolean): string {
   return upper ? s.toUpperCase() : s;
 }
 
-function clause(verb: string, prec: number | undefined, v: Value): string {
+function clause(verb: string, prec: number | undefined, v: Value, made: (count: number) => void): string {
   switch (verb) {
     case "s":
-      return stringText(v);
+      return stringText(v, made);
     case "d": {
       const d = asDouble(v);
       const sp = d === undefined ? undefined : special(d);
@@ -134,8 +140,12 @@ function clause(verb: string, prec: number | undefined, v: Value): string {
   throw new EvalError(`could not parse formatting clause: unrecognized formatting clause "${verb}"`);
 }
 
-/** Formats; `charge` is told the output length as it grows, so huge outputs stop at the budget. */
-export function format(template: string, args: readonly Value[], charge: (size: number) => void): string {
+/**
+ * Formats; `charge` is told the output length as it grows, so huge outputs
+ * stop at the budget, and `made` how many values a list or map clause
+ * formats, each a string of its own.
+ */
+export function format(template: string, args: readonly Value[], charge: (size: number) => void, made: (count: number) => void): string {
   let out = "";
   let next = 0;
   for (let i = 0; i < template.length; i++) {
@@ -161,7 +171,7 @@ export function format(template: string, args: readonly Value[], charge: (size: 
     if (verb === "") throw new EvalError(`could not parse formatting clause: unexpected end of string`);
     if (!"sdfeboxX".includes(verb)) throw new EvalError(`could not parse formatting clause: unrecognized formatting clause "${verb}"`);
     if (next >= args.length) throw new EvalError(`index ${next} out of range`);
-    const text = clause(verb, prec, args[next++] as Value);
+    const text = clause(verb, prec, args[next++] as Value, made);
     charge(text.length);
     out += text;
     i = j;

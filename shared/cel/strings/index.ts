@@ -4,7 +4,7 @@
 // Indexes count code points, as Go's []rune does; a string's code point
 // positions are computed once (values' codePoints), not per call.
 
-import { chargeCallCost, chargeTraversal, costSize, traversalCost, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl } from "../declarations/index.js";
+import { chargeCallCost, chargeCreated, chargeTraversal, costSize, TRAVERSAL_FACTOR, traversalCost, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl } from "../declarations/index.js";
 import { asSmallInt, codePointLength, codePoints, EvalError, isList, typeOf, type Value } from "../values/index.js";
 import { isAscii } from "../../text/index.js";
 import { format } from "./format.js";
@@ -248,8 +248,8 @@ export function stringsLibrary(version = 2): Library {
     {
       name: "split",
       overloads: [
-        method(["string", "string"], "list", 2, ([s, sep]) => split(str(s), str(sep), -1)),
-        method(["string", "string", "int"], "list", 2, ([s, sep, n]) => split(str(s), str(sep), int(n as Value))),
+        method(["string", "string"], "list", 2, ([s, sep], ctx) => chargeCreated(ctx, split(str(s), str(sep), -1))),
+        method(["string", "string", "int"], "list", 2, ([s, sep, n], ctx) => chargeCreated(ctx, split(str(s), str(sep), int(n as Value)))),
       ],
     },
     {
@@ -275,11 +275,26 @@ export function stringsLibrary(version = 2): Library {
         overloads: [
           method(["string", "list"], "string", 0, ([s, args], ctx) => {
             if (!isList(args as Value)) throw new EvalError("no such overload");
-            return format(str(s), args as readonly Value[], (n) => chargeTraversal(ctx, n));
+            return format(str(s), args as readonly Value[], (n) => chargeTraversal(ctx, n), (n) => ctx.chargeEdge(n));
           }),
         ],
       },
-      { name: "strings.quote", overloads: [{ params: ["string"], result: "string", impl: ([s], ctx) => (chargeTraversal(ctx, str(s).length), quote(str(s))) }] },
+      {
+        name: "strings.quote",
+        overloads: [
+          {
+            params: ["string"],
+            result: "string",
+            impl: ([s], ctx) => {
+              chargeTraversal(ctx, str(s).length);
+              const quoted = quote(str(s));
+              // Charged for its input, it writes up to two characters for each (escapes): the second goes to the edge's meter.
+              ctx.chargeEdge(Math.ceil((quoted.length - 2 - str(s).length) * TRAVERSAL_FACTOR));
+              return quoted;
+            },
+          },
+        ],
+      },
     );
   }
   if (version >= 3) {

@@ -15,7 +15,7 @@
 // sort) and not beyond, where elements with equal keys may come out in
 // another order upstream.
 
-import { chargeCallCost, type CallContext, type Library, type OverloadDecl } from "../../declarations/index.js";
+import { chargeCallCost, chargeCreated, type CallContext, type Library, type OverloadDecl } from "../../declarations/index.js";
 import { SORT_BY_KEYS } from "../../parser/index.js";
 import { asSmallInt, Boxed, compare, Duration, equals, EvalError, isList, noSuchOverload, Timestamp, typeOf, type Value } from "../../values/index.js";
 
@@ -113,17 +113,18 @@ export const extListsLibrary: Library = {
     {
       name: "flatten",
       overloads: [
+        // Charged by its receiver's size (ext.Lists v3), its result can be any size: the edge's meter takes one unit per element of it (chargeCreated).
         member(["list"], "list", ([l], ctx) => {
           const list = listOf(l);
           chargeList(ctx, list.length);
-          return flatten(list, 1, []);
+          return chargeCreated(ctx, flatten(list, 1, []));
         }),
         member(["list", "int"], "list", ([l, d], ctx) => {
           const list = listOf(l);
           const depth = intArg(d);
           if (depth < 0) throw new EvalError("level must be non-negative");
           chargeList(ctx, list.length * depth);
-          return flatten(list, depth, []);
+          return chargeCreated(ctx, flatten(list, depth, []));
         }),
       ],
     },

@@ -7,9 +7,9 @@
 // so an invalid one is a compile error; an invalid computed one is
 // Kubernetes' runtime error "Illegal regex: ...". Cost: Kubernetes' (1 +
 // input length) × 0.1 × pattern length × 0.25, plus the compilation of a
-// computed pattern.
+// computed pattern; findAll's matches go to the edge's meter (chargeCreated).
 
-import type { Library } from "../../declarations/index.js";
+import { chargeCreated, type Library } from "../../declarations/index.js";
 import { patternOverload, type RegexCompiler } from "../../regex/index.js";
 import { asBigInt, noSuchOverload, type Value } from "../../values/index.js";
 
@@ -33,11 +33,11 @@ export function regexLibrary(engine: RegexCompiler): Library {
       {
         name: "findAll",
         overloads: [
-          overload(["string", "string"], "list", (regex, s) => regex.findAll(s, -1)),
+          overload(["string", "string"], "list", (regex, s, _, ctx) => chargeCreated(ctx, regex.findAll(s, -1))),
           // Go's FindAllString with n == 0 returns nil: no matches.
-          overload(["string", "string", "int"], "list", (regex, s, [, , n]) => {
+          overload(["string", "string", "int"], "list", (regex, s, [, , n], ctx) => {
             const limit = limitOf(n);
-            return limit === 0 ? [] : regex.findAll(s, limit);
+            return limit === 0 ? [] : chargeCreated(ctx, regex.findAll(s, limit));
           }),
         ],
       },

@@ -7,7 +7,7 @@
 // major or major.minor with zeros, drop leading zeros). Equality ignores
 // build metadata, as Compare does.
 
-import { chargeTraversal, costSize, type Library, type OverloadDecl } from "../../declarations/index.js";
+import { chargeCreated, chargeTraversal, costSize, type CallContext, type Library, type OverloadDecl } from "../../declarations/index.js";
 import { CelType, EvalError, intOf, LibraryValue, noSuchOverload, type Value } from "../../values/index.js";
 import { member, parses } from "../overloads.js";
 import { quoteCapped } from "../quote.js";
@@ -82,7 +82,8 @@ function preRelease(s: string): PreRelease {
 }
 
 /** blang/semver's Parse. */
-function parseSemver(s: string): Version {
+/** `ctx` is charged, on the edge's meter, one unit per pre-release and build identifier made (chargeCreated). */
+function parseSemver(s: string, ctx: CallContext): Version {
   if (s === "") throw new EvalError("Version string empty");
   const first = s.indexOf(".");
   const second = first < 0 ? -1 : s.indexOf(".", first + 1);
@@ -94,12 +95,12 @@ function parseSemver(s: string): Version {
   let pre: string[] = [];
   const plus = rest.indexOf("+");
   if (plus >= 0) {
-    build = rest.slice(plus + 1).split(".");
+    build = chargeCreated(ctx, rest.slice(plus + 1).split("."));
     rest = rest.slice(0, plus);
   }
   const dash = rest.indexOf("-");
   if (dash >= 0) {
-    pre = rest.slice(dash + 1).split(".");
+    pre = chargeCreated(ctx, rest.slice(dash + 1).split("."));
     rest = rest.slice(0, dash);
   }
   const patch = versionNumber(rest, "patch");
@@ -112,7 +113,7 @@ function parseSemver(s: string): Version {
 }
 
 /** The library's normalizeAndParse. */
-function normalizeAndParse(input: string): Version {
+function normalizeAndParse(input: string, ctx: CallContext): Version {
   const s = input.startsWith("v") ? input.slice(1) : input;
   const first = s.indexOf(".");
   const second = first < 0 ? -1 : s.indexOf(".", first + 1);
@@ -127,7 +128,7 @@ function normalizeAndParse(input: string): Version {
     if (/[+-]/.test(parts[parts.length - 1]!)) throw new EvalError("short version cannot contain PreRelease/Build meta data");
     while (parts.length < 3) parts.push("0");
   }
-  return parseSemver(parts.join("."));
+  return parseSemver(parts.join("."), ctx);
 }
 
 function comparePre(a: PreRelease, b: PreRelease): number {
@@ -155,10 +156,10 @@ const versionOf = (v: Value | undefined): Version => {
 };
 
 /** The string argument and its normalize flag (false when absent), charged for reading the string. */
-function parseArgs(args: readonly Value[], ctx: Parameters<NonNullable<OverloadDecl["impl"]>>[1]): Version {
+function parseArgs(args: readonly Value[], ctx: CallContext): Version {
   const [s, normalize] = args as [string, boolean | undefined];
   chargeTraversal(ctx, costSize(s));
-  return normalize === true ? normalizeAndParse(s) : parseSemver(s);
+  return normalize === true ? normalizeAndParse(s, ctx) : parseSemver(s, ctx);
 }
 
 export const semverLibrary: Library = {
