@@ -135,6 +135,7 @@ const COMPILE_RUNS = 15;
 /** The compiler's code kept getting faster for ~15 compiles (30 ms then 15 ms of CPU each). */
 const COMPILE_WARMUP = 15;
 const roundMedians = (rounds: number[][]) => rounds.map((round) => quantile(round, 0.5) / 1e3);
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 
 /** Ours against @marcbachmann/cel-js and @bufbuild/cel on each of kubescape's validations and variables, the same input. */
 function perExpression(section: Section, objects: readonly KubeObject[], review: string): void {
@@ -190,6 +191,10 @@ export async function validatingAdmissionPolicies(): Promise<Section> {
     section.notes.push(
       `kubescape: ${objects.filter((o) => o.kind === "ValidatingAdmissionPolicy").length} policies bound from ../shared/conformance/kubescape-cel-admission-library; the ${text.length.toLocaleString("en")}-byte 6-container Deployment CREATE is ${answer.response.allowed ? "allowed" : "denied"}, by ${denying.length} of them: ${denying.join(", ")}.`,
     );
+    // One full collection between compiling the policies and warming them up, as a warm isolate has had since its snapshot arrived.
+    // Without it the same review ran at one of two speeds for the rest of the process, by whether the last full collection came before
+    // the compile (the orchestrator's, before each section: 344-502 µs) or not (279-320 µs); with it, 319-331 µs in four runs of either.
+    gc();
     let settledIn = 0;
     const samples = await interleave(
       [
@@ -197,6 +202,9 @@ export async function validatingAdmissionPolicies(): Promise<Section> {
         { name: "floor", run: () => floor(text).length },
       ],
       { ...TIMING, settle: { ...SETTLE, onSettled: (rounds) => (settledIn = rounds) } },
+    );
+    section.notes.push(
+      "Before the warm-up, one full collection (gc()) after the policies are compiled, as a warm isolate has had one since its snapshot arrived: V8 ran the same review at one of two speeds for the rest of a process, about 1.4 times apart, by whether its last full collection came before the policies were compiled or after (the same counts of collections either way; the difference sat in the evaluator's closures); after one, both starting points measure alike.",
     );
     section.notes.push(
       `Settling: after the warm-up, untimed rounds (at least ${SETTLE.minRounds}) until the review's batch median set no new low (by 1 %) for 4 rounds in a row: ${settledIn} round(s)${settledIn >= SETTLE.maxRounds ? ", the cap, so it was still getting faster" : ""}.`,
