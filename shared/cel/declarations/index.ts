@@ -36,10 +36,11 @@ export interface CallContext {
   charge(units: number): void;
   /**
    * Adds units of the edge's own accounting: time a call takes beyond what
-   * the apiserver charges for it (a regular expression whose program is far
-   * larger than its pattern). They count toward the review's edge budget
-   * (shared/vap/budget) only, never toward the apiserver's limits, so an
-   * expression's cost and its verdict stay the apiserver's.
+   * the apiserver charges for it (a regular expression's program beyond its
+   * pattern, the values a function makes, the input a conversion reads).
+   * They count toward the review's edge budget (shared/vap/budget) only,
+   * never toward the apiserver's limits, so an expression's cost and its
+   * verdict stay the apiserver's.
    */
   chargeEdge(units: number): void;
 }

@@ -4,7 +4,10 @@
 // edge runs every policy of a cluster in one request's CPU time, so it adds
 // one budget for the whole review. Each phase of a policy draws from both:
 // it starts with the apiserver's budget or what the review has left, if less,
-// and what it spends is the review's spending.
+// and what it spends is the review's spending. The review's budget is also
+// the evaluations' edge meter (shared/cel EdgeMeter): it takes the units the
+// edge charges beyond the apiserver's cost, and stops an expression that
+// would take more than it has left.
 
 /**
  * Cost units one review may spend over all its policies' expressions: twice
