@@ -5,14 +5,12 @@
 // positions are computed once (values' codePoints), not per call.
 
 import { chargeCallCost, chargeCreated, chargeTraversal, costSize, TRAVERSAL_FACTOR, traversalCost, type CallContext, type FunctionDecl, type Impl, type Library, type OverloadDecl } from "../declarations/index.js";
-import { asSmallInt, codePointLength, codePoints, EvalError, isList, typeOf, type Value } from "../values/index.js";
+import { asSmallInt, codePointLength, codePoints, EvalError, isList, SURROGATE, typeOf, type Value } from "../values/index.js";
 import { isAscii } from "../../text/index.js";
 import { format } from "./format.js";
 
 /** The code points of s as strings; split("") when there is no surrogate (so every unit is one), three times as fast as Array.from. */
 const runes = (s: string): string[] => (SURROGATE.test(s) ? Array.from(s) : s.split(""));
-
-const SURROGATE = /[\ud800-\udfff]/;
 
 const outOfRange = (i: number): EvalError => new EvalError(`index out of range: ${i}`);
 

@@ -356,7 +356,7 @@ let lastPoints: CodePoints | undefined;
  * test says so several times faster than a charCodeAt loop, much more so on
  * a concatenation V8 has not flattened yet.
  */
-const SURROGATE = /[\ud800-\udfff]/;
+export const SURROGATE = /[\ud800-\udfff]/;
 
 export function codePoints(s: string): CodePoints {
   if (s === lastString && lastPoints !== undefined) return lastPoints;
