@@ -55,8 +55,21 @@ export type RequestVariables = Map<Program, EvalResult & { ok: true }>;
 function sharedVariable(program: Program, activation: () => Activation, shared: RequestVariables | undefined, review: ReviewBudget | undefined): EvalResult {
   const known = shared?.get(program);
   if (known !== undefined) return known;
-  const result = program.evaluate(activation(), undefined, review);
+  const result = evaluateMetered(program, activation(), review);
   if (shared !== undefined && result.ok && !program.variables.has("params") && !program.variables.has("variables")) shared.set(program, result);
+  return result;
+}
+
+/**
+ * An evaluation with the review's budget as the edge's meter: it takes the
+ * units the edge charges beyond the apiserver's cost, and stops an
+ * expression that would take more than it has left. Stopped so, the review
+ * is cut, whatever an expression reading a variable so stopped makes of its
+ * error.
+ */
+function evaluateMetered(program: Program, activation: Activation, review: ReviewBudget | undefined): EvalResult {
+  const result = program.evaluate(activation, undefined, review);
+  if (!result.ok && result.exhausted === "edge" && review !== undefined) review.cut = true;
   return result;
 }
 
@@ -121,8 +134,6 @@ class Composition {
     if (!variable.program) return { error: `composited variable "${variable.name}" fails to compile: ${variable.error}` };
     const result = sharedVariable(variable.program, activation, invocation.requestVariables, invocation.reviewBudget);
     this.cost += result.cost;
-    // The review's edge budget ran out inside the variable: the policy is cut, whatever the expression reading it makes of its error.
-    if (!result.ok && result.exhausted === "edge" && invocation.reviewBudget !== undefined) invocation.reviewBudget.cut = true;
     return result.ok ? { value: result.value } : { error: `composited variable "${variable.name}" fails to evaluate: ${result.error}` };
   }
 
@@ -165,9 +176,7 @@ export function evaluatePhase(invocation: Invocation, expressions: ReadonlyArray
       results[i] = { ok: false, error: `compilation error: ${expression.error}` };
       continue;
     }
-    // The review's budget is also the edge's meter: it takes the units the edge charges beyond the apiserver's cost, and stops an expression that would take more than it has left.
-    const result = expression.program.evaluate(composition.activation, undefined, review);
-    if (!result.ok && result.exhausted === "edge" && review !== undefined) review.cut = true;
+    const result = evaluateMetered(expression.program, composition.activation, review);
     if (!spend(composition.takeCost()) || !spend(result.cost)) return { ok: false, error: OUT_OF_BUDGET };
     if (review?.cut) return { ok: false, error: OUT_OF_BUDGET };
     results[i] = result.ok ? result : { ok: false, error: `expression '${expression.source}' resulted in error: ${result.error}` };
