@@ -81,8 +81,7 @@ function preRelease(s: string): PreRelease {
   return s;
 }
 
-/** blang/semver's Parse. */
-/** `ctx` is charged, on the edge's meter, one unit per pre-release and build identifier made (chargeCreated). */
+/** blang/semver's Parse; `ctx`'s edge meter is charged one unit per pre-release and build identifier made (chargeCreated). */
 function parseSemver(s: string, ctx: CallContext): Version {
   if (s === "") throw new EvalError("Version string empty");
   const first = s.indexOf(".");

@@ -329,8 +329,11 @@ function splitHostPort(hostPort: string): [string, string] {
   return [host, port];
 }
 
-/** url.ParseQuery, errors skipped as URL.Query does: pairs in order, a repeated key gathering its values. */
-/** The query's map, and the pairs read into it (one key and one value made for each). */
+/**
+ * url.ParseQuery, errors skipped as URL.Query does: pairs in order, a
+ * repeated key gathering its values. With the map, the pairs read into it
+ * (one key and one value made for each), for the edge's meter.
+ */
 function parseQuery(query: string): { map: CelMap; pairs: number } {
   const values = new Map<string, string[]>();
   let pairs = 0;
