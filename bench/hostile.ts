@@ -187,7 +187,7 @@ function nsPerUnit(source: string, activation: Record<string, Value>): { ns: num
   const compiled = compile(source, env);
   if (!compiled.ok) throw new Error(`${source}: ${compiled.error}`);
   gc?.();
-  // Units as the review's budget counts them: the apiserver's cost and what the edge charges beyond it (a regex program larger than its pattern).
+  // Units as the review's budget counts them: the apiserver's cost and what the edge's meter takes beyond it (CallContext.chargeEdge).
   const meter = { limit: Infinity, spent: 0 };
   const first = compiled.program.evaluate(activation, undefined, meter);
   const units = first.cost + meter.spent;
