@@ -15,7 +15,7 @@
 
 /** shared/, bottom first: a folder imports only folders before it. */
 const SHARED_LAYERS = [
-  "digest", "json", "text", "re2", "zod", // leaves: hashing, JSON, capped text, RE2, zod's setup
+  "digest", "json", "text", "re2", "zod", "version", // leaves: hashing, JSON, capped text, RE2, zod's setup, releases and their skew
   "signing", "tokens", // keys, tokens
   "admission", "k8s", "exceptions", // the AdmissionReview codec, Kubernetes helpers, exceptions
   "clusters", // cluster registrations (their labels are Kubernetes labels)

@@ -1,9 +1,9 @@
 // `edgeadmit`: dispatches to a verb and turns every failure into one line on
 // stderr and a non-zero exit (EDGEADMIT_DEBUG=1 adds the stack).
-// A named import: esbuild inlines this one field into the bundle, not the whole package.json.
-import { version } from "../../package.json";
 import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine, uncaughtFsError, uncaughtFsExit } from "../base/errors.js";
 import { processIo, type CliIo } from "../base/io.js";
+import { releaseCommit, releaseLine } from "../base/release.js";
+import { identifyAs } from "../client/index.js";
 import { audit } from "./audit.js";
 import { check } from "./check.js";
 import { clustersVerbs } from "./clusters.js";
@@ -63,7 +63,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return 0;
   }
   if (first === "--version" || first === "-V") {
-    io.out(`edgeadmit ${version}\n`);
+    io.out(`${releaseLine()}\n`);
     return 0;
   }
   const found = verbOf(argv);
@@ -81,6 +81,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return EXIT_USAGE;
   }
   const prefix = `edgeadmit ${found.verb.name}: `;
+  identifyAs(found.verb.name, releaseCommit());
   try {
     return await found.verb.run(found.rest, io);
   } catch (e) {

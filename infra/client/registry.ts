@@ -28,6 +28,8 @@ const listedSchema = z.object({
   maxAgeSeconds: z._default(z.number(), DEFAULT_MAX_SNAPSHOT_AGE_SECONDS),
   labels: z.optional(z.record(z.string(), z.string())),
   shadowedByClusters: z.optional(z.boolean()),
+  /** The cluster's sync job as it last called (release null: it named none); absent when none was seen, or from a function of 0.1.0. */
+  lastSync: z.optional(z.object({ release: z.nullable(z.string()), verb: z.nullable(z.string()), commit: z.nullable(z.string()), at: z.string() })),
 });
 export type ListedCluster = z.infer<typeof listedSchema>;
 
@@ -55,7 +57,7 @@ export async function signed(endpoint: string, privateKeyPem: string, method: Op
   // The subject is the path as the function sees it: the endpoint's own path prefix included.
   const subject = new URL(url).pathname + new URL(url).search;
   const headers = await signRequest(await importPrivateKey(privateKeyPem), method, subject, body, Math.floor(Date.now() / 1000), "operator");
-  const init: RequestInit = method === "POST" ? { method, body, headers: { ...headers, "content-type": "application/json" } } : { method, headers };
+  const init = method === "POST" ? { method, body, headers: { ...headers, "content-type": "application/json" } } : { method, headers };
   return { url, response: await send(url, init) };
 }
 
