@@ -16,6 +16,7 @@ import { DEFAULT_MAX_SNAPSHOT_AGE_SECONDS, normalRegistration, registrationSchem
 import { actionsFor, type FleetChange } from "../../shared/fleet/index.js";
 import { FleetTables, type FleetApplyResult, type FleetHistory, type FleetSince } from "./fleet.js";
 import { CountTables, type CountQuery, type CountSum } from "./counts.js";
+import { PeerTables, type LastPeer, type PeerSighting } from "./peers.js";
 import type { CountRow } from "../../shared/counts/index.js";
 import { APPLIED_CHANGE_TABLE, recordChange, REPLAYED } from "./replay.js";
 
@@ -26,6 +27,11 @@ export interface StoredRegistration {
   registration: NormalRegistration;
   /** Milliseconds since the epoch. */
   updatedAt: number;
+}
+
+/** A registration as `clusters list` shows it: with its sync job's last call, when one was seen. */
+export interface ListedRegistration extends StoredRegistration {
+  lastSync?: LastPeer;
 }
 
 /**
@@ -53,7 +59,7 @@ type ApplyResult =
 
 interface RegistryPage {
   revision: number;
-  clusters: StoredRegistration[];
+  clusters: ListedRegistration[];
   /** The last id of this page when more follow: the next page starts after it. */
   next?: string;
 }
@@ -85,6 +91,8 @@ export class ClusterRegistry extends DurableObject<unknown> {
   private readonly fleet: FleetTables;
   /** Verdict counts, flushed by every isolate at most every 10 s (functions/fleet/counts.ts). */
   private readonly counts: CountTables;
+  /** Each cluster's sync job as last seen, flushed with the counts. */
+  private readonly peers: PeerTables;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env);
@@ -99,6 +107,7 @@ export class ClusterRegistry extends DurableObject<unknown> {
     );
     this.fleet = new FleetTables(ctx.storage);
     this.counts = new CountTables(ctx.storage);
+    this.peers = new PeerTables(ctx.storage);
   }
 
   private revision(): number {
@@ -131,7 +140,12 @@ export class ClusterRegistry extends DurableObject<unknown> {
   /** Registrations in id order, `limit` at most, after the id `after`. */
   list(after: string, limit: number): RegistryPage {
     const rows = this.ctx.storage.sql.exec<RegistrationRow>("SELECT * FROM registration WHERE cluster > ? ORDER BY cluster LIMIT ?", after, limit + 1).toArray();
-    const clusters = rows.slice(0, limit).map(stored);
+    const clusters: ListedRegistration[] = rows.slice(0, limit).map(stored);
+    const peers = this.peers.of(clusters.map((entry) => entry.cluster));
+    for (const entry of clusters) {
+      const peer = peers.get(entry.cluster);
+      if (peer) entry.lastSync = peer;
+    }
     return { revision: this.revision(), clusters, ...(rows.length > limit ? { next: clusters.at(-1)!.cluster } : {}) };
   }
 
@@ -167,6 +181,7 @@ export class ClusterRegistry extends DurableObject<unknown> {
               registered--;
               sql.exec("DELETE FROM registration WHERE cluster = ?", change.cluster);
               sql.exec("INSERT OR REPLACE INTO removal (cluster, revision) VALUES (?, ?)", change.cluster, revision);
+              this.peers.forget(change.cluster);
             } else {
               const next = change.op === "label" ? relabeled(current.registration, change) : rotated(current.registration, change);
               if (typeof next === "string") throw new Refusal(409, `${label}${next}`);
@@ -207,9 +222,10 @@ export class ClusterRegistry extends DurableObject<unknown> {
     return this.fleet.history();
   }
 
-  /** One isolate's batch of verdict counts, added to the hourly rows. */
-  addCounts(rows: CountRow[], now: number): void {
+  /** One isolate's batch of verdict counts, added to the hourly rows, and the sync jobs it saw. */
+  addCounts(rows: CountRow[], now: number, peers: PeerSighting[] = []): void {
     this.counts.add(rows, now);
+    this.peers.add(peers);
   }
 
   countSums(query: CountQuery, now: number): CountSum[] {

@@ -25,6 +25,7 @@ import { loadSnapshot } from "../store/cache.js";
 import { RegistryUnavailable } from "../registry/cache.js";
 import type { FleetStoreStub } from "../registry/fleet.js";
 import { log } from "../log/index.js";
+import { describePeer } from "../../shared/version/index.js";
 
 export const FLEET_PATH = "/registry/fleet";
 
@@ -47,7 +48,7 @@ fleet.post(FLEET_PATH, operator("POST"), async (c) => {
   let described = "";
   const answer = (status: 200 | 400 | 403 | 404 | 409 | 413 | 503, body: Record<string, unknown>, revision?: number) => {
     const reason = typeof body.error === "string" ? body.error.slice(0, 500) : undefined;
-    log({ event: "fleet-change", status, change: described, ...(revision !== undefined ? { revision } : {}), ...(reason ? { reason } : {}), durationMs: Date.now() - started });
+    log({ event: "fleet-change", status, peer: describePeer(c.get("peer")), change: described, ...(revision !== undefined ? { revision } : {}), ...(reason ? { reason } : {}), durationMs: Date.now() - started });
     return c.json(body, status);
   };
   const body = await readBody(c, MAX_FLEET_BYTES, "fleet change");

@@ -13,7 +13,9 @@ import { operator, replayableUntil, type OperatorEnv } from "../auth/index.js";
 import { readBody } from "../body/index.js";
 import { clustersOf, registryOf } from "../config/index.js";
 import { log } from "../log/index.js";
-import type { StoredRegistration } from "../registry/index.js";
+import { countsOf } from "../fleet/counts.js";
+import { describePeer } from "../../shared/version/index.js";
+import type { ListedRegistration } from "../registry/index.js";
 import { REPLAYED } from "../registry/replay.js";
 import { forgetCluster, storeOf } from "../store/cache.js";
 
@@ -61,7 +63,7 @@ registry.post("/registry/clusters", operator("POST"), async (c) => {
   let described: string[] = [];
   const answer = (status: 200 | 400 | 403 | 404 | 409 | 413 | 503, body: Record<string, unknown>, revision?: number) => {
     const reason = typeof body.error === "string" ? body.error : undefined;
-    log({ event: "registry-change", status, changes: described, ...(revision !== undefined ? { revision } : {}), ...(reason ? { reason } : {}), durationMs: Date.now() - started });
+    log({ event: "registry-change", status, peer: describePeer(c.get("peer")), changes: described, ...(revision !== undefined ? { revision } : {}), ...(reason ? { reason } : {}), durationMs: Date.now() - started });
     return c.json(body, status);
   };
   const body = await readBody(c, MAX_CHANGE_BYTES, "registry change");
@@ -85,8 +87,17 @@ registry.post("/registry/clusters", operator("POST"), async (c) => {
   return answer(200, { revision: result.revision, applied: result.applied, ...(notes.length > 0 ? { notes } : {}) }, result.revision);
 });
 
-function listed(entry: StoredRegistration, named: ReadonlySet<string>) {
-  return { cluster: entry.cluster, revision: entry.revision, updatedAt: new Date(entry.updatedAt).toISOString(), ...entry.registration, ...(named.has(entry.cluster) ? { shadowedByClusters: true } : {}) };
+function listed(entry: ListedRegistration, named: ReadonlySet<string>) {
+  const { lastSync } = entry;
+  return {
+    cluster: entry.cluster,
+    revision: entry.revision,
+    updatedAt: new Date(entry.updatedAt).toISOString(),
+    ...entry.registration,
+    ...(named.has(entry.cluster) ? { shadowedByClusters: true } : {}),
+    // The sync job's release as it last called (null: it named none, 0.1.0 or older); absent: never seen since 0.2.0.
+    ...(lastSync ? { lastSync: { release: lastSync.release, verb: lastSync.verb, commit: lastSync.commit, at: new Date(lastSync.at).toISOString() } } : {}),
+  };
 }
 
 function pageQuery(c: Context<OperatorEnv>): { after: string; limit: number } | string {
@@ -103,6 +114,9 @@ registry.get("/registry/clusters", operator("GET"), async (c) => {
   if (typeof query === "string") return c.json({ error: query }, 400);
   const target = registryOf(c.env);
   if (!target) return c.json({ error: NO_REGISTRY }, 503);
+  // The sync jobs this isolate saw, first: a listing shows them; other isolates flush within 10 s.
+  const counts = countsOf(c.env);
+  if (counts) await counts.flusher.flush(counts.writer, Date.now());
   const page = await target.stub().list(query.after, query.limit);
   const { named } = await clustersOf(c.env);
   return c.json({

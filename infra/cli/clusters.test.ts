@@ -118,7 +118,7 @@ describe("a cluster's life in the registry, no deploy", () => {
     const labeled = await runCli(["clusters", "label", "tenant-b", "ring=main", "tier-", ...target()]);
     expect(labeled).toEqual({ code: 0, stdout: expect.stringMatching(/^labeled tenant-b \(revision \d+\): set ring=main, removed tier\n$/), stderr: EFFECT });
     const selected = await runCli(["clusters", "list", ...target(), "-l", "env=prod,ring!=canary"]);
-    expect(selected.stdout).toMatch(/^tenant-b revision \d+: 1 signing key, 1 token hash, withoutSnapshot FailOpen, maxAgeSeconds 86400, labels env=prod,ring=main, updated [^\n]*Z\nin CLUSTERS: legacy\n$/);
+    expect(selected.stdout).toMatch(/^tenant-b revision \d+: 1 signing key, 1 token hash, withoutSnapshot FailOpen, maxAgeSeconds 86400, labels env=prod,ring=main, updated [^\n]*Z, sync job not seen yet\nin CLUSTERS: legacy\n$/);
     const json = JSON.parse((await runCli(["clusters", "list", ...target(), "-l", "ring in (canary)", "-o", "json"])).stdout) as { clusters: Array<Record<string, unknown>> };
     expect(json.clusters.map((entry) => [entry.cluster, entry.labels])).toEqual([["tenant-a", { env: "prod", ring: "canary" }]]);
     expect(await runCli(["clusters", "list", ...target(), "-l", "env>1"])).toEqual({

@@ -20,6 +20,7 @@ import {
 import { labelKeyError } from "../../shared/k8s/labels/index.js";
 import { importPublicKey, PUBLIC_KEY_PREFIX } from "../../shared/signing/index.js";
 import { TOKEN_HASH_PATTERN } from "../../shared/tokens/index.js";
+import { nextMinorRelease, parseRelease, served, UNNAMED_RELEASE } from "../../shared/version/index.js";
 import { changeRegistry, listRegistry, resetSnapshot, type ChangeAnswer, type ListedCluster } from "../client/registry.js";
 import { choice, optionalString, parseVerbArgs, stringList, type ParsedArgs } from "./args.js";
 import { CliError, EXIT_USAGE } from "../base/errors.js";
@@ -351,7 +352,18 @@ function listedLine(entry: ListedCluster): string {
     ...(entry.labels ? { labels: entry.labels } : {}),
   };
   const shadowed = entry.shadowedByClusters ? " [CLUSTERS registers it too and wins]" : "";
-  return `${entry.cluster} revision ${entry.revision}: ${credentials(registration)}, updated ${entry.updatedAt}${shadowed}`;
+  return `${entry.cluster} revision ${entry.revision}: ${credentials(registration)}, updated ${entry.updatedAt}, ${syncJobOf(entry)}${shadowed}`;
+}
+
+/** `sync job 0.2.0 at <time>`, as kubectl get nodes shows each kubelet's version; flagged when the next release will not serve it. */
+function syncJobOf(entry: ListedCluster): string {
+  const seen = entry.lastSync;
+  if (!seen) return "sync job not seen yet";
+  const release = seen.release ?? UNNAMED_RELEASE;
+  const named = seen.release === null ? `${UNNAMED_RELEASE} or older` : release;
+  const next = nextMinorRelease();
+  const behind = served(parseRelease(release) ?? parseRelease(UNNAMED_RELEASE)!, next) ? "" : ` [older than ${next.major}.${next.minor} serves: upgrade it before the function]`;
+  return `${seen.verb ?? "sync job"} ${named} at ${seen.at}${behind}`;
 }
 
 const list: Verb = {
@@ -360,7 +372,10 @@ const list: Verb = {
   usage: `edgeadmit clusters list ${TARGET_USAGE} [-l SELECTOR] [-o text|json]
 
 Prints every registration in the registry (page by page), one line each:
-id, revision, credentials, stance and labels; -o json prints them whole
+id, revision, credentials, stance and labels, and the release its sync job
+named when it last called, and when (as kubectl get nodes shows kubelets);
+a sync job the next release will not serve is flagged: upgrade it before
+the function (docs/operations.md, "Upgrading"). -o json prints them whole
 (public keys and token hashes; the function holds nothing secret). Then the
 ids the function's CLUSTERS variable registers, which take precedence.
 -l keeps the registrations whose labels the selector selects, in kubectl's

@@ -4,6 +4,7 @@ import { env } from "cloudflare:workers";
 import { generateKeyPair, importPrivateKey, signRequest, type OperatorMethod, type SigningDomain } from "../../shared/signing/index.js";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
 import { dispatch } from "./worker.js";
+import { RELEASE, USER_AGENT_HEADER, userAgent } from "../../shared/version/index.js";
 
 export const REGISTRY_PATH = "/v1/registry/clusters";
 
@@ -23,7 +24,8 @@ interface SignOptions {
 
 export async function operatorHeaders(method: OperatorMethod, pathAndQuery: string, bytes: Uint8Array, options: SignOptions = {}): Promise<Record<string, string>> {
   const key = await importPrivateKey(options.key ?? operatorKeys()[0]);
-  return signRequest(key, method, options.subject ?? pathAndQuery, bytes, options.timestamp ?? Math.floor(Date.now() / 1000), options.domain ?? "operator");
+  const signed = await signRequest(key, method, options.subject ?? pathAndQuery, bytes, options.timestamp ?? Math.floor(Date.now() / 1000), options.domain ?? "operator");
+  return { ...signed, [USER_AGENT_HEADER]: userAgent(RELEASE, "clusters", undefined) };
 }
 
 /** A signed change request, ready to send (and to send again). */

@@ -54,6 +54,8 @@ describe("registering a cluster", () => {
       tokenHashes: [c.tokenHash],
       withoutSnapshot: "FailClosed",
       maxAgeSeconds: 86_400,
+      // The signed read above, as a sync job that names no release (0.1.0 or older) makes it.
+      lastSync: { release: null, verb: null, commit: null, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
     });
   });
 
