@@ -14,7 +14,8 @@ import { importPrivateKey, signRequest } from "../../shared/signing/index.js";
 import { CLUSTER_UNIT, encodeSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
 import { FUNCTION_RELEASE_HEADER, RELEASE, USER_AGENT_HEADER, userAgent } from "../../shared/version/index.js";
 import { putBody, unitsOf } from "../support/push.js";
-import { applied, credentials, list, type Credentials } from "../support/registry.js";
+import { applied, change, credentials, list, type Credentials } from "../support/registry.js";
+import { REGISTRY_NAME } from "../../functions/config/index.js";
 import { pod, reviewOf } from "../support/reviews.js";
 import { dispatch, fullPushBodies, objectsFromYaml, snapshotOf } from "../support/worker.js";
 
@@ -160,6 +161,45 @@ describe("the skew window, held at the function", () => {
         ),
       },
     });
+  });
+});
+
+describe("a rollback reads what the next release stored", () => {
+  /** The registry's row for `cluster`, as stored. */
+  const registryRow = (update?: string) =>
+    runInDurableObject(env.REGISTRY.get(env.REGISTRY.idFromName(REGISTRY_NAME)), (_, state) => {
+      if (update) state.storage.sql.exec(update);
+      return state.storage.sql.exec<{ cluster: string; body: string }>("SELECT cluster, body FROM registration WHERE cluster = 'upg-later'").one();
+    });
+
+  it("serves a registration holding a field a later release added, and keeps the field when it rotates or relabels it", async () => {
+    const owner = await credentials();
+    await applied([{ op: "add", cluster: "upg-later", registration: { publicKey: owner.publicKey, tokenHashes: [owner.tokenHash], withoutSnapshot: "FailClosed" } }]);
+    // As the next release would write it, before this isolate first reads the registration.
+    await registryRow(`UPDATE registration SET body = json_set(body, '$.laterField', json('{"kept":true}')) WHERE cluster = 'upg-later'`);
+    const stored = snapshotOf(demoObjects, { generation: Date.now() });
+    for (const body of await fullPushBodies(stored)) expect((await put("upg-later", owner, body)).status).toBe(200);
+    expect(await verdict("upg-later", owner.token)).toMatchObject(DENIED_BY_POLICY);
+
+    await applied([{ op: "label", cluster: "upg-later", set: { ring: "canary" } }]);
+    const next = await credentials();
+    await applied([{ op: "rotate", cluster: "upg-later", addTokenHashes: [next.tokenHash], withoutSnapshot: "FailOpen" }]);
+    expect(JSON.parse((await registryRow()).body)).toEqual({
+      publicKey: [owner.publicKey],
+      tokenHashes: [owner.tokenHash, next.tokenHash],
+      withoutSnapshot: "FailOpen",
+      maxAgeSeconds: 86_400,
+      labels: { ring: "canary" },
+      laterField: { kept: true },
+    });
+    expect(await verdict("upg-later", next.token)).toMatchObject(DENIED_BY_POLICY);
+  });
+
+  it("but an operator's own registration with a field this release does not know is refused, not ignored", async () => {
+    const owner = await credentials();
+    const refused = await change([{ op: "add", cluster: "upg-typo", registration: { publicKey: owner.publicKey, tokenHashes: [owner.tokenHash], withoutSnapshots: "FailClosed" } }]);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: string }).error).toBe('registry change does not fit: changes.0.registration: Unrecognized key: "withoutSnapshots"; nothing changed');
   });
 });
 
