@@ -16,7 +16,7 @@ export const RELEASE = "0.2.0";
  * commit, known once it was cut (this release's is not, until the next).
  */
 export const RELEASES: readonly ReleaseInfo[] = [
-  { version: "0.1.0", commit: "aed88a9", date: "2026-11-27", pushApiVersion: "edgeadmit.io/v1alpha1" },
+  { version: "0.1.0", commit: "aed88a98a0a2292ebe4a082f3258f0c282cf8c96", date: "2026-11-27", pushApiVersion: "edgeadmit.io/v1alpha1" },
   { version: "0.2.0", commit: undefined, date: "2026-11-28", pushApiVersion: "edgeadmit.io/v1alpha1" },
 ];
 
