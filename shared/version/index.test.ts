@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { describePeer, nextMinorRelease, oldestServed, served, parseRelease, peerOf, RELEASE, RELEASES, skewProblem, userAgent } from "./index.js";
+import { describePeer, nextMinorRelease, oldestServed, readsStateOf, served, parseRelease, peerOf, RELEASE, RELEASES, skewProblem, userAgent } from "./index.js";
 
 const at = (text: string) => parseRelease(text)!;
 
@@ -49,6 +49,15 @@ describe("the skew window", () => {
     expect(served(at("0.1.0"), at("0.3.0"))).toBe(true);
     expect(served(at("0.1.0"), at("0.4.0"))).toBe(false);
     expect(served(at("0.5.0"), at("0.4.0"))).toBe(false);
+  });
+
+  it("reads what the releases of its window stored, and what the next one stored (a rollback), nothing further", () => {
+    expect(readsStateOf(at("0.1.0"), at("0.2.0"))).toBe(true);
+    expect(readsStateOf(at("0.2.3"), at("0.2.0"))).toBe(true);
+    expect(readsStateOf(at("0.3.0"), at("0.2.0"))).toBe(true);
+    expect(readsStateOf(at("0.4.0"), at("0.2.0"))).toBe(false);
+    expect(readsStateOf(at("0.1.0"), at("0.4.0"))).toBe(false);
+    expect(readsStateOf(at("1.0.0"), at("0.2.0"))).toBe(false);
   });
 
   it("serves a peer of this release, of an older one in the window, and one that names none (0.1.0)", () => {

@@ -118,6 +118,15 @@ export function served(peerRelease: Release, functionRelease: Release): boolean 
 }
 
 /**
+ * Whether a release of `reader` reads what one of `writer` stored: the
+ * releases of its skew window, and the next one (readers ship a release
+ * before writers, so rolling back one release is safe).
+ */
+export function readsStateOf(writer: Release, reader: Release): boolean {
+  return served(writer, reader) || (writer.major === reader.major && writer.minor === reader.minor + 1);
+}
+
+/**
  * Why a function of `functionRelease` refuses a call of `peer`, or
  * undefined: a peer newer than the function (the function is upgraded
  * first), or older than its window. The words name both releases and what

@@ -167,7 +167,7 @@ describe("the skew window, held at the function", () => {
 describe("a rollback reads what the next release stored", () => {
   /** The registry's row for `cluster`, as stored. */
   const registryRow = (update?: string) =>
-    runInDurableObject(env.REGISTRY.get(env.REGISTRY.idFromName(REGISTRY_NAME)), (_, state) => {
+    runInDurableObject(env.REGISTRY!.get(env.REGISTRY!.idFromName(REGISTRY_NAME)), (_, state) => {
       if (update) state.storage.sql.exec(update);
       return state.storage.sql.exec<{ cluster: string; body: string }>("SELECT cluster, body FROM registration WHERE cluster = 'upg-later'").one();
     });
