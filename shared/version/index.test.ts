@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SNAPSHOT_API_VERSION } from "../snapshot/schema.js";
 import { describePeer, nextMinorRelease, oldestServed, readsStateOf, served, parseRelease, peerOf, RELEASE, RELEASES, skewProblem, userAgent } from "./index.js";
 
 const at = (text: string) => parseRelease(text)!;
@@ -20,6 +21,13 @@ describe("releases", () => {
     expect(parseRelease("0.2.0")).toEqual({ major: 0, minor: 2, patch: 0, text: "0.2.0" });
     expect(parseRelease("1.10.3-rc.1")).toEqual({ major: 1, minor: 10, patch: 3, text: "1.10.3-rc.1" });
     for (const bad of ["0.2", "v0.2.0", "01.2.0", "0.2.0 ", "0.2.0+build", ""]) expect(parseRelease(bad)).toBeUndefined();
+  });
+});
+
+describe("the wire", () => {
+  it("the function reads the push apiVersion of every release it serves (a new one fails here until it does)", () => {
+    const servedReleases = RELEASES.filter((release) => served(at(release.version), at(RELEASE)));
+    expect(new Set(servedReleases.map((release) => release.pushApiVersion))).toEqual(new Set([SNAPSHOT_API_VERSION]));
   });
 });
 
