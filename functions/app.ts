@@ -5,6 +5,7 @@ import { Hono } from "hono/tiny";
 import { truncateUtf8 } from "../shared/admission/index.js";
 import { clustersOf, operatorKeysOf, registryStatus, type Env } from "./config/index.js";
 import { registry } from "./routes/registry.js";
+import { governance } from "./routes/governance.js";
 import { clusterFleet, fleet } from "./routes/fleet.js";
 import { snapshot } from "./routes/snapshot.js";
 import { validate } from "./routes/validate.js";
@@ -34,6 +35,7 @@ app.get("/readyz", async (c) => {
 });
 
 app.route("/v1", registry);
+app.route("/v1", governance);
 app.route("/v1", fleet);
 app.route("/v1", validate);
 app.route("/v1", snapshot);

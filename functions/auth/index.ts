@@ -21,7 +21,8 @@ import {
 } from "../../shared/signing/index.js";
 import { publicKeysOf, publicKeyTextsOf, tokenDigestsOf } from "../../shared/clusters/index.js";
 import { TOKEN_PATTERN } from "../../shared/tokens/index.js";
-import { clusterOf, operatorKeysOf, type Cluster, type Env } from "../config/index.js";
+import { clusterOf, operatorThresholdOf, trustedOperatorKeys, type Cluster, type Env } from "../config/index.js";
+import type { Signing } from "../registry/index.js";
 import { log } from "../log/index.js";
 import { countsOf } from "../fleet/counts.js";
 import { RegistryUnavailable, type Defer } from "../registry/cache.js";
@@ -36,8 +37,12 @@ const UNAUTHENTICATED = "not authenticated: this route needs the cluster's crede
  */
 export type AuthEnv = { Bindings: Env; Variables: { cluster: Cluster; contentSha256: string; signedBy: string; peer: Peer } };
 
-/** An operator's signed request: the body's signed SHA-256, the request's identity for replay detection, and the CLI's release. */
-export type OperatorEnv = { Bindings: Env; Variables: { contentSha256: string; changeId: string; signedAt: number; peer: Peer } };
+/**
+ * An operator's signed request: the body's signed SHA-256, the request's
+ * identity for replay detection, the CLI's release, and who signed it with
+ * what the deployment asks of signers (the registry checks both again).
+ */
+export type OperatorEnv = { Bindings: Env; Variables: { contentSha256: string; changeId: string; signedAt: number; peer: Peer; signing: Signing } };
 
 /** The only answer an unauthenticated caller gets, whatever was wrong. */
 export function unauthenticated(c: Context) {
@@ -220,7 +225,14 @@ function operatorSubject(url: string): string {
  */
 export function operator(method: OperatorMethod): MiddlewareHandler<OperatorEnv> {
   return async (c, next) => {
-    const { keys } = await operatorKeysOf(c.env);
+    let trusted: Awaited<ReturnType<typeof trustedOperatorKeys>>;
+    try {
+      trusted = await trustedOperatorKeys(c.env);
+    } catch (e) {
+      log({ event: "registry-unavailable", reason: `operator keys not read: ${e instanceof Error ? e.message : String(e)}` });
+      return c.json({ error: "the cluster registry does not answer: try again shortly" }, 503);
+    }
+    const { keys } = trusted;
     const headers = signatureHeaders(c);
     const subject = operatorSubject(c.req.url);
     const check = await verifyRequest(keys.length > 0 ? keys : [await decoy()], method, subject, headers, Math.floor(Date.now() / 1000), "operator");
@@ -228,7 +240,7 @@ export function operator(method: OperatorMethod): MiddlewareHandler<OperatorEnv>
       log({ event: "auth-refused", cluster: "(operator)", route: `${c.req.method} ${c.req.routePath}`, reason });
       return unauthenticated(c);
     };
-    if (keys.length === 0) return refused("no OPERATOR_KEYS configured");
+    if (keys.length === 0) return refused("no OPERATOR_KEYS configured, or every one revoked");
     if (!check.ok) {
       if (check.refusal !== "clock-skew") return refused(`${check.refusal}: ${check.detail}`);
       log({ event: "auth-refused", cluster: "(operator)", route: `${c.req.method} ${c.req.routePath}`, reason: check.detail });
@@ -237,6 +249,7 @@ export function operator(method: OperatorMethod): MiddlewareHandler<OperatorEnv>
     const peer = heldToWindow(c, "(operator)");
     if (peer instanceof Response) return peer;
     c.set("peer", peer);
+    c.set("signing", { signer: trusted.texts[check.keyIndex]!, rootKeys: trusted.root, threshold: operatorThresholdOf(c.env).threshold, canPropose: peer.named });
     const signedAt = Number(headers.timestamp);
     c.set("contentSha256", check.contentSha256);
     c.set("signedAt", signedAt);

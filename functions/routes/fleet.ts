@@ -12,7 +12,8 @@ import { sha256Hex } from "../../shared/digest/index.js";
 import { fleetChangeSchema, fleetSetProblems, MAX_FLEET_BYTES, selectionFor } from "../../shared/fleet/index.js";
 import { CONTENT_SHA256_HEADER } from "../../shared/signing/index.js";
 import { decodeJson } from "../../shared/zod/index.js";
-import { operator, replayableUntil, signer, type AuthEnv, type OperatorEnv } from "../auth/index.js";
+import { operator, replayableUntil, signer, unauthenticated, type AuthEnv, type OperatorEnv } from "../auth/index.js";
+import { proposedBody } from "./governance.js";
 import { readBody } from "../body/index.js";
 import { registryOf } from "../config/index.js";
 import { fleetCacheOf } from "../fleet/cache.js";
@@ -46,7 +47,7 @@ const MAX_DEPTH = 64;
 fleet.post(FLEET_PATH, operator("POST"), async (c) => {
   const started = Date.now();
   let described = "";
-  const answer = (status: 200 | 400 | 403 | 404 | 409 | 413 | 503, body: Record<string, unknown>, revision?: number) => {
+  const answer = (status: 200 | 202 | 400 | 403 | 404 | 409 | 413 | 503, body: Record<string, unknown>, revision?: number) => {
     const reason = typeof body.error === "string" ? body.error.slice(0, 500) : undefined;
     log({ event: "fleet-change", status, peer: describePeer(c.get("peer")), change: described, ...(revision !== undefined ? { revision } : {}), ...(reason ? { reason } : {}), durationMs: Date.now() - started });
     return c.json(body, status);
@@ -66,12 +67,13 @@ fleet.post(FLEET_PATH, operator("POST"), async (c) => {
       return answer(400, { error: `the fleet set cannot be applied: ${named}${problems.length > MAX_PROBLEMS ? `; and ${problems.length - MAX_PROBLEMS} more` : ""}; nothing changed` });
     }
   }
-  const store = storeOf(c.env);
-  if (!store) return answer(503, { error: NO_REGISTRY });
-  const result = await store.applyFleet(change, c.get("changeId"), Date.now(), replayableUntil(c.get("signedAt")));
-  if (!result.ok) return answer(result.status, { error: `${result.error}; nothing changed` });
+  const registry = registryOf(c.env);
+  if (!registry) return answer(503, { error: NO_REGISTRY });
+  const result = await registry.governance().submit({ kind: "fleet", change }, c.get("changeId"), Date.now(), replayableUntil(c.get("signedAt")), c.get("signing"));
+  if (!result.ok) return result.status === 401 ? unauthenticated(c) : answer(result.status, { error: `${result.error}; nothing changed` });
+  if (result.state === "proposed") return answer(202, proposedBody(result.proposal));
   fleetCacheOf(c.env)?.cache.noteChanged();
-  return answer(200, { revision: result.revision, change: result.change }, result.revision);
+  return answer(200, { revision: result.fleet!.revision, change: result.fleet!.change, signers: result.signers }, result.fleet!.revision);
 });
 
 fleet.get(FLEET_PATH, operator("GET"), async (c) => {

@@ -9,7 +9,8 @@ import * as z from "zod/mini";
 import { sha256Hex } from "../../shared/digest/index.js";
 import { CONTENT_SHA256_HEADER, importPublicKey } from "../../shared/signing/index.js";
 import { decodeJson } from "../../shared/zod/index.js";
-import { operator, replayableUntil, type OperatorEnv } from "../auth/index.js";
+import { operator, replayableUntil, unauthenticated, type OperatorEnv } from "../auth/index.js";
+import { proposedBody } from "./governance.js";
 import { readBody } from "../body/index.js";
 import { clustersOf, registryOf } from "../config/index.js";
 import { log } from "../log/index.js";
@@ -61,7 +62,7 @@ function shadowNotes(changes: readonly Change[], named: ReadonlySet<string>): st
 registry.post("/registry/clusters", operator("POST"), async (c) => {
   const started = Date.now();
   let described: string[] = [];
-  const answer = (status: 200 | 400 | 403 | 404 | 409 | 413 | 503, body: Record<string, unknown>, revision?: number) => {
+  const answer = (status: 200 | 202 | 400 | 403 | 404 | 409 | 413 | 503, body: Record<string, unknown>, revision?: number) => {
     const reason = typeof body.error === "string" ? body.error : undefined;
     log({ event: "registry-change", status, peer: describePeer(c.get("peer")), changes: described, ...(revision !== undefined ? { revision } : {}), ...(reason ? { reason } : {}), durationMs: Date.now() - started });
     return c.json(body, status);
@@ -80,11 +81,12 @@ registry.post("/registry/clusters", operator("POST"), async (c) => {
   }
   const target = registryOf(c.env);
   if (!target) return answer(503, { error: NO_REGISTRY });
-  const result = await target.stub().apply(changes, c.get("changeId"), Date.now(), replayableUntil(c.get("signedAt")));
-  if (!result.ok) return answer(result.status, { error: `${result.error}; nothing changed` });
-  target.cache.noteApplied(result.applied);
+  const result = await target.governance().submit({ kind: "registry", changes }, c.get("changeId"), Date.now(), replayableUntil(c.get("signedAt")), c.get("signing"));
+  if (!result.ok) return result.status === 401 ? unauthenticated(c) : answer(result.status, { error: `${result.error}; nothing changed` });
+  if (result.state === "proposed") return answer(202, proposedBody(result.proposal));
+  target.cache.noteApplied(result.registry!.applied);
   const notes = shadowNotes(changes, (await clustersOf(c.env)).named);
-  return answer(200, { revision: result.revision, applied: result.applied, ...(notes.length > 0 ? { notes } : {}) }, result.revision);
+  return answer(200, { revision: result.registry!.revision, applied: result.registry!.applied, change: result.seq, signers: result.signers, ...(notes.length > 0 ? { notes } : {}) }, result.registry!.revision);
 });
 
 function listed(entry: ListedRegistration, named: ReadonlySet<string>) {
@@ -157,5 +159,6 @@ registry.post("/registry/clusters/:cluster/reset-snapshot", operator("POST"), as
   const result = await storeOf(c.env, id).reset(c.get("changeId"), Date.now(), replayableUntil(c.get("signedAt")));
   if (!result.ok) return answer(409, { error: `${REPLAYED}; nothing changed` });
   forgetCluster(id);
+  await registryOf(c.env)?.governance().logReset(id, result.generation, c.get("signing").signer, Date.now());
   return answer(200, { cluster: id, dropped: result.generation }, result.generation);
 });

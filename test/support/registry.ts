@@ -1,7 +1,7 @@
 // The operator's side of the cluster registry in the workerd tests: signed
 // changes and listings, and a cluster's own credentials made on the spot.
 import { env } from "cloudflare:workers";
-import { generateKeyPair, importPrivateKey, signRequest, type OperatorMethod, type SigningDomain } from "../../shared/signing/index.js";
+import { generateKeyPair, importPrivateKey, publicKeyOf, signRequest, type OperatorMethod, type SigningDomain } from "../../shared/signing/index.js";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
 import { dispatch } from "./worker.js";
 import { RELEASE, USER_AGENT_HEADER, userAgent } from "../../shared/version/index.js";
@@ -11,6 +11,11 @@ export const REGISTRY_PATH = "/v1/registry/clusters";
 /** The private halves of the two keys OPERATOR_KEYS lists (test/support/clusters.ts). */
 export function operatorKeys(): [string, string] {
   return JSON.parse(env.TEST_OPERATOR_KEYS) as [string, string];
+}
+
+/** The public key of OPERATOR_KEYS' first key (the one the tests sign with unless said): what a change records as its signer. */
+export function operatorPublicKey(index = 0): Promise<string> {
+  return publicKeyOf(operatorKeys()[index]!);
 }
 
 interface SignOptions {
@@ -43,7 +48,7 @@ export async function change(changes: unknown, options: SignOptions = {}): Promi
 }
 
 /** `change`, expecting it applied: its JSON answer. */
-export async function applied(changes: unknown): Promise<{ revision: number; applied: unknown[]; notes?: string[] }> {
+export async function applied(changes: unknown): Promise<{ revision: number; applied: unknown[]; change: number; signers: string[]; notes?: string[] }> {
   const response = await change(changes);
   if (response.status !== 200) throw new Error(`the change answered ${response.status}: ${await response.text()}`);
   return response.json();

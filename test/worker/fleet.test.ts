@@ -10,7 +10,7 @@ import { importPrivateKey, signRequest } from "../../shared/signing/index.js";
 import { dispatch, fullPushBodies, objectsFromYaml, snapshotOf } from "../support/worker.js";
 import { claim, workload } from "../support/judge.js";
 import { stringify } from "yaml";
-import { applied, credentials, operatorHeaders, type Credentials } from "../support/registry.js";
+import { applied, credentials, operatorHeaders, operatorPublicKey, type Credentials } from "../support/registry.js";
 import { generateKeyPair } from "../../shared/signing/index.js";
 
 const FLEET_PATH = "/v1/registry/fleet";
@@ -109,7 +109,7 @@ beforeAll(async () => {
 describe("a fleet set applied once", () => {
   it("is enforced on the clusters its binding selects, and only there, naming the fleet binding", async () => {
     const result = await fleetChange({ op: "apply", set: setOf(requireLabel("require-team", "team"), binding("baseline-team", "require-team", "clusterSelector: {matchLabels: {env: prod}}, validationActions: [Deny]")) });
-    expect(result).toEqual({ status: 200, body: { revision: expect.any(Number), change: "apply" } });
+    expect(result).toEqual({ status: 200, body: { revision: expect.any(Number), change: "apply", signers: [await operatorPublicKey()] } });
     const denied = { allowed: false, status: { code: 422, message: DENIED_TEAM } };
     expect(await review("fl-canary", canary)).toEqual(denied);
     expect(await review("fl-prod", prod)).toEqual(denied);
@@ -187,7 +187,7 @@ describe("waves", () => {
     });
     expect(await review("fl-prod", prod)).toEqual({ allowed: true });
     const promoted = await fleetChange({ op: "promote", binding: "rollout-owner" });
-    expect(promoted).toEqual({ status: 200, body: { revision: (first.body.revision as number) + 1, change: "promote rollout-owner to wave 1" } });
+    expect(promoted).toEqual({ status: 200, body: { revision: (first.body.revision as number) + 1, change: "promote rollout-owner to wave 1", signers: [await operatorPublicKey()] } });
     const denied = { allowed: false, status: { code: 422, message: "ValidatingAdmissionPolicy 'require-owner' with binding 'fleet/rollout-owner' denied request: every Deployment needs a owner label" } };
     expect(await review("fl-canary", canary)).toEqual(denied);
     expect(await review("fl-prod", prod)).toEqual(denied);
@@ -197,7 +197,7 @@ describe("waves", () => {
     });
 
     const rolledBack = await fleetChange({ op: "rollback", toRevision: first.body.revision });
-    expect(rolledBack).toEqual({ status: 200, body: { revision: (first.body.revision as number) + 2, change: `rollback to ${first.body.revision}` } });
+    expect(rolledBack).toEqual({ status: 200, body: { revision: (first.body.revision as number) + 2, change: `rollback to ${first.body.revision}`, signers: [await operatorPublicKey()] } });
     expect(await current()).toMatchObject({ revision: (first.body.revision as number) + 2, stages: { "rollout-owner": 0 }, change: `rollback to ${first.body.revision}` });
     expect(await review("fl-prod", prod)).toEqual({ allowed: true });
     const history = await dispatch(`${FLEET_PATH}/history`, { headers: await operatorHeaders("GET", `${FLEET_PATH}/history`, new Uint8Array()) });

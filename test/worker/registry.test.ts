@@ -20,6 +20,7 @@ import {
   signedChange,
   signedReadStatus,
   type Credentials,
+  operatorPublicKey,
 } from "../support/registry.js";
 
 const GENERIC = { error: "not authenticated: this route needs the cluster's credential (docs/operations.md, Register a cluster)" };
@@ -44,7 +45,8 @@ describe("registering a cluster", () => {
     const c = await credentials();
     expect(await served("fleet-add", c)).toEqual(REFUSED);
     const result = await applied([add("fleet-add", c, { withoutSnapshot: "FailClosed" })]);
-    expect(result).toEqual({ revision: expect.any(Number), applied: [{ op: "add", cluster: "fleet-add", revision: result.revision }] });
+    // Recorded with its signer: the change log's entry, and the operator key that signed it.
+    expect(result).toEqual({ revision: expect.any(Number), applied: [{ op: "add", cluster: "fleet-add", revision: result.revision }], change: expect.any(Number), signers: [await operatorPublicKey()] });
     expect(await served("fleet-add", c)).toEqual(SERVED);
     expect(await listed("fleet-add")).toEqual({
       cluster: "fleet-add",
