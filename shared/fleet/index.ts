@@ -155,10 +155,18 @@ export function fleetSetProblems(set: FleetSet): string[] {
     }
     return seen;
   };
+  const paramKinds = new Set(set.params.map((param) => `${param.apiVersion}/${param.kind}`));
   for (const [index, policy] of set.policies.entries()) {
     const parsed = policyObjectSchema.safeParse(policy);
-    if (!parsed.success) problems.push(`${POLICY_KIND} ${index + 1} (${nameOf(policy).slice(0, 63) || "unnamed"}): ${describeZodError(parsed.error)}`);
-    else names.add(parsed.data.metadata.name);
+    if (!parsed.success) {
+      problems.push(`${POLICY_KIND} ${index + 1} (${nameOf(policy).slice(0, 63) || "unnamed"}): ${describeZodError(parsed.error)}`);
+      continue;
+    }
+    names.add(parsed.data.metadata.name);
+    // A fleet policy reads what the fleet gives it: a paramKind the set holds no object of would read each cluster's own.
+    const kind = parsed.data.spec.paramKind;
+    if (kind && !paramKinds.has(`${kind.apiVersion}/${kind.kind}`))
+      problems.push(`${POLICY_KIND} '${parsed.data.metadata.name}': its paramKind ${kind.apiVersion} ${kind.kind} has no object in the set: a fleet policy reads its params from the fleet set only, never a cluster's`);
   }
   unique(POLICY_KIND, set.policies);
   unique(FLEET_BINDING_KIND, set.bindings);
@@ -281,7 +289,7 @@ export interface ClusterFleet {
   modes: Readonly<Record<string, EnforcementMode>>;
   /** The fleet's exceptions: the only ones that exempt from a fleet policy. */
   exceptions: ExceptionIndex;
-  /** The fleet's params, for bindings whose paramKind the fleet holds objects of; the cluster's snapshot answers the rest (fleetFacts). */
+  /** The fleet's params: the only ones a fleet policy reads (fleetFacts). */
   params: FleetParams;
   /** The fleet bindings this cluster gets, `name: actions`: what `fleet status` shows. */
   bindings: readonly string[];
@@ -291,7 +299,7 @@ const STRICTNESS: Readonly<Record<EnforcementMode, number>> = { Audit: 0, Warn: 
 /** The stricter of two modes. */
 export const stricter = (a: EnforcementMode, b: EnforcementMode): EnforcementMode => (STRICTNESS[a] >= STRICTNESS[b] ? a : b);
 
-/** The fleet's params by kind (`<apiVersion>/<kind>`): a kind of the fleet's is answered from the fleet only. */
+/** The fleet's params by kind (`<apiVersion>/<kind>`). */
 export class FleetParams implements ParamFacts {
   readonly #byKind = new Map<string, { namespaced: boolean; objects: Array<{ namespace: string | undefined; object: unknown }> }>();
   constructor(params: FleetSet["params"]) {
@@ -302,9 +310,6 @@ export class FleetParams implements ParamFacts {
       entry.objects.push({ namespace: object.metadata.namespace, object });
       this.#byKind.set(kind, entry);
     }
-  }
-  has(kind: string): boolean {
-    return this.#byKind.has(kind);
   }
   paramKindNamespaced(kind: string): boolean | undefined {
     return this.#byKind.get(kind)?.namespaced;
@@ -370,7 +375,12 @@ export class FleetPolicies {
   }
 }
 
-/** Params for a fleet policy: the fleet's own objects of the kind, or else the cluster's (a paramRef into its snapshot); everything else is the cluster's. */
+/**
+ * What a fleet policy reads on a cluster: params from the fleet set only
+ * (never the cluster's, which its owner did not give the fleet: a set that
+ * would is refused at apply, and one stored by 0.1.0 finds none);
+ * everything else is the cluster's.
+ */
 class FleetFacts implements PolicyFacts {
   constructor(
     private readonly fleet: FleetParams,
@@ -380,10 +390,10 @@ class FleetFacts implements PolicyFacts {
     return this.cluster.namespace(name);
   }
   paramKindNamespaced(kind: string): boolean | undefined {
-    return this.fleet.has(kind) ? this.fleet.paramKindNamespaced(kind) : this.cluster.paramKindNamespaced(kind);
+    return this.fleet.paramKindNamespaced(kind);
   }
   paramObjects(kind: string, namespace: string | undefined): readonly unknown[] {
-    return this.fleet.has(kind) ? this.fleet.paramObjects(kind, namespace) : this.cluster.paramObjects(kind, namespace);
+    return this.fleet.paramObjects(kind, namespace);
   }
   inventoryKind(key: string) {
     return this.cluster.inventoryKind(key);
