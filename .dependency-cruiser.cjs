@@ -25,6 +25,7 @@ const SHARED_LAYERS = [
   "vap", // ValidatingAdmissionPolicies: compile, match, validate, dispatch
   "policy", // what a built-in policy is
   "fleet", // fleet policy sets: one set for many clusters, selected by their labels
+  "governance", // operator keys, thresholds of their signatures, the change log and the undo of a revoked key's changes
   "review", // review(): match → evaluate → decide
   "counts", // verdict counts of reviews, per cluster, policy and outcome
   "judge", // judging objects offline (check, audit)

@@ -12,6 +12,8 @@ export interface CliIo {
   readonly colour?: boolean;
   /** Resolves once what `out` wrote has gone out (a pipe's reader can be slower than us): a long report waits instead of piling up in memory. */
   drained?(): Promise<void>;
+  /** Asks a yes/no question on a terminal (stdin and stderr both one); absent elsewhere, where a verb needs --yes instead. */
+  confirm?(question: string): Promise<boolean>;
 }
 
 export const processIo: CliIo = {
@@ -24,6 +26,18 @@ export const processIo: CliIo = {
     return process.stdout.isTTY === true && !process.env.NO_COLOR;
   },
   drained: () => (process.stdout.writableNeedDrain ? new Promise((resolve) => process.stdout.once("drain", () => resolve())) : Promise.resolve()),
+  get confirm() {
+    if (!process.stdin.isTTY || !process.stderr.isTTY) return undefined;
+    return async (question: string) => {
+      const { createInterface } = await import("node:readline/promises");
+      const terminal = createInterface({ input: process.stdin, output: process.stderr });
+      try {
+        return /^y(es)?$/i.test((await terminal.question(`${question} [y/N] `)).trim());
+      } finally {
+        terminal.close();
+      }
+    };
+  },
   readStdin: async () => {
     // Waiting on a terminal looks like a hang: say what was expected instead.
     if (process.stdin.isTTY) throw new CliError("expected input on stdin (a pipe or a file), not a terminal: give a FILE or pipe the input in");

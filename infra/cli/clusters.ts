@@ -27,6 +27,7 @@ import { CliError, EXIT_USAGE } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
 import { labelFlags, labelsText, selectorFlag } from "./labels.js";
 import { TARGET_FLAGS, TARGET_HELP, TARGET_USAGE, targetOf } from "./operator-flags.js";
+import { applied } from "./proposed.js";
 import { plural } from "./plural.js";
 import type { Verb } from "./verb.js";
 
@@ -179,7 +180,8 @@ Example:
       ...(Object.keys(labels).length > 0 ? { labels } : {}),
     };
     const target = await targetOf(this.name, args, io);
-    const answer = await changeRegistry(target.endpoint, target.privateKeyPem, [{ op: "add", cluster, registration }]);
+    const answer = applied(await changeRegistry(target.endpoint, target.privateKeyPem, [{ op: "add", cluster, registration }]), io);
+    if (!answer) return 0;
     io.out(`registered ${cluster} (revision ${answer.revision}): ${credentials(registration)}\n`);
     reportNotes(answer, io);
     io.err(`${EFFECT}\n`);
@@ -242,7 +244,8 @@ Example:
     if (emptyRotation(change))
       throw new CliError(`nothing to change: give --add-key, --remove-key, --add-token-hash, --remove-token-hash, --without-snapshot or --max-age (see edgeadmit ${this.name} --help)`, EXIT_USAGE);
     const target = await targetOf(this.name, args, io);
-    const answer = await changeRegistry(target.endpoint, target.privateKeyPem, [change]);
+    const answer = applied(await changeRegistry(target.endpoint, target.privateKeyPem, [change]), io);
+    if (!answer) return 0;
     const done = [
       addKeys.length > 0 ? `added ${plural(addKeys.length, "signing key")}` : undefined,
       removeKeys.length > 0 ? `removed ${plural(removeKeys.length, "signing key")}` : undefined,
@@ -283,7 +286,8 @@ Example:
     const revision = ifRevision(args);
     const change: Change = { op: "remove", cluster, ...(revision !== undefined ? { ifRevision: revision } : {}) };
     const target = await targetOf(this.name, args, io);
-    const answer = await changeRegistry(target.endpoint, target.privateKeyPem, [change]);
+    const answer = applied(await changeRegistry(target.endpoint, target.privateKeyPem, [change]), io);
+    if (!answer) return 0;
     io.out(`removed ${cluster} (revision ${answer.revision})\n`);
     reportNotes(answer, io);
     io.err(`${EFFECT}\n`);
@@ -331,7 +335,8 @@ Example:
     const empty = emptyLabelChange(change);
     if (empty) throw new CliError(`${empty}: give KEY=VALUE or KEY- (see edgeadmit ${this.name} --help)`, EXIT_USAGE);
     const target = await targetOf(this.name, args, io);
-    const answer = await changeRegistry(target.endpoint, target.privateKeyPem, [change]);
+    const answer = applied(await changeRegistry(target.endpoint, target.privateKeyPem, [change]), io);
+    if (!answer) return 0;
     const done = [Object.keys(set).length > 0 ? `set ${labelsText(set)}` : undefined, remove.length > 0 ? `removed ${remove.join(",")}` : undefined].filter((part) => part !== undefined);
     io.out(`labeled ${cluster} (revision ${answer.revision}): ${done.join(", ")}\n`);
     reportNotes(answer, io);
@@ -454,13 +459,14 @@ Example:
     let imported = 0;
     for (let start = 0; start < adds.length; start += MAX_CHANGES) {
       const batch = adds.slice(start, start + MAX_CHANGES);
-      let answer: ChangeAnswer;
+      let answer: ChangeAnswer | undefined;
       try {
-        answer = await changeRegistry(target.endpoint, target.privateKeyPem, batch.map(({ cluster, registration }) => ({ op: "add", cluster, registration })));
+        answer = applied(await changeRegistry(target.endpoint, target.privateKeyPem, batch.map(({ cluster, registration }) => ({ op: "add", cluster, registration }))), io);
       } catch (e) {
         if (imported === 0) throw e;
         throw new CliError(`${(e as Error).message} (imported ${imported} of ${adds.length} before this: run the import again to add the rest)`);
       }
+      if (!answer) continue;
       for (const { cluster } of batch) io.out(`imported ${cluster} (revision ${answer.revision})\n`);
       imported += batch.length;
     }

@@ -13,6 +13,7 @@ import { CliError, EXIT_USAGE } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
 import { labelsText, selectorFlag } from "./labels.js";
 import { TARGET_FLAGS, TARGET_HELP, TARGET_USAGE, targetOf } from "./operator-flags.js";
+import { applied } from "./proposed.js";
 import { plural } from "./plural.js";
 import type { Verb } from "./verb.js";
 
@@ -140,7 +141,8 @@ Example:
       return 0;
     }
     for (const line of lines) io.out(`${line}\n`);
-    const answer = await changeFleet(target.endpoint, target.privateKeyPem, { op: "apply", set, ifRevision: current.revision });
+    const answer = applied(await changeFleet(target.endpoint, target.privateKeyPem, { op: "apply", set, ifRevision: current.revision }), io);
+    if (!answer) return 0;
     io.out(`applied fleet revision ${answer.revision}: ${plural(set.policies.length, "policy", "policies")}, ${plural(set.bindings.length, "binding")}\n`);
     io.err(`${EFFECT}\n`);
     return 0;
@@ -205,7 +207,8 @@ Example:
     const toRevision = wholeNumber(this.name, args.positionals[0], "revision");
     const target = await targetOf(this.name, args, io);
     const current = await currentFleet(target.endpoint, target.privateKeyPem);
-    const answer = await changeFleet(target.endpoint, target.privateKeyPem, { op: "rollback", toRevision, ifRevision: current.revision });
+    const answer = applied(await changeFleet(target.endpoint, target.privateKeyPem, { op: "rollback", toRevision, ifRevision: current.revision }), io);
+    if (!answer) return 0;
     io.out(`fleet revision ${answer.revision}: ${answer.change}\n`);
     io.err(`${EFFECT}\n`);
     return 0;
@@ -237,7 +240,8 @@ Example:
     const toWave = toWaveText === undefined ? undefined : wholeNumber(this.name, toWaveText, "wave (--to-wave)");
     const target = await targetOf(this.name, args, io);
     const current = await currentFleet(target.endpoint, target.privateKeyPem);
-    const answer = await changeFleet(target.endpoint, target.privateKeyPem, { op: "promote", binding, ifRevision: current.revision, ...(toWave !== undefined ? { toWave } : {}) });
+    const answer = applied(await changeFleet(target.endpoint, target.privateKeyPem, { op: "promote", binding, ifRevision: current.revision, ...(toWave !== undefined ? { toWave } : {}) }), io);
+    if (!answer) return 0;
     io.out(`fleet revision ${answer.revision}: ${answer.change}\n`);
     io.err(`${EFFECT}\n`);
     return 0;

@@ -11,8 +11,9 @@ import { completionVerb } from "./completion.js";
 import { install } from "./install.js";
 import { keyPublic } from "./key.js";
 import { keygen } from "./keygen.js";
-import { operatorKeygen } from "./operator.js";
+import { operatorVerbs } from "./operator.js";
 import { fleetVerbs } from "./fleet.js";
+import { governanceVerbs } from "./governance.js";
 import { review } from "./review.js";
 import { snapshotVerbs } from "./snapshot.js";
 import { testVerb } from "./test-verb.js";
@@ -21,7 +22,7 @@ import { token } from "./token.js";
 import type { Verb } from "./verb.js";
 import { webhookConfig } from "./webhook-config.js";
 
-const VERBS: readonly Verb[] = [keygen, keyPublic, token, ...clustersVerbs, operatorKeygen, ...fleetVerbs, ...snapshotVerbs, sync, audit, review, check, testVerb, webhookConfig, install, completionVerb(() => VERBS)];
+const VERBS: readonly Verb[] = [keygen, keyPublic, token, ...clustersVerbs, ...operatorVerbs, ...governanceVerbs, ...fleetVerbs, ...snapshotVerbs, sync, audit, review, check, testVerb, webhookConfig, install, completionVerb(() => VERBS)];
 
 function help(): string {
   const width = Math.max(...VERBS.map((v) => v.name.length));

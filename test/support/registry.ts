@@ -8,9 +8,9 @@ import { RELEASE, USER_AGENT_HEADER, userAgent } from "../../shared/version/inde
 
 export const REGISTRY_PATH = "/v1/registry/clusters";
 
-/** The private halves of the two keys OPERATOR_KEYS lists (test/support/clusters.ts). */
-export function operatorKeys(): [string, string] {
-  return JSON.parse(env.TEST_OPERATOR_KEYS) as [string, string];
+/** The private halves of the three keys OPERATOR_KEYS lists (test/support/clusters.ts). */
+export function operatorKeys(): [string, string, string] {
+  return JSON.parse(env.TEST_OPERATOR_KEYS) as [string, string, string];
 }
 
 /** The public key of OPERATOR_KEYS' first key (the one the tests sign with unless said): what a change records as its signer. */
