@@ -61,6 +61,9 @@ fleet.post(FLEET_PATH, operator("POST"), async (c) => {
   const change = decoded.value;
   described = change.op === "apply" ? "apply" : change.op === "promote" ? `promote ${change.binding}` : `rollback to ${change.toRevision}`;
   if (change.op === "apply") {
+    const { set } = change;
+    if (set.policies.length + set.bindings.length + set.modes.length + set.exceptions.length === 0 && change.allowEmpty !== true)
+      return answer(400, { error: "the fleet set is empty: applied, it would remove every fleet policy from every cluster; send allowEmpty (edgeadmit fleet apply --allow-empty) if that is meant; nothing changed" });
     const problems = fleetSetProblems(change.set);
     if (problems.length > 0) {
       const named = problems.slice(0, MAX_PROBLEMS).join("; ");

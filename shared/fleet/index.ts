@@ -114,7 +114,14 @@ export interface FleetRevision {
 const requestIdSchema = z.string().check(z.regex(/^[A-Za-z0-9-]{16,64}$/, "must be 16-64 letters, digits and '-', new for every request"));
 const ifRevisionSchema = z.optional(z.int().check(z.minimum(0)));
 export const fleetChangeSchema = z.discriminatedUnion("op", [
-  z.strictObject({ op: z.literal("apply"), requestId: requestIdSchema, ifRevision: ifRevisionSchema, set: fleetSetSchema }),
+  z.strictObject({
+    op: z.literal("apply"),
+    requestId: requestIdSchema,
+    ifRevision: ifRevisionSchema,
+    set: fleetSetSchema,
+    /** An empty set removes every fleet policy from every cluster: only when asked for, by name (fleet apply --allow-empty). */
+    allowEmpty: z.optional(z.boolean()),
+  }),
   z.strictObject({ op: z.literal("promote"), requestId: requestIdSchema, ifRevision: ifRevisionSchema, binding: nameSchema, toWave: z.optional(z.int().check(z.minimum(0))) }),
   z.strictObject({ op: z.literal("rollback"), requestId: requestIdSchema, ifRevision: ifRevisionSchema, toRevision: z.int().check(z.minimum(1)) }),
 ]);

@@ -82,7 +82,7 @@ describe("with a threshold of two operator keys", () => {
     expect(await reviewStatus("th-victim", attacker.token)).toBe(401);
     expect(await reviewStatus("th-victim", victim.token)).toBe(200);
     const set = { policies: [], bindings: [], params: [], modes: [], exceptions: [] };
-    const fleet = await operatorCall("POST", "/v1/registry/fleet", { requestId: crypto.randomUUID(), op: "apply", set });
+    const fleet = await operatorCall("POST", "/v1/registry/fleet", { requestId: crypto.randomUUID(), op: "apply", set, allowEmpty: true });
     expect(fleet).toEqual(await proposed(["replaces the fleet policy set"]));
     expect((await operatorCall("GET", "/v1/registry/fleet", undefined)).body).toEqual({ revision: 0 });
   });

@@ -142,6 +142,16 @@ describe("operator keys in the registry, and what one of them did", () => {
     expect((history.body.revisions as Array<{ revision: number; signers: string[] }>)[0]).toMatchObject({ revision: after.revision, signers: [await operatorPublicKey()] });
   });
 
+  it("an empty fleet set, which would remove every fleet policy everywhere, is applied only when asked for by name", async () => {
+    const empty = { policies: [], bindings: [], params: [], modes: [], exceptions: [] };
+    const before = await operatorCall("GET", "/v1/registry/fleet");
+    expect(await operatorCall("POST", "/v1/registry/fleet", { op: "apply", set: empty })).toEqual({
+      status: 400,
+      body: { error: "the fleet set is empty: applied, it would remove every fleet policy from every cluster; send allowEmpty (edgeadmit fleet apply --allow-empty) if that is meant; nothing changed" },
+    });
+    expect((await operatorCall("GET", "/v1/registry/fleet")).body.revision).toBe(before.body.revision);
+  });
+
   it("a key that was revoked is not trusted again, and an unknown key gets the generic 401", async () => {
     const once = await generateKeyPair();
     expect((await operatorCall("POST", "/v1/registry/operators", { op: "add", key: once.publicKey })).status).toBe(200);
