@@ -21,7 +21,8 @@ import { isSubdomainName } from "../../shared/k8s/names/index.js";
 import type { Cluster, Env } from "../config/index.js";
 import { log } from "../log/index.js";
 import { loadShards, loadSnapshot, storeOf } from "../store/cache.js";
-import { signedByCurrent, type SnapshotMeta } from "../store/index.js";
+import { signedByCurrent } from "../store/signer.js";
+import type { SnapshotMeta } from "../store/index.js";
 
 /** The apiserver's own limit on an AdmissionReview body. */
 const MAX_REVIEW_BYTES = 3 * 1024 * 1024;

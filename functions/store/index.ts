@@ -31,6 +31,7 @@ import { DurableObject } from "cloudflare:workers";
 import { sha256Hex } from "../../shared/digest/index.js";
 import { bucketDigest, bucketOf, rootDigest } from "../../shared/snapshot/units/digests.js";
 import { CLUSTER_UNIT } from "../../shared/snapshot/units/names.js";
+import { signedByCurrent } from "./signer.js";
 
 export interface SnapshotMeta {
   generation: number;
@@ -115,16 +116,6 @@ interface HeadRow extends Record<string, SqlStorageValue> {
 
 class Mismatch extends Error {}
 
-/**
- * Whether a stored generation counts for a registration that lists the
- * `current` keys now: signed by one of them. A head stored before signers
- * were recorded (before 0.1.0) counts for the keys registered when this
- * release first reads it, which adopt it (SnapshotStore.adoptUnsigned): an
- * upgrade never disowns it.
- */
-export function signedByCurrent(meta: Pick<SnapshotMeta, "signedBy">, current: readonly string[]): boolean {
-  return meta.signedBy === undefined || current.includes(meta.signedBy);
-}
 
 /** Rows of a unit visible to generation ?1 (bound twice). */
 const VISIBLE = "since <= ?1 AND (until IS NULL OR until > ?1)";
