@@ -156,8 +156,8 @@ describe("snapshot build --from-cluster", () => {
 
 describe("what the sync job lists", () => {
   it("covers every kind buildSnapshot reads, except Pods (on purpose) and the settings ConfigMap (read by name)", () => {
-    // buildSnapshot dispatches on `group === "…" && kind === "…"` and on the workload kinds.
-    const source = readFileSync(join(__dirname, "..", "..", "..", "shared", "snapshot", "builder", "index.ts"), "utf8");
+    // buildSnapshot dispatches on `group === "…" && kind === "…"` and on the workload kinds, itself and through its namespaced facts.
+    const source = ["index.ts", "namespaced.ts"].map((file) => readFileSync(join(__dirname, "..", "..", "..", "shared", "snapshot", "builder", file), "utf8")).join("\n");
     const dispatched = [...source.matchAll(/group === "([^"]*)" && kind === "(\w+)"/g)].map(([, group, kind]) => `${kind}.${group}`);
     if (source.includes("group === EXCEPTION_GROUP && kind === EXCEPTION_KIND")) dispatched.push(`${EXCEPTION_KIND}.${EXCEPTION_GROUP}`);
     const workloads = Object.keys(POD_SPEC_PATHS).map((kind) => `${kind}.${WORKLOAD_API_GROUPS[kind as keyof typeof POD_SPEC_PATHS]}`);

@@ -2,34 +2,27 @@
 // files, the sync job feeds it the same objects listed from the API, so both
 // produce the same snapshot for the same cluster.
 import * as z from "zod/mini";
-import { describeZodError } from "../../zod/index.js";
 import { nodeAffinitySchema, objectMetaSchema, quantityMapSchema, stringMapSchema } from "../../k8s/schemas/index.js";
 import { ENFORCEMENT_MODES, POLICY_MODES } from "../modes.js";
 import {
   DEFAULT_MAX_AGE_SECONDS,
   SNAPSHOT_API_VERSION,
   type AffinityClass,
-  type Application,
   type Settings,
   type Snapshot,
   type Tenant,
-  type VolumeClaim,
-  type VolumeUser,
 } from "../schema.js";
-import { AFFINITY_CLASS_LABEL, lineageOf, tenantNamespaceOf, type Lineage } from "../view.js";
+import { tenantNamespaceOf } from "../view.js";
 
 export { ROOT_TENANT_NAMESPACE, tenantNamespaceOf } from "../view.js";
-import { InvalidObjectError, isWorkloadKind, workloadOf, type Workload, type WorkloadKind } from "../../k8s/workload/index.js";
-import { madeByWorkloadController, WORKLOAD_API_GROUPS } from "../../k8s/controller/index.js";
-import { sharedClaimNames } from "../../k8s/volumes/index.js";
-import type { KubeObject } from "./object.js";
+export { NamespacedFacts, readsNamespaced } from "./namespaced.js";
+import { compare, decode, describeKubeObject, kindOf, named, type KubeObject } from "./object.js";
+import { NamespacedFacts } from "./namespaced.js";
 import { collectPolicyObjects, usedByPolicies } from "./policies.js";
 import { parseQuantity, QuantityError, type Quantity } from "../../k8s/quantity/index.js";
 import { EXCEPTION_GROUP, EXCEPTION_KIND, exceptionObjectSchema, type Exception } from "../../exceptions/index.js";
 
 export const SETTINGS_CONFIGMAP = "edgeadmit-settings";
-
-const named = z.looseObject({ metadata: z.looseObject({ name: z.string(), namespace: z.optional(z.string()), labels: objectMetaSchema.shape.labels }) });
 
 const affinityClassObject = z.looseObject({
   metadata: z.looseObject({ name: z.string() }),
@@ -54,14 +47,6 @@ const tenantObject = z.looseObject({
   status: z.optional(z.nullable(z.looseObject({ namespace: z.optional(z.nullable(z.string())) }))),
 });
 
-const pvcObject = z.looseObject({
-  metadata: z.looseObject({ name: z.string(), namespace: z.string() }),
-  spec: z.looseObject({
-    accessModes: z.optional(z.nullable(z.array(z.string()))),
-    volumeName: z.optional(z.nullable(z.string())),
-  }),
-});
-
 const pvObject = z.looseObject({
   metadata: z.looseObject({ name: z.string() }),
   spec: z.looseObject({ nodeAffinity: z.optional(z.nullable(z.looseObject({ required: z.optional(z.nullable(nodeAffinitySchema.shape.requiredDuringSchedulingIgnoredDuringExecution.def.innerType)) }))) }),
@@ -76,16 +61,6 @@ const settingsObject = z.looseObject({
   metadata: z.looseObject({ name: z.literal(SETTINGS_CONFIGMAP), namespace: z.optional(z.string()) }),
   data: z.optional(z.nullable(stringMapSchema)),
 });
-
-/**
- * An application as one literal of its final shape: V8 keeps such an
- * object's fields inside it, where one grown field by field takes about
- * three times the memory (100,000 HelmReleases: 35 MB against 12).
- */
-function applicationOf(lineage: Lineage | undefined, affinityClass: string | undefined): Application {
-  if (lineage) return affinityClass ? { group: lineage.group, kind: lineage.kind, name: lineage.name, affinityClass } : { group: lineage.group, kind: lineage.kind, name: lineage.name };
-  return affinityClass ? { affinityClass } : {};
-}
 
 /** What a Node gives the snapshot: its labels (for the classes) and what it can allocate. */
 interface NodeFacts {
@@ -133,24 +108,6 @@ export interface BuildResult {
    * snapshot build, sync and check refuse it.
    */
   refused: string[];
-}
-
-const RWO_MODES = new Set(["ReadWriteOnce", "ReadWriteOncePod"]);
-/** With one of these the attach/detach controller lets the volume attach to many nodes (isMultiAttachAllowed). */
-const MULTI_NODE_MODES = new Set(["ReadWriteMany", "ReadOnlyMany"]);
-
-
-function kindOf(object: KubeObject): { group: string; kind: string } {
-  const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : "";
-  const slash = apiVersion.indexOf("/");
-  return { group: slash >= 0 ? apiVersion.slice(0, slash) : "", kind: typeof object.kind === "string" ? object.kind : "" };
-}
-
-function describeKubeObject(object: KubeObject): string {
-  const meta = named.safeParse(object);
-  const { kind } = kindOf(object);
-  if (!meta.success) return kind || "object";
-  return `${kind} ${meta.data.metadata.namespace ? `${meta.data.metadata.namespace}/` : ""}${meta.data.metadata.name}`;
 }
 
 /** A PV's required node affinity pins it to one node when every term names one `kubernetes.io/hostname`. */
@@ -213,14 +170,10 @@ export class SnapshotBuilder {
   readonly #problems: string[] = [];
   readonly #affinityClasses: Record<string, AffinityClass> = {};
   readonly #tenantObjects: TenantObject[] = [];
-  readonly #applications: Record<string, Application> = {};
-  /** Claims that attach to one node only, by `namespace/name`, and the volumes they are bound to. */
-  readonly #volumeClaims: Record<string, VolumeClaim> = {};
-  readonly #volumeNames = new Map<string, string>();
+  readonly #namespaced = new NamespacedFacts();
   /** PersistentVolumes pinned to one node: all a claim asks of its volume. */
   readonly #pinned = new Set<string>();
   readonly #nodeObjects: NodeFacts[] = [];
-  readonly #usersByClaim = new Map<string, VolumeUser[]>();
   #settings: Settings = { policies: {}, maxAgeSeconds: DEFAULT_MAX_AGE_SECONDS, onStale: "Warn" };
   readonly #exceptions: Record<string, Exception> = {};
   /** Objects kept for the policies (see BuilderOptions.retain), and which of them no fact branch read. */
@@ -231,34 +184,8 @@ export class SnapshotBuilder {
   /** The problems of each lane's objects, in the order the lanes were opened. */
   readonly #lanes: string[][] = [];
 
-  /** One copy of each label value and access mode list: they repeat across thousands of objects, and each parsed object brings its own. */
-  readonly #strings = new Map<string, string>();
-  readonly #lists = new Map<string, string[]>();
-
   constructor(options: BuilderOptions) {
     this.#options = options;
-  }
-
-  #shared(value: string): string {
-    const known = this.#strings.get(value);
-    if (known !== undefined) return known;
-    this.#strings.set(value, value);
-    return value;
-  }
-
-  #sharedList(values: string[]): string[] {
-    const key = values.join("\u0000");
-    const known = this.#lists.get(key);
-    if (known !== undefined) return known;
-    this.#lists.set(key, values);
-    return values;
-  }
-
-  #decode<T>(schema: z.ZodMiniType<T>, object: KubeObject, problems: string[]): T | undefined {
-    const result = schema.safeParse(object);
-    if (result.success) return result.data;
-    problems.push(`${describeKubeObject(object)}: ${describeZodError(result.error)}`);
-    return undefined;
   }
 
   add(object: KubeObject): void {
@@ -303,11 +230,21 @@ export class SnapshotBuilder {
     this.#inventoryCandidates.push(object);
   }
 
+  /**
+   * The PersistentVolumes pinned to one node, of those added so far: what the
+   * claims of namespaces settled apart from this builder read (the sync job's
+   * units, shared/snapshot/stream).
+   */
+  get pinnedVolumes(): ReadonlySet<string> {
+    return this.#pinned;
+  }
+
   /** Takes the object's facts (what is wrong with it goes to `problems`); false when no branch reads its kind. */
   #read(group: string, kind: string, object: KubeObject, problems: string[]): boolean {
     const options = this.#options;
+    if (this.#namespaced.add(group, kind, object, problems)) return true;
     if (group === "cozystack.io" && kind === "AffinityClass") {
-      const ac = this.#decode(affinityClassObject, object, problems);
+      const ac = decode(affinityClassObject, object, problems);
       if (ac) {
         const entry: AffinityClass = {};
         if (ac.spec.nodeSelector) entry.nodeSelector = ac.spec.nodeSelector;
@@ -316,46 +253,23 @@ export class SnapshotBuilder {
         this.#affinityClasses[ac.metadata.name] = entry;
       }
     } else if (group === "apps.cozystack.io" && kind === "Tenant") {
-      const tenant = this.#decode(tenantObject, object, problems);
+      const tenant = decode(tenantObject, object, problems);
       if (tenant) this.#tenantObjects.push(tenantFacts(tenant));
-    } else if (group === "helm.toolkit.fluxcd.io" && kind === "HelmRelease") {
-      const hr = this.#decode(named, object, problems);
-      if (hr && hr.metadata.namespace) {
-        const labels = hr.metadata.labels ?? {};
-        const lineage = lineageOf(labels);
-        const affinityClass = labels[AFFINITY_CLASS_LABEL] ? this.#shared(labels[AFFINITY_CLASS_LABEL]) : undefined;
-        this.#applications[`${hr.metadata.namespace}/${hr.metadata.name}`] = applicationOf(
-          lineage && { group: this.#shared(lineage.group), kind: this.#shared(lineage.kind), name: lineage.name },
-          affinityClass,
-        );
-      }
-    } else if (group === "" && kind === "PersistentVolumeClaim") {
-      const pvc = this.#decode(pvcObject, object, problems);
-      const accessModes = pvc?.spec.accessModes ?? [];
-      if (pvc && accessModes.some((mode) => RWO_MODES.has(mode)) && !accessModes.some((mode) => MULTI_NODE_MODES.has(mode))) {
-        const key = `${pvc.metadata.namespace}/${pvc.metadata.name}`;
-        // pinnedToNode and mountedBy are settled in build(), once every volume and workload is in.
-        this.#volumeClaims[key] = { accessModes: this.#sharedList(accessModes), pinnedToNode: false };
-        if (pvc.spec.volumeName) this.#volumeNames.set(key, pvc.spec.volumeName);
-        else this.#volumeNames.delete(key);
-      }
     } else if (group === "" && kind === "PersistentVolume") {
-      const pv = this.#decode(pvObject, object, problems);
+      const pv = decode(pvObject, object, problems);
       if (pv && pinsOneNode(pv)) this.#pinned.add(pv.metadata.name);
       else if (pv) this.#pinned.delete(pv.metadata.name);
     } else if (group === "" && kind === "Node") {
-      const node = this.#decode(nodeObject, object, problems);
+      const node = decode(nodeObject, object, problems);
       if (node) this.#nodeObjects.push({ name: node.metadata.name, labels: node.metadata.labels ?? {}, allocatable: node.status?.allocatable ?? {} });
-    } else if (isWorkloadKind(kind) && group === WORKLOAD_API_GROUPS[kind]) {
-      collectVolumeUsers(kind, object, this.#usersByClaim, problems);
     } else if (group === EXCEPTION_GROUP && kind === EXCEPTION_KIND) {
-      const exception = this.#decode(exceptionObjectSchema, object, problems);
+      const exception = decode(exceptionObjectSchema, object, problems);
       if (!exception) return true;
       const name = exception.metadata.name;
       if (Object.hasOwn(this.#exceptions, name)) problems.push(`${EXCEPTION_KIND} ${name}: an exception of that name came before; this one wins`);
       this.#exceptions[name] = exception.spec;
     } else if (group === "" && kind === "ConfigMap" && named.safeParse(object).data?.metadata.name === SETTINGS_CONFIGMAP) {
-      const cm = this.#decode(settingsObject, object, problems);
+      const cm = decode(settingsObject, object, problems);
       if (!cm) return true;
       if (!options.settingsNamespace || cm.metadata.namespace === options.settingsNamespace) this.#settings = settingsFrom(cm.data ?? {}, options.policyIds, problems);
       else problems.push(`${describeKubeObject(object)}: not in the settings namespace ${options.settingsNamespace}; ignored`);
@@ -370,14 +284,7 @@ export class SnapshotBuilder {
       inventoryCandidates: this.#inventoryCandidates,
       ...(options.namespacedKinds ? { namespacedKinds: options.namespacedKinds } : {}),
     });
-
-    const volumeClaims = this.#volumeClaims;
-    for (const [key, claim] of Object.entries(volumeClaims)) {
-      const volumeName = this.#volumeNames.get(key);
-      claim.pinnedToNode = volumeName !== undefined && this.#pinned.has(volumeName);
-      const users = this.#usersByClaim.get(key);
-      if (users) claim.mountedBy = [...users].sort((a, b) => (a.kind === b.kind ? compare(a.name, b.name) : compare(a.kind, b.kind)));
-    }
+    const { applications, volumeClaims } = this.#namespaced.settle(this.#pinned);
 
     return {
       snapshot: {
@@ -389,7 +296,7 @@ export class SnapshotBuilder {
         settings: this.#settings,
         affinityClasses: this.#affinityClasses,
         tenants: resolveTenants(this.#tenantObjects, problems),
-        applications: this.#applications,
+        applications,
         volumeClaims,
         nodes: classLabelsOfNodes(this.#nodeObjects, this.#affinityClasses),
         ...policyObjects,
@@ -435,33 +342,6 @@ function classLabelsOfNodes(nodes: readonly NodeFacts[], classes: Record<string,
   const result: Record<string, Record<string, string>> = {};
   for (const node of nodes) result[node.name] = Object.fromEntries(Object.entries(node.labels).filter(([key]) => keys.has(key)));
   return result;
-}
-
-const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/**
- * Records which claims a workload's pods share, under `namespace/claim`.
- * Objects a workload controller made count as their owner, so a Deployment's
- * ReplicaSets and Pods do not count it twice.
- */
-function collectVolumeUsers(kind: WorkloadKind, object: KubeObject, usersByClaim: Map<string, VolumeUser[]>, problems: string[]): void {
-  let workload: Workload;
-  try {
-    workload = workloadOf(kind, object);
-  } catch (e) {
-    if (!(e instanceof InvalidObjectError)) throw e;
-    problems.push(`${describeKubeObject(object)}: ${e.message.replace(/^request\.object is not a valid \w+: /, "")}`);
-    return;
-  }
-  const { name, namespace } = workload.metadata;
-  if (!name || !namespace || madeByWorkloadController(workload.metadata)) return;
-  const podLabels = workload.podMetadata.labels ?? undefined;
-  for (const claim of sharedClaimNames(workload)) {
-    const key = `${namespace}/${claim}`;
-    const users = usersByClaim.get(key) ?? [];
-    users.push(podLabels && Object.keys(podLabels).length > 0 ? { kind, name, podLabels } : { kind, name });
-    usersByClaim.set(key, users);
-  }
 }
 
 /**
