@@ -33,21 +33,23 @@ export interface EncodedSnapshot {
 }
 
 /**
- * A snapshot's units, ready to push or compare: the cluster part first. Each
- * goes through its schema first, as the function does before it stores it,
- * so both sides hash the same bytes.
+ * A unit through its schema first, as the function does before it stores
+ * it, so both sides hash the same bytes; one the schema refuses fails, naming
+ * the unit.
  */
+export async function encodeCheckedUnit(name: string, value: UnitContent): Promise<EncodedUnit> {
+  const unit = decodeUnit(name, value);
+  if (!unit.ok) throw new Error(`${describeUnit(name)}: ${unit.error}`);
+  return encodeUnit(name, unit.value);
+}
+
+/** A snapshot's units, ready to push or compare: the cluster part first, each checked (encodeCheckedUnit). */
 export async function encodeSnapshot(snapshot: Snapshot): Promise<EncodedSnapshot> {
   const { cluster, shards, classReferences, inventory } = splitSnapshot(snapshot);
-  const encode = (name: string, value: UnitContent) => {
-    const unit = decodeUnit(name, value);
-    if (!unit.ok) throw new Error(`${describeUnit(name)}: ${unit.error}`);
-    return encodeUnit(name, unit.value);
-  };
-  const units = [await encode(CLUSTER_UNIT, cluster)];
-  for (const [namespace, shard] of shards) units.push(await encode(namespace, shard));
-  for (const [className, references] of classReferences) units.push(await encode(classReferencesUnit(className), references));
-  for (const [name, content] of inventory) units.push(await encode(name, content));
+  const units = [await encodeCheckedUnit(CLUSTER_UNIT, cluster)];
+  for (const [namespace, shard] of shards) units.push(await encodeCheckedUnit(namespace, shard));
+  for (const [className, references] of classReferences) units.push(await encodeCheckedUnit(classReferencesUnit(className), references));
+  for (const [name, content] of inventory) units.push(await encodeCheckedUnit(name, content));
   const buckets = bucketDigests(units);
   return { units, buckets, digest: rootDigest(buckets) };
 }

@@ -18,36 +18,63 @@ const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * HelmReleases by their affinity-class label, then Tenants that set the class
  * themselves (not those inheriting it), each group sorted. Only the first
  * MAX_LISTED of each are kept, with the count, which is all a message shows.
+ * Applications come a record at a time (the sync job's, one namespace's at a
+ * time: shared/snapshot/stream), so what it holds is MAX_LISTED names and a
+ * count per class, whatever the number of applications.
  */
-export function affinityClassReferences(snapshot: Pick<Snapshot, "applications" | "tenants">): Record<string, ClassReferences> {
-  const helmReleases = new Map<string, string[]>();
-  for (const [key, application] of Object.entries(snapshot.applications)) {
-    if (!application.affinityClass) continue;
-    const list = helmReleases.get(application.affinityClass) ?? [];
-    list.push(`HelmRelease ${key}`);
-    helmReleases.set(application.affinityClass, list);
-  }
-  const tenants = new Map<string, string[]>();
-  for (const tenant of Object.values(snapshot.tenants)) {
-    const parentNamespace = tenant.chain.at(-2);
-    const parent = parentNamespace === undefined || !Object.hasOwn(snapshot.tenants, parentNamespace) ? undefined : snapshot.tenants[parentNamespace];
-    const roles = new Map<string, string[]>();
-    const ownList = tenant.allowedAffinityClasses && tenant.allowedAffinityClasses.join("\u0000") !== parent?.allowedAffinityClasses?.join("\u0000");
-    if (ownList) for (const className of tenant.allowedAffinityClasses!) roles.set(className, ["allowed"]);
-    const ownDefault = tenant.defaultAffinityClass !== parent?.defaultAffinityClass ? tenant.defaultAffinityClass : undefined;
-    if (ownDefault) roles.set(ownDefault, [...(roles.get(ownDefault) ?? []), "default"]);
-    for (const [className, list] of roles) {
-      const named = tenants.get(className) ?? [];
-      named.push(`Tenant ${tenant.namespace}/${tenant.name} (${list.join(", ")})`);
-      tenants.set(className, named);
+export class ClassReferenceIndex {
+  readonly #helmReleases = new Map<string, { first: string[]; total: number }>();
+
+  addApplications(applications: Snapshot["applications"]): void {
+    for (const [key, application] of Object.entries(applications)) {
+      if (!application.affinityClass) continue;
+      let named = this.#helmReleases.get(application.affinityClass);
+      if (!named) this.#helmReleases.set(application.affinityClass, (named = { first: [], total: 0 }));
+      named.total++;
+      insertFirst(named.first, `HelmRelease ${key}`);
     }
   }
-  const index: Record<string, ClassReferences> = {};
-  for (const className of new Set([...helmReleases.keys(), ...tenants.keys()])) {
-    const all = [...(helmReleases.get(className) ?? []).sort(byCode), ...(tenants.get(className) ?? []).sort(byCode)];
-    index[className] = { shown: all.slice(0, MAX_LISTED), total: all.length };
+
+  references(tenantRecord: Snapshot["tenants"]): Record<string, ClassReferences> {
+    const tenants = new Map<string, string[]>();
+    for (const tenant of Object.values(tenantRecord)) {
+      const parentNamespace = tenant.chain.at(-2);
+      const parent = parentNamespace === undefined || !Object.hasOwn(tenantRecord, parentNamespace) ? undefined : tenantRecord[parentNamespace];
+      const roles = new Map<string, string[]>();
+      const ownList = tenant.allowedAffinityClasses && tenant.allowedAffinityClasses.join("\u0000") !== parent?.allowedAffinityClasses?.join("\u0000");
+      if (ownList) for (const className of tenant.allowedAffinityClasses!) roles.set(className, ["allowed"]);
+      const ownDefault = tenant.defaultAffinityClass !== parent?.defaultAffinityClass ? tenant.defaultAffinityClass : undefined;
+      if (ownDefault) roles.set(ownDefault, [...(roles.get(ownDefault) ?? []), "default"]);
+      for (const [className, list] of roles) {
+        const named = tenants.get(className) ?? [];
+        named.push(`Tenant ${tenant.namespace}/${tenant.name} (${list.join(", ")})`);
+        tenants.set(className, named);
+      }
+    }
+    const index: Record<string, ClassReferences> = {};
+    for (const className of new Set([...this.#helmReleases.keys(), ...tenants.keys()])) {
+      const helmReleases = this.#helmReleases.get(className) ?? { first: [], total: 0 };
+      const named = tenants.get(className) ?? [];
+      index[className] = { shown: [...helmReleases.first, ...named.sort(byCode)].slice(0, MAX_LISTED), total: helmReleases.total + named.length };
+    }
+    return index;
   }
-  return index;
+}
+
+/** `name` into `first`, sorted and at most MAX_LISTED long: the first of all the names given, in code-unit order. */
+function insertFirst(first: string[], name: string): void {
+  if (first.length === MAX_LISTED && !(name < first.at(-1)!)) return;
+  let at = first.length;
+  while (at > 0 && name < first[at - 1]!) at--;
+  first.splice(at, 0, name);
+  if (first.length > MAX_LISTED) first.pop();
+}
+
+/** The class references of a whole snapshot (see ClassReferenceIndex). */
+export function affinityClassReferences(snapshot: Pick<Snapshot, "applications" | "tenants">): Record<string, ClassReferences> {
+  const index = new ClassReferenceIndex();
+  index.addApplications(snapshot.applications);
+  return index.references(snapshot.tenants);
 }
 
 /**

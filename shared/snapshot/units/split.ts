@@ -38,8 +38,13 @@ interface SnapshotParts {
   inventory: Map<string, InventoryBucketContent | InventoryDirectory>;
 }
 
-/** The snapshot cut into its cluster part and one shard per namespace that holds anything. */
+/** The snapshot cut into its cluster part and one shard per namespace that holds anything, with the indexes over every namespace. */
 export function splitSnapshot(snapshot: Snapshot): SnapshotParts {
+  return { ...cutSnapshot(snapshot), classReferences: new Map(Object.entries(affinityClassReferences(snapshot))), inventory: inventoryUnits(snapshot.inventory) };
+}
+
+/** The cluster part and the shards alone: what splitSnapshot derives no index from. */
+export function cutSnapshot(snapshot: Snapshot): Pick<SnapshotParts, "cluster" | "shards"> {
   const cluster: Record<string, unknown> = {};
   const shards = new Map<string, Shard>();
   for (const [field, value] of Object.entries(snapshot)) {
@@ -57,7 +62,7 @@ export function splitSnapshot(snapshot: Snapshot): SnapshotParts {
       (shard as Record<string, unknown>)[field] = part;
     }
   }
-  return { cluster: cluster as ClusterPart, shards, classReferences: new Map(Object.entries(affinityClassReferences(snapshot))), inventory: inventoryUnits(snapshot.inventory) };
+  return { cluster: cluster as ClusterPart, shards };
 }
 
 export function emptyShard(): Shard {
