@@ -328,7 +328,8 @@ describe("lists read several at once", () => {
     // Three of each at two a page: the lists of AffinityClasses and Tenants page alongside each other.
     const broken = objectsFromText(
       [
-        ...["gold", "silver", "bronze"].map((name) => `apiVersion: cozystack.io/v1alpha1
+        // In the order the API server lists them (by name), as a YAML export would hold them.
+        ...["bronze", "gold", "silver"].map((name) => `apiVersion: cozystack.io/v1alpha1
 kind: AffinityClass
 metadata: {name: ${name}}
 spec: {nodeSelector: zone-a}

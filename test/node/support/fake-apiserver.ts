@@ -1,7 +1,8 @@
 // A Kubernetes API server for tests: answers the list and get requests the
 // live path makes, with real-shaped JSON (typed lists whose items carry no
-// apiVersion/kind, `limit`/`continue` paging, Status bodies for 403, the
-// plain-text 404 of an API group nobody serves), and a kubeconfig for it.
+// apiVersion/kind, in the order of their storage keys, `limit`/`continue`
+// paging, Status bodies for 403, the plain-text 404 of an API group nobody
+// serves), and a kubeconfig for it.
 // Resources given in `resources` are also served by name and written to
 // (POST, PUT with resourceVersion checks, DELETE), as the audit writes its
 // PolicyReports; the objects live in `objects`, which tests may change between runs.
@@ -30,6 +31,35 @@ export interface FakeApiServerOptions {
   conflictOnce?: string[];
   /** What GET /version answers (default major "1", minor "33"), or its status code when it fails. */
   kubernetesVersion?: { major: string; minor: string } | number;
+  /** Lists served in the order of `objects`, not of their storage keys, as no Kubernetes API server serves them. */
+  unordered?: boolean;
+  /**
+   * Kinds (`<apiVersion>/<kind>`) listed from a generator instead of
+   * `objects`, already in storage key order: a cluster too large to hold
+   * (the bench's million applications).
+   */
+  generated?: ReadonlyMap<string, GeneratedList>;
+}
+
+/** The objects of one kind, made when a page asks for them: how many there are, and the one at each place in storage key order. */
+export interface GeneratedList {
+  length: number;
+  at(index: number): KubeObject;
+}
+
+/**
+ * The API server lists a kind in the order of its storage keys,
+ * `<namespace>/<name>` (or `<name>`), compared byte by byte: one etcd range
+ * read continued after the last key (k8s.io/apiserver
+ * pkg/storage/etcd3/store.go, GetList), or the watch cache's B-tree of the
+ * same keys (pkg/storage/cacher/store_btree.go, ListPrefix).
+ */
+function byStorageKey(a: KubeObject, b: KubeObject): number {
+  const key = (object: KubeObject) => {
+    const { namespace, name } = metadataOf(object);
+    return Buffer.from(namespace ? `${namespace}/${name ?? ""}` : (name ?? ""));
+  };
+  return Buffer.compare(key(a), key(b));
 }
 
 export interface ServedResource {
@@ -225,15 +255,19 @@ export async function startFakeApiServer(objects: KubeObject[], options: FakeApi
     // A list is taken once and paged from that copy, as the apiserver pages a consistent snapshot; a list without continue takes it anew.
     const listKey = `${apiVersion}\u0000${resource.kind}\u0000${url.searchParams.get("labelSelector") ?? ""}`;
     const continued = url.searchParams.get("continue");
-    const all =
-      (continued !== null ? listings.get(listKey) : undefined) ??
-      objects.filter((o) => apiVersionOf(o) === apiVersion && o.kind === resource.kind && selectedBy(url.searchParams.get("labelSelector"), o));
+    const generated = options.generated?.get(`${apiVersion}/${resource.kind}`);
+    const taken = () => {
+      const all = objects.filter((o) => apiVersionOf(o) === apiVersion && o.kind === resource.kind && selectedBy(url.searchParams.get("labelSelector"), o));
+      return options.unordered ? all : all.sort(byStorageKey);
+    };
+    const held = generated ? undefined : ((continued !== null ? listings.get(listKey) : undefined) ?? taken());
+    const listing: GeneratedList = generated ?? { length: held!.length, at: (index) => held![index]! };
     const offset = Number(continued ?? "0");
     const limit = Number(url.searchParams.get("limit") ?? pageSize);
     const size = Math.max(1, Math.min(pageSize, Number.isInteger(limit) && limit > 0 ? limit : pageSize));
-    const page = all.slice(offset, offset + size);
-    const next = offset + size < all.length ? String(offset + size) : undefined;
-    if (next) listings.set(listKey, all);
+    const page = Array.from({ length: Math.max(0, Math.min(size, listing.length - offset)) }, (_, i) => listing.at(offset + i));
+    const next = offset + size < listing.length ? String(offset + size) : undefined;
+    if (next && held) listings.set(listKey, held);
     else listings.delete(listKey);
     send(response, 200, {
       apiVersion,
