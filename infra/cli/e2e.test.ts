@@ -10,6 +10,7 @@ import { generateKeyPair, publicKeyOf } from "../../shared/signing/index.js";
 import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import { startLocalWorker, type LocalWorker, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
 import { storedSnapshot, type StoredSnapshot } from "../client/index.js";
+import { contentHash } from "../../shared/snapshot/index.js";
 import { startFakeApiServer, type FakeApiServer } from "../../test/node/support/fake-apiserver.js";
 import { objectsFromText } from "../objects/yaml.js";
 import { wrapReview } from "../../shared/admission/wrap.js";
@@ -36,7 +37,7 @@ async function closedPort(): Promise<number> {
 
 beforeAll(async () => {
   const clusters: Record<string, Registration> = {};
-  for (const cluster of ["pushed", "synced", "policies", "stranger", "retiring"]) {
+  for (const cluster of ["pushed", "synced", "policies", "stranger", "retiring", "streamed", "unordered", "no-tmp"]) {
     const pair = await generateKeyPair();
     writeFileSync(keyFile(cluster), pair.privateKeyPem, { mode: 0o600 });
     if (cluster !== "stranger" && cluster !== "retiring") clusters[cluster] = { publicKey: pair.publicKey, anonymous: true };
@@ -201,6 +202,98 @@ describe("sync", () => {
   it("a cluster-side failure stops before anything is sent", async () => {
     const result = await runCli([...syncArgs(), "--context", "elsewhere"]);
     expect(result).toEqual({ code: 1, stdout: "", stderr: "edgeadmit sync: cannot reach the API server at http://127.0.0.1:2: ECONNREFUSED\n" });
+  });
+});
+
+describe("sync of a cluster of any size: units made a namespace at a time", () => {
+  /** Namespaces the API server lists "a-b" before "a" (storage keys "a-b/…" < "a/…"), "a0" after. */
+  const namespaces = ["a", "a-b", "a0", "ab", "tenant-x"];
+  const application = (namespace: string, name: string, className: string): KubeObject => ({
+    apiVersion: "helm.toolkit.fluxcd.io/v2",
+    kind: "HelmRelease",
+    metadata: { name, namespace, labels: { "apps.cozystack.io/affinity-class": className, "apps.cozystack.io/application.kind": "Postgres", "apps.cozystack.io/application.group": "apps.cozystack.io", "apps.cozystack.io/application.name": name } },
+    spec: { interval: "5m" },
+  });
+  const many = (): KubeObject[] => [
+    ...clusterObjects,
+    webhookConfiguration({ url: "https://edgeadmit.example.com", cluster: "streamed" }),
+    ...namespaces.flatMap((namespace, n) => [
+      application(namespace, "db", n % 2 === 0 ? "dc1" : "dc2"),
+      application(namespace, "cache", "dc1"),
+      { apiVersion: "v1", kind: "PersistentVolumeClaim", metadata: { name: "data-db", namespace }, spec: { accessModes: ["ReadWriteOnce"], volumeName: `pv-${namespace}` } },
+      { apiVersion: "v1", kind: "PersistentVolume", metadata: { name: `pv-${namespace}` }, spec: { nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: "kubernetes.io/hostname", operator: "In", values: [`node-${n}`] }] }] } } } },
+      {
+        apiVersion: "apps/v1",
+        kind: "StatefulSet",
+        metadata: { name: "db", namespace },
+        spec: { selector: { matchLabels: { app: "db" } }, template: { metadata: { labels: { app: "db" } }, spec: { containers: [{ name: "db", image: "db:1" }], volumes: [{ name: "data", persistentVolumeClaim: { claimName: "data-db" } }] } } },
+      },
+    ]),
+  ];
+  const args = (cluster: string) => ["sync", "--endpoint", worker.url, "--cluster", cluster, "--key", keyFile(cluster)];
+  const stored = async (cluster: string) => (await storedSnapshot(worker.url, cluster, readFileSync(keyFile(cluster), "utf8")))!;
+
+  /** Runs `use` against a fake API server holding `objects` (the file's own is put back after). */
+  async function against<T>(objects: KubeObject[], options: Parameters<typeof startFakeApiServer>[1], use: (server: FakeApiServer) => Promise<T>): Promise<T> {
+    const server = await startFakeApiServer(objects, options);
+    process.env.KUBECONFIG = server.kubeconfig;
+    try {
+      return await use(server);
+    } finally {
+      process.env.KUBECONFIG = apiServer.kubeconfig;
+      await server.stop();
+    }
+  }
+  /** The content hash of the whole snapshot `snapshot build --from-cluster` builds of the same cluster: what the units made a namespace at a time must hash to. */
+  const wholeHash = async () => contentHash(JSON.parse((await runCli(["snapshot", "build", "--from-cluster"])).stdout));
+
+  it("pushes what the whole snapshot's units are, then nothing for an unchanged cluster, then the changed namespace's units only", async () => {
+    const objects = many();
+    await against(objects, {}, async () => {
+      const first = await runCli(args("streamed"));
+      expect(first.code, first.stderr).toBe(0);
+      const afterFirst = await stored("streamed");
+      expect(afterFirst.contentHash).toBe(await wholeHash());
+      expect(first.stdout).toContain(`  helm.toolkit.fluxcd.io HelmRelease: ${objects.filter((object) => object.kind === "HelmRelease").length} objects, `);
+
+      const again = await runCli(args("streamed"));
+      expect(withoutLeaving(again.stdout)).toMatch(new RegExp(`^unchanged: the function holds generation ${afterFirst.generation} with content ${afterFirst.contentHash.slice(0, 12)}, \\d+s old; nothing pushed\n$`));
+
+      // One application in namespace "a" moves to another class: its shard and both classes' references change.
+      objects.splice(objects.findIndex((object) => object.kind === "HelmRelease" && (object.metadata as { namespace: string }).namespace === "a"), 1, application("a", "db", "dc2"));
+      const changed = await runCli(args("streamed"));
+      const afterChange = await stored("streamed");
+      expect(afterChange.contentHash).toBe(await wholeHash());
+      expect(withoutLeaving(changed.stdout)).toMatch(new RegExp(`; incremental against generation ${afterFirst.generation}: 3 of ${afterChange.units} units in 1 body, \\d+ bytes sent; `));
+    });
+  });
+
+  it("a list out of namespace order (no API server's): listed again, the whole snapshot built in memory, the same units", async () => {
+    // As written: namespace "a" before "a-b", where the API server lists "a-b/…" first.
+    await against(many(), { unordered: true }, async () => {
+      const { code, stderr } = await runCli(args("unordered"));
+      expect(code).toBe(0);
+      expect(stderr).toMatch(/^warning: \w+ a\/…: the list is not in namespace order, and namespace a is already settled: listed again and built the whole snapshot in memory$/m);
+      expect((await stored("unordered")).contentHash).toBe(await wholeHash());
+    });
+  });
+
+  it("where the temporary directory cannot be written, keeps the units in memory and says so", async () => {
+    const tmp = process.env.TMPDIR;
+    await against(many(), {}, async () => {
+      process.env.TMPDIR = join(dir, "no-such-directory");
+      try {
+        const { code, stderr } = await runCli(args("no-tmp"));
+        expect(code).toBe(0);
+        expect(stderr.split("\n")[0]).toBe(
+          `warning: cannot write to ${join(dir, "no-such-directory")} (ENOENT): the snapshot's units are kept in memory, which takes about 200 bytes per application (docs/operations.md, "How big a cluster the job fits")`,
+        );
+      } finally {
+        if (tmp === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = tmp;
+      }
+      expect((await stored("no-tmp")).contentHash).toBe(await wholeHash());
+    });
   });
 });
 

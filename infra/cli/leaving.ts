@@ -6,6 +6,7 @@
 import { describeKind } from "../../shared/inventory/index.js";
 import { inventoryKinds } from "../../shared/snapshot/builder/policies.js";
 import type { Snapshot } from "../../shared/snapshot/index.js";
+import type { StreamedMeasures } from "../../shared/snapshot/stream/index.js";
 import { utf8Length } from "../../shared/text/index.js";
 import type { CliIo } from "../base/io.js";
 
@@ -33,13 +34,19 @@ export const NEVER_LEAVES = [
 
 const bytesOf = (value: unknown) => (value === undefined ? 0 : utf8Length(JSON.stringify(value)));
 const count = (record: object | undefined) => (record ? Object.keys(record).length : 0);
+const measure = (record: object) => ({ objects: count(record), bytes: bytesOf(record) });
 const builtIn = (...ids: string[]) => ids.map((id) => `built-in ${id}`);
 const CLASS_POLICIES = builtIn("affinity-class", "affinity-class-references", "affinity-class-definitions");
 /** Besides the whole object: what a param, a Namespace and a whole `metadata` never carry. */
 const WITHOUT = "without metadata.managedFields and the last-applied-configuration annotation";
 
-/** Each source of what `snapshot` carries, in the order the snapshot holds them; sources with no objects are left out, declared inventory kinds are not. */
-export function leavingReport(snapshot: Snapshot): LeavingEntry[] {
+/**
+ * Each source of what `snapshot` carries, in the order the snapshot holds
+ * them; sources with no objects are left out, declared inventory kinds are
+ * not. `streamed` counts the applications and claims of a snapshot made into
+ * units as its lists came in (sync), which the snapshot itself does not hold.
+ */
+export function leavingReport(snapshot: Snapshot, streamed?: StreamedMeasures): LeavingEntry[] {
   const entries: LeavingEntry[] = [];
   const add = (entry: LeavingEntry) => {
     if (entry.objects > 0) entries.push(entry);
@@ -55,15 +62,13 @@ export function leavingReport(snapshot: Snapshot): LeavingEntry[] {
   add({
     source: "helm.toolkit.fluxcd.io HelmRelease",
     fields: ["metadata.labels['apps.cozystack.io/affinity-class']", "metadata.labels['apps.cozystack.io/application.group', '…kind', '…name']"],
-    objects: count(snapshot.applications),
-    bytes: bytesOf(snapshot.applications),
+    ...(streamed?.applications ?? measure(snapshot.applications)),
     policies: builtIn("affinity-class", "affinity-class-definitions"),
   });
   add({
     source: "v1 PersistentVolumeClaim, v1 PersistentVolume and the workloads mounting them",
     fields: ["a ReadWriteOnce claim's spec.accessModes", "whether its volume's spec.nodeAffinity pins it to one node", "the workloads whose pods mount it: kind, name, pod template labels"],
-    objects: count(snapshot.volumeClaims),
-    bytes: bytesOf(snapshot.volumeClaims),
+    ...(streamed?.volumeClaims ?? measure(snapshot.volumeClaims)),
     policies: builtIn("rwo-rollout", "rwo-shared", "ha-spread"),
   });
   add({ source: "v1 Node", fields: ["metadata.name", "the metadata.labels an AffinityClass constrains"], objects: count(snapshot.nodes), bytes: bytesOf(snapshot.nodes), policies: builtIn("affinity-class") });

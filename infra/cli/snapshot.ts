@@ -7,7 +7,8 @@ import { buildSnapshot, type BuildOptions, type BuildResult, type KubeObject } f
 import { POLICIES } from "../../policies/index.js";
 import { DEFAULT_VERSION, NEWEST_VERSION, OLDEST_VERSION, parseVersion, versionText } from "../../shared/cel/kubernetes/environment.js";
 import { pushSnapshot, type PushReport, type StoredSnapshot } from "../client/index.js";
-import type { ClusterOptions } from "../objects/cluster/snapshot.js";
+import type { ClusterOptions, ClusterSnapshot, UnitSink } from "../objects/cluster/snapshot.js";
+import type { StreamedMeasures } from "../../shared/snapshot/stream/index.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { boundNeeds } from "../../shared/snapshot/builder/policies.js";
 import { describeObject } from "../objects/identity.js";
@@ -26,10 +27,15 @@ import type { Verb } from "./verb.js";
 /** How many ignored objects the summary line names before `… and N more`. */
 const IGNORED_NAMED = 5;
 
-/** The objects a snapshot holds, settings aside: none means pushing it forgets everything the function knew of the cluster. */
-function objectCount(snapshot: Snapshot): number {
+/**
+ * The objects a snapshot holds, settings aside (with `streamed`, those of the
+ * snapshot's applications and claims, which sync counts as they stream):
+ * none means pushing it forgets everything the function knew of the cluster.
+ */
+function objectCount(snapshot: Snapshot, streamed?: StreamedMeasures): number {
   const records = [snapshot.affinityClasses, snapshot.tenants, snapshot.applications, snapshot.volumeClaims, snapshot.nodes, snapshot.validatingAdmissionPolicies, snapshot.policyBindings, snapshot.namespaces, snapshot.exceptions];
   return (
+    (streamed ? streamed.applications.objects + streamed.volumeClaims.objects : 0) +
     records.reduce((sum, record) => sum + Object.keys(record).length, 0) +
     Object.values(snapshot.policyParams).reduce((sum, param) => sum + param.objects.length, 0) +
     Object.values(snapshot.inventory).reduce((sum, kind) => sum + Object.keys(kind.objects).length, 0)
@@ -109,6 +115,12 @@ export function snapshotOf(
 
 export const CLUSTER_FLAGS = { context: { type: "string" }, "settings-namespace": { type: "string" } } as const;
 
+/** The listing's warnings and the build's report, printed. */
+function reportCluster(verb: string, { built, warnings }: ClusterSnapshot, io: CliIo): void {
+  for (const warning of warnings) io.err(`warning: ${warning}\n`);
+  reportBuild(verb, built, io);
+}
+
 /**
  * The snapshot of the cluster the kubeconfig points at, built as its lists
  * come in (infra/objects/cluster/snapshot.ts), with the listing's warnings and the
@@ -116,21 +128,45 @@ export const CLUSTER_FLAGS = { context: { type: "string" }, "settings-namespace"
  */
 export async function snapshotOfCluster(verb: string, io: CliIo, options: ClusterOptions & { settingsNamespace: string }): Promise<{ snapshot: Snapshot; webhookRules?: WebhookRule[] }> {
   const { buildFromCluster } = await import("../objects/cluster/snapshot.js");
-  const { built, warnings, webhookRules } = await buildFromCluster(options, buildOptionsOf(options.settingsNamespace));
-  for (const warning of warnings) io.err(`warning: ${warning}\n`);
-  reportBuild(verb, built, io);
-  return { snapshot: built.snapshot, ...(webhookRules ? { webhookRules } : {}) };
+  const cluster = await buildFromCluster(options, buildOptionsOf(options.settingsNamespace));
+  reportCluster(verb, cluster, io);
+  return { snapshot: cluster.built.snapshot, ...(cluster.webhookRules ? { webhookRules: cluster.webhookRules } : {}) };
+}
+
+/** What a verb that reads the cluster and pushes or judges what it read asks of it: --settings-namespace, --context, and the function's webhook rules. */
+function readingOptions(args: ParsedArgs): ClusterOptions & { settingsNamespace: string } {
+  const context = optionalString(args, "context");
+  return { settingsNamespace: optionalString(args, "settings-namespace") ?? JOB_NAMESPACE, readWebhook: true, ...(context !== undefined ? { context } : {}) };
+}
+
+/** A policy whose requests the apiserver never sends is a policy that is not enforced: said on every run. */
+function reportUncovered(snapshot: Snapshot, webhookRules: WebhookRule[] | undefined, io: CliIo): void {
+  for (const hole of webhookRules ? uncoveredPolicyRules(webhookRules, policySetOf(snapshot).rules) : [])
+    io.err(`warning: ${hole}, which ValidatingWebhookConfiguration ${WEBHOOK_CONFIGURATION_NAME} does not send the function: not enforced there; regenerate it with edgeadmit webhook-config --snapshot\n`);
 }
 
 export async function snapshotFromCluster(verb: string, args: ParsedArgs, io: CliIo): Promise<Snapshot> {
-  const settingsNamespace = optionalString(args, "settings-namespace") ?? JOB_NAMESPACE;
-  const context = optionalString(args, "context");
-  const { snapshot, webhookRules } = await snapshotOfCluster(verb, io, { settingsNamespace, readWebhook: true, ...(context !== undefined ? { context } : {}) });
-  // A policy whose requests the apiserver never sends is a policy that is not enforced: say so on every run.
-  for (const hole of webhookRules ? uncoveredPolicyRules(webhookRules, policySetOf(snapshot).rules) : [])
-    io.err(`warning: ${hole}, which ValidatingWebhookConfiguration ${WEBHOOK_CONFIGURATION_NAME} does not send the function: not enforced there; regenerate it with edgeadmit webhook-config --snapshot\n`);
+  const { snapshot, webhookRules } = await snapshotOfCluster(verb, io, readingOptions(args));
+  reportUncovered(snapshot, webhookRules, io);
   // Pushed too: the function checks the fleet's policies against them (docs/fleet.md, Coverage).
   return webhookRules ? { ...snapshot, webhookRules } : snapshot;
+}
+
+/**
+ * The cluster's snapshot as units in `units` (streamFromCluster: sync's way,
+ * for a cluster of any size), reported as snapshotFromCluster reports it. The
+ * snapshot returned is the rest the units were made of, without applications
+ * and claims, which `streamed` counts; or, when a list was out of namespace
+ * order (said in a warning), the whole snapshot.
+ */
+export async function unitsFromCluster(verb: string, args: ParsedArgs, io: CliIo, units: UnitSink): Promise<{ snapshot: Snapshot; streamed?: StreamedMeasures }> {
+  const { streamFromCluster } = await import("../objects/cluster/snapshot.js");
+  const options = readingOptions(args);
+  const cluster = await streamFromCluster(options, buildOptionsOf(options.settingsNamespace), units);
+  if (cluster.wholeBecause) io.err(`warning: ${cluster.wholeBecause}: listed again and built the whole snapshot in memory\n`);
+  reportCluster(verb, cluster, io);
+  reportUncovered(cluster.built.snapshot, cluster.webhookRules, io);
+  return { snapshot: cluster.built.snapshot, ...(cluster.streamed ? { streamed: cluster.streamed } : {}) };
 }
 
 const ALLOW_EMPTY_FLAG = { "allow-empty": { type: "boolean" } } as const;
@@ -166,7 +202,7 @@ export function pushedJson(pushed: PushReport) {
 }
 
 /** The leaving report as -o json carries it. */
-export const leavingJson = (snapshot: Snapshot) => ({ leaving: leavingReport(snapshot), neverLeaves: NEVER_LEAVES });
+export const leavingJson = (snapshot: Snapshot, streamed?: StreamedMeasures) => ({ leaving: leavingReport(snapshot, streamed), neverLeaves: NEVER_LEAVES });
 export const PUSH_FLAGS = { endpoint: { type: "string" }, cluster: { type: "string" }, key: { type: "string" }, ...ALLOW_EMPTY_FLAG } as const;
 
 export interface PushTarget {
@@ -194,8 +230,8 @@ export function reportPolicies(stored: StoredSnapshot, io: CliIo, json = false):
 }
 
 /** A snapshot with no objects (without --allow-empty) fails here, before anything is sent. */
-export function checkPushable(target: PushTarget, snapshot: Snapshot): void {
-  if (!target.allowEmpty && objectCount(snapshot) === 0) throw new CliError(`the snapshot holds no objects: ${EMPTY_HINT}`);
+export function checkPushable(target: PushTarget, snapshot: Snapshot, streamed?: StreamedMeasures): void {
+  if (!target.allowEmpty && objectCount(snapshot, streamed) === 0) throw new CliError(`the snapshot holds no objects: ${EMPTY_HINT}`);
 }
 
 

@@ -3,8 +3,8 @@
 // so an unchanged cluster costs one GET and no write.
 import { setFlagsFromString } from "node:v8";
 import { publicKeyOf } from "../../shared/signing/index.js";
-import { encodeSnapshot } from "../../shared/snapshot/index.js";
 import { pushSnapshot, storedSnapshot, type StoredSnapshot } from "../client/index.js";
+import { UnitFile } from "../client/units.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { releaseFreedMemory } from "../base/memory.js";
 import { parseVerbArgs, type ParsedArgs } from "./args.js";
@@ -21,7 +21,7 @@ import {
   pushTarget,
   reportPolicies,
   sentLine,
-  snapshotFromCluster,
+  unitsFromCluster,
   type PushTarget,
 } from "./snapshot.js";
 import type { Verb } from "./verb.js";
@@ -45,16 +45,16 @@ export function pushReason(stored: StoredSnapshot | undefined, hash: string, max
 }
 
 /**
- * The cluster's snapshot as units and their hashes, with what sync reads
- * besides (and reports: what leaves the cluster): the snapshot itself is not
- * kept, so what the push and the comparison hold is the units' bytes, not
- * the objects they were cut from.
+ * The cluster's snapshot as units in `units`, with what sync reads besides
+ * (and reports: what leaves the cluster): the snapshot itself is never whole,
+ * so what the push and the comparison hold is the units' names and hashes,
+ * their bytes in `units`' file, not the objects they were cut from.
  */
-async function encodedFromCluster(target: PushTarget, args: ParsedArgs, io: CliIo) {
-  const snapshot = await snapshotFromCluster("sync", args, io);
+async function encodedFromCluster(target: PushTarget, args: ParsedArgs, io: CliIo, units: UnitFile) {
+  const { snapshot, streamed } = await unitsFromCluster("sync", args, io, units);
   // Refused before asking the function anything: what would be pushed is wrong whatever it holds.
-  checkPushable(target, snapshot);
-  return { generation: snapshot.generation, builtAt: snapshot.builtAt, maxAgeSeconds: snapshot.settings.maxAgeSeconds, leaving: leavingJson(snapshot), encoded: await encodeSnapshot(snapshot) };
+  checkPushable(target, snapshot, streamed);
+  return { generation: snapshot.generation, builtAt: snapshot.builtAt, maxAgeSeconds: snapshot.settings.maxAgeSeconds, leaving: leavingJson(snapshot, streamed) };
 }
 
 export const sync: Verb = {
@@ -80,7 +80,11 @@ on the wire: incremental or every unit, units, bodies and bytes sent, and
 what the function stores in all; -o json prints all of it as one JSON
 object. A bound policy asking for what never leaves the cluster (a
 Secret's data: docs/inventory.md) fails the sync, naming the policy and
-the field, and nothing is pushed.
+the field, and nothing is pushed. The snapshot is made into units as the
+cluster's lists come in, a namespace at a time, and the units' bytes wait in
+a file in the temporary directory (TMPDIR, else /tmp) until they are sent, so
+memory holds no more for a large cluster than for a small one; where that
+directory cannot be written, they wait in memory, with a warning.
 
 Example:
   edgeadmit sync --endpoint https://edgeadmit.example.com --cluster prod-eu --key /etc/edgeadmit/edgeadmit.key`,
@@ -96,33 +100,45 @@ Example:
     // CronJob's environment: 199 and 202 MB with it, 227 and 235 without).
     setFlagsFromString("--semi-space-growth-factor=1");
     const target = await pushTarget("sync", args, io);
-    const json = outputOf(args) === "json";
-    const { generation, builtAt, encoded, maxAgeSeconds, leaving } = await encodedFromCluster(target, args, io);
-    // The pages, the builder and the snapshot are garbage now: their heap goes back to the OS before the push allocates outside it.
-    releaseFreedMemory();
-    const hash = encoded.digest;
-    const stored = await storedSnapshot(target.endpoint, target.cluster, target.privateKeyPem);
-    const reason = pushReason(stored, hash, maxAgeSeconds, await publicKeyOf(target.privateKeyPem));
-    if (reason === undefined) {
-      // pushReason skips only when something is stored.
-      if (json) io.out(`${JSON.stringify({ pushed: false, generation: stored!.generation, contentHash: hash, ageSeconds: stored!.ageSeconds, ...leaving })}\n`);
-      else {
-        printLeaving(leaving.leaving, io.out);
-        io.out(`unchanged: the function holds generation ${stored!.generation} with content ${hash.slice(0, 12)}, ${stored!.ageSeconds}s old; nothing pushed\n`);
-      }
-      return 0;
+    const units = new UnitFile();
+    try {
+      if (units.inMemoryBecause) io.err(`warning: ${units.inMemoryBecause}: the snapshot's units are kept in memory, which takes about 200 bytes per application (docs/operations.md, "How big a cluster the job fits")\n`);
+      return await syncWith(target, args, io, units);
+    } finally {
+      units.close();
     }
-    // The clock gives generations; one that went backwards must still push something newer.
-    const pushing = { generation: stored && generation <= stored.generation ? stored.generation + 1 : generation, builtAt, encoded };
-    // Only the units that changed go, unless the function's copy cannot serve as the base.
-    const pushed = await pushSnapshot(target.endpoint, target.cluster, target.privateKeyPem, pushing, stored ? { against: stored } : {});
-    // What left is said once it has left: a sync that fails says only why.
-    if (json) io.out(`${JSON.stringify({ pushed: true, reason, ...pushedJson(pushed), ...leaving })}\n`);
-    else {
-      printLeaving(leaving.leaving, io.out);
-      io.out(`pushed generation ${pushed.stored.generation}: ${reason}; ${sentLine(pushed)}\n`);
-    }
-    reportPolicies(pushed.stored, io, json);
-    return 0;
   },
 };
+
+/** A sync whose units go to `units`: build, compare, push. */
+async function syncWith(target: PushTarget, args: ParsedArgs, io: CliIo, units: UnitFile): Promise<number> {
+  const json = outputOf(args) === "json";
+  const { generation, builtAt, maxAgeSeconds, leaving } = await encodedFromCluster(target, args, io, units);
+  const encoded = units.sealed();
+  // The pages and the builder are garbage now: their heap goes back to the OS before the push allocates outside it.
+  releaseFreedMemory();
+  const hash = encoded.digest;
+  const stored = await storedSnapshot(target.endpoint, target.cluster, target.privateKeyPem);
+  const reason = pushReason(stored, hash, maxAgeSeconds, await publicKeyOf(target.privateKeyPem));
+  if (reason === undefined) {
+    // pushReason skips only when something is stored.
+    if (json) io.out(`${JSON.stringify({ pushed: false, generation: stored!.generation, contentHash: hash, ageSeconds: stored!.ageSeconds, ...leaving })}\n`);
+    else {
+      printLeaving(leaving.leaving, io.out);
+      io.out(`unchanged: the function holds generation ${stored!.generation} with content ${hash.slice(0, 12)}, ${stored!.ageSeconds}s old; nothing pushed\n`);
+    }
+    return 0;
+  }
+  // The clock gives generations; one that went backwards must still push something newer.
+  const pushing = { generation: stored && generation <= stored.generation ? stored.generation + 1 : generation, builtAt, encoded };
+  // Only the units that changed go, unless the function's copy cannot serve as the base.
+  const pushed = await pushSnapshot(target.endpoint, target.cluster, target.privateKeyPem, pushing, stored ? { against: stored } : {});
+  // What left is said once it has left: a sync that fails says only why.
+  if (json) io.out(`${JSON.stringify({ pushed: true, reason, ...pushedJson(pushed), ...leaving })}\n`);
+  else {
+    printLeaving(leaving.leaving, io.out);
+    io.out(`pushed generation ${pushed.stored.generation}: ${reason}; ${sentLine(pushed)}\n`);
+  }
+  reportPolicies(pushed.stored, io, json);
+  return 0;
+}

@@ -3,7 +3,8 @@
 // sends the snapshot's units (shared/snapshot/push.ts): all of them, or, given
 // what the function holds, only those whose hash differs.
 import { importPrivateKey, publicKeyOf, signRequest } from "../../shared/signing/index.js";
-import { BUCKETS, bucketOf, encodeSnapshot, MAX_REMOVED, pushBatches, pushBody, type EncodedSnapshot, type EncodedUnit, type PushCommit, type Snapshot } from "../../shared/snapshot/index.js";
+import { BUCKETS, bucketOf, encodeSnapshot, MAX_REMOVED, pushBatches, pushBody, type PushCommit, type Snapshot } from "../../shared/snapshot/index.js";
+import { unitsInMemory, type PushUnits, type UnitRef } from "./units.js";
 import * as z from "zod/mini";
 import { fleetSetSchema } from "../../shared/fleet/index.js";
 import { describeZodError } from "../../shared/zod/index.js";
@@ -156,18 +157,18 @@ async function jsonOf<T>(signer: Signer, path: string, schema: z.ZodMiniType<T>,
 class BaseRefused extends Error {}
 
 /**
- * PUTs the units in their batches (shared/snapshot/push.ts), each body made
- * only when it is sent: a push holds the units' bytes and one body, not a
- * second copy of the snapshot as text.
+ * PUTs `units` in their batches (shared/snapshot/push.ts), each body made
+ * only when it is sent, of its units' bytes read then: a push holds one
+ * body, not a second copy of the snapshot as text.
  */
-async function sendBatches(signer: Signer, generation: number, units: readonly EncodedUnit[], commit: PushCommit): Promise<{ stored: StoredSnapshot; bodies: number; bytes: number }> {
+async function sendBatches(signer: Signer, generation: number, units: readonly UnitRef[], bytesOf: PushUnits["bytesOf"], commit: PushCommit): Promise<{ stored: StoredSnapshot; bodies: number; bytes: number }> {
   const url = endpointUrl(signer.endpoint, signer.cluster);
-  const batches = pushBatches(units, commit);
+  const batches = pushBatches(units, commit, (unit) => unit.size);
   let bytes = 0;
   let last: Response | undefined;
   for (const [index, batch] of batches.entries()) {
     const final = index === batches.length - 1;
-    const body = new TextEncoder().encode(pushBody(generation, batch, final ? commit : undefined));
+    const body = new TextEncoder().encode(pushBody(generation, batch.map((unit) => ({ name: unit.name, bytes: bytesOf(unit) })), final ? commit : undefined));
     bytes += body.length;
     const headers = await signRequest(signer.key, "PUT", signer.cluster, body, Math.floor(Date.now() / 1000));
     last = await send(url, { method: "PUT", body, headers: { ...headers, "content-type": "application/json" } });
@@ -188,12 +189,12 @@ async function sendBatches(signer: Signer, generation: number, units: readonly E
  * the buckets that differ. Undefined when a full push is the better choice
  * (more than half the buckets differ) or the listings moved under it.
  */
-async function difference(signer: Signer, units: readonly EncodedUnit[], buckets: ReadonlyMap<number, string>) {
+async function difference(signer: Signer, units: readonly UnitRef[], buckets: ReadonlyMap<number, string>) {
   const remote = await jsonOf(signer, "/buckets", bucketsSchema);
   const differing = new Set<number>();
   for (let bucket = 0; bucket < BUCKETS; bucket++) if ((remote.buckets[String(bucket)] ?? "") !== (buckets.get(bucket) ?? "")) differing.add(bucket);
   if (differing.size > BUCKETS / 2) return { full: `${differing.size} of ${BUCKETS} buckets differ` };
-  const byBucket = new Map<number, EncodedUnit[]>();
+  const byBucket = new Map<number, UnitRef[]>();
   for (const unit of units) {
     const bucket = bucketOf(unit.name);
     if (!differing.has(bucket)) continue;
@@ -201,7 +202,7 @@ async function difference(signer: Signer, units: readonly EncodedUnit[], buckets
     if (inBucket) inBucket.push(unit);
     else byBucket.set(bucket, [unit]);
   }
-  const changed: EncodedUnit[] = [];
+  const changed: UnitRef[] = [];
   const removed: string[] = [];
   for (const bucket of differing) {
     const listed = await jsonOf(signer, `/buckets/${bucket}`, bucketUnitsSchema);
@@ -222,7 +223,7 @@ async function difference(signer: Signer, units: readonly EncodedUnit[], buckets
 interface EncodedPush {
   generation: number;
   builtAt: string;
-  encoded: EncodedSnapshot;
+  encoded: PushUnits;
 }
 
 /**
@@ -240,10 +241,10 @@ export async function pushSnapshot(
   { against }: { against?: StoredSnapshot } = {},
 ): Promise<PushReport> {
   const signer: Signer = { endpoint, cluster, key: await importPrivateKey(privateKeyPem) };
-  const encoded = "encoded" in snapshot ? snapshot.encoded : await encodeSnapshot(snapshot);
+  const encoded = "encoded" in snapshot ? snapshot.encoded : unitsInMemory(await encodeSnapshot(snapshot));
   const commit = (base: number | null, removed: string[]) => ({ base, builtAt: snapshot.builtAt, removed, digest: encoded.digest });
   const full = async (generation: number, because: string | undefined): Promise<PushReport> => {
-    const { stored, bodies, bytes } = await sendBatches(signer, generation, encoded.units, commit(null, []));
+    const { stored, bodies, bytes } = await sendBatches(signer, generation, encoded.units, encoded.bytesOf, commit(null, []));
     return { stored, full: true, ...(because ? { fullBecause: because } : {}), bodies, bytes, units: encoded.units.length, removed: 0, totalUnits: encoded.units.length };
   };
   if (!against) return full(snapshot.generation, undefined);
@@ -253,7 +254,7 @@ export async function pushSnapshot(
   const diff = await difference(signer, encoded.units, encoded.buckets);
   if (diff.full !== undefined) return full(snapshot.generation, diff.full);
   try {
-    const { stored, bodies, bytes } = await sendBatches(signer, snapshot.generation, diff.changed, commit(diff.base, diff.removed));
+    const { stored, bodies, bytes } = await sendBatches(signer, snapshot.generation, diff.changed, encoded.bytesOf, commit(diff.base, diff.removed));
     return { stored, full: false, base: diff.base, bodies, bytes, units: diff.changed.length, removed: diff.removed.length, totalUnits: encoded.units.length };
   } catch (e) {
     if (!(e instanceof BaseRefused)) throw e;

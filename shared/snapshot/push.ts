@@ -73,25 +73,25 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
- * The batches that push `units`: at most PUSH_BATCH_BYTES of units each (a
- * larger unit alone), shards first, the cluster part in the last batch, whose
- * body also carries `commit`. Throws when one unit cannot fit in a body the
- * function takes.
+ * The batches that push `units`, each `sizeOf` bytes: at most
+ * PUSH_BATCH_BYTES of units each (a larger unit alone), shards first, the
+ * cluster part in the last batch, whose body also carries `commit`. Throws
+ * when one unit cannot fit in a body the function takes.
  */
-export function pushBatches(units: readonly EncodedUnit[], commit: PushCommit): EncodedUnit[][] {
+export function pushBatches<U extends { name: string }>(units: readonly U[], commit: PushCommit, sizeOf: (unit: U) => number): U[][] {
   const commitBytes = encoder.encode(JSON.stringify(commit)).length;
   if (commitBytes > MAX_PUSH_BYTES / 2) throw new Error(`the push removes too many namespaces at once (${commit.removed.length}) to name in one body`);
   // Every body, the last with the commit, stays under the function's limit.
   const room = MAX_PUSH_BYTES - commitBytes - 1024;
   const limit = Math.min(PUSH_BATCH_BYTES, room);
   const ordered = [...units.filter((unit) => unit.name !== CLUSTER_UNIT), ...units.filter((unit) => unit.name === CLUSTER_UNIT)];
-  const batches: EncodedUnit[][] = [[]];
+  const batches: U[][] = [[]];
   let size = 0;
   for (const unit of ordered) {
-    const entry = unit.bytes.length + encoder.encode(JSON.stringify(unit.name)).length + 2;
+    const entry = sizeOf(unit) + encoder.encode(JSON.stringify(unit.name)).length + 2;
     if (entry > room)
       throw new Error(
-        `${describeUnit(unit.name)} is ${(unit.bytes.length / 2 ** 20).toFixed(1)} MiB; the function takes at most ${(MAX_PUSH_BYTES / 2 ** 20).toFixed(0)} MiB per body (docs/operations.md, Snapshots in shards)`,
+        `${describeUnit(unit.name)} is ${(sizeOf(unit) / 2 ** 20).toFixed(1)} MiB; the function takes at most ${(MAX_PUSH_BYTES / 2 ** 20).toFixed(0)} MiB per body (docs/operations.md, Snapshots in shards)`,
       );
     if (size > 0 && (size + entry > limit || batches.at(-1)!.length >= MAX_PUSH_UNITS)) {
       batches.push([]);
@@ -104,13 +104,13 @@ export function pushBatches(units: readonly EncodedUnit[], commit: PushCommit): 
 }
 
 /** The body of one batch as `generation`, the last one with `commit`. The units' stored bytes go in as they are, so what is signed is what is stored. */
-export function pushBody(generation: number, batch: readonly EncodedUnit[], commit: PushCommit | undefined): string {
+export function pushBody(generation: number, batch: ReadonlyArray<Pick<EncodedUnit, "name" | "bytes">>, commit: PushCommit | undefined): string {
   const [head, tail] = envelope(generation, commit);
   return `${head}${batch.map((unit) => `${JSON.stringify(unit.name)}:${decoder.decode(unit.bytes)}`).join(",")}${tail}`;
 }
 
 /** Every body that pushes `units` as `generation` (see pushBatches), at once. */
 export function pushBodies(generation: number, units: readonly EncodedUnit[], commit: PushCommit): string[] {
-  const batches = pushBatches(units, commit);
+  const batches = pushBatches(units, commit, (unit) => unit.bytes.length);
   return batches.map((batch, index) => pushBody(generation, batch, index === batches.length - 1 ? commit : undefined));
 }

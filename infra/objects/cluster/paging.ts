@@ -81,6 +81,20 @@ export class ListExpired extends Error {
  * `skipNotServed` says so. An exception from `onPage` ends the list.
  */
 export async function forEachPage(list: PagedList, options: PageOptions, onPage: (objects: KubeObject[]) => void): Promise<boolean> {
+  const pages = pagesOf(list, options);
+  for (;;) {
+    const page = await pages.next();
+    if (page.done) return page.value;
+    onPage(page.value);
+  }
+}
+
+/**
+ * The pages of `list` (see forEachPage), each requested when the one before
+ * has been taken: a caller that takes them from several lists at once asks
+ * for the next page of each when it wants it.
+ */
+export async function* pagesOf(list: PagedList, options: PageOptions): AsyncGenerator<KubeObject[], boolean> {
   let token: string | undefined;
   let restarted = false;
   for (;;) {
@@ -104,7 +118,7 @@ export async function forEachPage(list: PagedList, options: PageOptions, onPage:
     }
     const page = pageSchema.safeParse(response);
     if (!page.success) throw new CliError(`list ${list.name}: the API server's answer is not a list`);
-    onPage((page.data.items ?? []).map((item) => ({ apiVersion: list.apiVersion, kind: list.kind, ...item })));
+    yield (page.data.items ?? []).map((item) => ({ apiVersion: list.apiVersion, kind: list.kind, ...item }));
     token = page.data.metadata?.continue || page.data.metadata?._continue || undefined;
     if (!token) return true;
   }

@@ -4,12 +4,18 @@
 // get -o json` shows them, with apiVersion and kind), so the YAML path and
 // this one build from the same objects. Each page goes into the builder and
 // is dropped: memory holds the snapshot's facts and the pages in flight, not
-// the cluster. Failures become one line naming what failed.
+// the cluster's objects. `sync` holds less: the kinds whose objects grow with
+// the cluster (applications, claims, workloads) are listed side by side in
+// namespace order and made into units a namespace at a time
+// (shared/snapshot/stream), so memory holds a few namespaces' facts, whatever
+// the cluster's size. Failures become one line naming what failed.
 // Named imports, so the CronJob's bundle keeps only these parts of client-node;
 // the CLI imports this module lazily, so verbs that never talk to a cluster do not load it.
 import { AdmissionregistrationV1Api, ApiException, AppsV1Api, BatchV1Api, CoreV1Api, VersionApi } from "@kubernetes/client-node";
-import { SETTINGS_CONFIGMAP, SnapshotBuilder, type BuildOptions, type BuildResult, type KubeObject } from "../../../shared/snapshot/builder/index.js";
+import { readsNamespaced, SETTINGS_CONFIGMAP, SnapshotBuilder, type BuildOptions, type BuildResult, type KubeObject } from "../../../shared/snapshot/builder/index.js";
 import { boundNeeds } from "../../../shared/snapshot/builder/policies.js";
+import { encodeSnapshot, type EncodedUnit, type Snapshot } from "../../../shared/snapshot/index.js";
+import { NotInNamespaceOrder, UnitStream, type StreamedMeasures, type StreamLane } from "../../../shared/snapshot/stream/index.js";
 import { JOB_NAMESPACE } from "../../base/job.js";
 import type { WebhookRule } from "../../webhook/index.js";
 import { inventoryUse, listDeclared, paramUse } from "./declared-kinds.js";
@@ -17,14 +23,15 @@ import { requestFailure } from "./failures.js";
 import { loadKubeConfig } from "./kubeconfig.js";
 import { readKubernetesVersion } from "./kubernetes-version.js";
 import { LISTED_RESOURCES, type ListedResource, type TypedApis } from "./listed.js";
-import { DEFAULT_PAGE_SIZE, forEachPage, ListExpired, pagedList, type PagedList, type PageOptions, type PageRequest } from "./paging.js";
+import { DEFAULT_PAGE_SIZE, forEachPage, ListExpired, pagedList, pagesOf, type PagedList, type PageOptions, type PageRequest } from "./paging.js";
 import { apiVersionOf, qualified } from "./resource.js";
 import { readWebhookRules } from "./webhook-rules.js";
 import { WireApi } from "./wire-api.js";
 
 /**
- * Lists running at once: the few large ones (HelmReleases, claims, volumes)
- * overlap their round trips, and memory holds at most this many pages.
+ * Lists running at once, or pages asked for ahead: the few large lists
+ * overlap their round trips, and memory holds at most this many pages (one
+ * more when sync's lists in namespace order wait on one not asked for ahead).
  */
 const LIST_CONCURRENCY = 4;
 
@@ -40,7 +47,7 @@ export interface ClusterOptions {
   pageSize?: number;
 }
 
-interface ClusterSnapshot {
+export interface ClusterSnapshot {
   /**
    * The build: a paramKind or inventory kind of a bound policy that could not
    * be listed is left out of the snapshot, never empty, so its policies meet
@@ -83,34 +90,95 @@ class Stopped extends Error {}
 const POLICY_KINDS = new Set(["edgeadmit.io/EdgeAdmissionPolicyBinding", "admissionregistration.k8s.io/ValidatingAdmissionPolicy"]);
 const groupKindOf = (resource: { group: string; kind: string }) => `${resource.group}/${resource.kind}`;
 
-/**
- * The snapshot of the cluster the kubeconfig points at, built as the lists
- * come in (see the module's comment). A 410 Gone in any list starts the
- * whole listing over once, with a fresh builder: what was added cannot be
- * taken back, and each kind is then one consistent list.
- */
-export async function buildFromCluster(options: ClusterOptions, build: BuildOptions): Promise<ClusterSnapshot> {
+/** What talks to the API server the kubeconfig points at. */
+interface Clients {
+  api: WireApi;
+  typedApis: TypedApis;
+  server: string;
+}
+
+function clientsOf(options: ClusterOptions): Clients {
   const config = loadKubeConfig(options.context);
-  const api = config.makeApiClient(WireApi);
-  const typedApis: TypedApis = {
-    core: config.makeApiClient(CoreV1Api),
-    apps: config.makeApiClient(AppsV1Api),
-    batch: config.makeApiClient(BatchV1Api),
-    admission: config.makeApiClient(AdmissionregistrationV1Api),
-    version: config.makeApiClient(VersionApi),
+  return {
+    api: config.makeApiClient(WireApi),
+    typedApis: {
+      core: config.makeApiClient(CoreV1Api),
+      apps: config.makeApiClient(AppsV1Api),
+      batch: config.makeApiClient(BatchV1Api),
+      admission: config.makeApiClient(AdmissionregistrationV1Api),
+      version: config.makeApiClient(VersionApi),
+    },
+    server: config.getCurrentCluster()!.server,
   };
-  const server = config.getCurrentCluster()!.server;
+}
+
+/**
+ * `attempt`, and once more after a 410 Gone in any list: what was added
+ * cannot be taken back, so the whole listing starts over, with a fresh
+ * builder, and each kind is then one consistent list.
+ */
+async function restartingOnExpiry<T>(attempt: () => Promise<T>): Promise<T> {
   try {
-    return await listAndBuild(api, typedApis, server, options, build);
+    return await attempt();
   } catch (e) {
     if (!(e instanceof ListExpired)) throw e;
     try {
-      return await listAndBuild(api, typedApis, server, options, build);
+      return await attempt();
     } catch (again) {
       throw again instanceof ListExpired ? again.failure : again;
     }
   }
 }
+
+/** The snapshot of the cluster the kubeconfig points at, built as the lists come in (see the module's comment). */
+export async function buildFromCluster(options: ClusterOptions, build: BuildOptions): Promise<ClusterSnapshot> {
+  const clients = clientsOf(options);
+  return restartingOnExpiry(() => listAndBuild(clients, options, build));
+}
+
+/** Where streamFromCluster puts the units; cleared when the listing starts over. */
+export interface UnitSink {
+  add(unit: EncodedUnit): void;
+  clear(): void;
+}
+
+export interface StreamedCluster extends ClusterSnapshot {
+  /**
+   * What the streamed fields hold, for what leaves the cluster: the built
+   * snapshot holds the rest of the cluster, without applications or claims.
+   * Absent when the whole snapshot was built (`wholeBecause`).
+   */
+  streamed?: StreamedMeasures;
+  /** Why the units were made of the whole snapshot, built in memory: a list that was not in namespace order. */
+  wholeBecause?: string;
+}
+
+/**
+ * The units of the cluster's snapshot into `units`, each as soon as it is
+ * made (see the module's comment), the same bytes buildFromCluster's snapshot
+ * encodes to; the webhook rules read travel in the cluster part. A list out
+ * of namespace order (no API server lists so) makes it list everything again
+ * and build the whole snapshot in memory. A build refused for what would
+ * leave the cluster makes no units.
+ */
+export async function streamFromCluster(options: ClusterOptions, build: BuildOptions, units: UnitSink): Promise<StreamedCluster> {
+  const clients = clientsOf(options);
+  try {
+    return await restartingOnExpiry(() => {
+      units.clear();
+      return listAndBuild(clients, options, build, units);
+    });
+  } catch (e) {
+    if (!(e instanceof NotInNamespaceOrder)) throw e;
+    units.clear();
+    const whole = await restartingOnExpiry(() => listAndBuild(clients, options, build));
+    if (whole.built.refused.length === 0) for (const unit of (await encodeSnapshot(withRules(whole.built.snapshot, whole.webhookRules))).units) units.add(unit);
+    return { ...whole, wholeBecause: e.message };
+  }
+}
+
+/** The snapshot with the rules of the function's webhook configuration, when they were read: pushed with it. */
+export const withRules = (snapshot: Snapshot, webhookRules: WebhookRule[] | undefined): Snapshot => (webhookRules ? { ...snapshot, webhookRules } : snapshot);
 
 /**
  * One pass: first the policies and their bindings, so what the bound ones
@@ -119,9 +187,12 @@ export async function buildFromCluster(options: ClusterOptions, build: BuildOpti
  * the settings, LIST_CONCURRENCY lists at once, each through its own lane of
  * the builder (its problems read in LISTED_RESOURCES order, as if listed one
  * after another); then the declared kinds the job does not list by itself,
- * found through discovery.
+ * found through discovery. Given `units`, the kinds that stream
+ * (readsNamespaced) are left out of that, and listed last, side by side in
+ * namespace order, into a UnitStream over the rest; their problems follow
+ * the rest's.
  */
-async function listAndBuild(api: WireApi, typedApis: TypedApis, server: string, options: ClusterOptions, build: BuildOptions): Promise<ClusterSnapshot> {
+async function listAndBuild({ api, typedApis, server }: Clients, options: ClusterOptions, build: BuildOptions, units?: UnitSink): Promise<StreamedCluster> {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const namespace = options.settingsNamespace ?? JOB_NAMESPACE;
   const warnings: string[] = [];
@@ -144,8 +215,8 @@ async function listAndBuild(api: WireApi, typedApis: TypedApis, server: string, 
     },
   });
 
-  /** A list of `resource` into its lane; objects of a declared kind also kept for the policies or the inventory. */
-  const listInto = (list: PagedList, pageOptions: PageOptions, lane = builder.lane(), also?: (object: KubeObject) => void) => {
+  /** A list of `resource` into its lane (none: only what follows); objects of a declared kind also kept for the policies or the inventory. */
+  const listInto = (list: PagedList, pageOptions: PageOptions, lane: { add(object: KubeObject): void } | undefined = builder.lane(), also?: (object: KubeObject) => void) => {
     const key = `${list.apiVersion}/${list.kind}`;
     const param = needs?.paramKinds.has(key) ?? false;
     const inventory = needs?.inventoryKinds.has(key) ?? false;
@@ -153,7 +224,7 @@ async function listAndBuild(api: WireApi, typedApis: TypedApis, server: string, 
       forEachPage(list, pageOptions, (objects) => {
         if (stopped()) throw new Stopped();
         for (const object of objects) {
-          lane.add(object);
+          lane?.add(object);
           if (param) builder.keep(object);
           if (inventory) builder.addInventory(object);
           also?.(object);
@@ -176,10 +247,13 @@ async function listAndBuild(api: WireApi, typedApis: TypedApis, server: string, 
   }
   needs = boundNeeds(policyObjects);
 
-  // 2. Everything else the job lists, and the settings.
-  const tasks: Array<(stopped: () => boolean) => Promise<unknown>> = LISTED_RESOURCES.filter((resource) => !POLICY_KINDS.has(groupKindOf(resource))).map((resource) => {
+  // 2. Everything else the job lists, and the settings; when streaming, the kinds that stream only as far as a bound policy declares them.
+  const streamed = units ? LISTED_RESOURCES.filter((resource) => readsNamespaced(resource.group, resource.kind)) : [];
+  const tasks: Array<(stopped: () => boolean) => Promise<unknown>> = LISTED_RESOURCES.filter((resource) => !POLICY_KINDS.has(groupKindOf(resource))).flatMap((resource) => {
     const { list, options: pageOptions } = listed(resource);
-    return listInto(list, pageOptions);
+    if (!streamed.includes(resource)) return [listInto(list, pageOptions)];
+    const key = `${list.apiVersion}/${list.kind}`;
+    return needs!.paramKinds.has(key) || needs!.inventoryKinds.has(key) ? [listInto(list, pageOptions, undefined)] : [];
   });
   const settingsLane = builder.lane();
   tasks.push(async () => {
@@ -218,5 +292,58 @@ async function listAndBuild(api: WireApi, typedApis: TypedApis, server: string, 
   const built = builder.build();
   for (const key of unlistedParamKinds) delete built.snapshot.policyParams[key];
   for (const key of unlistedInventoryKinds) delete built.snapshot.inventory[key];
-  return { built, warnings, ...(webhookRules ? { webhookRules } : {}) };
+  const result = { built, warnings, ...(webhookRules ? { webhookRules } : {}) };
+  if (!units || built.refused.length > 0) return result;
+
+  // 4. The kinds that stream, into units of the rest.
+  const stream = new UnitStream(withRules(built.snapshot, webhookRules), builder.pinnedVolumes, (unit) => units.add(unit));
+  await listInNamespaceOrder(
+    stream,
+    streamed.map((resource) => listed(resource)),
+  );
+  const { measures, problems } = await stream.finish();
+  built.problems.push(...problems);
+  return { ...result, streamed: measures };
+}
+
+/**
+ * Lists side by side into `stream`, a page at a time, always a page of the
+ * list furthest behind in namespace order, which the stream waits on to hand
+ * on a namespace; the next pages of the lists least far along are asked for
+ * ahead, LIST_CONCURRENCY pages asked for or waiting at most.
+ */
+async function listInNamespaceOrder(stream: UnitStream, lists: ReadonlyArray<{ list: PagedList; options: PageOptions }>): Promise<void> {
+  interface Source {
+    pages: AsyncGenerator<KubeObject[], boolean>;
+    /** The page asked for and not yet taken. */
+    next?: Promise<IteratorResult<KubeObject[], boolean>>;
+  }
+  const sources = new Map<StreamLane, Source>(lists.map(({ list, options }) => [stream.lane(), { pages: pagesOf(list, options) }]));
+  const ask = (source: Source) => {
+    if (!source.next) {
+      source.next = source.pages.next();
+      // Awaited when its list is taken; a failure after another one has ended the listing is not a second failure.
+      source.next.catch(() => {});
+    }
+    return source.next;
+  };
+  for (;;) {
+    const behind = stream.behind();
+    if (behind.length === 0) return;
+    let asked = [...sources.values()].filter((source) => source.next).length;
+    for (const lane of behind) {
+      const source = sources.get(lane)!;
+      if (source.next) continue;
+      if (asked >= LIST_CONCURRENCY) break;
+      ask(source);
+      asked++;
+    }
+    const lane = behind[0]!;
+    const source = sources.get(lane)!;
+    const page = await ask(source);
+    delete source.next;
+    if (page.done) lane.end();
+    else for (const object of page.value) lane.add(object);
+    await stream.flush();
+  }
 }
