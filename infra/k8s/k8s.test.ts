@@ -65,6 +65,9 @@ function checkManifests(docs: Doc[]) {
   const volumes: Doc[] = job.template.spec.volumes;
   expect(volumes.find((v) => v.name === "signing-key")?.secret.secretName).toBe("edgeadmit-signing-key");
   expect(sync.volumeMounts.find((m: Doc) => m.name === "signing-key")?.mountPath).toBe("/etc/edgeadmit");
+  // sync writes the snapshot's units to its temporary directory (infra/client/units.ts), which the read-only root would refuse: a volume on disk, outside the memory limit.
+  expect(sync.volumeMounts.find((m: Doc) => m.name === "tmp")?.mountPath).toBe("/tmp");
+  expect(volumes.find((v) => v.name === "tmp")?.emptyDir).toEqual({ sizeLimit: "1Gi" });
 
   const crd = find(docs, "CustomResourceDefinition", "affinityclasses.cozystack.io");
   expect(crd.spec).toMatchObject({ group: "cozystack.io", scope: "Cluster", names: { kind: "AffinityClass", plural: "affinityclasses" } });
