@@ -9,6 +9,9 @@ import { WORKLOAD_API_GROUPS } from "../../../shared/k8s/controller/index.js";
 import { runBuild, runCli } from "../../../test/node/support/test-io.js";
 
 import { LISTED_RESOURCES } from "./listed.js";
+import { buildFromCluster, streamFromCluster, withRules } from "./snapshot.js";
+import { encodeSnapshot, type EncodedUnit } from "../../../shared/snapshot/index.js";
+import type { KubeObject } from "../../../shared/snapshot/builder/index.js";
 import { startFakeApiServer, type FakeApiServer } from "../../../test/node/support/fake-apiserver.js";
 import { objectsFromText, readObjects } from "../yaml.js";
 import { EXCEPTION_GROUP, EXCEPTION_KIND } from "../../../shared/exceptions/index.js";
@@ -480,5 +483,68 @@ describe("the inventory of policies bound at the edge", () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe("sync's units, made as the lists come in", () => {
+  const examples = join(__dirname, "..", "..", "..", "examples", "inventory");
+  // A bound policy whose paramKind, and another whose inventory, are kinds that stream: listed whole for the policies, then in namespace order for the facts.
+  const claimParams = objectsFromText(
+    `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: claims}
+spec:
+  paramKind: {apiVersion: v1, kind: PersistentVolumeClaim}
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+  validations: [{expression: "true"}]
+---
+apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionPolicyBinding
+metadata: {name: claims}
+spec: {policyName: claims, paramRef: {name: data, parameterNotFoundAction: Allow}, validationActions: [Deny]}
+`,
+    "claims.yaml",
+  );
+  const build = { generation: 1, builtAt: "2026-01-01T00:00:00.000Z", settingsNamespace: "edgeadmit-system" };
+  const bytesByName = (units: readonly EncodedUnit[]) => new Map(units.map((unit) => [unit.name, new TextDecoder().decode(unit.bytes)]));
+
+  /** The units streamFromCluster makes, and those of buildFromCluster's whole snapshot of the same cluster. */
+  async function bothWays(objects: KubeObject[], options: Parameters<typeof startFakeApiServer>[1] = {}) {
+    const server = await startFakeApiServer(objects, options);
+    process.env.KUBECONFIG = server.kubeconfig;
+    try {
+      const units: EncodedUnit[] = [];
+      const streamed = await streamFromCluster({ readWebhook: true }, build, { add: (unit) => void units.push(unit), clear: () => void units.splice(0) });
+      const whole = await buildFromCluster({ readWebhook: true }, build);
+      return { streamed, units, whole: await encodeSnapshot(withRules(whole.built.snapshot, whole.webhookRules)), requests: server.requests };
+    } finally {
+      await server.stop();
+    }
+  }
+
+  it("are the whole snapshot's, with the policies' params and inventory of kinds that stream, and the webhook's rules", async () => {
+    const inventory = await readObjects(["hpa-target-exists", "storage-class-exists"].flatMap((name) => [join(examples, name, "policy.yaml"), join(examples, name, "cluster.yaml")]), { out: () => {}, err: () => {} } as never, {});
+    const { streamed, units, whole, requests } = await bothWays([...OBJECTS, ...claimParams, ...JSON.parse(JSON.stringify(inventory)), webhookConfiguration(PLACEHOLDER)]);
+    expect(streamed.wholeBecause).toBeUndefined();
+    expect(bytesByName(units)).toEqual(bytesByName(whole.units));
+    expect(units).toHaveLength(whole.units.length);
+    expect(streamed.built.snapshot.applications).toEqual({});
+    expect(streamed.streamed?.applications.objects).toBeGreaterThan(0);
+    // Declared for the policies, so listed twice by the stream's build, once by the whole one.
+    expect(requests.filter((request) => request.startsWith("GET /api/v1/persistentvolumeclaims?limit=500"))).toHaveLength(3);
+  });
+
+  it("after a list's continue token expired: the whole listing again, the units made before it forgotten", async () => {
+    const { streamed, units, whole } = await bothWays(OBJECTS, { expireFirstContinue: true });
+    expect(streamed.wholeBecause).toBeUndefined();
+    expect(bytesByName(units)).toEqual(bytesByName(whole.units));
+  });
+
+  it("a list not in namespace order: the whole snapshot's units, and why", async () => {
+    const { streamed, units, whole } = await bothWays([...OBJECTS].reverse(), { unordered: true });
+    expect(streamed.wholeBecause).toMatch(/^\w+ [a-z0-9-]+\/…: the list is not in namespace order, and namespace [a-z0-9-]+ is already settled$/);
+    expect(streamed.streamed).toBeUndefined();
+    expect(bytesByName(units)).toEqual(bytesByName(whole.units));
   });
 });

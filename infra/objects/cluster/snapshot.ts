@@ -12,7 +12,7 @@
 // Named imports, so the CronJob's bundle keeps only these parts of client-node;
 // the CLI imports this module lazily, so verbs that never talk to a cluster do not load it.
 import { AdmissionregistrationV1Api, ApiException, AppsV1Api, BatchV1Api, CoreV1Api, VersionApi } from "@kubernetes/client-node";
-import { readsNamespaced, SETTINGS_CONFIGMAP, SnapshotBuilder, type BuildOptions, type BuildResult, type KubeObject } from "../../../shared/snapshot/builder/index.js";
+import { kindOf, readsNamespaced, SETTINGS_CONFIGMAP, SnapshotBuilder, type BuildOptions, type BuildResult, type KubeObject } from "../../../shared/snapshot/builder/index.js";
 import { boundNeeds } from "../../../shared/snapshot/builder/policies.js";
 import { encodeSnapshot, type EncodedUnit, type Snapshot } from "../../../shared/snapshot/index.js";
 import { NotInNamespaceOrder, UnitStream, type StreamedMeasures, type StreamLane } from "../../../shared/snapshot/stream/index.js";
@@ -215,8 +215,13 @@ async function listAndBuild({ api, typedApis, server }: Clients, options: Cluste
     },
   });
 
-  /** A list of `resource` into its lane (none: only what follows); objects of a declared kind also kept for the policies or the inventory. */
-  const listInto = (list: PagedList, pageOptions: PageOptions, lane: { add(object: KubeObject): void } | undefined = builder.lane(), also?: (object: KubeObject) => void) => {
+  /**
+   * A list of `resource` into its lane of the builder; objects of a declared
+   * kind also kept for the policies or the inventory. When streaming, a kind
+   * that streams gets no lane here: its facts come from the stream.
+   */
+  const listInto = (list: PagedList, pageOptions: PageOptions, also?: (object: KubeObject) => void) => {
+    const lane = units && readsNamespaced(kindOf({ apiVersion: list.apiVersion, kind: list.kind }).group, list.kind) ? undefined : builder.lane();
     const key = `${list.apiVersion}/${list.kind}`;
     const param = needs?.paramKinds.has(key) ?? false;
     const inventory = needs?.inventoryKinds.has(key) ?? false;
@@ -243,17 +248,18 @@ async function listAndBuild({ api, typedApis, server }: Clients, options: Cluste
   // 1. The bindings, then the policies: what the bound ones need.
   for (const groupKind of POLICY_KINDS) {
     const { list, options: pageOptions } = listed(LISTED_RESOURCES.find((resource) => groupKindOf(resource) === groupKind)!);
-    await listInto(list, pageOptions, builder.lane(), (object) => policyObjects.push(object))();
+    await listInto(list, pageOptions, (object) => policyObjects.push(object))();
   }
   needs = boundNeeds(policyObjects);
 
-  // 2. Everything else the job lists, and the settings; when streaming, the kinds that stream only as far as a bound policy declares them.
+  // 2. Everything else the job lists, and the settings. When streaming, a kind that streams only when a bound
+  // policy declares it (its params, its inventory): the objects are kept for the policies, and the kind is
+  // listed again in step 4, in namespace order, for its facts.
   const streamed = units ? LISTED_RESOURCES.filter((resource) => readsNamespaced(resource.group, resource.kind)) : [];
   const tasks: Array<(stopped: () => boolean) => Promise<unknown>> = LISTED_RESOURCES.filter((resource) => !POLICY_KINDS.has(groupKindOf(resource))).flatMap((resource) => {
     const { list, options: pageOptions } = listed(resource);
-    if (!streamed.includes(resource)) return [listInto(list, pageOptions)];
     const key = `${list.apiVersion}/${list.kind}`;
-    return needs!.paramKinds.has(key) || needs!.inventoryKinds.has(key) ? [listInto(list, pageOptions, undefined)] : [];
+    return !streamed.includes(resource) || needs!.paramKinds.has(key) || needs!.inventoryKinds.has(key) ? [listInto(list, pageOptions)] : [];
   });
   const settingsLane = builder.lane();
   tasks.push(async () => {

@@ -16,6 +16,7 @@ import { tenantNamespaceOf } from "../view.js";
 
 export { ROOT_TENANT_NAMESPACE, tenantNamespaceOf } from "../view.js";
 export { NamespacedFacts, readsNamespaced } from "./namespaced.js";
+export { kindOf } from "./object.js";
 import { compare, decode, describeKubeObject, kindOf, named, type KubeObject } from "./object.js";
 import { NamespacedFacts } from "./namespaced.js";
 import { collectPolicyObjects, usedByPolicies } from "./policies.js";
