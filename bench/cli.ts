@@ -50,16 +50,24 @@ function yamlParseMs(input: string): number[] {
 
 interface Measured {
   seconds: number;
+  /** CPU time, user and system: what the process itself spent, however busy the machine was. */
+  cpuSeconds: number;
   maxRssMb: number;
 }
 
-/** `/usr/bin/time -v` of one command (with `env` added to this process's): wall clock and the largest resident set of the process (and its children). */
+/** `/usr/bin/time -v` of one command (with `env` added to this process's): wall clock, CPU time and the largest resident set of the process (and its children). */
 export async function timed(args: string[], env: Record<string, string> = {}): Promise<Measured> {
   const { stderr } = await run(TIME, ["-v", process.execPath, ...args], { cwd: PROJECT_ROOT, maxBuffer: 1 << 24, env: { ...process.env, ...env } });
   const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)/.exec(stderr);
+  const user = /User time \(seconds\): ([\d.]+)/.exec(stderr);
+  const system = /System time \(seconds\): ([\d.]+)/.exec(stderr);
   const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(stderr);
-  if (!wall || !rss) throw new Error(`cannot read /usr/bin/time output: ${stderr.slice(-300)}`);
-  return { seconds: Number(wall[1] ?? 0) * 3600 + Number(wall[2]) * 60 + Number(wall[3]), maxRssMb: (Number(rss[1]) * 1024) / 2 ** 20 };
+  if (!wall || !user || !system || !rss) throw new Error(`cannot read /usr/bin/time output: ${stderr.slice(-300)}`);
+  return {
+    seconds: Number(wall[1] ?? 0) * 3600 + Number(wall[2]) * 60 + Number(wall[3]),
+    cpuSeconds: Number(user[1]) + Number(system[1]),
+    maxRssMb: (Number(rss[1]) * 1024) / 2 ** 20,
+  };
 }
 
 export async function cliSnapshotBuild(dir: string): Promise<Section> {

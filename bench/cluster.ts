@@ -218,6 +218,55 @@ export function clusterObjects(shape: ClusterShape, { workloads = false, applica
   return objects.concat(stored, rendered);
 }
 
+/** A list of one kind as the fake API server serves it without holding it (test/node/support/fake-apiserver.ts GeneratedList). */
+interface Generated {
+  length: number;
+  at(index: number): KubeObject;
+}
+
+/** Code-unit order of storage keys, as the API server lists them. */
+const byKey = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The cluster of `shape` as an API server lists it, without holding it: the
+ * settings, classes and tenants as objects; the HelmReleases, claims and
+ * volumes of the applications made when a page asks for them, each kind in
+ * the order of its storage keys (`<namespace>/<name>`, or the volume's
+ * name), as clusterObjects would give them sorted. What it holds is the
+ * order, four bytes per object. `change(j)` moves application j to another
+ * of its tenant's classes, in the lists served from then on.
+ */
+export function servedCluster(shape: ClusterShape): { objects: KubeObject[]; generated: Map<string, Generated>; count: number; change(j: number): void } {
+  const plans = tenantPlans(shape);
+  const changed = new Set<number>();
+  const ref = (j: number) => {
+    const app = applicationRef(j, shape, plans);
+    if (!changed.has(j)) return app;
+    const allowed = plans[1 + (j % (shape.tenants - 1))]!.allowed;
+    return { ...app, namesClass: true, affinityClass: allowed[(allowed.indexOf(app.affinityClass) + 1) % allowed.length]! };
+  };
+  // Tenant t (t ≥ 1) owns the applications j with j mod (tenants - 1) = t - 1.
+  const owners = Array.from({ length: shape.tenants - 1 }, (_, i) => i + 1).sort((a, b) => byKey(`${plans[a]!.owned}/`, `${plans[b]!.owned}/`));
+  const releases = new Int32Array(shape.applications);
+  const claims = new Int32Array(Math.ceil(shape.applications / 2));
+  let [r, c] = [0, 0];
+  for (const t of owners) {
+    const held: number[] = [];
+    for (let j = t - 1; j < shape.applications; j += shape.tenants - 1) held.push(j);
+    const name = (j: number) => applicationRef(j, shape, plans).helmRelease;
+    for (const j of held.map((j) => [name(j), j] as const).sort(([a], [b]) => byKey(a, b))) releases[r++] = j[1];
+    for (const j of held.filter((j) => j % 2 === 0).map((j) => [`data-${name(j)}-0`, j] as const).sort(([a], [b]) => byKey(a, b))) claims[c++] = j[1];
+  }
+  const generated = new Map<string, Generated>([
+    ["helm.toolkit.fluxcd.io/v2/HelmRelease", { length: releases.length, at: (i) => helmRelease(ref(releases[i]!), releases[i]!) }],
+    ["v1/PersistentVolumeClaim", { length: claims.length, at: (i) => volumes(ref(claims[i]!), claims[i]!)[0]! }],
+    // A volume's name starts with its application's number, eight digits: their order is the applications'.
+    ["v1/PersistentVolume", { length: claims.length, at: (i) => volumes(ref(2 * i), 2 * i)[1]! }],
+  ]);
+  const objects = clusterObjects(shape, { applications: [0, 0] });
+  return { objects, generated, count: objects.length + releases.length + 2 * claims.length, change: (j) => void changed.add(j) };
+}
+
 interface PodOptions {
   app: ApplicationRef;
   containers: number;
