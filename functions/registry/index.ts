@@ -18,6 +18,8 @@ import { FleetTables, type FleetApplyResult, type FleetHistory, type FleetSince 
 import { CountTables, type CountQuery, type CountSum } from "./counts.js";
 import type { CountRow } from "../../shared/counts/index.js";
 import { APPLIED_CHANGE_TABLE, recordChange, REPLAYED } from "./replay.js";
+import { warnUncovered } from "./coverage.js";
+import type { StoreEnv } from "../store/cache.js";
 
 export interface StoredRegistration {
   cluster: string;
@@ -75,7 +77,7 @@ class Refusal extends Error {
   }
 }
 
-export class ClusterRegistry extends DurableObject<unknown> {
+export class ClusterRegistry extends DurableObject<StoreEnv> {
   /**
    * The whole directory at one revision, kept between calls: after a deploy
    * every isolate asks for it at once, and it is read from SQLite once.
@@ -86,7 +88,7 @@ export class ClusterRegistry extends DurableObject<unknown> {
   /** Verdict counts, flushed by every isolate at most every 10 s (functions/fleet/counts.ts). */
   private readonly counts: CountTables;
 
-  constructor(ctx: DurableObjectState, env: unknown) {
+  constructor(ctx: DurableObjectState, env: StoreEnv) {
     super(ctx, env);
     ctx.storage.sql.exec(
       `CREATE TABLE IF NOT EXISTS registry_state (id INTEGER PRIMARY KEY CHECK (id = 1), revision INTEGER NOT NULL);
@@ -190,9 +192,14 @@ export class ClusterRegistry extends DurableObject<unknown> {
     return this.fleet.apply(change, now);
   }
 
-  /** The fleet revision in effect, with its set when it is not `since` (what an isolate polls). */
-  fleetSince(since: number): FleetSince {
-    this.fleet.promoteDue(Date.now(), (binding, stage, fromHour) => {
+  /**
+   * The fleet revision in effect, with its set when it is not `since` (what
+   * an isolate polls), after any automatic promotion now due; the log names
+   * the clusters a promotion made enforce a policy their webhook does not send.
+   */
+  async fleetSince(since: number): Promise<FleetSince> {
+    const now = Date.now();
+    const promotions = this.fleet.promoteDue(now, (binding, stage, fromHour) => {
       let findings = 0;
       for (const [cluster, count] of this.counts.fleetFindings(binding.spec.policyName, fromHour)) {
         const registration = this.row(cluster)?.registration;
@@ -200,7 +207,17 @@ export class ClusterRegistry extends DurableObject<unknown> {
       }
       return findings;
     });
-    return this.fleet.since(since);
+    const answer = this.fleet.since(since);
+    if (promotions.length > 0) {
+      const registrations = this.ctx.storage.sql
+        .exec<RegistrationRow>("SELECT * FROM registration")
+        .toArray()
+        .map((row) => ({ cluster: row.cluster, labels: stored(row).registration.labels ?? {} }));
+      const set = this.fleet.since(-1).stored!.set;
+      // A snapshot store that does not answer leaves the warning out, never the fleet read.
+      for (const promotion of promotions) await warnUncovered(this.env, set, promotion, registrations, now).catch(() => undefined);
+    }
+    return answer;
   }
 
   fleetHistory(): FleetHistory {

@@ -55,9 +55,10 @@ without it the apiserver trusts the system's roots.
 The rules cover the built-in policies and, with --snapshot (a built snapshot,
 - for stdin), the resource rules of the cluster's ValidatingAdmissionPolicies
 bound at the edge, and with --operator-key (the operator's private key) the
-resource rules of the fleet policies the function's fleet set binds on the
-cluster by its registered labels (docs/fleet.md; read from --endpoint, by
-default --url), so the apiserver sends the function everything they match.
+resource rules of the fleet policies the function's fleet set can bind on the
+cluster by its registered labels, in any wave, active or not, so a promotion
+needs no new render (docs/fleet.md; read from --endpoint, by default --url):
+the apiserver sends the function everything they match.
 Defaults: --failure-policy Fail, --timeout ${DEFAULT_TIMEOUT_SECONDS}. kube-system and ${JOB_NAMESPACE} are
 never judged, so the sync job can always run (docs/operations.md: when the
 function is unreachable).
@@ -115,7 +116,7 @@ Examples:
       const [listing, fleet] = await Promise.all([listRegistry(endpoint, key), currentFleet(endpoint, key)]);
       const registration = listing.clusters.find((entry) => entry.cluster === options.cluster);
       if (!registration) throw new CliError(`cluster ${options.cluster} is not in the function's registry: the fleet selects registered clusters by their labels`);
-      if (fleet.set) options.policyRules = [...(options.policyRules ?? []), ...fleetRulesFor(fleet.set, fleet.stages ?? {}, registration.labels ?? {})];
+      if (fleet.set) options.policyRules = [...(options.policyRules ?? []), ...fleetRulesFor(fleet.set, registration.labels ?? {})];
     }
     // No YAML anchors for the repeated operations lists: plain lists read better in kubectl diffs.
     io.out(stringify(webhookConfiguration(options), { aliasDuplicateObjects: false }));

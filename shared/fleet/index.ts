@@ -204,18 +204,42 @@ export function actionsFor(binding: FleetBinding, stage: number, labels: Labels)
   return undefined;
 }
 
-/**
- * The resource rules of the fleet policies bound on a cluster labelled
- * `labels` (in any wave it is in): what its ValidatingWebhookConfiguration
- * must send the function for the fleet to see it (edgeadmit webhook-config).
- */
-export function fleetRulesFor(set: FleetSet, stages: Readonly<Record<string, number>>, labels: Labels): Array<{ policy: string; rule: NamedRule }> {
-  const bound = new Set(set.bindings.filter((binding) => actionsFor(binding, stages[binding.metadata.name] ?? 0, labels) !== undefined).map((binding) => binding.spec.policyName));
+/** Whether `binding` binds on a cluster labelled `labels` in some wave, active or not: a promotion can make it active there with no render in between. */
+export function reachesCluster(binding: FleetBinding, labels: Labels): boolean {
+  if (!selectorMatches(binding.spec.clusterSelector, labels)) return false;
+  const waves = binding.spec.waves;
+  return waves === undefined || waves.some((wave) => wave.clusterSelector === undefined || selectorMatches(wave.clusterSelector, labels));
+}
+
+/** The resource rules of `policies` among the set's (by name): what a webhook must send the function for them to see a request. */
+export function rulesOf(set: FleetSet, policies: ReadonlySet<string>): Array<{ policy: string; rule: NamedRule }> {
   return set.policies.flatMap((object) => {
     const parsed = policyObjectSchema.safeParse(object);
-    if (!parsed.success || !bound.has(parsed.data.metadata.name)) return [];
+    if (!parsed.success || !policies.has(parsed.data.metadata.name)) return [];
     return parsed.data.spec.matchConstraints.resourceRules.map((rule) => ({ policy: parsed.data.metadata.name, rule }));
   });
+}
+
+/**
+ * The resource rules of every fleet policy a binding can bind on a cluster
+ * labelled `labels`, in any wave, whether active yet or not: what its
+ * ValidatingWebhookConfiguration must send the function (edgeadmit
+ * webhook-config), so that a promotion, by hand or automatic, needs no new
+ * render. Only an apply that binds new policies or resources does.
+ */
+export function fleetRulesFor(set: FleetSet, labels: Labels): Array<{ policy: string; rule: NamedRule }> {
+  return rulesOf(set, new Set(set.bindings.filter((binding) => reachesCluster(binding, labels)).map((binding) => binding.spec.policyName)));
+}
+
+/**
+ * The resource rules of the fleet policies a binding can bind on a cluster
+ * labelled `labels` only in a wave not active yet: what a promotion would
+ * start enforcing there (the coverage a promotion needs).
+ */
+export function upcomingFleetRulesFor(set: FleetSet, stages: Readonly<Record<string, number>>, labels: Labels): Array<{ policy: string; rule: NamedRule }> {
+  const active = new Set(set.bindings.filter((binding) => actionsFor(binding, stages[binding.metadata.name] ?? 0, labels) !== undefined).map((binding) => binding.spec.policyName));
+  const later = set.bindings.filter((binding) => reachesCluster(binding, labels) && !active.has(binding.spec.policyName)).map((binding) => binding.spec.policyName);
+  return rulesOf(set, new Set(later));
 }
 
 /**
