@@ -47,6 +47,8 @@ export interface AppliedChange {
   op: Change["op"];
   cluster: string;
   revision: number;
+  /** A label change's removals the cluster had no label for: nothing to remove, the rest applied (as kubectl label says `label "x" not found.`). */
+  absentLabels?: string[];
 }
 
 type ApplyResult =
@@ -175,7 +177,8 @@ export class ClusterRegistry extends DurableObject<StoreEnv> {
               this.write(change.cluster, next, revision, now);
             }
           }
-          applied.push({ op: change.op, cluster: change.cluster, revision });
+          const absent = change.op === "label" && current ? (change.remove ?? []).filter((key) => !Object.hasOwn(current.registration.labels ?? {}, key)) : [];
+          applied.push({ op: change.op, cluster: change.cluster, revision, ...(absent.length > 0 ? { absentLabels: absent } : {}) });
         });
         sql.exec("UPDATE registry_state SET revision = ? WHERE id = 1", revision);
         return { ok: true as const, revision, applied };
