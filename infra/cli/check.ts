@@ -18,7 +18,8 @@ export const check: Verb = {
   name: "check",
   summary: "judge Kubernetes YAML with every policy, as the webhook would",
   usage: `edgeadmit check -f PATH... [--policies PATH...] [-n NS] [--scope auto|dir|input | --one-cluster]
-                [--snapshot FILE | --from-cluster [--context NAME] | --kubernetes-version V] [--strict] [-o text|json|sarif] [--fail-on deny|warn|audit]
+                [--snapshot FILE | --from-cluster [--context NAME] | --kubernetes-version V] [--settings-namespace NS]
+                [--strict] [-o text|json|sarif] [--fail-on deny|warn|audit]
 
 Judges each object in PATH (files, directories walked recursively, - for
 stdin: the output of kubectl kustomize or helm template) as the webhook would
@@ -51,6 +52,8 @@ both places; neither is merged into the other.
 The cluster facts come from each cluster's own input (with --policies), or
 from --snapshot FILE (as edgeadmit snapshot build writes it), or from the live
 cluster (--from-cluster, through the kubeconfig, as the sync job lists it).
+The settings ConfigMap edgeadmit-settings is read from the namespace
+--settings-namespace names (default edgeadmit-system, where the sync job runs).
 ${KUBERNETES_VERSION_HELP}
 -o text (default) prints file:line, object, policy, mode and message per
 result, input errors after every verdict, then the counts and what was
