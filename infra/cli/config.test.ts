@@ -82,6 +82,12 @@ describe("edgeadmit config check", () => {
     );
     const noMigration = await check(`${TOP}${BINDINGS("")}[[migrations]]\ntag = "v1"\nnew_sqlite_classes = ["SnapshotStore"]\n`);
     expect(noMigration.stdout).toContain('problem: migrations: no migration creates ClusterRegistry (new_sqlite_classes = ["ClusterRegistry"] under a new tag)\n');
+    const route = await check(`${TOP}routes = [{ pattern = "example.com/edgeadmit/*", zone_name = "example.com" }, "edgeadmit.example.com/*"]\n${BINDINGS("")}${MIGRATIONS}`);
+    expect(route.stdout.split("\n").filter((line) => line.includes("route"))).toEqual([
+      "answers on the route example.com/edgeadmit/*",
+      "answers on the route edgeadmit.example.com/*",
+      "problem: routes: example.com/edgeadmit/*: route the whole host (example.com/*): the function serves /v1/…, /healthz and /readyz at the root of its host, not under /edgeadmit/*",
+    ]);
     const unusable = await check(`${TOP}${BINDINGS("")}${MIGRATIONS}[vars]\nCLUSTERS = '{"prod-eu": {"publicKey": "ed25519:nope"}}'\n`);
     expect([unusable.code, unusable.stdout.split("\n").filter((line) => line.startsWith("problem:"))]).toEqual([1, [expect.stringMatching(/^problem: vars\.CLUSTERS: prod-eu: /)]]);
   });

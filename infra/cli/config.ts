@@ -131,8 +131,15 @@ export async function checkWranglerToml(text: string, env: string | undefined, f
   for (const route of routes) {
     const pattern = typeof route === "string" ? route : isTable(route) ? String(route.pattern) : String(route);
     const customDomain = isTable(route) && route.custom_domain === true;
-    if (customDomain && /[/*]/.test(pattern)) problems.push(`${where}routes: ${pattern}: a custom domain is a hostname alone, no path or wildcard`);
-    about.push(customDomain ? `answers on https://${pattern} (custom domain)` : `answers on the route ${pattern}${pattern.endsWith("/*") ? "" : " (without /*, only that one path: the function's routes are under /v1/)"}`);
+    if (customDomain) {
+      if (/[/*]/.test(pattern)) problems.push(`${where}routes: ${pattern}: a custom domain is a hostname alone, no path or wildcard`);
+      about.push(`answers on https://${pattern} (custom domain)`);
+      continue;
+    }
+    // The function serves /v1/…, /healthz and /readyz at the root of its host: a route must hand it the whole host.
+    const path = pattern.replace(/^https?:\/\//, "").replace(/^[^/]*/, "");
+    if (path !== "/*") problems.push(`${where}routes: ${pattern}: route the whole host (${pattern.replace(/^(https?:\/\/)?([^/]*).*$/, "$2")}/*): the function serves /v1/…, /healthz and /readyz at the root of its host, not under ${path || "one path"}`);
+    about.push(`answers on the route ${pattern}`);
   }
   if (scope.workers_dev === false && routes.length === 0) problems.push(`${where}workers_dev = false and no route or custom domain: the Worker answers nowhere`);
   return { about, problems, warnings };
