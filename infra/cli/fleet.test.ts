@@ -188,6 +188,15 @@ describe("fleet verbs", () => {
     expect((JSON.parse(after.stdout) as { clusters: Array<{ cluster: string; gaps: string[]; upcoming: string[] }> }).clusters.find((c) => c.cluster === "later")).toMatchObject({ gaps: [gap], upcoming: [] });
   });
 
+  it("refuses objects no policy takes as params (a cluster's own objects, as examples/demo holds), before sending anything", async () => {
+    const result = await runCli(["fleet", "apply", "-f", join(__dirname, "..", "..", "examples", "demo"), ...target()]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^edgeadmit fleet apply: the fleet set cannot be applied: cozystack\.io\/v1alpha1 AffinityClass 'dc1': no policy of the set takes it as params \(its paramKind\): a fleet set holds ValidatingAdmissionPolicies, their EdgeAdmissionPolicyBindings and params, EdgeAdmissionPolicyModes and EdgeAdmissionExceptions; /,
+    );
+    expect(result.stderr).toContain("helm.toolkit.fluxcd.io/v2 HelmRelease 'tenant-acme/main-db': no policy of the set takes it as params");
+  });
+
   it("refuses a set the function would refuse before sending anything", async () => {
     const bad = join(dir, "bad");
     mkdirSync(bad);

@@ -129,7 +129,8 @@ const nameOf = (object: unknown): string => {
 /**
  * Kubernetes objects (a directory of YAML, as `edgeadmit fleet apply -f`
  * reads it) sorted into a set: policies, bindings, modes and exceptions by
- * kind; any other object is a param.
+ * kind; any other object is taken for a param, which fleetSetProblems holds
+ * to the policies' paramKinds.
  */
 export function fleetSetOf(objects: readonly unknown[]): unknown {
   const set = { policies: [] as unknown[], bindings: [] as unknown[], params: [] as unknown[], modes: [] as unknown[], exceptions: [] as unknown[] };
@@ -155,11 +156,22 @@ export function fleetSetProblems(set: FleetSet): string[] {
     }
     return seen;
   };
+  const paramKinds = new Set<string>();
   for (const [index, policy] of set.policies.entries()) {
     const parsed = policyObjectSchema.safeParse(policy);
     if (!parsed.success) problems.push(`${POLICY_KIND} ${index + 1} (${nameOf(policy).slice(0, 63) || "unnamed"}): ${describeZodError(parsed.error)}`);
-    else names.add(parsed.data.metadata.name);
+    else {
+      names.add(parsed.data.metadata.name);
+      const kind = parsed.data.spec.paramKind;
+      if (kind) paramKinds.add(`${kind.apiVersion}/${kind.kind}`);
+    }
   }
+  // A param is an object of some policy's paramKind: anything else (cluster objects, a HelmRelease) would be stored and sent to every isolate for nothing.
+  for (const param of set.params)
+    if (!paramKinds.has(`${param.apiVersion}/${param.kind}`))
+      problems.push(
+        `${param.apiVersion} ${param.kind} '${`${param.metadata.namespace ? `${param.metadata.namespace}/` : ""}${param.metadata.name}`.slice(0, 120)}': no policy of the set takes it as params (its paramKind): a fleet set holds ValidatingAdmissionPolicies, their ${FLEET_BINDING_KIND}s and params, ${FLEET_MODES_KIND} and ${FLEET_EXCEPTION_KIND}s`,
+      );
   unique(POLICY_KIND, set.policies);
   unique(FLEET_BINDING_KIND, set.bindings);
   unique(FLEET_MODES_KIND, set.modes);
