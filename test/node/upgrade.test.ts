@@ -68,6 +68,37 @@ const REVIEWS: Array<[name: string, review: unknown]> = [
 ];
 
 const dir = mkdtempSync(join(PROJECT_ROOT, ".edgeadmit", "upgrade-"));
+/** The fleet set both releases read alike: at most 5 replicas of a Deployment, on every cluster not labelled tier=system. */
+const fleetFile = join(dir, "fleet.yaml");
+writeFileSync(
+  fleetFile,
+  `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: max-replicas}
+spec:
+  paramKind: {apiVersion: edgeadmit.io/v1alpha1, kind: ReplicaLimit}
+  matchConstraints:
+    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [deployments]}]
+  validations:
+  - expression: "!has(object.spec.replicas) || object.spec.replicas <= params.spec.max"
+    messageExpression: "'at most ' + string(params.spec.max) + ' replicas on a tenant cluster'"
+---
+apiVersion: edgeadmit.io/v1alpha1
+kind: ReplicaLimit
+metadata: {name: tenant-default}
+spec: {max: 5}
+---
+apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionPolicyBinding
+metadata: {name: tenant-replicas}
+spec:
+  policyName: max-replicas
+  paramRef: {name: tenant-default, parameterNotFoundAction: Deny}
+  clusterSelector:
+    matchExpressions: [{key: tier, operator: NotIn, values: [system]}]
+  validationActions: [Deny]
+`,
+);
 const persistTo = join(dir, "state");
 let previous: InstalledRelease;
 let operatorKey = "";
@@ -174,7 +205,7 @@ describe(`an upgrade from ${PREVIOUS_RELEASE.version} (${PREVIOUS_RELEASE.commit
       const labels = Object.entries(cluster.labels ?? {}).flatMap(([key, value]) => ["--label", `${key}=${value}`]);
       await ok(previous.root, ["clusters", "add", cluster.id, ...operatorFlags(), "--public-key", publicKey, "--token-hash", hash, "--without-snapshot", cluster.withoutSnapshot, ...labels]);
     }
-    await ok(previous.root, ["fleet", "apply", "-f", join(PROJECT_ROOT, "examples", "fleet", "max-replicas.yaml"), ...operatorFlags()]);
+    await ok(previous.root, ["fleet", "apply", "-f", fleetFile, ...operatorFlags()]);
     await syncAll(previous.root);
     before = await verdicts();
     // What the fleet decides under the previous release, so "unchanged" below means something: each cluster judged
