@@ -25,6 +25,14 @@ interface PolicyObjects {
   namespaces: Record<string, unknown>;
 }
 
+/**
+ * A binding or exception named with a "/": no cluster holds one (the
+ * apiserver stores DNS subdomain names), and `fleet/<name>` is how the
+ * fleet's read in verdicts, so it is skipped (the function refuses a push
+ * carrying one: shared/snapshot/units/decode.ts).
+ */
+export const slashedNameProblem = (kind: string, name: string) => `${kind} ${name}: a name holds no "/" (a cluster's names are DNS subdomains; "fleet/<name>" names the fleet's): skipped`;
+
 /** Kinds of the bindings that bind a policy at the edge; the upstream one counts only when given as input (offline). */
 const BINDING_KINDS = new Set(["edgeadmit.io/EdgeAdmissionPolicyBinding", "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding"]);
 const POLICY_KIND = "admissionregistration.k8s.io/ValidatingAdmissionPolicy";
@@ -123,6 +131,7 @@ export function collectPolicyObjects(objects: readonly KubeObject[], problems: s
         continue;
       }
       if (kind === POLICY_KIND) policies.set(name, object);
+      else if (name.includes("/")) problems.push(slashedNameProblem(kind.split("/")[1]!, name));
       else {
         if (Object.hasOwn(bindings, name)) problems.push(`${kind.split("/")[1]} ${name}: a binding of that name came before; this one wins`);
         bindings[name] = definition(object);
@@ -362,7 +371,7 @@ function boundAmong(objects: readonly KubeObject[], problems: string[]) {
     if (!name) continue;
     const kind = groupKind(object);
     if (kind === POLICY_KIND) policies.set(name, object);
-    else if (BINDING_KINDS.has(kind)) bindings[name] = definition(object);
+    else if (BINDING_KINDS.has(kind) && !name.includes("/")) bindings[name] = definition(object);
   }
   return boundPolicies(policies, bindings, problems);
 }

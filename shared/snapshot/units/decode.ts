@@ -4,6 +4,7 @@
 // leaves the cluster (leaks.ts).
 import * as z from "zod/mini";
 import { describeZodError } from "../../zod/index.js";
+import { capped } from "../../text/index.js";
 import { indexBucketOf, INDEX_BUCKETS, INVENTORY_INDEX_UNIT, inventoryIndexUnit } from "../../inventory/units.js";
 import { unitLeak } from "../leaks.js";
 import { NAMESPACED_FIELDS, NAMESPACED_NAMES, type NamespacedField } from "./fields.js";
@@ -37,6 +38,20 @@ function bucketStrayEntry(name: string, content: InventoryBucketContent): string
 }
 
 /**
+ * A binding or exception of the cluster's own named with a "/": the
+ * apiserver stores no such name (a DNS subdomain), and `fleet/<name>` is how
+ * the fleet's bindings and exceptions read in verdicts and reports
+ * (shared/fleet fleetBindingName), which a cluster's must never pass for.
+ */
+function slashedName(part: ClusterPart): string | undefined {
+  for (const [field, what] of [["policyBindings", "a binding"], ["exceptions", "an exception"]] as const) {
+    const name = Object.keys(part[field]).find((key) => key.includes("/"));
+    if (name !== undefined) return `${field}: ${what.split(" ")[1]} "${capped(name, 63)}" holds a "/": ${what}'s name is a DNS subdomain, as the apiserver stores it ("fleet/<name>" names the fleet's)`;
+  }
+  return undefined;
+}
+
+/**
  * A unit's schema as a push is held to it: a field the unit does not have is
  * refused, not dropped, at the unit's top level, as the push body's own are
  * (push.ts). Reading stored units back stays lenient (functions/store/cache.ts).
@@ -60,7 +75,7 @@ export function decodeUnit(name: string, value: unknown): { ok: true; value: Uni
   const parsed = strict(name === CLUSTER_UNIT ? clusterPartSchema : family ? family.schema : shardSchema).safeParse(value);
   if (!parsed.success) return { ok: false, error: describeZodError(parsed.error) };
   const stray =
-    name === CLUSTER_UNIT ? unitLeak(parsed.data as ClusterPart)
+    name === CLUSTER_UNIT ? (slashedName(parsed.data as ClusterPart) ?? unitLeak(parsed.data as ClusterPart))
     : family === undefined ? (shardStrayEntry(name, parsed.data as Shard) ?? unitLeak(parsed.data as Shard))
     : family.prefix === INVENTORY_INDEX_UNIT ? bucketStrayEntry(name, parsed.data as InventoryBucketContent)
     : undefined;
