@@ -142,6 +142,7 @@ export class SnapshotView implements InventoryFacts {
   readonly #shards: LoadedShards;
   readonly #complete: boolean;
   readonly #missing: Set<string> | undefined;
+  #missed = 0;
 
   /** The whole snapshot (check, test, audit): split as storage splits it, every shard present. */
   constructor(snapshot: Snapshot);
@@ -166,6 +167,11 @@ export class SnapshotView implements InventoryFacts {
     }
   }
 
+  /** How many times this view answered a unit it was not given as absent (discovering): an evaluation that raised it read something it may read otherwise with every unit. */
+  get missed(): number {
+    return this.#missed;
+  }
+
   /** The cluster-wide part: settings, classes, policies and bindings, and every field that is not cut by namespace. */
   get cluster(): ClusterPart {
     return this.facts.part;
@@ -178,6 +184,7 @@ export class SnapshotView implements InventoryFacts {
       if (this.#complete) return undefined;
       if (this.#missing) {
         this.#missing.add(name);
+        this.#missed++;
         return undefined;
       }
       throw new UnloadedUnitError(name);

@@ -28,6 +28,7 @@ import { putBody, unitsOf } from "../support/push.js";
 import { buildSnapshot } from "../../shared/snapshot/builder/index.js";
 import { INVENTORY_LIMITS } from "../../shared/snapshot/builder/policies.js";
 import { collidingHosts, ingressWithHosts, uniqueHostPolicy } from "../support/ingress.js";
+import { chainLinks, serviceCreatePolicy } from "../support/chain.js";
 
 const CLUSTER = "other";
 
@@ -255,27 +256,8 @@ spec: {policyName: few-services, validationActions: [Deny]}
 describe("lookups that each need the one before", () => {
   it("past the rounds one review loads, the rest is an evaluation error under the policy's failurePolicy, never a 5xx", async () => {
     // c0/link names c1, c1/link names c2, …: each get can be known only once the one before it is read.
-    const links = Array.from({ length: 7 }, (_, i) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "link", namespace: `c${i}` }, data: { next: `c${i + 1}` } }));
-    const chain = (depth: number): string => (depth === 0 ? "'c0'" : `inventory.get('v1', 'ConfigMap', ${chain(depth - 1)}, 'link').value().data.next`);
-    const policy = (depth: number) =>
-      objectsFromYaml(`
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: chain
-  annotations:
-    edgeadmit.io/inventory: '{"kinds": [{"apiVersion": "v1", "kind": "ConfigMap", "fields": ["data"]}]}'
-spec:
-  matchConstraints:
-    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [services]}]
-  validations:
-  - expression: "${chain(depth)} == 'c${depth}'"
----
-apiVersion: edgeadmit.io/v1alpha1
-kind: EdgeAdmissionPolicyBinding
-metadata: {name: chain}
-spec: {policyName: chain, validationActions: [Deny]}
-`);
+    const links = chainLinks(6);
+    const policy = (depth: number) => serviceCreatePolicy("chain", 0, depth);
     const service = { apiVersion: "v1", kind: "Service", metadata: { name: "s", namespace: "elsewhere" }, spec: { ports: [{ port: 80 }] } };
     await pushed([...policy(4), ...links]);
     expect(await verdict(service)).toEqual(allowed);
