@@ -132,7 +132,7 @@ export interface CompiledPolicySet {
 interface KeptEvaluation {
   /** The param it ran with: the same object again (the loaded units are kept across rounds), or it runs again. */
   param: unknown;
-  validated: ReturnType<typeof validate> | undefined;
+  validated: ReturnType<typeof validate>;
   /** The request's variables it evaluated first (RequestVariables), given to the round's later evaluations as a single judgement would. */
   shared: Array<[Program, EvalResult & { ok: true }]>;
 }
@@ -258,7 +258,7 @@ export class PolicyDispatcher implements CompiledPolicySet {
         for (const [index, param] of params.entries()) {
           const id = `${policy.name}\u0000${binding.name}\u0000${index}`;
           const earlier = kept.get(id);
-          let validated: KeptEvaluation["validated"];
+          let validated: KeptEvaluation["validated"] | undefined;
           if (reviewExhausted(reviewBudget)) validated = undefined;
           else if (earlier !== undefined && earlier.param === param && inputsFinal) {
             validated = earlier.validated;
