@@ -448,6 +448,9 @@ class FleetFacts implements PolicyFacts {
   inventoryLookup(key: string, field: string, valueKey: string) {
     return this.cluster.inventoryLookup(key, field, valueKey);
   }
+  inventoryLeftOut(key: string, field: string, valueKey: string) {
+    return this.cluster.inventoryLeftOut(key, field, valueKey);
+  }
 }
 
 /** The facts a fleet policy is judged with on a cluster. */

@@ -7,7 +7,7 @@ import type { WithoutSnapshot } from "../clusters/index.js";
 import type { EnforcementMode, Finding, Policy } from "../policy/index.js";
 import type { SnapshotView } from "../snapshot/view.js";
 import { exceptionFor, indexExceptions, type ExceptionIndex } from "../exceptions/index.js";
-import { policySetOf, type PolicyOutcome } from "../vap/index.js";
+import { policySetOf, ReviewSession, type PolicyOutcome } from "../vap/index.js";
 import { fleetFacts, stricter, type ClusterFleet } from "../fleet/index.js";
 
 export type { WithoutSnapshot };
@@ -28,6 +28,8 @@ export interface ReviewContext {
   now: number;
   /** What the fleet binds on this cluster (shared/fleet), judged beside the cluster's own policies; the cluster cannot weaken it. */
   fleet?: ClusterFleet | undefined;
+  /** The review's one budget and its final evaluations, across the rounds the function judges it in (functions/routes/validate.ts); absent: this judgement alone. */
+  session?: ReviewSession;
 }
 
 /**
@@ -94,9 +96,15 @@ const FLEET_IGNORED_ANNOTATION = "fleet.ignored-settings";
  * made stricter where the cluster's settings ask (Warn to Deny), never
  * weaker; a setting that would weaken one is named in `ignored`.
  */
-function fleetResults(request: AdmissionRequest, fleet: ClusterFleet, view: SnapshotView, ignored: Set<string>): { results: PolicyResult[]; skipped: SkippedResult[]; auditAnnotations: Record<string, string> } {
+function fleetResults(
+  request: AdmissionRequest,
+  fleet: ClusterFleet,
+  view: SnapshotView,
+  ignored: Set<string>,
+  session: ReviewSession,
+): { results: PolicyResult[]; skipped: SkippedResult[]; auditAnnotations: Record<string, string> } {
   const exemptedBy = (policy: string) => (fleet.exceptions.size === 0 ? undefined : exceptionFor(fleet.exceptions, policy, request));
-  const outcome = fleet.set.evaluate(request, fleetFacts(fleet, view), (policy) => exemptedBy(policy) !== undefined);
+  const outcome = fleet.set.evaluate(request, fleetFacts(fleet, view), (policy) => exemptedBy(policy) !== undefined, undefined, session);
   const results: PolicyResult[] = [];
   const skipped: SkippedResult[] = [];
   for (const raw of outcome.outcomes) {
@@ -278,8 +286,11 @@ export function review(request: AdmissionRequest, context: ReviewContext): Revie
     warnings.push(message);
   }
   const ignored = new Set<string>();
-  const fromFleet = fleet && fleetMatches ? fleetResults(request, fleet, snapshot.view, ignored) : undefined;
-  const edge = policySet?.evaluate(request, snapshot.view, (policy) => exceptionOf(snapshot.view, policy, request) !== undefined, context.edgePolicy);
+  // One budget for the fleet's policies (first: a cluster's own cannot spend what they need) and the cluster's, in every round.
+  const session = context.session ?? new ReviewSession();
+  session.missed = () => snapshot.view.missed;
+  const fromFleet = fleet && fleetMatches ? fleetResults(request, fleet, snapshot.view, ignored, session) : undefined;
+  const edge = policySet?.evaluate(request, snapshot.view, (policy) => exceptionOf(snapshot.view, policy, request) !== undefined, context.edgePolicy, session);
   const results: PolicyResult[] = [...(fromFleet?.results ?? [])];
   const skipped: SkippedResult[] = [...(fromFleet?.skipped ?? [])];
   for (const result of [...evaluate(request, matched, snapshot.view, fleet), ...vapResults(edge?.outcomes ?? [])]) {

@@ -26,6 +26,7 @@ import type { KubeObject } from "./object.js";
 import { collectPolicyObjects, usedByPolicies } from "./policies.js";
 import { parseQuantity, QuantityError, type Quantity } from "../../k8s/quantity/index.js";
 import { EXCEPTION_GROUP, EXCEPTION_KIND, exceptionObjectSchema, type Exception } from "../../exceptions/index.js";
+import { slashedNameProblem } from "./policies.js";
 
 export const SETTINGS_CONFIGMAP = "edgeadmit-settings";
 
@@ -352,6 +353,10 @@ export class SnapshotBuilder {
       const exception = this.#decode(exceptionObjectSchema, object, problems);
       if (!exception) return true;
       const name = exception.metadata.name;
+      if (name.includes("/")) {
+        problems.push(slashedNameProblem(EXCEPTION_KIND, name));
+        return true;
+      }
       if (Object.hasOwn(this.#exceptions, name)) problems.push(`${EXCEPTION_KIND} ${name}: an exception of that name came before; this one wins`);
       this.#exceptions[name] = exception.spec;
     } else if (group === "" && kind === "ConfigMap" && named.safeParse(object).data?.metadata.name === SETTINGS_CONFIGMAP) {
