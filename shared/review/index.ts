@@ -104,7 +104,7 @@ function fleetResults(
   session: ReviewSession,
 ): { results: PolicyResult[]; skipped: SkippedResult[]; auditAnnotations: Record<string, string> } {
   const exemptedBy = (policy: string) => (fleet.exceptions.size === 0 ? undefined : exceptionFor(fleet.exceptions, policy, request));
-  const outcome = fleet.set.evaluate(request, fleetFacts(fleet, view), (policy) => exemptedBy(policy) !== undefined, undefined, session);
+  const outcome = fleet.set.evaluate(request, fleetFacts(fleet, view, view.settings.fleetInventory), (policy) => exemptedBy(policy) !== undefined, undefined, session);
   const results: PolicyResult[] = [];
   const skipped: SkippedResult[] = [];
   for (const raw of outcome.outcomes) {

@@ -112,6 +112,14 @@ const settingsSchema = z.object({
   /** A snapshot older than this gets `onStale`. */
   maxAgeSeconds: z._default(z.number().check(z.int(), z.minimum(60)), DEFAULT_MAX_AGE_SECONDS),
   onStale: z._default(z.enum(["Warn", "Deny"]), "Warn"),
+  /**
+   * The inventory kinds (`<apiVersion>/<kind>`) the cluster's owner lets the
+   * fleet's policies read; absent or empty: none (shared/fleet). Set in the
+   * cluster (its settings ConfigMap), where no operator key reaches.
+   * Written to functions that read it (shared/version WRITTEN_FEATURES);
+   * 0.1.0 drops it, and lets fleet policies read every kind, as it did.
+   */
+  fleetInventory: z.optional(z.array(z.string().check(z.maxLength(300))).check(z.maxLength(100))),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 

@@ -167,6 +167,12 @@ export const WRITTEN_FEATURES = {
    * it did.
    */
   inventoryLeftOutValues: "0.2.0",
+  /**
+   * The settings' `fleetInventory`: the kinds the cluster's owner lets fleet
+   * policies read (docs/fleet.md). 0.1.0 drops it when it reads it, and lets
+   * fleet policies read every kind of the cluster's inventory, as it did.
+   */
+  fleetInventoryAllowance: "0.2.0",
 } as const;
 export type WrittenFeature = keyof typeof WRITTEN_FEATURES;
 

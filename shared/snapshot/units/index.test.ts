@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
 import { wrapReview } from "../../admission/wrap.js";
 import { affinityClassDefinitionsPolicy } from "../../../policies/affinity-class-definitions/index.js";
 import { admissionRequestSchema } from "../../admission/index.js";
@@ -274,6 +275,33 @@ describe("the inventory in units", () => {
       const part = parts.cluster;
       const withValues = { ...part, inventory: { ...part.inventory, [KIND]: { ...part.inventory[KIND]!, leftOut: { ...part.inventory[KIND]!.leftOut!, values: { [FIELD]: values } } } } };
       expect(decodeUnit(CLUSTER_UNIT, withValues)).toEqual({ ok: false, error: `inventory ${KIND}: leftOut.values travel in their index buckets, not in the cluster part` });
+    });
+  });
+
+  describe("the kinds a cluster's owner lets fleet policies read (issue 33)", () => {
+    const objectsFromYaml = (text: string) => parseAllDocuments(text).map((doc) => doc.toJS() as KubeObject);
+    const settings = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: edgeadmit-settings, namespace: edgeadmit-system}
+data: {fleetInventory: "networking.k8s.io/v1/Ingress, v1/Service\\n v1/Service", maxAgeSeconds: "600"}`;
+    const { snapshot, problems } = buildSnapshot(objectsFromYaml(settings), { generation: 1, builtAt: "2026-01-01T00:00:00Z", settingsNamespace: "edgeadmit-system" });
+
+    it("are read from the settings ConfigMap, each once, and travel in the cluster part", () => {
+      expect(problems).toEqual([]);
+      expect(snapshot.settings).toEqual({ policies: {}, maxAgeSeconds: 600, onStale: "Warn", fleetInventory: ["networking.k8s.io/v1/Ingress", "v1/Service"] });
+      expect(splitSnapshot(snapshot).cluster.settings.fleetInventory).toEqual(["networking.k8s.io/v1/Ingress", "v1/Service"]);
+    });
+
+    it("to a function that does not read them (0.1.0), the units are exactly those of settings without them", async () => {
+      const { fleetInventory: _kinds, ...without } = snapshot.settings;
+      expect(await encodeSnapshot(snapshot, writableTo(parseRelease("0.1.0")!))).toEqual(await encodeSnapshot({ ...snapshot, settings: without }));
+    });
+
+    it("a kind that is not <apiVersion>/<kind> is skipped and said", () => {
+      const bad = settings.replace(/fleetInventory: "[^"]*"/, 'fleetInventory: "Service, v1/Service"');
+      expect(buildSnapshot(objectsFromYaml(bad), { generation: 1, builtAt: "2026-01-01T00:00:00Z", settingsNamespace: "edgeadmit-system" }).problems).toEqual([
+        'ConfigMap edgeadmit-settings data.fleetInventory: "Service" is not <apiVersion>/<kind>, e.g. networking.k8s.io/v1/Ingress or v1/Service',
+      ]);
     });
   });
 

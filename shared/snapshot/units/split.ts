@@ -65,6 +65,10 @@ export function splitSnapshot(snapshot: Snapshot, features: ReadonlySet<WrittenF
     }
   }
   cluster["inventory"] = clusterInventory(cluster["inventory"] as Snapshot["inventory"], leftOutValues);
+  if (!features.has("fleetInventoryAllowance") && snapshot.settings.fleetInventory !== undefined) {
+    const { fleetInventory: _allowance, ...settings } = snapshot.settings;
+    cluster["settings"] = settings;
+  }
   return { cluster: cluster as ClusterPart, shards, classReferences: new Map(Object.entries(affinityClassReferences(snapshot))), inventory: inventoryUnits(snapshot.inventory, leftOutValues) };
 }
 
