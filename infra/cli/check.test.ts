@@ -91,6 +91,45 @@ describe("edgeadmit check", () => {
     });
   });
 
+  it("judges no Secret, as the function judges none: a policy matching Secrets and ConfigMaps judges the ConfigMap only, one matching Secrets only is not bound", async () => {
+    const policy = (name: string, resources: string, expression: string) => `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: ${name}}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: ${resources}}
+  validations:
+  - {expression: "${expression}", message: "needs labels"}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: ${name}}
+spec: {policyName: ${name}, validationActions: [Deny]}
+---
+`;
+    const input = `${policy("labelled", "[configmaps, secrets]", "has(object.metadata.labels)")}${policy("peek", "[secrets]", "false")}apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: shop}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: db, namespace: shop}
+data: {password: aHVudGVyMg==}
+`;
+    expect(await runCli(["check", "-f", "-"], input)).toEqual({
+      code: 1,
+      stdout: [
+        "<stdin>:31  ConfigMap shop/settings  labelled  Deny  ValidatingAdmissionPolicy 'labelled' with binding 'labelled' denied request: needs labels",
+        "",
+        "2 objects checked: 1 Deny, 0 Warn, 0 Audit",
+        "",
+      ].join("\n"),
+      stderr:
+        'warning: ValidatingAdmissionPolicy \'peek\': spec.matchConstraints.resourceRules match only secrets, whose admission requests carry credentials: edgeadmit never judges them, and its webhook configuration never sends them (docs/validating-admission-policies.md, "Credentials are never judged"); not enforced\n',
+    });
+  });
+
   // pkg/cel/environment/base.go:179: ext.Lists v3 (sort) is in the environment from Kubernetes 1.34.
   it("--kubernetes-version compiles the policies with that version's CEL environment; without it, 1.34's", async () => {
     const yaml = VAP_AND_DEPLOYMENTS.replace("expression: object.spec.replicas <= 5", "expression: '[object.spec.replicas, 5].sort()[1] == 5'");

@@ -6,7 +6,7 @@ import { clusterIdError } from "../../shared/clusters/index.js";
 import type { NamedRule } from "../../shared/vap/index.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { uncoveredPolicyRules, type WebhookRule } from "../../shared/vap/coverage.js";
-import { CREDENTIAL_RESOURCES, withoutCredentials } from "../../shared/admission/credentials.js";
+import { CREDENTIAL_RESOURCES, credentialsReached, describeCredential, withoutCredentials } from "../../shared/admission/credentials.js";
 
 export { uncoveredPolicyRules, type WebhookRule };
 
@@ -80,6 +80,17 @@ export function webhookRules(policyRules: ReadonlyArray<{ policy: string; rule: 
   for (const { policy, rule } of policyRules)
     for (const part of withoutCredentials(rule)) if (uncoveredPolicyRules(rules, [{ policy, rule: part }]).length > 0) rules.push(asWebhookRule(part));
   return rules;
+}
+
+/** One line per policy whose rules match credential resources: what the configuration does not send it, and why. */
+export function credentialsNotSent(policyRules: ReadonlyArray<{ policy: string; rule: NamedRule }>): string[] {
+  const byPolicy = new Map<string, Set<string>>();
+  for (const { policy, rule } of policyRules)
+    for (const credential of credentialsReached(rule)) byPolicy.set(policy, (byPolicy.get(policy) ?? new Set()).add(describeCredential(credential)));
+  return [...byPolicy].map(
+    ([policy, names]) =>
+      `ValidatingAdmissionPolicy '${policy}' matches ${[...names].join(", ")}, which carry credentials: not sent to the edge, nor judged there (docs/validating-admission-policies.md, "Credentials are never judged")`,
+  );
 }
 
 /**
