@@ -13,6 +13,7 @@ import { CREDENTIAL_GROUP_RESOURCES } from "../../shared/admission/credentials.j
 import { generateKeyPair } from "../../shared/signing/index.js";
 import { startLocalWorker, type LocalWorker, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
 import { runCli } from "../../test/node/support/test-io.js";
+import { corePolicy, ONLY_SECRETS, PEEK } from "../../test/support/credentials.js";
 import { credentialMatchConditions, webhookRules, type WebhookRule } from "../webhook/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "edgeadmit-webhook-config-"));
@@ -20,22 +21,14 @@ const operatorKey = join(dir, "operator.key");
 let worker: LocalWorker;
 const target = () => ["--endpoint", worker.url, "--operator-key", operatorKey];
 
-const policy = (name: string, rules: string) => `apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: ${name}}
-spec:
-  matchConstraints:
-    resourceRules: ${rules}
-  validations:
-  - {expression: "!has(object.data) || !object.data.password.startsWith('aHVudGVy')", message: "the password starts with h"}
+/** A fleet policy on `resources` of the core group, bound in Audit on env=prod. */
+const policy = (name: string, resources: string) => `${corePolicy(name, resources, PEEK)}
 ---
 apiVersion: edgeadmit.io/v1alpha1
 kind: EdgeAdmissionPolicyBinding
 metadata: {name: ${name}}
 spec: {policyName: ${name}, clusterSelector: {matchLabels: {env: prod}}, validationActions: [Audit]}
 `;
-
-const CORE_RULE = (resources: string) => `[{apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: ${resources}}]`;
 
 beforeAll(async () => {
   const made = await runCli(["operator", "keygen", "--out", dir]);
@@ -54,20 +47,19 @@ describe("webhook-config --operator-key with fleet policies that match Secrets",
   it("refuses, at fleet apply, a policy that can match only Secrets, before sending it", async () => {
     const set = join(dir, "secrets-only");
     mkdirSync(set);
-    writeFileSync(join(set, "peek.yaml"), policy("peek", CORE_RULE("[secrets]")));
+    writeFileSync(join(set, "peek.yaml"), policy("peek", "[secrets]"));
     expect(await runCli(["fleet", "apply", "-f", set, ...target()])).toEqual({
       code: 1,
       stdout: "",
-      stderr:
-        'edgeadmit fleet apply: the fleet set cannot be applied: ValidatingAdmissionPolicy \'peek\': spec.matchConstraints.resourceRules match only secrets, whose admission requests carry credentials: edgeadmit never judges them, and its webhook configuration never sends them (docs/validating-admission-policies.md, "Credentials are never judged")\n',
+      stderr: `edgeadmit fleet apply: the fleet set cannot be applied: ValidatingAdmissionPolicy 'peek': ${ONLY_SECRETS}\n`,
     });
   });
 
   it("renders their other resources only, with matchConditions that skip every credential kind, names what it left out, and the rules cover the policies", async () => {
     const set = join(dir, "also-secrets");
     mkdirSync(set);
-    writeFileSync(join(set, "named.yaml"), policy("named", CORE_RULE("[configmaps, secrets]")));
-    writeFileSync(join(set, "every-core.yaml"), policy("every-core", CORE_RULE('["*"]')));
+    writeFileSync(join(set, "named.yaml"), policy("named", "[configmaps, secrets]"));
+    writeFileSync(join(set, "every-core.yaml"), policy("every-core", '["*"]'));
     expect((await runCli(["fleet", "apply", "-f", set, ...target()])).code).toBe(0);
 
     const rendered = await runCli(["webhook-config", "--url", "https://edgeadmit.example.com", "--cluster", "prod", ...target()]);

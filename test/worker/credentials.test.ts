@@ -12,35 +12,20 @@ import { fleetSetOf } from "../../shared/fleet/index.js";
 import { operatorHeaders, type Credentials } from "../support/registry.js";
 import { currentFleet, fleetChange, registered } from "../support/fleet.js";
 import { dispatch, objectsFromYaml } from "../support/worker.js";
+import { corePolicy, LABELLED, ONLY_SECRETS, PEEK } from "../support/credentials.js";
 
 const LABELS = { credentials: "never-judged" };
-
-const policy = (name: string, resources: string, validation: string) => `apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: ${name}}
-spec:
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: ${resources}}
-  validations:
-  - ${validation}`;
 
 const binding = (kind: "cluster" | "fleet", name: string, actions: string) => `apiVersion: edgeadmit.io/v1alpha1
 kind: EdgeAdmissionPolicyBinding
 metadata: {name: ${name}}
 spec: {policyName: ${name}, ${kind === "fleet" ? "clusterSelector: {matchLabels: {credentials: never-judged}}, " : ""}validationActions: [${actions}]}`;
 
-/** What the exploit of the issue did: a test on a Secret's value, read back from warnings or verdict counts. */
-const PEEK = `{expression: "!has(object.data) || !object.data.password.startsWith('aHVudGVy')", message: "the password starts with h"}`;
-const LABELLED = `{expression: "has(object.metadata.labels)", message: "needs labels"}`;
-
 const SECRET = { apiVersion: "v1", kind: "Secret", metadata: { name: "db", namespace: "shop" }, type: "Opaque", data: { password: "aHVudGVyMg==" }, stringData: { token: "s3cr3t-value" } };
 const CONFIGMAP = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "settings", namespace: "shop" }, data: { mode: "fast" } };
 
 const SECRETS_WHY =
   "edgeadmit: allowed unjudged: secrets carry credentials (data and stringData), which edgeadmit never judges; its ValidatingWebhookConfiguration should not send them: render it again with edgeadmit webhook-config";
-const ONLY_SECRETS =
-  'spec.matchConstraints.resourceRules match only secrets, whose admission requests carry credentials: edgeadmit never judges them, and its webhook configuration never sends them (docs/validating-admission-policies.md, "Credentials are never judged")';
 
 let cluster: Credentials;
 
@@ -64,14 +49,14 @@ beforeAll(async () => {
     LABELS,
     [
       "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}",
-      policy("peek-secrets", "[secrets]", PEEK),
+      corePolicy("peek-secrets", "[secrets]", PEEK),
       binding("cluster", "peek-secrets", "Warn"),
-      policy("labelled", "[configmaps, secrets]", LABELLED),
+      corePolicy("labelled", "[configmaps, secrets]", LABELLED),
       binding("cluster", "labelled", "Warn"),
     ].join("\n---\n"),
   );
   // The fleet's Audit policy that also matches Secrets: accepted, judged without them.
-  const applied = await fleetChange({ op: "apply", set: fleetSetOf(objectsFromYaml([policy("fleet-peek", "[configmaps, secrets]", PEEK.replace("!has(object.data) ||", "false &&")), binding("fleet", "fleet-peek", "Audit")].join("\n---\n"))) });
+  const applied = await fleetChange({ op: "apply", set: fleetSetOf(objectsFromYaml([corePolicy("fleet-peek", "[configmaps, secrets]", PEEK.replace("!has(object.data) ||", "false &&")), binding("fleet", "fleet-peek", "Audit")].join("\n---\n"))) });
   expect(applied.status).toBe(200);
 }, 120_000);
 
@@ -91,13 +76,13 @@ describe("a policy that can match only credentials", () => {
   it("of the fleet's is refused at apply with a message naming it, and nothing changes", async () => {
     const before = await currentFleet();
     for (const rules of ["[secrets]", "[secrets, serviceaccounts/token]"]) {
-      const set = fleetSetOf(objectsFromYaml([policy("fleet-secrets", rules, PEEK), binding("fleet", "fleet-secrets", "Audit")].join("\n---\n")));
+      const set = fleetSetOf(objectsFromYaml([corePolicy("fleet-secrets", rules, PEEK), binding("fleet", "fleet-secrets", "Audit")].join("\n---\n")));
       const refused = await fleetChange({ op: "apply", set });
       const matched = rules.includes("token") ? ONLY_SECRETS.replace("only secrets,", "only secrets, serviceaccounts/token,") : ONLY_SECRETS;
       expect(refused).toEqual({ status: 400, body: { error: `the fleet set cannot be applied: ValidatingAdmissionPolicy 'fleet-secrets': ${matched}; nothing changed` } });
     }
     // Over every group, a rule naming secrets names nothing else.
-    const everyGroup = fleetSetOf(objectsFromYaml([policy("fleet-secrets", "[secrets]", PEEK).replace('apiGroups: [""]', 'apiGroups: ["*"]'), binding("fleet", "fleet-secrets", "Audit")].join("\n---\n")));
+    const everyGroup = fleetSetOf(objectsFromYaml([corePolicy("fleet-secrets", "[secrets]", PEEK).replace('apiGroups: [""]', 'apiGroups: ["*"]'), binding("fleet", "fleet-secrets", "Audit")].join("\n---\n")));
     expect((await fleetChange({ op: "apply", set: everyGroup })).status).toBe(400);
     expect(await currentFleet()).toEqual(before);
   });
