@@ -67,8 +67,8 @@ the apiserver sends the function everything they match, but for credentials:
 no rule names secrets, serviceaccounts/token or tokenreviews (a wildcard in
 the core group or authentication.k8s.io is written out as what Kubernetes
 serves there), and matchConditions skip Secrets, TokenRequests and
-TokenReviews whatever the rules say (docs/validating-admission-policies.md, "Credentials are never
-judged"); a policy that matches them is named on stderr.
+TokenReviews whatever the rules say; a policy that matches them is named on
+stderr (docs/validating-admission-policies.md, Credentials are never judged).
 Defaults: --failure-policy Fail, --timeout ${DEFAULT_TIMEOUT_SECONDS}. kube-system and ${JOB_NAMESPACE} are
 never judged, so the sync job can always run (docs/operations.md: when the
 function is unreachable).

@@ -109,7 +109,7 @@ export const CREDENTIAL_GROUP_RESOURCES: Readonly<Record<string, readonly string
 };
 
 /** `secrets`, `serviceaccounts/token`: a credential resource as a rule's resources name it. */
-export const credentialEntry = (credential: CredentialResource): string => (credential.subresource === "" ? credential.resource : `${credential.resource}/${credential.subresource}`);
+const credentialEntry = (credential: CredentialResource): string => (credential.subresource === "" ? credential.resource : `${credential.resource}/${credential.subresource}`);
 
 /** How messages name a credential resource: `secrets`, `tokenreviews.authentication.k8s.io`. */
 export const describeCredential = (credential: CredentialResource): string => `${credentialEntry(credential)}${credential.group === "" ? "" : `.${credential.group}`}`;

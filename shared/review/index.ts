@@ -251,7 +251,7 @@ export function judged(request: AdmissionRequest, policies: readonly Policy[], v
 }
 
 /** The audit annotation that says why a request that carries credentials was allowed unjudged. */
-export const CREDENTIALS_ANNOTATION = "credentials-not-judged";
+const CREDENTIALS_ANNOTATION = "credentials-not-judged";
 
 /**
  * The outcome of a request that carries credentials (shared/admission/credentials.ts):
