@@ -4,7 +4,7 @@
 import { Hono } from "hono/tiny";
 import type { Context } from "hono";
 import { decodeAdmissionReview, encodeAdmissionResponse, type AdmissionRequest, type Decision } from "../../shared/admission/index.js";
-import { judged, review, type ReviewContext, type ReviewOutcome } from "../../shared/review/index.js";
+import { judged, review, unjudgedCredentials, type ReviewContext, type ReviewOutcome } from "../../shared/review/index.js";
 import { InvalidObjectError } from "../../shared/k8s/workload/index.js";
 import { MAX_LOAD_ROUNDS } from "../../shared/inventory/index.js";
 import { reviewUnits, SnapshotView, type LoadedUnit } from "../../shared/snapshot/index.js";
@@ -135,6 +135,9 @@ async function judge(c: Context<AuthEnv>) {
   const decoded = decodeAdmissionReview(new TextDecoder().decode(body.bytes));
   if (!decoded.ok) return failed(400, decoded.error);
   const { request } = decoded.review;
+  // A request that carries credentials is answered before anything reads more of it: no policy, no count, no log line.
+  const unjudged = unjudgedCredentials(request);
+  if (unjudged !== undefined) return c.json(encodeAdmissionResponse(decoded.review, unjudged.decision));
 
   const policies = policy ? [policy] : edgePolicy !== undefined ? [] : POLICIES;
   const only = policy ? { withPolicySet: false } : edgePolicy !== undefined ? { edgePolicy } : {};

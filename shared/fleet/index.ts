@@ -9,6 +9,7 @@
 // the cluster's own policies.
 import * as z from "zod/mini";
 import { describeZodError } from "../zod/index.js";
+import { onlyCredentialsProblem } from "../admission/credentials.js";
 import { selectorMatches, type Labels } from "../k8s/labels/index.js";
 import { labelSelectorSchema } from "../k8s/schemas/index.js";
 import { exceptionObjectSchema, indexExceptions, type Exception, type ExceptionIndex } from "../exceptions/index.js";
@@ -175,6 +176,8 @@ export function fleetSetProblems(set: FleetSet): string[] {
       continue;
     }
     names.add(parsed.data.metadata.name);
+    const credentialsOnly = onlyCredentialsProblem(parsed.data.spec.matchConstraints.resourceRules);
+    if (credentialsOnly !== undefined) problems.push(`${POLICY_KIND} '${parsed.data.metadata.name}': ${credentialsOnly}`);
     const kind = parsed.data.spec.paramKind;
     if (!kind) continue;
     paramKinds.add(`${kind.apiVersion}/${kind.kind}`);

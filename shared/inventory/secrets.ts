@@ -17,6 +17,8 @@
 //
 // ConfigMaps are not secret by Kubernetes' design (RBAC and encryption at
 // rest treat them as plain data), so their data travels when declared.
+import { CREDENTIAL_RESOURCES } from "../admission/credentials.js";
+
 /** A field path as paths.ts parses it (its steps: names, or a symbol for [*]). */
 interface Path {
   readonly text: string;
@@ -36,8 +38,8 @@ export const NEVER_PROJECTED: readonly (readonly string[])[] = [
 
 /** The only paths of a Secret that travel (besides apiVersion and kind), and whatever lies inside them. */
 const SECRET_KEPT: readonly (readonly string[])[] = [["apiVersion"], ["kind"], ["metadata", "name"], ["metadata", "namespace"], ["metadata", "labels"], ["type"]];
-/** Kinds of which nothing but the identity travels: they carry bearer tokens (group/kind, the kind lowercased). */
-const TOKEN_KINDS = new Set(["authentication.k8s.io/tokenrequest", "authentication.k8s.io/tokenreview"]);
+/** Kinds of which nothing but the identity travels: they carry bearer tokens (the credential kinds but Secret, shared/admission/credentials.ts; group/kind, the kind lowercased). */
+const TOKEN_KINDS = new Set(CREDENTIAL_RESOURCES.filter(({ kind }) => kind.group !== "").map(({ kind }) => `${kind.group}/${kind.kind.toLowerCase()}`));
 
 /**
  * The group and kind this rule keys on, whatever the spelling: the core

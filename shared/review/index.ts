@@ -3,6 +3,7 @@
 // shared/vap/dispatcher, which it calls). Policies report findings; only here
 // does configuration turn a finding into Deny, Warn or Audit.
 import { truncateUtf8, utf8Length, MAX_WARNINGS_TOTAL_BYTES, type AdmissionRequest, type Decision } from "../admission/index.js";
+import { credentialOf, describeCredential } from "../admission/credentials.js";
 import type { WithoutSnapshot } from "../clusters/index.js";
 import type { EnforcementMode, Finding, Policy } from "../policy/index.js";
 import type { SnapshotView } from "../snapshot/view.js";
@@ -257,8 +258,29 @@ export function judged(request: AdmissionRequest, policies: readonly Policy[], v
   );
 }
 
-/** The whole review of one request: the built-in policies, and the cluster's own policies bound at the edge. */
+/** The audit annotation that says why a request that carries credentials was allowed unjudged. */
+const CREDENTIALS_ANNOTATION = "credentials-not-judged";
+
+/**
+ * The outcome of a request that carries credentials (shared/admission/credentials.ts):
+ * allowed, judged by no policy, with why as a warning and an audit annotation;
+ * undefined for any other request. It reads the request's resource and kind,
+ * never its objects, and its words are fixed: nothing of the request in them.
+ */
+export function unjudgedCredentials(request: Pick<AdmissionRequest, "kind" | "resource" | "subResource">): ReviewOutcome | undefined {
+  const credential = credentialOf(request);
+  if (credential === undefined) return undefined;
+  const why = `edgeadmit: allowed unjudged: ${describeCredential(credential)} carry credentials (${credential.carries}), which edgeadmit never judges; its ValidatingWebhookConfiguration should not send them: render it again with edgeadmit webhook-config`;
+  return { decision: { allowed: true, warnings: [why], auditAnnotations: { [CREDENTIALS_ANNOTATION]: why } }, results: [], skipped: [] };
+}
+
+/**
+ * The whole review of one request: the built-in policies, and the cluster's
+ * own policies bound at the edge; a request that carries credentials none of them.
+ */
 export function review(request: AdmissionRequest, context: ReviewContext): ReviewOutcome {
+  const unjudged = unjudgedCredentials(request);
+  if (unjudged !== undefined) return unjudged;
   const { cluster, snapshot } = context;
   const fleet = context.fleet;
   const matched = matchPolicies(request, context.policies, snapshot?.view, fleet);

@@ -7,31 +7,12 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { wrapReview } from "../../shared/admission/wrap.js";
 import { fleetSetOf } from "../../shared/fleet/index.js";
 import { importPrivateKey, signRequest } from "../../shared/signing/index.js";
-import { dispatch, fullPushBodies, objectsFromYaml, snapshotOf } from "../support/worker.js";
+import { dispatch, objectsFromYaml } from "../support/worker.js";
 import { claim, workload } from "../support/judge.js";
 import { stringify } from "yaml";
-import { applied, credentials, operatorHeaders, operatorPublicKey, type Credentials } from "../support/registry.js";
+import { operatorHeaders, operatorPublicKey, type Credentials } from "../support/registry.js";
+import { currentFleet as current, fleetChange, FLEET_PATH, registered, sendFleet, signedFleet } from "../support/fleet.js";
 import { generateKeyPair } from "../../shared/signing/index.js";
-
-const FLEET_PATH = "/v1/registry/fleet";
-
-/** A signed fleet change, ready to send (and to send again). */
-async function signedFleet(change: Record<string, unknown>, options: { key?: string; timestamp?: number } = {}) {
-  const body = new TextEncoder().encode(JSON.stringify({ requestId: crypto.randomUUID(), ...change }));
-  return { body, headers: { ...(await operatorHeaders("POST", FLEET_PATH, body, options)), "content-type": "application/json" } };
-}
-const sendFleet = (request: { body: Uint8Array; headers: Record<string, string> }) => dispatch(FLEET_PATH, { method: "POST", body: request.body, headers: request.headers });
-
-async function fleetChange(change: Record<string, unknown>): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await sendFleet(await signedFleet(change));
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
-
-async function current(): Promise<{ revision: number; stages?: Record<string, number>; change?: string }> {
-  const response = await dispatch(FLEET_PATH, { headers: await operatorHeaders("GET", FLEET_PATH, new Uint8Array()) });
-  expect(response.status).toBe(200);
-  return response.json();
-}
 
 /** A Deployment policy: `object` must carry label `key`. */
 const requireLabel = (name: string, key: string) => `apiVersion: admissionregistration.k8s.io/v1
@@ -77,19 +58,6 @@ const SETTINGS = (data: string) => `apiVersion: v1
 kind: ConfigMap
 metadata: {name: edgeadmit-settings, namespace: edgeadmit-system}
 data: {${data}}`;
-
-/** Registers `cluster` with `labels` and pushes a snapshot of `yaml` signed with its key. */
-async function registered(cluster: string, labels: Record<string, string>, yaml = "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}", overrides: Parameters<typeof snapshotOf>[1] = {}): Promise<Credentials> {
-  const c = await credentials();
-  await applied([{ op: "add", cluster, registration: { publicKey: c.publicKey, tokenHashes: [c.tokenHash], labels } }]);
-  const key = await importPrivateKey(c.privateKeyPem);
-  for (const text of await fullPushBodies(snapshotOf(objectsFromYaml(yaml), overrides))) {
-    const bytes = new TextEncoder().encode(text);
-    const response = await dispatch(`/v1/${cluster}/snapshot`, { method: "PUT", body: bytes, headers: await signRequest(key, "PUT", cluster, bytes, Math.floor(Date.now() / 1000)) });
-    expect(response.status).toBe(200);
-  }
-  return c;
-}
 
 const DENIED_TEAM = "ValidatingAdmissionPolicy 'require-team' with binding 'fleet/baseline-team' denied request: every Deployment needs a team label";
 
