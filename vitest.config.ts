@@ -94,7 +94,7 @@ export default defineConfig(async () => {
               miniflare: { bindings: { ...clusters.bindings, OPERATOR_THRESHOLD: "2" } },
             }),
           ],
-          test: { name: "worker-threshold", include: ["test/worker-threshold/**/*.test.ts"], isolate: false, testTimeout: 60_000, hookTimeout: 60_000 },
+          test: { name: "worker-threshold", include: ["test/worker-threshold/**/*.test.ts"], isolate: false, setupFiles: ["./test/support/fast-check.setup.ts"], testTimeout: 60_000, hookTimeout: 60_000 },
         },
       ],
     },
