@@ -19,7 +19,9 @@ type LogEvent =
   /** A push by a current key dropped a stored generation whose signer the registration no longer lists; the operator's reset of a cluster's snapshot. */
   | { event: "snapshot-started-over"; cluster: string; generation: number; reason: string }
   | { event: "snapshot-reset"; cluster: string; status: number; generation?: number | null; reason?: string }
-  | { event: "fleet-change"; status: number; peer?: string; change: string; revision?: number; reason?: string; durationMs: number };
+  | { event: "fleet-change"; status: number; peer?: string; change: string; revision?: number; reason?: string; durationMs: number }
+  /** An automatic promotion made a policy active on clusters whose pushed webhook rules do not send it (functions/registry/coverage.ts). */
+  | { event: "fleet-coverage"; change: string; cluster?: string; missing?: string[]; clusters?: string[]; reason: string };
 
 const MAX_FIELD_BYTES = 200;
 

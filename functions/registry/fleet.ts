@@ -58,6 +58,13 @@ const stagedAtOf = (revision: FleetRevision, binding: string): number => revisio
  */
 export type WaveFindings = (binding: FleetBinding, stage: number, fromHour: number) => number;
 
+/** An automatic promotion just written: the binding, the wave it moved to, and the revision's change. */
+export interface AutomaticPromotion {
+  binding: FleetBinding;
+  wave: number;
+  change: string;
+}
+
 export class FleetTables {
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -145,11 +152,13 @@ export class FleetTables {
    * the policy counted a finding (deny, warn, audit or error) on a cluster of
    * that wave since the hour the wave began: the wave's clusters met nothing
    * the next wave's stricter actions would deny unexpectedly. A binding held
-   * back stays until an operator promotes, rolls back or applies.
+   * back stays until an operator promotes, rolls back or applies. Answers
+   * the promotions it wrote.
    */
-  promoteDue(now: number, findings: WaveFindings): void {
+  promoteDue(now: number, findings: WaveFindings): AutomaticPromotion[] {
     const row = this.row();
-    if (!row || (this.due?.revision === row.revision && now < this.due.at)) return;
+    if (!row || (this.due?.revision === row.revision && now < this.due.at)) return [];
+    const promotions: AutomaticPromotion[] = [];
     this.storage.transactionSync(() => {
       let current = revisionOf(row);
       let at = Infinity;
@@ -173,6 +182,7 @@ export class FleetTables {
           change: `promote ${name} to wave ${stage + 1} (automatic: ${after} in wave ${stage} without a finding)`,
         };
         this.recordAutomatic(this.write(current.revision + 1, next, now), next.change, now);
+        promotions.push({ binding, wave: stage + 1, change: next.change });
         current = revisionOf(this.row()!);
         // The next wave's own promoteAfter counts from now.
         const following = waves[stage + 1]?.promoteAfter;
@@ -180,6 +190,7 @@ export class FleetTables {
       }
       this.due = { revision: current.revision, at };
     });
+    return promotions;
   }
 
   since(since: number): FleetSince {

@@ -22,6 +22,8 @@ import { CountTables, type CountQuery, type CountSum } from "./counts.js";
 import { PeerTables, type LastPeer, type PeerSighting } from "./peers.js";
 import type { CountRow } from "../../shared/counts/index.js";
 import { APPLIED_CHANGE_TABLE, recordChange, REPLAYED } from "./replay.js";
+import { warnUncovered } from "./coverage.js";
+import type { StoreEnv } from "../store/cache.js";
 
 export interface StoredRegistration {
   cluster: string;
@@ -54,6 +56,8 @@ export interface AppliedChange {
   op: Change["op"];
   cluster: string;
   revision: number;
+  /** A label change's removals the cluster had no label for: nothing to remove, the rest applied (as kubectl label says `label "x" not found.`). */
+  absentLabels?: string[];
 }
 
 /** Who signed an operator's request, as the route verified it, and what the deployment asks of signers (OPERATOR_KEYS, OPERATOR_THRESHOLD). */
@@ -137,7 +141,7 @@ interface RegistrationRow extends Record<string, SqlStorageValue> {
   updated_at: number;
 }
 
-export class ClusterRegistry extends DurableObject<unknown> {
+export class ClusterRegistry extends DurableObject<StoreEnv> {
   /**
    * The whole directory at one revision, kept between calls: after a deploy
    * every isolate asks for it at once, and it is read from SQLite once.
@@ -152,7 +156,7 @@ export class ClusterRegistry extends DurableObject<unknown> {
   /** Operator keys, proposals waiting for a threshold, and the change log with its signers. */
   private readonly governance: GovernanceTables;
 
-  constructor(ctx: DurableObjectState, env: unknown) {
+  constructor(ctx: DurableObjectState, env: StoreEnv) {
     super(ctx, env);
     ctx.storage.sql.exec(
       `CREATE TABLE IF NOT EXISTS registry_state (id INTEGER PRIMARY KEY CHECK (id = 1), revision INTEGER NOT NULL);
@@ -468,7 +472,8 @@ export class ClusterRegistry extends DurableObject<unknown> {
           this.write(change.cluster, next, revision, now);
         }
       }
-      applied.push({ op: change.op, cluster: change.cluster, revision });
+      const absent = change.op === "label" && current ? (change.remove ?? []).filter((key) => !Object.hasOwn(current.registration.labels ?? {}, key)) : [];
+      applied.push({ op: change.op, cluster: change.cluster, revision, ...(absent.length > 0 ? { absentLabels: absent } : {}) });
     });
     if (changes.length > 0) sql.exec("UPDATE registry_state SET revision = ? WHERE id = 1", revision);
     return { revision: changes.length > 0 ? revision : this.revision(), applied };
@@ -480,9 +485,14 @@ export class ClusterRegistry extends DurableObject<unknown> {
     return to === 0 ? this.fleet.apply({ op: "apply", requestId: "undo-0000000000000000", set: empty }, now) : this.fleet.apply({ op: "rollback", requestId: "undo-0000000000000000", toRevision: to }, now);
   }
 
-  /** The fleet revision in effect, with its set when it is not `since` (what an isolate polls). */
-  fleetSince(since: number): FleetSince {
-    this.fleet.promoteDue(Date.now(), (binding, stage, fromHour) => {
+  /**
+   * The fleet revision in effect, with its set when it is not `since` (what
+   * an isolate polls), after any automatic promotion now due; the log names
+   * the clusters a promotion made enforce a policy their webhook does not send.
+   */
+  async fleetSince(since: number): Promise<FleetSince> {
+    const now = Date.now();
+    const promotions = this.fleet.promoteDue(now, (binding, stage, fromHour) => {
       let findings = 0;
       for (const [cluster, count] of this.counts.fleetFindings(binding.spec.policyName, fromHour)) {
         const registration = this.row(cluster)?.registration;
@@ -490,7 +500,17 @@ export class ClusterRegistry extends DurableObject<unknown> {
       }
       return findings;
     });
-    return this.fleet.since(since);
+    const answer = this.fleet.since(since);
+    if (promotions.length > 0) {
+      const registrations = this.ctx.storage.sql
+        .exec<RegistrationRow>("SELECT * FROM registration")
+        .toArray()
+        .map((row) => ({ cluster: row.cluster, labels: stored(row).registration.labels ?? {} }));
+      const set = this.fleet.since(-1).stored!.set;
+      // A snapshot store that does not answer leaves the warning out, never the fleet read.
+      for (const promotion of promotions) await warnUncovered(this.env, set, promotion, registrations, now).catch(() => undefined);
+    }
+    return answer;
   }
 
   /** The fleet's revisions, each with the keys that signed it (none recorded: an automatic promotion, or a revision of 0.1.0). */

@@ -3,13 +3,14 @@
 // GET /v1/registry/fleet — the revision in effect, whole (what `edgeadmit fleet diff` compares with).
 // GET /v1/registry/fleet/history — the revisions kept, newest first.
 // GET /v1/registry/counts[?cluster=<id>&hours=<n>] — verdict counts summed over the last n hours (default 24).
-// GET /v1/registry/coverage?cluster=<id> — the fleet policies bound on a cluster that its webhook rules do not reach, and its snapshot's generation and age.
+// GET /v1/registry/coverage?cluster=<id> — the fleet policies bound on a cluster that its webhook rules do not reach (now, and once
+//   a later wave is promoted), and its snapshot's generation and age.
 // GET /v1/:cluster/fleet — what the fleet binds on that cluster (shared/fleet selectionFor), signed with
 //   the cluster's own key as the sync job signs GET …/snapshot/buckets: the audit CronJob judges with it,
 //   so the operator's key never sits in a cluster, and a cluster sees no other cluster's bindings.
 import { Hono } from "hono/tiny";
 import { sha256Hex } from "../../shared/digest/index.js";
-import { fleetChangeSchema, fleetSetProblems, MAX_FLEET_BYTES, selectionFor } from "../../shared/fleet/index.js";
+import { fleetChangeSchema, fleetSetProblems, MAX_FLEET_BYTES, selectionFor, upcomingFleetRulesFor } from "../../shared/fleet/index.js";
 import { CONTENT_SHA256_HEADER } from "../../shared/signing/index.js";
 import { decodeJson } from "../../shared/zod/index.js";
 import { operator, replayableUntil, signer, unauthenticated, type AuthEnv, type OperatorEnv } from "../auth/index.js";
@@ -134,6 +135,8 @@ fleet.get("/registry/coverage", operator("GET"), async (c) => {
     // Unknown until the cluster's sync job pushes the rules it read (an older one does not).
     coverage: webhookRules === undefined ? "unknown" : "known",
     gaps: webhookRules === undefined || !bound ? [] : uncoveredPolicyRules(webhookRules, bound.set.rules),
+    // What a promotion (by hand or promoteAfter) would start enforcing where the rules do not send it.
+    upcoming: webhookRules === undefined || !policies ? [] : uncoveredPolicyRules(webhookRules, upcomingFleetRulesFor(policies.stored.set, policies.stored.stages, cluster.labels)),
   });
 });
 

@@ -1,5 +1,5 @@
 // Where a verb reads and writes: the process in real use, buffers in tests.
-import { readFileSync } from "node:fs";
+import { fstatSync, readFileSync, readlinkSync } from "node:fs";
 import { CliError, fileError } from "./errors.js";
 
 export interface CliIo {
@@ -14,6 +14,26 @@ export interface CliIo {
   drained?(): Promise<void>;
   /** Asks a yes/no question on a terminal (stdin and stderr both one); absent elsewhere, where a verb needs --yes instead. */
   confirm?(question: string): Promise<boolean>;
+  /**
+   * Where stdout goes when the shell redirected it to a regular file (`> x.yaml`):
+   * its path, or "" when it is a file whose path cannot be told; undefined for
+   * a terminal or a pipe. A verb printing a secret checks it as it checks -o.
+   */
+  readonly stdoutFile?: string | undefined;
+}
+
+/** The path of the regular file fd 1 is, "" when it is one whose path this system does not tell (no /proc), undefined otherwise. */
+function redirectedStdout(): string | undefined {
+  try {
+    if (!fstatSync(1).isFile()) return undefined;
+  } catch {
+    return undefined;
+  }
+  try {
+    return readlinkSync("/proc/self/fd/1");
+  } catch {
+    return "";
+  }
 }
 
 export const processIo: CliIo = {
@@ -37,6 +57,9 @@ export const processIo: CliIo = {
         terminal.close();
       }
     };
+  },
+  get stdoutFile() {
+    return redirectedStdout();
   },
   readStdin: async () => {
     // Waiting on a terminal looks like a hang: say what was expected instead.

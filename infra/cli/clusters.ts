@@ -301,7 +301,9 @@ const labelVerb: Verb = {
   usage: `edgeadmit clusters label ID KEY=VALUE... KEY-... ${TARGET_USAGE} [--if-revision N]
 
 Sets (KEY=VALUE) and removes (KEY-) labels of cluster ID's registration in
-one step, as kubectl label does; a value set again replaces the old one.
+one step, as kubectl label does; a value set again replaces the old one, and
+a label to remove that the cluster lacks is said (label "KEY" not found.)
+while the rest applies.
 Fleet policy sets select clusters by these labels (docs/fleet.md): a change
 moves the cluster into or out of a fleet binding within seconds.
 --if-revision N refuses the change if the registration changed since
@@ -337,8 +339,12 @@ Example:
     const target = await targetOf(this.name, args, io);
     const answer = applied(await changeRegistry(target.endpoint, target.privateKeyPem, [change]), io);
     if (!answer) return 0;
-    const done = [Object.keys(set).length > 0 ? `set ${labelsText(set)}` : undefined, remove.length > 0 ? `removed ${remove.join(",")}` : undefined].filter((part) => part !== undefined);
-    io.out(`labeled ${cluster} (revision ${answer.revision}): ${done.join(", ")}\n`);
+    // As kubectl label: a label to remove that the cluster lacks is said, and the rest applies.
+    const absent = new Set(answer.applied[0]?.absentLabels ?? []);
+    for (const key of absent) io.out(`label "${key}" not found.\n`);
+    const removed = remove.filter((key) => !absent.has(key));
+    const done = [Object.keys(set).length > 0 ? `set ${labelsText(set)}` : undefined, removed.length > 0 ? `removed ${removed.join(",")}` : undefined].filter((part) => part !== undefined);
+    io.out(done.length > 0 ? `labeled ${cluster} (revision ${answer.revision}): ${done.join(", ")}\n` : `${cluster} not labeled (revision ${answer.revision}): no label to remove\n`);
     reportNotes(answer, io);
     io.err(`${EFFECT}\n`);
     return 0;

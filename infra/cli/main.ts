@@ -7,6 +7,7 @@ import { identifyAs } from "../client/index.js";
 import { audit } from "./audit.js";
 import { check } from "./check.js";
 import { clustersVerbs } from "./clusters.js";
+import { configVerbs } from "./config.js";
 import { completionVerb } from "./completion.js";
 import { install } from "./install.js";
 import { keyPublic } from "./key.js";
@@ -22,7 +23,7 @@ import { token } from "./token.js";
 import type { Verb } from "./verb.js";
 import { webhookConfig } from "./webhook-config.js";
 
-const VERBS: readonly Verb[] = [keygen, keyPublic, token, ...clustersVerbs, ...operatorVerbs, ...governanceVerbs, ...fleetVerbs, ...snapshotVerbs, sync, audit, review, check, testVerb, webhookConfig, install, completionVerb(() => VERBS)];
+const VERBS: readonly Verb[] = [keygen, keyPublic, token, ...clustersVerbs, ...operatorVerbs, ...governanceVerbs, ...fleetVerbs, ...snapshotVerbs, sync, audit, review, check, testVerb, webhookConfig, install, ...configVerbs, completionVerb(() => VERBS)];
 
 function help(): string {
   const width = Math.max(...VERBS.map((v) => v.name.length));

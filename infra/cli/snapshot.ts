@@ -7,7 +7,7 @@ import { buildSnapshot, type BuildOptions, type BuildResult, type KubeObject } f
 import { POLICIES } from "../../policies/index.js";
 import { DEFAULT_VERSION, NEWEST_VERSION, OLDEST_VERSION, parseVersion, versionText } from "../../shared/cel/kubernetes/environment.js";
 import { pushSnapshot, type PushReport, type StoredSnapshot } from "../client/index.js";
-import type { ClusterOptions, ClusterSnapshot, UnitSink } from "../objects/cluster/snapshot.js";
+import type { ClusterOptions, ClusterSnapshot, StreamedCluster, UnitSink } from "../objects/cluster/snapshot.js";
 import type { StreamedMeasures } from "../../shared/snapshot/stream/index.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { boundNeeds } from "../../shared/snapshot/builder/policies.js";
@@ -92,12 +92,13 @@ function reportBuild(verb: string, { problems, ignored, refused }: BuildResult, 
 /**
  * A build whose bound policies ask for what never leaves the cluster
  * (shared/inventory/secrets.ts) is refused: every such ask on stderr, the
- * first as the error, exit 1, nothing written, pushed or judged.
+ * first as the error, exit 2 (input that cannot be used, in every verb),
+ * nothing written, pushed or judged.
  */
 export function refuseLeaks(verb: string, refused: readonly string[], io: CliIo): void {
   if (refused.length === 0) return;
   for (const line of refused.slice(1)) io.err(`edgeadmit ${verb}: ${line}\n`);
-  throw new CliError(`${refused[0]}; refused, nothing ${verb === "sync" ? "was pushed" : verb === "snapshot build" ? "was written" : "was judged"}`);
+  throw new CliError(`${refused[0]}; refused, nothing ${verb === "sync" ? "was pushed" : verb === "snapshot build" ? "was written" : "was judged"}`, EXIT_USAGE);
 }
 
 /** The snapshot of `objects` (see buildOptionsOf and reportBuild), inventory kinds read at their declared versions (infra/objects/served.ts). */
@@ -157,16 +158,22 @@ export async function snapshotFromCluster(verb: string, args: ParsedArgs, io: Cl
  * for a cluster of any size), reported as snapshotFromCluster reports it. The
  * snapshot returned is the rest the units were made of, without applications
  * and claims, which `streamed` counts; or, when a list was out of namespace
- * order (said in a warning), the whole snapshot.
+ * order (said in a warning), the whole snapshot. `finish` makes the units
+ * left, once the release they go to is known.
  */
-export async function unitsFromCluster(verb: string, args: ParsedArgs, io: CliIo, units: UnitSink): Promise<{ snapshot: Snapshot; streamed?: StreamedMeasures }> {
+export async function unitsFromCluster(
+  verb: string,
+  args: ParsedArgs,
+  io: CliIo,
+  units: UnitSink,
+): Promise<{ snapshot: Snapshot; streamed?: StreamedMeasures; finish: StreamedCluster["finish"] }> {
   const { streamFromCluster } = await import("../objects/cluster/snapshot.js");
   const options = readingOptions(args);
   const cluster = await streamFromCluster(options, buildOptionsOf(options.settingsNamespace), units);
   if (cluster.wholeBecause) io.err(`warning: ${cluster.wholeBecause}: listed again and built the whole snapshot in memory\n`);
   reportCluster(verb, cluster, io);
   reportUncovered(cluster.built.snapshot, cluster.webhookRules, io);
-  return { snapshot: cluster.built.snapshot, ...(cluster.streamed ? { streamed: cluster.streamed } : {}) };
+  return { snapshot: cluster.built.snapshot, ...(cluster.streamed ? { streamed: cluster.streamed } : {}), finish: cluster.finish };
 }
 
 const ALLOW_EMPTY_FLAG = { "allow-empty": { type: "boolean" } } as const;

@@ -3,7 +3,7 @@
 // so an unchanged cluster costs one GET and no write.
 import { setFlagsFromString } from "node:v8";
 import { publicKeyOf } from "../../shared/signing/index.js";
-import { pushSnapshot, storedSnapshot, type StoredSnapshot } from "../client/index.js";
+import { functionState, pushSnapshot, type StoredSnapshot } from "../client/index.js";
 import { UnitFile } from "../client/units.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { releaseFreedMemory } from "../base/memory.js";
@@ -51,10 +51,13 @@ export function pushReason(stored: StoredSnapshot | undefined, hash: string, max
  * their bytes in `units`' file, not the objects they were cut from.
  */
 async function encodedFromCluster(target: PushTarget, args: ParsedArgs, io: CliIo, units: UnitFile) {
-  const { snapshot, streamed } = await unitsFromCluster("sync", args, io, units);
+  const { snapshot, streamed, finish } = await unitsFromCluster("sync", args, io, units);
   // Refused before asking the function anything: what would be pushed is wrong whatever it holds.
   checkPushable(target, snapshot, streamed);
-  return { generation: snapshot.generation, builtAt: snapshot.builtAt, maxAgeSeconds: snapshot.settings.maxAgeSeconds, leaving: leavingJson(snapshot, streamed) };
+  // The rest of the units as the function reads them: to an older release, nothing it would refuse (shared/version WRITTEN_FEATURES).
+  const state = await functionState(target.endpoint, target.cluster, target.privateKeyPem);
+  await finish(state.writes);
+  return { generation: snapshot.generation, builtAt: snapshot.builtAt, maxAgeSeconds: snapshot.settings.maxAgeSeconds, leaving: leavingJson(snapshot, streamed), state };
 }
 
 export const sync: Verb = {
@@ -63,7 +66,9 @@ export const sync: Verb = {
   usage: `edgeadmit sync --endpoint URL --cluster ID --key FILE [--context NAME] [--settings-namespace NS] [--allow-empty] [-o text|json]
 
 Builds the snapshot from the cluster (as snapshot build --from-cluster), asks
-the function what it holds (GET <URL>/v1/<ID>/snapshot) and pushes only when
+the function what it holds and which release it is (GET
+<URL>/v1/<ID>/snapshot; to an older function it sends only what that
+release reads) and pushes only when
 the content hash differs, when the stored copy's age reaches half of the
 settings' maxAgeSeconds or of the registration's, whichever is lower (so an
 unchanged cluster never turns stale), or when another key pushed it (after a
@@ -113,12 +118,12 @@ Example:
 /** A sync whose units go to `units`: build, compare, push. */
 async function syncWith(target: PushTarget, args: ParsedArgs, io: CliIo, units: UnitFile): Promise<number> {
   const json = outputOf(args) === "json";
-  const { generation, builtAt, maxAgeSeconds, leaving } = await encodedFromCluster(target, args, io, units);
+  const { generation, builtAt, maxAgeSeconds, leaving, state } = await encodedFromCluster(target, args, io, units);
   const encoded = units.sealed();
   // The pages and the builder are garbage now: their heap goes back to the OS before the push allocates outside it.
   releaseFreedMemory();
   const hash = encoded.digest;
-  const stored = await storedSnapshot(target.endpoint, target.cluster, target.privateKeyPem);
+  const stored = state.stored;
   const reason = pushReason(stored, hash, maxAgeSeconds, await publicKeyOf(target.privateKeyPem));
   if (reason === undefined) {
     // pushReason skips only when something is stored.

@@ -67,10 +67,12 @@ const coverageSchema = z.object({
   snapshot: z.nullable(z.object({ generation: z.number(), ageSeconds: z.number() })),
   coverage: z.enum(["known", "unknown"]),
   gaps: z.array(z.string()),
+  /** What a promotion would start enforcing that the rules do not send (absent from a function older than it). */
+  upcoming: z._default(z.array(z.string()), []),
 });
 export type ClusterCoverage = z.infer<typeof coverageSchema>;
 
-/** The fleet policies bound on `cluster` that its webhook rules do not reach, and its snapshot's generation and age. */
+/** The fleet policies bound on `cluster` that its webhook rules do not reach (now, and once a later wave is promoted), and its snapshot's generation and age. */
 export function clusterCoverage(endpoint: string, privateKeyPem: string, cluster: string): Promise<ClusterCoverage> {
   return read(endpoint, privateKeyPem, `/v1/registry/coverage?cluster=${encodeURIComponent(cluster)}`, coverageSchema);
 }

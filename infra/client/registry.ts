@@ -11,7 +11,7 @@ export const REGISTRY_PATH = "/v1/registry/clusters";
 
 const changeAnswerSchema = z.object({
   revision: z.number(),
-  applied: z.array(z.object({ op: z.enum(["add", "rotate", "remove", "label"]), cluster: z.string(), revision: z.number() })),
+  applied: z.array(z.object({ op: z.enum(["add", "rotate", "remove", "label"]), cluster: z.string(), revision: z.number(), absentLabels: z.optional(z.array(z.string())) })),
   notes: z._default(z.array(z.string()), []),
 });
 export type ChangeAnswer = z.infer<typeof changeAnswerSchema>;

@@ -121,13 +121,16 @@ export function emptyLabelChange(change: LabelChange): string | undefined {
   return both === undefined ? undefined : `label ${both} is both set and removed`;
 }
 
-/** `current` with `change`'s labels set and removed, or why not (the registry answers 409); fields it does not know are kept, as by `rotated`. */
+/**
+ * `current` with `change`'s labels set and removed, or why not (the registry
+ * answers 409). Removing a label the cluster does not have is no error, and
+ * the rest applies, as in kubectl label (RunLabel, k8s.io/kubectl
+ * pkg/cmd/label/label.go: `label "x" not found.`, then the patch). Fields it
+ * does not know are kept, as by `rotated`.
+ */
 export function relabeled(current: NormalRegistration, change: LabelChange): NormalRegistration | string {
   const labels: Record<string, string> = { ...current.labels };
-  for (const key of change.remove ?? []) {
-    if (!Object.hasOwn(labels, key)) return `cluster ${change.cluster} has no label ${key}`;
-    delete labels[key];
-  }
+  for (const key of change.remove ?? []) delete labels[key];
   Object.assign(labels, change.set);
   const problem = clusterLabelsError(labels);
   if (problem) return `cluster ${change.cluster} would have ${problem}`;

@@ -9,6 +9,7 @@
 // the cluster's own policies.
 import * as z from "zod/mini";
 import { describeZodError } from "../zod/index.js";
+import { onlyCredentialsProblem } from "../admission/credentials.js";
 import { selectorMatches, type Labels } from "../k8s/labels/index.js";
 import { labelSelectorSchema } from "../k8s/schemas/index.js";
 import { exceptionObjectSchema, indexExceptions, type Exception, type ExceptionIndex } from "../exceptions/index.js";
@@ -16,6 +17,8 @@ import { ENFORCEMENT_MODES, type EnforcementMode } from "../snapshot/modes.js";
 import { compilePolicySet, policyObjectSchema, type CompiledPolicySet, type NamedRule } from "../vap/index.js";
 import type { ParamFacts } from "../vap/params/index.js";
 import type { PolicyFacts } from "../vap/index.js";
+import { EvalError } from "../cel/index.js";
+import { describeKind } from "../inventory/index.js";
 
 export const FLEET_API_VERSION = "edgeadmit.io/v1alpha1";
 export const FLEET_BINDING_KIND = "EdgeAdmissionPolicyBinding";
@@ -136,7 +139,8 @@ const nameOf = (object: unknown): string => {
 /**
  * Kubernetes objects (a directory of YAML, as `edgeadmit fleet apply -f`
  * reads it) sorted into a set: policies, bindings, modes and exceptions by
- * kind; any other object is a param.
+ * kind; any other object is taken for a param, which fleetSetProblems holds
+ * to the policies' paramKinds.
  */
 export function fleetSetOf(objects: readonly unknown[]): unknown {
   const set = { policies: [] as unknown[], bindings: [] as unknown[], params: [] as unknown[], modes: [] as unknown[], exceptions: [] as unknown[] };
@@ -162,7 +166,9 @@ export function fleetSetProblems(set: FleetSet): string[] {
     }
     return seen;
   };
-  const paramKinds = new Set(set.params.map((param) => `${param.apiVersion}/${param.kind}`));
+  // A fleet policy reads what the fleet gives it (a paramKind the set holds no object of would read each cluster's own), and a param is an object of some policy's paramKind.
+  const paramKinds = new Set<string>();
+  const heldKinds = new Set(set.params.map((param) => `${param.apiVersion}/${param.kind}`));
   for (const [index, policy] of set.policies.entries()) {
     const parsed = policyObjectSchema.safeParse(policy);
     if (!parsed.success) {
@@ -170,11 +176,20 @@ export function fleetSetProblems(set: FleetSet): string[] {
       continue;
     }
     names.add(parsed.data.metadata.name);
-    // A fleet policy reads what the fleet gives it: a paramKind the set holds no object of would read each cluster's own.
+    const credentialsOnly = onlyCredentialsProblem(parsed.data.spec.matchConstraints.resourceRules);
+    if (credentialsOnly !== undefined) problems.push(`${POLICY_KIND} '${parsed.data.metadata.name}': ${credentialsOnly}`);
     const kind = parsed.data.spec.paramKind;
-    if (kind && !paramKinds.has(`${kind.apiVersion}/${kind.kind}`))
+    if (!kind) continue;
+    paramKinds.add(`${kind.apiVersion}/${kind.kind}`);
+    if (!heldKinds.has(`${kind.apiVersion}/${kind.kind}`))
       problems.push(`${POLICY_KIND} '${parsed.data.metadata.name}': its paramKind ${kind.apiVersion} ${kind.kind} has no object in the set: a fleet policy reads its params from the fleet set only, never a cluster's`);
   }
+  // A param is an object of some policy's paramKind: anything else (cluster objects, a HelmRelease) would be stored and sent to every isolate for nothing.
+  for (const param of set.params)
+    if (!paramKinds.has(`${param.apiVersion}/${param.kind}`))
+      problems.push(
+        `${param.apiVersion} ${param.kind} '${`${param.metadata.namespace ? `${param.metadata.namespace}/` : ""}${param.metadata.name}`.slice(0, 120)}': no policy of the set takes it as params (its paramKind): a fleet set holds ValidatingAdmissionPolicies, their ${FLEET_BINDING_KIND}s and params, ${FLEET_MODES_KIND} and ${FLEET_EXCEPTION_KIND}s`,
+      );
   unique(POLICY_KIND, set.policies);
   unique(FLEET_BINDING_KIND, set.bindings);
   unique(FLEET_MODES_KIND, set.modes);
@@ -219,18 +234,42 @@ export function actionsFor(binding: FleetBinding, stage: number, labels: Labels)
   return undefined;
 }
 
-/**
- * The resource rules of the fleet policies bound on a cluster labelled
- * `labels` (in any wave it is in): what its ValidatingWebhookConfiguration
- * must send the function for the fleet to see it (edgeadmit webhook-config).
- */
-export function fleetRulesFor(set: FleetSet, stages: Readonly<Record<string, number>>, labels: Labels): Array<{ policy: string; rule: NamedRule }> {
-  const bound = new Set(set.bindings.filter((binding) => actionsFor(binding, stages[binding.metadata.name] ?? 0, labels) !== undefined).map((binding) => binding.spec.policyName));
+/** Whether `binding` binds on a cluster labelled `labels` in some wave, active or not: a promotion can make it active there with no render in between. */
+export function reachesCluster(binding: FleetBinding, labels: Labels): boolean {
+  if (!selectorMatches(binding.spec.clusterSelector, labels)) return false;
+  const waves = binding.spec.waves;
+  return waves === undefined || waves.some((wave) => wave.clusterSelector === undefined || selectorMatches(wave.clusterSelector, labels));
+}
+
+/** The resource rules of `policies` among the set's (by name): what a webhook must send the function for them to see a request. */
+export function rulesOf(set: FleetSet, policies: ReadonlySet<string>): Array<{ policy: string; rule: NamedRule }> {
   return set.policies.flatMap((object) => {
     const parsed = policyObjectSchema.safeParse(object);
-    if (!parsed.success || !bound.has(parsed.data.metadata.name)) return [];
+    if (!parsed.success || !policies.has(parsed.data.metadata.name)) return [];
     return parsed.data.spec.matchConstraints.resourceRules.map((rule) => ({ policy: parsed.data.metadata.name, rule }));
   });
+}
+
+/**
+ * The resource rules of every fleet policy a binding can bind on a cluster
+ * labelled `labels`, in any wave, whether active yet or not: what its
+ * ValidatingWebhookConfiguration must send the function (edgeadmit
+ * webhook-config), so that a promotion, by hand or automatic, needs no new
+ * render. Only an apply that binds new policies or resources does.
+ */
+export function fleetRulesFor(set: FleetSet, labels: Labels): Array<{ policy: string; rule: NamedRule }> {
+  return rulesOf(set, new Set(set.bindings.filter((binding) => reachesCluster(binding, labels)).map((binding) => binding.spec.policyName)));
+}
+
+/**
+ * The resource rules of the fleet policies a binding can bind on a cluster
+ * labelled `labels` only in a wave not active yet: what a promotion would
+ * start enforcing there (the coverage a promotion needs).
+ */
+export function upcomingFleetRulesFor(set: FleetSet, stages: Readonly<Record<string, number>>, labels: Labels): Array<{ policy: string; rule: NamedRule }> {
+  const active = new Set(set.bindings.filter((binding) => actionsFor(binding, stages[binding.metadata.name] ?? 0, labels) !== undefined).map((binding) => binding.spec.policyName));
+  const later = set.bindings.filter((binding) => reachesCluster(binding, labels) && !active.has(binding.spec.policyName)).map((binding) => binding.spec.policyName);
+  return rulesOf(set, new Set(later));
 }
 
 /**
@@ -385,13 +424,16 @@ export class FleetPolicies {
 /**
  * What a fleet policy reads on a cluster: params from the fleet set only
  * (never the cluster's, which its owner did not give the fleet: a set that
- * would is refused at apply, and one stored by 0.1.0 finds none);
- * everything else is the cluster's.
+ * would is refused at apply, and one stored by 0.1.0 finds none); the
+ * inventory kinds the cluster's owner allowed, and no other (an evaluation
+ * error, and the policy's failurePolicy decides); Namespaces as the cluster's.
  */
 class FleetFacts implements PolicyFacts {
   constructor(
     private readonly fleet: FleetParams,
     private readonly cluster: PolicyFacts,
+    /** The inventory kinds the cluster's owner lets fleet policies read (its settings' fleetInventory). */
+    private readonly allowed: ReadonlySet<string>,
   ) {}
   namespace(name: string): unknown {
     return this.cluster.namespace(name);
@@ -403,6 +445,10 @@ class FleetFacts implements PolicyFacts {
     return this.fleet.paramObjects(kind, namespace);
   }
   inventoryKind(key: string) {
+    if (!this.allowed.has(key))
+      throw new EvalError(
+        `inventory: the cluster's owner has not let fleet policies read ${describeKind(key)}: its settings' fleetInventory does not list ${key} (docs/fleet.md, "What a fleet policy reads")`,
+      );
     return this.cluster.inventoryKind(key);
   }
   inventoryInNamespace(key: string, namespace: string) {
@@ -414,7 +460,10 @@ class FleetFacts implements PolicyFacts {
   inventoryLookup(key: string, field: string, valueKey: string) {
     return this.cluster.inventoryLookup(key, field, valueKey);
   }
+  inventoryLeftOut(key: string, field: string, valueKey: string) {
+    return this.cluster.inventoryLeftOut(key, field, valueKey);
+  }
 }
 
-/** The facts a fleet policy is judged with on a cluster. */
-export const fleetFacts = (fleet: ClusterFleet, cluster: PolicyFacts): PolicyFacts => new FleetFacts(fleet.params, cluster);
+/** The facts a fleet policy is judged with on a cluster whose owner lets it read the inventory kinds `allowed`. */
+export const fleetFacts = (fleet: ClusterFleet, cluster: PolicyFacts, allowed: readonly string[] = []): PolicyFacts => new FleetFacts(fleet.params, cluster, new Set(allowed));

@@ -16,6 +16,7 @@ import { kindOf, readsNamespaced, SETTINGS_CONFIGMAP, SnapshotBuilder, type Buil
 import { boundNeeds } from "../../../shared/snapshot/builder/policies.js";
 import { encodeSnapshot, type EncodedUnit, type Snapshot } from "../../../shared/snapshot/index.js";
 import { NotInNamespaceOrder, UnitStream, type StreamedMeasures, type StreamLane } from "../../../shared/snapshot/stream/index.js";
+import type { WrittenFeature } from "../../../shared/version/index.js";
 import { JOB_NAMESPACE } from "../../base/job.js";
 import type { WebhookRule } from "../../webhook/index.js";
 import { inventoryUse, listDeclared, paramUse } from "./declared-kinds.js";
@@ -142,38 +143,53 @@ export interface UnitSink {
   clear(): void;
 }
 
-export interface StreamedCluster extends ClusterSnapshot {
+/** A listing that made units: what the streamed fields hold, and the units still to make. */
+interface Streamed {
   /**
    * What the streamed fields hold, for what leaves the cluster: the built
    * snapshot holds the rest of the cluster, without applications or claims.
    * Absent when the whole snapshot was built (`wholeBecause`).
    */
   streamed?: StreamedMeasures;
+  /**
+   * The cluster part and the indexes over every namespace into the units, as
+   * a function that reads `features` stores them (UnitStream.finish): known
+   * only once the function is asked, after the listing. A build refused for
+   * what would leave the cluster makes none.
+   */
+  finish?: (features: ReadonlySet<WrittenFeature>) => Promise<void>;
+}
+
+export interface StreamedCluster extends ClusterSnapshot, Streamed {
+  finish: NonNullable<Streamed["finish"]>;
   /** Why the units were made of the whole snapshot, built in memory: a list that was not in namespace order. */
   wholeBecause?: string;
 }
 
 /**
- * The units of the cluster's snapshot into `units`, each as soon as it is
- * made (see the module's comment), the same bytes buildFromCluster's snapshot
- * encodes to; the webhook rules read travel in the cluster part. A list out
- * of namespace order (no API server lists so) makes it list everything again
- * and build the whole snapshot in memory. A build refused for what would
- * leave the cluster makes no units.
+ * The units of the cluster's snapshot into `units`, each namespace's as soon
+ * as it is made (see the module's comment), the rest at finish(): the same
+ * bytes buildFromCluster's snapshot encodes to for the same release; the
+ * webhook rules read travel in the cluster part. A list out of namespace
+ * order (no API server lists so) makes it list everything again and build
+ * the whole snapshot in memory.
  */
 export async function streamFromCluster(options: ClusterOptions, build: BuildOptions, units: UnitSink): Promise<StreamedCluster> {
   const clients = clientsOf(options);
   try {
-    return await restartingOnExpiry(() => {
+    const listed = await restartingOnExpiry(() => {
       units.clear();
       return listAndBuild(clients, options, build, units);
     });
+    return { ...listed, finish: listed.finish ?? (async () => {}) };
   } catch (e) {
     if (!(e instanceof NotInNamespaceOrder)) throw e;
     units.clear();
     const whole = await restartingOnExpiry(() => listAndBuild(clients, options, build));
-    if (whole.built.refused.length === 0) for (const unit of (await encodeSnapshot(withRules(whole.built.snapshot, whole.webhookRules))).units) units.add(unit);
-    return { ...whole, wholeBecause: e.message };
+    const finish = async (features: ReadonlySet<WrittenFeature>) => {
+      if (whole.built.refused.length === 0) for (const unit of (await encodeSnapshot(withRules(whole.built.snapshot, whole.webhookRules), features)).units) units.add(unit);
+    };
+    return { ...whole, wholeBecause: e.message, finish };
   }
 }
 
@@ -192,7 +208,7 @@ export const withRules = (snapshot: Snapshot, webhookRules: WebhookRule[] | unde
  * namespace order, into a UnitStream over the rest; their problems follow
  * the rest's.
  */
-async function listAndBuild({ api, typedApis, server }: Clients, options: ClusterOptions, build: BuildOptions, units?: UnitSink): Promise<StreamedCluster> {
+async function listAndBuild({ api, typedApis, server }: Clients, options: ClusterOptions, build: BuildOptions, units?: UnitSink): Promise<ClusterSnapshot & Streamed> {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const namespace = options.settingsNamespace ?? JOB_NAMESPACE;
   const warnings: string[] = [];
@@ -307,9 +323,9 @@ async function listAndBuild({ api, typedApis, server }: Clients, options: Cluste
     stream,
     streamed.map((resource) => listed(resource)),
   );
-  const { measures, problems } = await stream.finish();
+  const { measures, problems } = await stream.settle();
   built.problems.push(...problems);
-  return { ...result, streamed: measures };
+  return { ...result, streamed: measures, finish: (features) => stream.finish(features) };
 }
 
 /**

@@ -4,10 +4,11 @@
 // cluster stays unchanged.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ingressWithHosts, uniqueHostPolicy } from "../../../test/support/ingress.js";
+import { collidingHosts, ingressWithHosts, uniqueHostPolicy } from "../../../test/support/ingress.js";
 import { buildSnapshot, SnapshotBuilder, type KubeObject } from "../builder/index.js";
 import { bucketDigests, encodeSnapshot, rootDigest, type EncodedUnit } from "../units/index.js";
 import { utf8Length } from "../../text/index.js";
+import { parseRelease, THIS_RELEASE_WRITES, writableTo, type WrittenFeature } from "../../version/index.js";
 import { NotInNamespaceOrder, UnitStream, type StreamedMeasures } from "./index.js";
 
 const OPTIONS = { generation: 1, builtAt: "2026-01-01T00:00:00.000Z" };
@@ -95,7 +96,7 @@ interface Streamed {
  * streamed kind a lane of `pageSize` pages, the pages taken in the order
  * `picks` chooses among the lanes (any order a merge may take), a flush after each.
  */
-async function stream(objects: readonly KubeObject[], pageSize: number, picks: readonly number[] = []): Promise<Streamed> {
+async function stream(objects: readonly KubeObject[], pageSize: number, picks: readonly number[], features: ReadonlySet<WrittenFeature>): Promise<Streamed> {
   const builder = new SnapshotBuilder(OPTIONS);
   for (const object of listed(objects.filter((object) => !streams(object)))) builder.add(object);
   const rest = builder.build();
@@ -117,20 +118,21 @@ async function stream(objects: readonly KubeObject[], pageSize: number, picks: r
     await unitStream.flush();
   }
   for (const { lane } of lanes) lane.end();
-  const { measures, problems } = await unitStream.finish();
+  const { measures, problems } = await unitStream.settle();
+  await unitStream.finish(features);
   return { units, digest: rootDigest(bucketDigests(units)), measures, problems: [...rest.problems, ...problems] };
 }
 
-async function whole(objects: readonly KubeObject[]) {
+async function whole(objects: readonly KubeObject[], features: ReadonlySet<WrittenFeature>) {
   const built = buildSnapshot(listed(objects), OPTIONS);
-  return { built, encoded: await encodeSnapshot(built.snapshot) };
+  return { built, encoded: await encodeSnapshot(built.snapshot, features) };
 }
 
 const bytesByName = (units: readonly EncodedUnit[]) => new Map(units.map((unit) => [unit.name, new TextDecoder().decode(unit.bytes)]));
 
-async function expectSameUnits(objects: readonly KubeObject[], pageSize: number, picks: readonly number[] = []): Promise<void> {
-  const streamed = await stream(objects, pageSize, picks);
-  const { built, encoded } = await whole(objects);
+async function expectSameUnits(objects: readonly KubeObject[], pageSize: number, picks: readonly number[] = [], features = THIS_RELEASE_WRITES): Promise<void> {
+  const streamed = await stream(objects, pageSize, picks, features);
+  const { built, encoded } = await whole(objects, features);
   expect(bytesByName(streamed.units)).toEqual(bytesByName(encoded.units));
   expect(streamed.units).toHaveLength(encoded.units.length);
   expect(streamed.digest).toBe(encoded.digest);
@@ -174,6 +176,23 @@ function cluster(): KubeObject[] {
 describe("units made as the lists come in", () => {
   it("are the whole snapshot's units, byte for byte, whatever the page size", async () => {
     for (const pageSize of [1, 2, 3, 500]) await expectSameUnits(cluster(), pageSize);
+  });
+
+  it("for the function they go to: the cluster part and the indexes as its release reads them, the shards the same for every release", async () => {
+    // What 0.2.0 added: an inventory object left out with its indexed values kept, and the settings' fleetInventory.
+    const objects = [
+      ...cluster(),
+      ingressWithHosts("ab", "crowded", collidingHosts(65)),
+      { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "edgeadmit-settings", namespace: "edgeadmit-system" }, data: { fleetInventory: "networking.k8s.io/v1/Ingress" } },
+    ];
+    const previous = writableTo(parseRelease("0.1.0")!);
+    expect(previous.size).toBeLessThan(THIS_RELEASE_WRITES.size);
+    for (const features of [previous, THIS_RELEASE_WRITES]) await expectSameUnits(objects, 2, [], features);
+    const older = bytesByName((await whole(objects, previous)).encoded.units);
+    const newer = bytesByName((await whole(objects, THIS_RELEASE_WRITES)).encoded.units);
+    const differing = [...newer.keys()].filter((name) => older.get(name) !== newer.get(name));
+    expect(differing).toContain("");
+    expect(differing.every((name) => name === "" || name.startsWith("inventory-"))).toBe(true);
   });
 
   it("whatever order the lanes' pages are taken in, each lane in namespace order", async () => {
@@ -224,7 +243,9 @@ describe("units made as the lists come in", () => {
     await unitStream.flush();
     expect(handedOn).toEqual(["a-b", "a"]);
     releases.end();
-    await unitStream.finish();
+    await unitStream.settle();
+    expect(handedOn).toEqual(["a-b", "a", "b"]);
+    await unitStream.finish(THIS_RELEASE_WRITES);
     expect(handedOn).toEqual(["a-b", "a", "b", "", "affinityclass/gold"]);
   });
 

@@ -15,13 +15,18 @@
 // between its lanes, not the cluster. An object of a namespace already
 // handed on (a list out of that order) ends the stream with
 // NotInNamespaceOrder, and the caller builds the whole snapshot instead.
+// The shards are the same for every release of the function; the cluster
+// part and the indexes over every namespace come last, once the caller knows
+// which release they go to (finish).
 import { utf8Length } from "../../text/index.js";
 import { NamespacedFacts } from "../builder/namespaced.js";
 import { compare, kindOf, type KubeObject } from "../builder/object.js";
 import type { Snapshot } from "../schema.js";
+import type { WrittenFeature } from "../../version/index.js";
 import {
   classReferencesUnit,
   ClassReferenceIndex,
+  clusterPartFor,
   CLUSTER_UNIT,
   cutSnapshot,
   emptyShard,
@@ -73,9 +78,10 @@ export interface StreamSummary {
 
 /**
  * The units of `rest`, a snapshot built of everything but the streamed kinds,
- * joined with the facts its lanes take: each unit goes to `onUnit` as soon
- * as it is settled (see the module's comment), the cluster part and the
- * indexes over every namespace at finish().
+ * joined with the facts its lanes take: each namespace's unit goes to
+ * `onUnit` as soon as it is settled (see the module's comment), the last
+ * ones at settle(); the cluster part and the indexes over every namespace at
+ * finish().
  */
 export class UnitStream {
   readonly #rest: Snapshot;
@@ -142,18 +148,22 @@ export class UnitStream {
     await this.#handOnBefore(open.reduce((least, lane) => (lane.at! < least ? lane.at! : least), open[0]!.at!));
   }
 
-  /** Once every lane has ended: the namespaces left, then the cluster part and the indexes over every namespace. */
-  async finish(): Promise<StreamSummary> {
-    if (this.#lanes.some((lane) => lane.at !== undefined)) throw new Error("finish() before every lane ended");
+  /** Once every lane has ended: the namespaces left, and what the streamed fields hold in all. */
+  async settle(): Promise<StreamSummary> {
+    if (this.#lanes.some((lane) => lane.at !== undefined)) throw new Error("settle() before every lane ended");
     await this.#handOnBefore(undefined);
-    await this.#onUnit(await encodeCheckedUnit(CLUSTER_UNIT, this.#cluster));
-    for (const [className, references] of Object.entries(this.#classReferences.references(this.#rest.tenants))) await this.#onUnit(await encodeCheckedUnit(classReferencesUnit(className), references));
-    for (const [name, content] of inventoryUnits(this.#rest.inventory)) await this.#onUnit(await encodeCheckedUnit(name, content));
     const measure = ({ objects, parts, inner }: { objects: number; parts: number; inner: number }) => ({ objects, bytes: 2 + inner + Math.max(parts - 1, 0) });
     return {
       measures: { applications: measure(this.#measures.applications), volumeClaims: measure(this.#measures.volumeClaims) },
       problems: this.#lanes.flatMap((lane) => lane.problems),
     };
+  }
+
+  /** After settle(): the cluster part and the indexes over every namespace, as a function that reads `features` stores them (splitSnapshot). */
+  async finish(features: ReadonlySet<WrittenFeature>): Promise<void> {
+    await this.#onUnit(await encodeCheckedUnit(CLUSTER_UNIT, clusterPartFor(this.#cluster, this.#rest.settings, features)));
+    for (const [className, references] of Object.entries(this.#classReferences.references(this.#rest.tenants))) await this.#onUnit(await encodeCheckedUnit(classReferencesUnit(className), references));
+    for (const [name, content] of inventoryUnits(this.#rest.inventory, features.has("inventoryLeftOutValues"))) await this.#onUnit(await encodeCheckedUnit(name, content));
   }
 
   /** Every namespace sorting before `bound` (all when undefined), in order. */

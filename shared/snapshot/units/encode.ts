@@ -3,6 +3,7 @@
 // units with its digests.
 import { sha256Hex } from "../../digest/index.js";
 import type { Snapshot } from "../schema.js";
+import type { WrittenFeature } from "../../version/index.js";
 import { decodeUnit } from "./decode.js";
 import { bucketDigests, rootDigest } from "./digests.js";
 import { classReferencesUnit, CLUSTER_UNIT, describeUnit } from "./names.js";
@@ -43,9 +44,13 @@ export async function encodeCheckedUnit(name: string, value: UnitContent): Promi
   return encodeUnit(name, unit.value);
 }
 
-/** A snapshot's units, ready to push or compare: the cluster part first, each checked (encodeCheckedUnit). */
-export async function encodeSnapshot(snapshot: Snapshot): Promise<EncodedSnapshot> {
-  const { cluster, shards, classReferences, inventory } = splitSnapshot(snapshot);
+/**
+ * A snapshot's units, ready to push or compare: the cluster part first, each
+ * checked (encodeCheckedUnit). `features`: what the function they go to reads
+ * (splitSnapshot).
+ */
+export async function encodeSnapshot(snapshot: Snapshot, features?: ReadonlySet<WrittenFeature>): Promise<EncodedSnapshot> {
+  const { cluster, shards, classReferences, inventory } = splitSnapshot(snapshot, features);
   const units = [await encodeCheckedUnit(CLUSTER_UNIT, cluster)];
   for (const [namespace, shard] of shards) units.push(await encodeCheckedUnit(namespace, shard));
   for (const [className, references] of classReferences) units.push(await encodeCheckedUnit(classReferencesUnit(className), references));

@@ -5,4 +5,4 @@ export { encodeCheckedUnit, encodeSnapshot, encodeUnit, type EncodedSnapshot, ty
 export { affinityClassReferences, ClassReferenceIndex, inventoryUnits } from "./indexes.js";
 export { classReferencesUnit, CLUSTER_UNIT, describeUnit, MAX_UNIT_NAME, unitNameProblem } from "./names.js";
 export { clusterPartSchema, REFERENCE_SEPARATOR, type ClassReferences, type ClusterPart, type InventoryBucketContent, type InventoryDirectory, type Shard } from "./schemas.js";
-export { cutSnapshot, emptyShard, joinSnapshot, splitSnapshot } from "./split.js";
+export { clusterPartFor, cutSnapshot, emptyShard, joinSnapshot, splitSnapshot } from "./split.js";

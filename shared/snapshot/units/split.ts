@@ -22,7 +22,8 @@
 import { snapshotSchema, type Snapshot } from "../schema.js";
 import { ENVELOPE, type ClassReferences, type ClusterPart, type InventoryBucketContent, type InventoryDirectory, type Shard } from "./schemas.js";
 import { NAMESPACED_FIELDS, NAMESPACED_NAMES, type NamespacedField, type NamespacedFieldName } from "./fields.js";
-import { affinityClassReferences, inventoryUnits } from "./indexes.js";
+import { affinityClassReferences, clusterInventory, inventoryUnits, leftOutValuesOf } from "./indexes.js";
+import { THIS_RELEASE_WRITES, type WrittenFeature } from "../../version/index.js";
 
 interface SnapshotParts {
   cluster: ClusterPart;
@@ -38,12 +39,40 @@ interface SnapshotParts {
   inventory: Map<string, InventoryBucketContent | InventoryDirectory>;
 }
 
-/** The snapshot cut into its cluster part and one shard per namespace that holds anything, with the indexes over every namespace. */
-export function splitSnapshot(snapshot: Snapshot): SnapshotParts {
-  return { ...cutSnapshot(snapshot), classReferences: new Map(Object.entries(affinityClassReferences(snapshot))), inventory: inventoryUnits(snapshot.inventory) };
+/**
+ * The snapshot cut into its cluster part and one shard per namespace that
+ * holds anything, with the indexes over every namespace, as a function that
+ * reads `features` stores them (this release's: all of them; a sync job
+ * gives what the function it pushes to reads, shared/version writableTo).
+ * The shards are the same whatever the features.
+ */
+export function splitSnapshot(snapshot: Snapshot, features: ReadonlySet<WrittenFeature> = THIS_RELEASE_WRITES): SnapshotParts {
+  const { cluster, shards } = cutSnapshot(snapshot);
+  return {
+    cluster: clusterPartFor(cluster, snapshot.settings, features),
+    shards,
+    classReferences: new Map(Object.entries(affinityClassReferences(snapshot))),
+    inventory: inventoryUnits(snapshot.inventory, features.has("inventoryLeftOutValues")),
+  };
 }
 
-/** The cluster part and the shards alone: what splitSnapshot derives no index from. */
+/**
+ * The cluster part, as a function that reads `features` stores it: what
+ * cutSnapshot cut, its inventory kinds' left-out values kept or dropped, the
+ * settings' fleetInventory dropped for a release that does not read it.
+ * (In place: the fields keep their order.)
+ */
+export function clusterPartFor(cluster: ClusterPart, settings: Snapshot["settings"], features: ReadonlySet<WrittenFeature>): ClusterPart {
+  const part = cluster as Record<string, unknown>;
+  part["inventory"] = clusterInventory(cluster.inventory, features.has("inventoryLeftOutValues"));
+  if (!features.has("fleetInventoryAllowance") && settings.fleetInventory !== undefined) {
+    const { fleetInventory: _allowance, ...rest } = settings;
+    part["settings"] = rest;
+  }
+  return cluster;
+}
+
+/** The cluster part, as cut, and the shards alone: what splitSnapshot derives no index from. */
 export function cutSnapshot(snapshot: Snapshot): Pick<SnapshotParts, "cluster" | "shards"> {
   const cluster: Record<string, unknown> = {};
   const shards = new Map<string, Shard>();
@@ -76,5 +105,11 @@ export function joinSnapshot(parts: SnapshotParts, envelope: Pick<Snapshot, "gen
   const snapshot = { apiVersion: snapshotSchema.shape.apiVersion.def.values[0], kind: "Snapshot", ...envelope, ...copy(parts.cluster) } as Snapshot;
   for (const shard of parts.shards.values())
     for (const field of NAMESPACED_NAMES) (NAMESPACED_FIELDS[field] as NamespacedField<unknown>).join(snapshot[field], copy(shard[field]));
+  const leftOut = leftOutValuesOf(parts.inventory);
+  for (const [kind, entry] of Object.entries(snapshot.inventory)) {
+    if (!entry.leftOut?.indexed) continue;
+    const { indexed: _indexed, ...named } = entry.leftOut;
+    entry.leftOut = { ...named, values: Object.fromEntries((entry.index ?? []).map((field) => [field, leftOut.get(kind)?.[field] ?? []])) };
+  }
   return snapshot;
 }
