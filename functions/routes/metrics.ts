@@ -17,7 +17,7 @@ import { countsOf } from "../fleet/counts.js";
 import { fleetCacheOf } from "../fleet/cache.js";
 import { log } from "../log/index.js";
 import { EOF, header, OPENMETRICS_CONTENT_TYPE, sample, type Family } from "../metrics/index.js";
-import type { TotalsCursor } from "../registry/counts.js";
+import type { CountSum, TotalsCursor } from "../registry/counts.js";
 import { METRICS_TOKEN_NAME } from "../registry/metrics-tokens.js";
 import type { SnapshotRecord } from "../registry/snapshots.js";
 import { ageSeconds } from "../store/cache.js";
@@ -41,7 +41,7 @@ export const FAMILIES = {
 } as const satisfies Record<string, Family>;
 
 /** What the metrics say of one cluster. */
-interface ClusterGauges {
+export interface ClusterGauges {
   cluster: string;
   maxAgeSeconds: number;
   snapshot: SnapshotRecord | undefined;
@@ -73,7 +73,7 @@ async function clusterGauges(env: Env, now: number): Promise<{ fleetRevision: nu
 }
 
 /** The gauges' families, each whole: OpenMetrics keeps a family's samples together. */
-function gaugeText(fleetRevision: number, clusters: readonly ClusterGauges[], now: number): string {
+export function gaugeText(fleetRevision: number, clusters: readonly ClusterGauges[], now: number): string {
   const parts: string[] = [header(FAMILIES.fleetRevision), sample(FAMILIES.fleetRevision, [], fleetRevision)];
   const perCluster = (family: Family, value: (entry: ClusterGauges) => number | undefined) => {
     parts.push(header(family));
@@ -93,6 +93,11 @@ function gaugeText(fleetRevision: number, clusters: readonly ClusterGauges[], no
     parts.push(sample(FAMILIES.coverageGaps, [["cluster", cluster], ["when", "promoted"]], coverage.upcoming.length));
   }
   return parts.join("");
+}
+
+/** A page of the verdict counters' samples. */
+export function counterText(rows: readonly CountSum[]): string {
+  return rows.map(([cluster, origin, policy, outcome, count]) => sample(FAMILIES.verdicts, [["cluster", cluster], ["origin", origin], ["policy", policy], ["outcome", outcome]], count)).join("");
 }
 
 metrics.get("/registry/metrics", metricsReader, async (c) => {
@@ -117,7 +122,7 @@ metrics.get("/registry/metrics", metricsReader, async (c) => {
       }
       if (done) return controller.close();
       const rows = await registry.verdictTotals(cursor, COUNTER_PAGE);
-      const text = rows.map(([cluster, origin, policy, outcome, count]) => sample(FAMILIES.verdicts, [["cluster", cluster], ["origin", origin], ["policy", policy], ["outcome", outcome]], count)).join("");
+      const text = counterText(rows);
       if (rows.length < COUNTER_PAGE) {
         done = true;
         controller.enqueue(encoder.encode(`${text}${EOF}`));
