@@ -91,7 +91,8 @@ export function StackedBars(props: { id: string; title: string; fromHour: number
           return (
             <g class="marker">
               <line x1={x.toFixed(1)} x2={x.toFixed(1)} y1={TOP} y2={TOP + plotHeight} />
-              <text x={(x + 3).toFixed(1)} y={TOP + 10 + (index % 3) * 12}>
+              {/* Right of the line, or left of it in the chart's last third, so a recent change's label stays inside. */}
+              <text x={(x > LEFT + plotWidth * 0.66 ? x - 3 : x + 3).toFixed(1)} y={TOP + 10 + (index % 3) * 12} text-anchor={x > LEFT + plotWidth * 0.66 ? "end" : "start"}>
                 {marker.label}
               </text>
             </g>

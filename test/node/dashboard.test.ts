@@ -14,54 +14,36 @@
 //   promotion made from the page is the revision `fleet history` then shows;
 //   and no request the browser sent carries a key, a signature or a token.
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../infra/base/root.js";
-import { changeFleet, verdictCounts } from "../../infra/client/fleet.js";
-import { pushSnapshot } from "../../infra/client/index.js";
-import { issueMetricsToken } from "../../infra/client/metrics.js";
-import { changeRegistry, signed } from "../../infra/client/registry.js";
+import { verdictCounts } from "../../infra/client/fleet.js";
+import { signed } from "../../infra/client/registry.js";
 import { serveDashboard, type RunningDashboard } from "../../infra/dashboard/serve.js";
 import { functionSource } from "../../infra/dashboard/source.js";
-import { objectsFromText } from "../../infra/objects/yaml.js";
+import { DASHBOARD_FLEET, launchChromium, seedFleet } from "../../scripts/dashboard-fleet.js";
 import { startDemo, demoFiles, type Demo } from "../../scripts/demo.js";
 import { WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
 import { KEPT_HOURS, OUTCOMES } from "../../shared/counts/index.js";
-import { fleetSetOf, fleetSetSchema } from "../../shared/fleet/index.js";
-import { generateKeyPair } from "../../shared/signing/index.js";
-import { buildSnapshot } from "../../shared/snapshot/builder/index.js";
-import { generateToken, tokenHash } from "../../shared/tokens/index.js";
+import { generateToken } from "../../shared/tokens/index.js";
 import { runCli } from "./support/test-io.js";
 
 const run = promisify(execFile);
-/** Debian's Chromium (.ci/run installs it when missing). */
-const CHROMIUM = "/usr/bin/chromium";
 /** Debian's Python, where python3-prometheus-client installs (another python3 on PATH may lack it). */
 const PYTHON = "/usr/bin/python3";
 /** A page, a click or a parse on a loaded 2-core machine: generous, and nothing here asserts on time. */
 const STEP_MS = 120_000;
 
 const dir = mkdtempSync(join(PROJECT_ROOT, ".edgeadmit", "dashboard-"));
-const review = readFileSync(join(PROJECT_ROOT, "examples/reviews/deployment-without-team.json"), "utf8");
-const demoYaml = readFileSync(join(PROJECT_ROOT, "examples/demo/cluster.yaml"), "utf8");
-const podsOnly = [{ apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], operations: ["CREATE"], scope: "*" as const }];
-
-/** The fleet: two production clusters (one a canary), one dev; the canary's webhook sends pods only. */
-const FLEET = [
-  { id: "dash-canary", labels: { env: "prod", ring: "canary" }, webhookRules: podsOnly, reviews: 3 },
-  { id: "dash-prod", labels: { env: "prod" }, webhookRules: undefined, reviews: 2 },
-  { id: "dash-dev", labels: { env: "dev" }, webhookRules: undefined, reviews: 1 },
-];
-
 let demo: Demo;
 let operatorPem: string;
 let dashboard: RunningDashboard;
 let browser: Browser;
-const metricsToken = generateToken();
-const clusterTokens: string[] = [];
+let metricsToken: string;
+let clusterTokens: string[];
 
 /** Every request the browser sent: URL, headers and body, to look for secrets in. */
 const sent: string[] = [];
@@ -76,32 +58,9 @@ beforeAll(async () => {
   demo = await startDemo({ files: demoFiles(dir), port: 0, logLevel: "warn" });
   operatorPem = readFileSync(demo.files.operatorKey, "utf8");
   const url = demo.worker.url;
-  const objects = objectsFromText(readFileSync(join(PROJECT_ROOT, "examples/fleet/require-team.yaml"), "utf8"), "require-team.yaml");
-  for (const file of readdirSync(join(PROJECT_ROOT, "examples/fleet")).filter((name) => name !== "require-team.yaml"))
-    objects.push(...objectsFromText(readFileSync(join(PROJECT_ROOT, "examples/fleet", file), "utf8"), file));
-  const applied = await changeFleet(url, operatorPem, { op: "apply", set: fleetSetSchema.parse(fleetSetOf(objects)) });
-  expect("applied" in applied).toBe(true);
-  for (const cluster of FLEET) {
-    const pair = await generateKeyPair();
-    const token = generateToken();
-    clusterTokens.push(token);
-    await changeRegistry(url, operatorPem, [{ op: "add", cluster: cluster.id, registration: { publicKey: pair.publicKey, tokenHashes: [await tokenHash(token)], labels: cluster.labels } }]);
-    const { snapshot } = buildSnapshot(objectsFromText(demoYaml, "cluster.yaml"), { generation: Date.now(), builtAt: new Date().toISOString() });
-    await pushSnapshot(url, cluster.id, pair.privateKeyPem, cluster.webhookRules ? { ...snapshot, webhookRules: cluster.webhookRules } : snapshot);
-    for (let i = 0; i < cluster.reviews; i++) {
-      const response = await fetch(`${url}/v1/${cluster.id}/validate`, { method: "POST", body: review, headers: { "content-type": "application/json", authorization: `Bearer ${token}` } });
-      expect(response.status).toBe(200);
-    }
-  }
-  expect("applied" in (await issueMetricsToken(url, operatorPem, "dash-prometheus", await tokenHash(metricsToken)))).toBe(true);
+  ({ clusterTokens, metricsToken } = await seedFleet(url, operatorPem));
   dashboard = await serveDashboard(functionSource(url, operatorPem), url, 0);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: STEP_MS,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    // No --user-data-dir: playwright gives every launch a fresh profile of its own.
-  });
+  browser = await launchChromium(STEP_MS);
 }, WORKER_START_TIMEOUT_MS + 2 * STEP_MS);
 
 afterAll(async () => {
@@ -141,7 +100,7 @@ describe("GET /v1/registry/metrics", () => {
       const counts = await verdictCounts(demo.worker.url, operatorPem, KEPT_HOURS);
       const counters = samples.filter(([name]) => name === "edgeadmit_verdicts_total");
       expect(counters.map(([, labels, value]) => ({ ...labels, count: value })).sort(byKey)).toEqual(counts.rows.map((row) => ({ ...row })).sort(byKey));
-      expect(counters.length).toBeGreaterThan(FLEET.length);
+      expect(counters.length).toBeGreaterThan(DASHBOARD_FLEET.length);
       const generations = new Map(samples.filter(([name]) => name === "edgeadmit_snapshot_generation").map(([, labels, value]) => [labels.cluster, value]));
       const status = JSON.parse(await cli("fleet", "status", "-o", "json")) as { clusters: Array<{ cluster: string; snapshot: { generation: number } | null; gaps: string[] }> };
       for (const entry of status.clusters) expect(generations.get(entry.cluster)).toBe(entry.snapshot?.generation);
