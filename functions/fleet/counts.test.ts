@@ -46,3 +46,43 @@ describe("CountFlusher", () => {
     expect([counter.size, counter.dropped]).toEqual([MAX_PENDING_ROWS, 3]);
   });
 });
+
+describe("snapshot sightings", () => {
+  const rules = [{ apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], operations: ["CREATE"], scope: "*" as const }];
+
+  it("keep the rules a pending commit carried when a newer commit sends no cluster part, and flush with the counts", async () => {
+    const flusher = new CountFlusher();
+    flusher.snapshots.see({ cluster: "c1", generation: 1, pushedAt: 10, webhookRules: rules });
+    flusher.snapshots.see({ cluster: "c1", generation: 2, pushedAt: 20 });
+    flusher.snapshots.see({ cluster: "c2", generation: 5, pushedAt: 30, webhookRules: null });
+    const sent: unknown[][] = [];
+    await flusher.flush(() => ({ addCounts: async (_rows: CountRow[], _now: number, _peers?: unknown[], snapshots?: unknown[]) => void sent.push(snapshots ?? []) }), 0);
+    expect(sent).toEqual([
+      [
+        { cluster: "c1", generation: 2, pushedAt: 20, webhookRules: rules },
+        { cluster: "c2", generation: 5, pushedAt: 30, webhookRules: null },
+      ],
+    ]);
+  });
+
+  it("given back after a failed flush, sit under a newer one that came meanwhile, its rules kept or the older's taken", async () => {
+    const flusher = new CountFlusher();
+    flusher.snapshots.see({ cluster: "c1", generation: 1, pushedAt: 10, webhookRules: rules });
+    let fail = true;
+    const sent: unknown[][] = [];
+    const writer = () => ({
+      addCounts: async (_rows: CountRow[], _now: number, _peers?: unknown[], snapshots?: unknown[]) => {
+        if (fail) {
+          // A newer commit, without a cluster part, while the write is under way.
+          flusher.snapshots.see({ cluster: "c1", generation: 2, pushedAt: 20 });
+          throw new Error("down");
+        }
+        sent.push(snapshots ?? []);
+      },
+    });
+    await flusher.flush(writer, 0);
+    fail = false;
+    await flusher.flush(writer, FLUSH_MS);
+    expect(sent).toEqual([[{ cluster: "c1", generation: 2, pushedAt: 20, webhookRules: rules }]]);
+  });
+});

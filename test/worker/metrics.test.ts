@@ -8,7 +8,7 @@
 // is held by the reference parser in test/node/metrics.test.ts.
 import { beforeAll, describe, expect, it } from "vitest";
 import { wrapReview } from "../../shared/admission/wrap.js";
-import { importPrivateKey, signRequest } from "../../shared/signing/index.js";
+import { generateKeyPair, importPrivateKey, signRequest } from "../../shared/signing/index.js";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
 import { KEPT_HOURS } from "../../shared/counts/index.js";
 import { applied, credentials, operatorHeaders, operatorPublicKey, type Credentials } from "../support/registry.js";
@@ -17,14 +17,14 @@ import { dispatch, fullPushBodies, objectsFromYaml, snapshotOf } from "../suppor
 const METRICS = "/v1/registry/metrics";
 const TOKENS = "/v1/registry/metrics/tokens";
 
-async function operatorCall(method: "GET" | "POST", path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+async function operatorCall(method: "GET" | "POST", path: string, body?: unknown, key?: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const bytes = body === undefined ? new Uint8Array() : new TextEncoder().encode(JSON.stringify(body));
-  const headers = { ...(await operatorHeaders(method, path, bytes)), "content-type": "application/json" };
+  const headers = { ...(await operatorHeaders(method, path, bytes, key === undefined ? {} : { key })), "content-type": "application/json" };
   const response = await dispatch(path, { method, ...(method === "POST" ? { body: bytes } : {}), headers });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-const issue = (name: string, hash: string) => operatorCall("POST", TOKENS, { requestId: crypto.randomUUID(), op: "issue", name, tokenHash: hash });
+const issue = (name: string, hash: string, key?: string) => operatorCall("POST", TOKENS, { requestId: crypto.randomUUID(), op: "issue", name, tokenHash: hash }, key);
 const revoke = (name: string) => operatorCall("POST", TOKENS, { requestId: crypto.randomUUID(), op: "revoke", name });
 
 /** The samples of a body, by series (`name{labels}`): enough to compare values here; the grammar is the parser's to check. */
@@ -178,5 +178,32 @@ describe("GET /v1/registry/metrics", () => {
     });
     const listed = await operatorCall("GET", TOKENS);
     expect((listed.body.tokens as Array<{ name: string }>).map((entry) => entry.name)).not.toContain("mt-raw");
+  });
+
+  it("forgets a cluster's snapshot when the operator resets it: no generation is exported until its sync job pushes", async () => {
+    const reset = await operatorCall("POST", "/v1/registry/clusters/mt-unknown/reset-snapshot", { requestId: crypto.randomUUID() });
+    expect(reset).toEqual({ status: 200, body: { cluster: "mt-unknown", dropped: unknown.generation } });
+    const found = samples(await textOf(await scrape(token)));
+    expect(found.has('edgeadmit_snapshot_generation{cluster="mt-unknown"}')).toBe(false);
+    expect(found.get('edgeadmit_snapshot_generation{cluster="mt-gapped"}')).toBe(gapped.generation);
+    const overview = await operatorCall("GET", "/v1/registry/overview?after=mt-gapped");
+    expect((overview.body.clusters as Array<{ cluster: string }>).find((entry) => entry.cluster === "mt-unknown")).toMatchObject({ snapshot: null, coverage: "unknown" });
+  });
+
+  it("a token a leaked operator key issued alone is revoked by the undo of what that key did", async () => {
+    const leaked = await generateKeyPair();
+    expect((await operatorCall("POST", "/v1/registry/operators", { requestId: crypto.randomUUID(), op: "add", key: leaked.publicKey })).status).toBe(200);
+    const since = Date.now();
+    const stolen = generateToken();
+    expect((await issue("mt-leaked", await tokenHash(stolen), leaked.privateKeyPem)).status).toBe(200);
+    expect((await scrape(stolen)).status).toBe(200);
+    expect((await operatorCall("POST", "/v1/registry/operators", { requestId: crypto.randomUUID(), op: "revoke", key: leaked.publicKey, since })).status).toBe(200);
+    const undo = await operatorCall("POST", "/v1/registry/operators/undo", { requestId: crypto.randomUUID(), keys: [leaked.publicKey], since });
+    expect(undo).toEqual({
+      status: 200,
+      body: { applied: true, steps: [expect.stringMatching(/^undo change \d+ \(.*, metrics\): issue metrics token mt-leaked$/), "revoke metrics token mt-leaked (issued by the revoked key)"], change: expect.any(Number) },
+    });
+    expect((await scrape(stolen)).status).toBe(401);
+    expect((await scrape(token)).status).toBe(200);
   });
 });
