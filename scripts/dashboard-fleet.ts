@@ -13,6 +13,7 @@ import { pushSnapshot } from "../infra/client/index.js";
 import { issueMetricsToken } from "../infra/client/metrics.js";
 import { changeRegistry } from "../infra/client/registry.js";
 import { objectsFromText } from "../infra/objects/yaml.js";
+import { DEFAULT_MAX_SNAPSHOT_AGE_SECONDS } from "../shared/clusters/index.js";
 import { fleetSetOf, fleetSetSchema } from "../shared/fleet/index.js";
 import { generateKeyPair } from "../shared/signing/index.js";
 import { buildSnapshot } from "../shared/snapshot/builder/index.js";
@@ -20,7 +21,7 @@ import { generateToken, tokenHash } from "../shared/tokens/index.js";
 
 const podsOnly = [{ apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], operations: ["CREATE"], scope: "*" as const }];
 
-export const DASHBOARD_FLEET = [
+export const DASHBOARD_FLEET: ReadonlyArray<{ id: string; labels: Record<string, string>; webhookRules: typeof podsOnly | undefined; reviews: number }> = [
   { id: "dash-canary", labels: { env: "prod", ring: "canary" }, webhookRules: podsOnly, reviews: 3 },
   { id: "dash-prod", labels: { env: "prod" }, webhookRules: undefined, reviews: 2 },
   { id: "dash-dev", labels: { env: "dev" }, webhookRules: undefined, reviews: 1 },
@@ -44,7 +45,7 @@ export async function seedFleet(url: string, operatorPem: string): Promise<Seede
     const pair = await generateKeyPair();
     const token = generateToken();
     clusterTokens.push(token);
-    await changeRegistry(url, operatorPem, [{ op: "add", cluster: cluster.id, registration: { publicKey: pair.publicKey, tokenHashes: [await tokenHash(token)], labels: cluster.labels } }]);
+    await changeRegistry(url, operatorPem, [{ op: "add", cluster: cluster.id, registration: { publicKey: pair.publicKey, tokenHashes: [await tokenHash(token)], labels: cluster.labels, withoutSnapshot: "FailOpen", maxAgeSeconds: DEFAULT_MAX_SNAPSHOT_AGE_SECONDS } }]);
     const { snapshot } = buildSnapshot(objectsFromText(demoYaml, "cluster.yaml"), { generation: Date.now(), builtAt: new Date().toISOString() });
     await pushSnapshot(url, cluster.id, pair.privateKeyPem, cluster.webhookRules ? { ...snapshot, webhookRules: cluster.webhookRules } : snapshot);
     for (let i = 0; i < cluster.reviews; i++) {

@@ -16,7 +16,7 @@ import { coverageOf } from "../fleet/coverage.js";
 import { countsOf } from "../fleet/counts.js";
 import { fleetCacheOf } from "../fleet/cache.js";
 import { log } from "../log/index.js";
-import { EOF, header, OPENMETRICS_CONTENT_TYPE, sample, type Family } from "../metrics/index.js";
+import { EOF, FAMILIES, header, OPENMETRICS_CONTENT_TYPE, sample, type Family } from "../metrics/index.js";
 import type { CountSum, TotalsCursor } from "../registry/counts.js";
 import { METRICS_TOKEN_NAME } from "../registry/metrics-tokens.js";
 import type { SnapshotRecord } from "../registry/snapshots.js";
@@ -30,15 +30,6 @@ const NO_REGISTRY = "this deployment has no cluster registry: wrangler.toml lack
 const PAGE = 1_000;
 const COUNTER_PAGE = 5_000;
 
-export const FAMILIES = {
-  verdicts: { name: "edgeadmit_verdicts", type: "counter", help: "Reviews (origin review, policy *) and policy results counted, by cluster, origin, policy and outcome, since the registry first counted them." },
-  fleetRevision: { name: "edgeadmit_fleet_revision", type: "gauge", help: "The fleet policy set's revision in effect (0: none applied)." },
-  generation: { name: "edgeadmit_snapshot_generation", type: "gauge", help: "The generation of the cluster's committed snapshot (its sync job's clock in ms)." },
-  age: { name: "edgeadmit_snapshot_age_seconds", type: "gauge", unit: "seconds", help: "Seconds since the cluster's committed snapshot was pushed." },
-  maxAge: { name: "edgeadmit_snapshot_max_age_seconds", type: "gauge", unit: "seconds", help: "The registration's snapshot age limit: older, the cluster takes its withoutSnapshot stance." },
-  coverageKnown: { name: "edgeadmit_coverage_known", type: "gauge", help: "1 when the cluster's sync job pushed its webhook rules, 0 when coverage is unknown." },
-  coverageGaps: { name: "edgeadmit_coverage_gaps", type: "gauge", help: "Fleet policies bound on the cluster whose requests its webhook rules do not send: now, and once a later wave is promoted." },
-} as const satisfies Record<string, Family>;
 
 /** What the metrics say of one cluster. */
 export interface ClusterGauges {

@@ -11,6 +11,7 @@ import { CliError, EXIT_USAGE, fileError } from "../base/errors.js";
 import { issueMetricsToken, listMetricsTokens, revokeMetricsToken } from "../client/metrics.js";
 import { choice, optionalString, parseVerbArgs, requiredString } from "./args.js";
 import { TARGET_FLAGS, TARGET_HELP, TARGET_USAGE, targetOf } from "./operator-flags.js";
+import { OUTPUT, OUTPUTS } from "./governance.js";
 import { applied } from "./proposed.js";
 import { ALLOW_UNIGNORED, ALLOW_UNIGNORED_FLAG, ALLOW_UNIGNORED_HELP, refuseUnignoredSecrets } from "./secrets.js";
 import type { Verb } from "./verb.js";
@@ -112,12 +113,12 @@ ${TARGET_HELP}
 Example:
   edgeadmit metrics tokens --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
   async run(argv, io) {
-    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, output: { type: "string", short: "o" } });
+    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, ...OUTPUT });
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
-    const output = choice("output", optionalString(args, "output"), ["text", "json"] as const, "text");
+    const output = choice("output", optionalString(args, "output"), OUTPUTS, "text");
     const target = await targetOf(this.name, args, io);
     const answer = await listMetricsTokens(target.endpoint, target.privateKeyPem);
     if (output === "json") io.out(`${JSON.stringify(answer, null, 2)}\n`);

@@ -336,6 +336,9 @@ export function ResultPage(props: { endpoint: string; title: string; message: st
   );
 }
 
+/** A cell per outcome, each naming its outcome for the tests. */
+const outcomeCells = (tally: Tally) => OUTCOMES.map((outcome) => <td data-outcome={outcome}>{tally[outcome]}</td>);
+
 export interface VerdictFilters {
   hours: number;
   cluster: string;
@@ -360,7 +363,6 @@ export function VerdictsPage(props: {
     const next = { ...filters, ...change };
     return `/verdicts?${new URLSearchParams({ hours: String(next.hours), ...(next.cluster ? { cluster: next.cluster } : {}), ...(next.policy ? { policy: next.policy } : {}) })}`;
   };
-  const row = (tally: Tally) => OUTCOMES.map((outcome) => <td data-outcome={outcome}>{tally[outcome]}</td>);
   return (
     <Layout title="Verdicts over time" path="/verdicts" endpoint={props.endpoint}>
       <form method="get" action="/verdicts" class="filter">
@@ -394,7 +396,7 @@ export function VerdictsPage(props: {
           </tr>
         </thead>
         <tbody>
-          <tr data-totals="">{row(props.totals)}</tr>
+          <tr data-totals="">{outcomeCells(props.totals)}</tr>
         </tbody>
       </table>
       <details>
@@ -412,55 +414,44 @@ export function VerdictsPage(props: {
             {[...props.tallies].map(([hour, tally]) => (
               <tr>
                 <th scope="row">{new Date(hour * 3_600_000).toISOString().slice(0, 13)}h</th>
-                {row(tally)}
+                {outcomeCells(tally)}
               </tr>
             ))}
           </tbody>
         </table>
       </details>
-      <h2>By policy</h2>
-      <table class="grid" data-table="policies">
-        <thead>
-          <tr>
-            <th scope="col">policy</th>
-            {OUTCOMES.map((outcome) => (
-              <th scope="col">{outcome}</th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {props.byPolicy.map(([policy, tally]) => (
-            <tr data-policy={policy}>
-              <th scope="row">
-                <a href={filterLink({ policy })}>{policy}</a>
-              </th>
-              {row(tally)}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <h2>By cluster</h2>
-      <table class="grid" data-table="clusters">
-        <thead>
-          <tr>
-            <th scope="col">cluster</th>
-            {OUTCOMES.map((outcome) => (
-              <th scope="col">{outcome}</th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {props.byCluster.map(([cluster, tally]) => (
-            <tr data-cluster={cluster}>
-              <th scope="row">
-                <a href={filterLink({ cluster })}>{cluster}</a>
-              </th>
-              {row(tally)}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <TallyTable heading="By policy" name="policy" rows={props.byPolicy} link={(policy) => filterLink({ policy })} />
+      <TallyTable heading="By cluster" name="cluster" rows={props.byCluster} link={(cluster) => filterLink({ cluster })} />
     </Layout>
+  );
+}
+
+/** The tallies of the policies or clusters with the most findings, each a link that filters the page by it. */
+function TallyTable(props: { heading: string; name: "policy" | "cluster"; rows: ReadonlyArray<[name: string, tally: Tally]>; link: (name: string) => string }) {
+  return (
+    <>
+      <h2>{props.heading}</h2>
+      <table class="grid" data-table={props.name === "policy" ? "policies" : "clusters"}>
+        <thead>
+          <tr>
+            <th scope="col">{props.name}</th>
+            {OUTCOMES.map((outcome) => (
+              <th scope="col">{outcome}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map(([name, tally]) => (
+            <tr {...{ [`data-${props.name}`]: name }}>
+              <th scope="row">
+                <a href={props.link(name)}>{name}</a>
+              </th>
+              {outcomeCells(tally)}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
   );
 }
 

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../../infra/base/root.js";
-import { FAMILIES } from "../../functions/routes/metrics.js";
+import { FAMILIES } from "../../functions/metrics/index.js";
 
 const dashboard = JSON.parse(readFileSync(join(PROJECT_ROOT, "examples/grafana/edgeadmit-verdicts.json"), "utf8")) as {
   panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
