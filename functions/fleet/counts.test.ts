@@ -86,3 +86,26 @@ describe("snapshot sightings", () => {
     expect(sent).toEqual([[{ cluster: "c1", generation: 2, pushedAt: 20, webhookRules: rules }]]);
   });
 });
+
+describe("a read while a flush is under way", () => {
+  it("waits for it: what it took is stored before the read goes on", async () => {
+    const flusher = new CountFlusher();
+    const stored: CountRow[] = [];
+    let release: () => void = () => undefined;
+    const slow = () => ({ addCounts: (rows: CountRow[]) => new Promise<void>((resolve) => (release = () => (stored.push(...rows), resolve()))) });
+    flusher.counter.countReview("c1", denied, 0);
+    const background = flusher.flush(slow, 0);
+    // A second read now: nothing is pending, but the first flush holds the row.
+    let read = false;
+    const second = flusher.flush(slow, 1).then(() => void (read = true));
+    await Promise.resolve();
+    expect(read).toBe(false);
+    release();
+    await Promise.all([background, second]);
+    expect(read).toBe(true);
+    expect(stored).toEqual([
+      [0, "c1", "review", "*", "deny", 1],
+      [0, "c1", "builtin", "rwo-rollout", "deny", 1],
+    ]);
+  });
+});

@@ -92,8 +92,15 @@ export class CountFlusher {
     if (defer) defer(flush);
   }
 
-  /** Sends one batch now; the operator's reads call it so they see this isolate's counts too. */
+  /**
+   * Sends one batch now; the operator's reads call it so they see this
+   * isolate's counts too. A flush already under way holds counts taken
+   * before this call: it is waited for first, so two reads at once (fleet
+   * status asks for the clusters and the counts together) both see them.
+   */
   flush(writer: () => CountWriter, now: number): Promise<void> {
+    const underway = this.#flushing;
+    if (underway) return underway.then(() => this.flush(writer, now));
     this.#lastFlush = now;
     const rows = this.counter.take(MAX_BATCH);
     const peers = this.peers.take(MAX_BATCH);
