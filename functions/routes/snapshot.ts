@@ -57,9 +57,12 @@ function leftOutProblems(part: ClusterPart): string[] {
   for (const [key, { leftOut }] of Object.entries(part.inventory)) {
     if (!leftOut) continue;
     const named = Object.entries(leftOut.objects);
-    for (const [id, why] of named)
-      problems.push(`inventory: ${describeKind(key)} ${id} is left out of the snapshot (${why}): the policies reading the kind meet an evaluation error, and their failurePolicy decides`);
+    // With its values indexed, only what could have read it fails: a lookup of one of its values, a get of it, a list of its namespace or of every one.
+    const meet = leftOut.indexed ? "the policies reading it (a lookup of its values, a get of it, a list of its namespace)" : "the policies reading the kind";
+    for (const [id, why] of named) problems.push(`inventory: ${describeKind(key)} ${id} is left out of the snapshot (${why}): ${meet} meet an evaluation error, and their failurePolicy decides`);
     if (leftOut.total > named.length) problems.push(`inventory: ${leftOut.total - named.length} more objects of ${describeKind(key)} are left out of the snapshot`);
+    for (const [field, buckets] of Object.entries(leftOut.crowded ?? {}))
+      problems.push(`inventory: ${describeKind(key)}: its left-out objects' values of ${field} crowd index bucket${buckets.length > 1 ? "s" : ""} ${buckets.slice(0, 20).join(", ")}${buckets.length > 20 ? ", …" : ""}: every lookup there meets an evaluation error`);
   }
   return problems;
 }

@@ -4,7 +4,7 @@
 import { Hono } from "hono/tiny";
 import type { Context } from "hono";
 import { decodeAdmissionReview, encodeAdmissionResponse, type AdmissionRequest, type Decision } from "../../shared/admission/index.js";
-import { judged, review, type ReviewContext, type ReviewOutcome } from "../../shared/review/index.js";
+import { judged, review, unjudgedCredentials, type ReviewContext, type ReviewOutcome } from "../../shared/review/index.js";
 import { InvalidObjectError } from "../../shared/k8s/workload/index.js";
 import { MAX_LOAD_ROUNDS } from "../../shared/inventory/index.js";
 import { reviewUnits, SnapshotView, type LoadedUnit } from "../../shared/snapshot/index.js";
@@ -14,7 +14,7 @@ import { fleetCacheOf } from "../fleet/cache.js";
 import { countsOf } from "../fleet/counts.js";
 import { RegistryUnavailable, type Defer } from "../registry/cache.js";
 import type { ClusterFleet } from "../../shared/fleet/index.js";
-import { policySetOf } from "../../shared/vap/index.js";
+import { policySetOf, ReviewSession } from "../../shared/vap/index.js";
 import { readBody } from "../body/index.js";
 import { publicKeyTextsOf } from "../../shared/clusters/index.js";
 import { isSubdomainName } from "../../shared/k8s/names/index.js";
@@ -57,7 +57,9 @@ function disowned(meta: SnapshotMeta, cluster: Cluster, now: number): string | u
  * loads none), then any an evaluation asked for (an inventory lookup names
  * its index bucket only as it runs), judging again until nothing is missing.
  * Judging is pure, so a review judged again with more units answers as one
- * judged with all of them at once (check's complete view). After
+ * judged with all of them at once (check's complete view); an evaluation
+ * that met no missing unit is taken as it was, and every round spends from
+ * the review's one budget (shared/vap/budget ReviewSession). After
  * MAX_LOAD_ROUNDS, a unit still missing is an evaluation error of the policy
  * that reads it, and its failurePolicy decides. If
  * the store dropped the generation the cluster part is at (two pushes
@@ -92,6 +94,8 @@ async function reviewWithSnapshot(
     if (context.edgePolicy !== undefined && !policySetOf(clusterOnly.cluster).has(context.edgePolicy)) return UNKNOWN_EDGE_POLICY;
     if (!judged(request, context.policies, clusterOnly, context.withPolicySet, context.edgePolicy, context.fleet)) return review(request, { ...context, snapshot: { view: clusterOnly, pushedAt: meta.pushedAt } });
     const units = new Map<string, LoadedUnit | null>();
+    // One budget for every round; an evaluation that met no missing unit is not run again.
+    const session = new ReviewSession();
     let names = reviewUnits(request, facts);
     for (let round = 0; ; round++) {
       const loaded = await loadShards(env, cluster, state.loaded, names);
@@ -101,7 +105,7 @@ async function reviewWithSnapshot(
       }
       for (const [name, unit] of loaded.shards) units.set(name, unit);
       const missing = round < MAX_LOAD_ROUNDS ? new Set<string>() : undefined;
-      const outcome = review(request, { ...context, snapshot: { view: new SnapshotView(facts, units, missing ? { missing } : {}), pushedAt: meta.pushedAt } });
+      const outcome = review(request, { ...context, session, snapshot: { view: new SnapshotView(facts, units, missing ? { missing } : {}), pushedAt: meta.pushedAt } });
       if (!missing || missing.size === 0) return outcome;
       names = [...missing];
     }
@@ -131,6 +135,9 @@ async function judge(c: Context<AuthEnv>) {
   const decoded = decodeAdmissionReview(new TextDecoder().decode(body.bytes));
   if (!decoded.ok) return failed(400, decoded.error);
   const { request } = decoded.review;
+  // A request that carries credentials is answered before anything reads more of it: no policy, no count, no log line.
+  const unjudged = unjudgedCredentials(request);
+  if (unjudged !== undefined) return c.json(encodeAdmissionResponse(decoded.review, unjudged.decision));
 
   const policies = policy ? [policy] : edgePolicy !== undefined ? [] : POLICIES;
   const only = policy ? { withPolicySet: false } : edgePolicy !== undefined ? { edgePolicy } : {};

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { runCli } from "../../test/node/support/test-io.js";
 import { yamlOf } from "./output-flag.js";
+import { corePolicy, LABELLED, ONLY_SECRETS, PEEK } from "../../test/support/credentials.js";
 
 const HYGIENE = "test/fixtures/hygiene";
 const scratch = mkdtempSync(join(tmpdir(), "edgeadmit-check-"));
@@ -90,6 +91,36 @@ describe("edgeadmit check", () => {
         "",
       ].join("\n"),
       stderr: "warning: Deployment default/broken: spec.template: Invalid input: expected object, received string\n",
+    });
+  });
+
+  it("judges no Secret, as the function judges none: a policy matching Secrets and ConfigMaps judges the ConfigMap only, one matching Secrets only is not bound", async () => {
+    const policy = (name: string, resources: string, validation: string) => `${corePolicy(name, resources, validation)}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: ${name}}
+spec: {policyName: ${name}, validationActions: [Deny]}
+---
+`;
+    const input = `${policy("labelled", "[configmaps, secrets]", LABELLED)}${policy("peek", "[secrets]", PEEK)}apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: shop}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: db, namespace: shop}
+data: {password: aHVudGVyMg==}
+`;
+    expect(await runCli(["check", "-f", "-"], input)).toEqual({
+      code: 1,
+      stdout: [
+        "<stdin>:31  ConfigMap shop/settings  labelled  Deny  ValidatingAdmissionPolicy 'labelled' with binding 'labelled' denied request: needs labels",
+        "",
+        "2 objects checked: 1 Deny, 0 Warn, 0 Audit",
+        "",
+      ].join("\n"),
+      stderr: `warning: ValidatingAdmissionPolicy 'peek': ${ONLY_SECRETS}; not enforced\n`,
     });
   });
 

@@ -103,12 +103,13 @@ describe("snapshot build | snapshot push", () => {
   it("a push signed with another key is refused", async () => {
     const { stdout } = await runCli(["snapshot", "build", "-f", DEMO]);
     const result = await runCli(pushArgs("pushed", keyFile("stranger")), stdout);
-    expect(result).toEqual({ code: 1, stdout: "", stderr: `edgeadmit snapshot push: the function refused the snapshot (401): ${refusedKey("pushed")}\n` });
+    // Refused at its first call, which asks the function which release it is (what it reads).
+    expect(result).toEqual({ code: 1, stdout: "", stderr: `edgeadmit snapshot push: GET ${worker.url}/v1/pushed/snapshot was refused (401): ${refusedKey("pushed")}\n` });
   });
 
   it("an unknown cluster, an unreachable endpoint, a bad key file and a bad snapshot each fail in one line", async () => {
     expect((await runCli(pushArgs("nobody", keyFile("pushed")), built)).stderr).toBe(
-      `edgeadmit snapshot push: the function refused the snapshot (401): ${refusedKey("nobody")}\n`,
+      `edgeadmit snapshot push: GET ${worker.url}/v1/nobody/snapshot was refused (401): ${refusedKey("nobody")}\n`,
     );
     const port = await closedPort();
     expect(await runCli(["snapshot", "push", "--endpoint", `http://127.0.0.1:${port}`, "--cluster", "pushed", "--key", keyFile("pushed")], built)).toEqual({

@@ -19,7 +19,7 @@ export interface LeavingEntry {
   bytes: number;
   /** The policies that asked: a bound ValidatingAdmissionPolicy's name, or `built-in <id>`. */
   policies: string[];
-  /** Objects left out for breaking a limit (docs/inventory.md, "Limits"). */
+  /** Objects left out for breaking a limit (docs/inventory.md, "Limits"): of them, only their indexed values travel (counted in `bytes`). */
   leftOut?: number;
 }
 
@@ -99,7 +99,7 @@ export function leavingReport(snapshot: Snapshot): LeavingEntry[] {
       source: `${describeKind(key)} (inventory)`,
       fields: ["apiVersion", "kind", "metadata.name", "metadata.namespace", ...(entry.fields ?? [])],
       objects: count(entry.objects),
-      bytes: bytesOf(entry.objects),
+      bytes: bytesOf(entry.objects) + bytesOf(entry.leftOut?.values),
       policies: declared.get(key)?.policies ?? [],
       ...(entry.leftOut ? { leftOut: entry.leftOut.total } : {}),
     });
@@ -110,7 +110,7 @@ export function leavingReport(snapshot: Snapshot): LeavingEntry[] {
 export function printLeaving(entries: readonly LeavingEntry[], write: CliIo["out"]): void {
   write(`what leaves the cluster (docs/inventory.md, "What leaves the cluster"):\n`);
   for (const entry of entries) {
-    const leftOut = entry.leftOut ? `, ${entry.leftOut} left out` : "";
+    const leftOut = entry.leftOut ? `, ${entry.leftOut} left out (of ${entry.leftOut === 1 ? "it" : "them"}, only the indexed values)` : "";
     const objects = `${entry.objects} object${entry.objects === 1 ? "" : "s"}`;
     write(`  ${entry.source}: ${objects}${leftOut}, ${entry.bytes} bytes: ${entry.fields.join(", ")}; asked by ${entry.policies.join(", ") || "no bound policy"}\n`);
   }

@@ -6,10 +6,11 @@ import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { parseAllDocuments } from "yaml";
+import { parseAllDocuments, stringify } from "yaml";
 import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import { startFakeApiServer } from "../../test/node/support/fake-apiserver.js";
 import { runBuild, runCli } from "../../test/node/support/test-io.js";
+import { collidingHosts, ingressWithHosts } from "../../test/support/ingress.js";
 
 
 const ROOT = join(__dirname, "..", "..");
@@ -245,5 +246,19 @@ describe("snapshot build says what leaves the cluster", () => {
     expect(report.leaving.find((entry) => entry.source === "networking.k8s.io/v1 Ingress (inventory)")).toEqual(
       expect.objectContaining({ objects: 5, policies: ["unique-ingress-host"], fields: ["apiVersion", "kind", "metadata.name", "metadata.namespace", "spec.rules[*].host"] }),
     );
+  });
+
+  it("of an object left out for a limit, that its indexed values leave, counted in the bytes", async () => {
+    const example = join(ROOT, "examples", "inventory", "unique-ingress-host");
+    const crowded = join(dir, "crowded.yaml");
+    writeFileSync(crowded, stringify(ingressWithHosts("tenant-a", "crowded", collidingHosts(65))));
+    const { code, stderr } = await runCli(["snapshot", "build", "-f", example, "-f", crowded, "-o", join(dir, "crowded.json")]);
+    expect(code).toBe(0);
+    const line = stderr.split("\n").find((text) => text.startsWith("  networking.k8s.io/v1 Ingress (inventory)"))!;
+    expect(line).toMatch(/^ {2}networking\.k8s\.io\/v1 Ingress \(inventory\): 5 objects, 1 left out \(of it, only the indexed values\), (\d+) bytes: /);
+    // The 65 hosts, quoted and typed, are in the bytes: about 30 each.
+    const withoutIt = (await runCli(["snapshot", "build", "-f", example, "-o", join(dir, "plain.json")])).stderr.split("\n").find((text) => text.startsWith("  networking.k8s.io/v1 Ingress (inventory)"))!;
+    const bytes = (text: string) => Number(/, (\d+) bytes: /.exec(text)![1]);
+    expect(bytes(line) - bytes(withoutIt)).toBeGreaterThan(65 * 25);
   });
 });

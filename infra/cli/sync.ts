@@ -4,7 +4,7 @@
 import { setFlagsFromString } from "node:v8";
 import { publicKeyOf } from "../../shared/signing/index.js";
 import { encodeSnapshot } from "../../shared/snapshot/index.js";
-import { pushSnapshot, storedSnapshot, type StoredSnapshot } from "../client/index.js";
+import { functionState, pushSnapshot, type StoredSnapshot } from "../client/index.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { releaseFreedMemory } from "../base/memory.js";
 import { parseVerbArgs, type ParsedArgs } from "./args.js";
@@ -53,7 +53,9 @@ async function encodedFromCluster(target: PushTarget, args: ParsedArgs, io: CliI
   const snapshot = await snapshotFromCluster("sync", args, io);
   // Refused before asking the function anything: what would be pushed is wrong whatever it holds.
   checkPushable(target, snapshot);
-  return { generation: snapshot.generation, builtAt: snapshot.builtAt, maxAgeSeconds: snapshot.settings.maxAgeSeconds, leaving: leavingJson(snapshot), encoded: await encodeSnapshot(snapshot) };
+  // The units as the function reads them: to an older release, nothing it would refuse (shared/version WRITTEN_FEATURES).
+  const state = await functionState(target.endpoint, target.cluster, target.privateKeyPem);
+  return { generation: snapshot.generation, builtAt: snapshot.builtAt, maxAgeSeconds: snapshot.settings.maxAgeSeconds, leaving: leavingJson(snapshot), encoded: await encodeSnapshot(snapshot, state.writes), state };
 }
 
 export const sync: Verb = {
@@ -62,7 +64,9 @@ export const sync: Verb = {
   usage: `edgeadmit sync --endpoint URL --cluster ID --key FILE [--context NAME] [--settings-namespace NS] [--allow-empty] [-o text|json|yaml]
 
 Builds the snapshot from the cluster (as snapshot build --from-cluster), asks
-the function what it holds (GET <URL>/v1/<ID>/snapshot) and pushes only when
+the function what it holds and which release it is (GET
+<URL>/v1/<ID>/snapshot; to an older function it sends only what that
+release reads) and pushes only when
 the content hash differs, when the stored copy's age reaches half of the
 settings' maxAgeSeconds or of the registration's, whichever is lower (so an
 unchanged cluster never turns stale), or when another key pushed it (after a
@@ -96,11 +100,11 @@ Example:
     setFlagsFromString("--semi-space-growth-factor=1");
     const target = await pushTarget("sync", args, io);
     const output = outputOf(args);
-    const { generation, builtAt, encoded, maxAgeSeconds, leaving } = await encodedFromCluster(target, args, io);
+    const { generation, builtAt, encoded, maxAgeSeconds, leaving, state } = await encodedFromCluster(target, args, io);
     // The pages, the builder and the snapshot are garbage now: their heap goes back to the OS before the push allocates outside it.
     releaseFreedMemory();
     const hash = encoded.digest;
-    const stored = await storedSnapshot(target.endpoint, target.cluster, target.privateKeyPem);
+    const stored = state.stored;
     const reason = pushReason(stored, hash, maxAgeSeconds, await publicKeyOf(target.privateKeyPem));
     if (reason === undefined) {
       // pushReason skips only when something is stored.

@@ -3,7 +3,7 @@ import { X509Certificate } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { stringify } from "yaml";
 import { TOKEN_PATTERN } from "../../shared/tokens/index.js";
-import { DEFAULT_TIMEOUT_SECONDS, FAILURE_POLICIES, webhookConfiguration, webhookOptionsError, type WebhookOptions } from "../webhook/index.js";
+import { credentialsNotSent, DEFAULT_TIMEOUT_SECONDS, FAILURE_POLICIES, webhookConfiguration, webhookOptionsError, type WebhookOptions } from "../webhook/index.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { decodeSnapshot } from "../../shared/snapshot/index.js";
 import { policySetOf } from "../../shared/vap/index.js";
@@ -63,7 +63,12 @@ bound at the edge, and with --operator-key (the operator's private key) the
 resource rules of the fleet policies the function's fleet set can bind on the
 cluster by its registered labels, in any wave, active or not, so a promotion
 needs no new render (docs/fleet.md; read from --endpoint, by default --url):
-the apiserver sends the function everything they match.
+the apiserver sends the function everything they match, but for credentials:
+no rule names secrets, serviceaccounts/token or tokenreviews (a wildcard in
+the core group or authentication.k8s.io is written out as what Kubernetes
+serves there), and matchConditions skip Secrets, TokenRequests and
+TokenReviews whatever the rules say; a policy that matches them is named on
+stderr (docs/validating-admission-policies.md, Credentials are never judged).
 Defaults: --failure-policy Fail, --timeout ${DEFAULT_TIMEOUT_SECONDS}. kube-system and ${JOB_NAMESPACE} are
 never judged, so the sync job can always run (docs/operations.md: when the
 function is unreachable).
@@ -127,6 +132,7 @@ Examples:
       if (!registration) throw new CliError(`cluster ${options.cluster} is not in the function's registry: the fleet selects registered clusters by their labels`);
       if (fleet.set) options.policyRules = [...(options.policyRules ?? []), ...fleetRulesFor(fleet.set, registration.labels ?? {})];
     }
+    for (const line of credentialsNotSent(options.policyRules ?? [])) io.err(`warning: ${line}\n`);
     // No YAML anchors for the repeated operations lists: plain lists read better in kubectl diffs.
     const yaml = stringify(webhookConfiguration(options), { aliasDuplicateObjects: false });
     if (output === undefined || output === "-") io.out(yaml);

@@ -7,7 +7,7 @@ import { BUCKETS, bucketOf, encodeSnapshot, MAX_REMOVED, pushBatches, pushBody, 
 import * as z from "zod/mini";
 import { fleetSetSchema } from "../../shared/fleet/index.js";
 import { describeZodError } from "../../shared/zod/index.js";
-import { RELEASE, USER_AGENT_HEADER, userAgent } from "../../shared/version/index.js";
+import { FUNCTION_RELEASE_HEADER, functionReleaseOf, RELEASE, THIS_RELEASE_WRITES, USER_AGENT_HEADER, userAgent, writableTo, type Release, type WrittenFeature } from "../../shared/version/index.js";
 
 /** What the function answers to a push and to GET …/snapshot: metadata only. */
 const storedSnapshotSchema = z.object({
@@ -226,21 +226,37 @@ interface EncodedPush {
 }
 
 /**
- * Signs and pushes `snapshot` (as the schema gives it, or its units) for
- * `cluster`. Given `against`, what the function reported it holds, only the
- * units that differ go, against that generation; if the function holds
- * another by the time the push commits (409), every unit goes, as a
- * generation above it.
+ * `snapshot`'s units as a function reading `writes` stores them. Whatever it
+ * reads, a snapshot whose units cannot be pushed (what never leaves the
+ * cluster, a unit larger than a body) is refused here, before the function
+ * is asked anything: its units are encoded for this release first, which
+ * carry the most.
+ */
+async function encodedFor(snapshot: Snapshot, writes: ReadonlySet<WrittenFeature> | (() => Promise<ReadonlySet<WrittenFeature>>)): Promise<EncodedSnapshot> {
+  const mine = await encodeSnapshot(snapshot);
+  pushBatches(mine.units, { base: null, builtAt: snapshot.builtAt, removed: [], digest: mine.digest });
+  const theirs = typeof writes === "function" ? await writes() : writes;
+  return [...THIS_RELEASE_WRITES].every((feature) => theirs.has(feature)) ? mine : encodeSnapshot(snapshot, theirs);
+}
+
+/**
+ * Signs and pushes `snapshot` (as the schema gives it, or its units, encoded
+ * for what the function reads: FunctionState.writes) for `cluster`. Given
+ * `against`, what the function reported it holds, only the units that
+ * differ go, against that generation; if the function holds another by the
+ * time the push commits (409), every unit goes, as a generation above it.
+ * A snapshot given whole is encoded for `writes`, or for what the function
+ * says it reads when asked first.
  */
 export async function pushSnapshot(
   endpoint: string,
   cluster: string,
   privateKeyPem: string,
   snapshot: Snapshot | EncodedPush,
-  { against }: { against?: StoredSnapshot } = {},
+  { against, writes }: { against?: StoredSnapshot; writes?: ReadonlySet<WrittenFeature> } = {},
 ): Promise<PushReport> {
   const signer: Signer = { endpoint, cluster, key: await importPrivateKey(privateKeyPem) };
-  const encoded = "encoded" in snapshot ? snapshot.encoded : await encodeSnapshot(snapshot);
+  const encoded = "encoded" in snapshot ? snapshot.encoded : await encodedFor(snapshot, writes ?? (() => functionState(endpoint, cluster, privateKeyPem).then((state) => state.writes)));
   const commit = (base: number | null, removed: string[]) => ({ base, builtAt: snapshot.builtAt, removed, digest: encoded.digest });
   const full = async (generation: number, because: string | undefined): Promise<PushReport> => {
     const { stored, bodies, bytes } = await sendBatches(signer, generation, encoded.units, commit(null, []));
@@ -262,21 +278,39 @@ export async function pushSnapshot(
   }
 }
 
+/** What the function holds for a cluster, and what it reads: its release, as it names it, and so what a push may write there. */
+export interface FunctionState {
+  /** Undefined when nothing has been pushed yet. */
+  stored: StoredSnapshot | undefined;
+  /** FUNCTION_RELEASE_HEADER of the answer; a function that names none is 0.1.0. */
+  release: Release;
+  /** What a push to it may write (shared/version WRITTEN_FEATURES): to a 0.1.0 function, exactly what 0.1.0's jobs sent. */
+  writes: ReadonlySet<WrittenFeature>;
+}
+
 /**
- * What the function holds for `cluster`, or undefined when nothing has been
- * pushed yet. The read is signed with the cluster's key like a push, so a
- * wrong key fails here, loudly, before anything is compared.
+ * What the function holds for `cluster` and which release it is. The read is
+ * signed with the cluster's key like a push, so a wrong key fails here,
+ * loudly, before anything is compared; only to a caller who proved its key
+ * does the function name its release.
  */
-export async function storedSnapshot(endpoint: string, cluster: string, privateKeyPem: string): Promise<StoredSnapshot | undefined> {
+export async function functionState(endpoint: string, cluster: string, privateKeyPem: string): Promise<FunctionState> {
   const url = endpointUrl(endpoint, cluster);
   const response = await signedGet({ endpoint, cluster, key: await importPrivateKey(privateKeyPem) }, "");
+  const release = functionReleaseOf(response.headers.get(FUNCTION_RELEASE_HEADER));
+  const state = (stored: StoredSnapshot | undefined): FunctionState => ({ stored, release, writes: writableTo(release) });
   if (response.status === 404) {
     const error = await errorText(response);
-    if (error.startsWith("no snapshot")) return undefined;
+    if (error.startsWith("no snapshot")) return state(undefined);
     throw new FunctionError(error, 404);
   }
   if (!response.ok) throw new FunctionError(`GET ${url} answered ${response.status}: ${await errorText(response)}`, response.status);
-  return storedFrom(url, response);
+  return state(await storedFrom(url, response));
+}
+
+/** What the function holds for `cluster`, or undefined when nothing has been pushed yet (functionState). */
+export async function storedSnapshot(endpoint: string, cluster: string, privateKeyPem: string): Promise<StoredSnapshot | undefined> {
+  return (await functionState(endpoint, cluster, privateKeyPem)).stored;
 }
 
 const clusterFleetSchema = z.object({ cluster: z.string(), revision: z.number(), set: fleetSetSchema });

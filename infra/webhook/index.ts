@@ -6,6 +6,7 @@ import { clusterIdError } from "../../shared/clusters/index.js";
 import type { NamedRule } from "../../shared/vap/index.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { uncoveredPolicyRules, type WebhookRule } from "../../shared/vap/coverage.js";
+import { CREDENTIAL_RESOURCES, credentialsReached, describeCredential, withoutCredentials } from "../../shared/admission/credentials.js";
 
 export { uncoveredPolicyRules, type WebhookRule };
 
@@ -68,11 +69,45 @@ export function webhookOptionsError(options: WebhookOptions): string | undefined
   return undefined;
 }
 
-/** The built-in policies' rules, then each bound policy's rules that they do not already cover. */
+/**
+ * The built-in policies' rules, then each bound policy's rules that they do
+ * not already cover, each without the credential resources it reaches
+ * (shared/admission/credentials.ts withoutCredentials: a wildcard in the core
+ * group or authentication.k8s.io written out as what Kubernetes serves there).
+ */
 export function webhookRules(policyRules: ReadonlyArray<{ policy: string; rule: NamedRule }>): WebhookRule[] {
   const rules = builtInRules();
-  for (const entry of policyRules) if (uncoveredPolicyRules(rules, [entry]).length > 0) rules.push(asWebhookRule(entry.rule));
+  for (const { policy, rule } of policyRules)
+    for (const part of withoutCredentials(rule)) if (uncoveredPolicyRules(rules, [{ policy, rule: part }]).length > 0) rules.push(asWebhookRule(part));
   return rules;
+}
+
+/** One line per policy whose rules match credential resources: what the configuration does not send it, and why. */
+export function credentialsNotSent(policyRules: ReadonlyArray<{ policy: string; rule: NamedRule }>): string[] {
+  const byPolicy = new Map<string, Set<string>>();
+  for (const { policy, rule } of policyRules)
+    for (const credential of credentialsReached(rule)) byPolicy.set(policy, (byPolicy.get(policy) ?? new Set()).add(describeCredential(credential)));
+  return [...byPolicy].map(
+    ([policy, names]) =>
+      `ValidatingAdmissionPolicy '${policy}' matches ${[...names].join(", ")}, which carry credentials: not sent to the edge, nor judged there (docs/validating-admission-policies.md, "Credentials are never judged")`,
+  );
+}
+
+/**
+ * The webhook's matchConditions: the apiserver calls the webhook only when
+ * all are true, so it never sends a request whose object is of a kind that
+ * carries credentials, whatever the rules say (a rule over every group keeps
+ * its wildcards, and a rule added by hand is caught too). GA since
+ * Kubernetes 1.30, the oldest edgeadmit supports (KEP-3716). They read
+ * request.kind, which every AdmissionRequest has: an expression that cannot
+ * fail, so failurePolicy never applies to them.
+ */
+export function credentialMatchConditions(): Array<{ name: string; expression: string }> {
+  const kinds = new Map(CREDENTIAL_RESOURCES.map(({ kind }) => [`${kind.group}/${kind.kind}`, kind]));
+  return [...kinds.values()].map(({ group, kind }) => ({
+    name: `never-${kind.toLowerCase()}`,
+    expression: `!(request.kind.group == ${JSON.stringify(group)} && request.kind.kind == ${JSON.stringify(kind)})`,
+  }));
 }
 
 
@@ -114,6 +149,8 @@ export function webhookConfiguration(options: WebhookOptions) {
           matchExpressions: [{ key: "kubernetes.io/metadata.name", operator: "NotIn", values: ["kube-system", JOB_NAMESPACE] }],
         },
         rules: webhookRules(options.policyRules ?? []),
+        // No Secret, TokenRequest or TokenReview is ever sent to the edge (docs/validating-admission-policies.md, "Credentials are never judged").
+        matchConditions: credentialMatchConditions(),
       },
     ],
   };

@@ -89,9 +89,13 @@ export function sha256HexSync(text: string): string {
   return [...h].map((word) => word.toString(16).padStart(8, "0")).join("");
 }
 
-/** FNV-1a (32 bits) of the text's UTF-16 code units: a spread over buckets that both sides compute alike, no crypto needed. */
-export function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
+/**
+ * FNV-1a (32 bits) of the text's UTF-16 code units: a spread over buckets
+ * that both sides compute alike, no crypto needed. `from`: the hash of a
+ * text this one continues (fnv1a(a + b) is fnv1a(b, fnv1a(a))).
+ */
+export function fnv1a(text: string, from = 0x811c9dc5): number {
+  let hash = from;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);
     hash = Math.imul(hash, 0x01000193) >>> 0;

@@ -9,6 +9,7 @@
 // the cluster's own policies.
 import * as z from "zod/mini";
 import { describeZodError } from "../zod/index.js";
+import { onlyCredentialsProblem } from "../admission/credentials.js";
 import { selectorMatches, type Labels } from "../k8s/labels/index.js";
 import { labelSelectorSchema } from "../k8s/schemas/index.js";
 import { exceptionObjectSchema, indexExceptions, type Exception, type ExceptionIndex } from "../exceptions/index.js";
@@ -16,6 +17,8 @@ import { ENFORCEMENT_MODES, type EnforcementMode } from "../snapshot/modes.js";
 import { compilePolicySet, policyObjectSchema, type CompiledPolicySet, type NamedRule } from "../vap/index.js";
 import type { ParamFacts } from "../vap/params/index.js";
 import type { PolicyFacts } from "../vap/index.js";
+import { EvalError } from "../cel/index.js";
+import { describeKind } from "../inventory/index.js";
 
 export const FLEET_API_VERSION = "edgeadmit.io/v1alpha1";
 export const FLEET_BINDING_KIND = "EdgeAdmissionPolicyBinding";
@@ -179,6 +182,8 @@ export function fleetSetProblems(set: FleetSet): string[] {
       continue;
     }
     names.add(parsed.data.metadata.name);
+    const credentialsOnly = onlyCredentialsProblem(parsed.data.spec.matchConstraints.resourceRules);
+    if (credentialsOnly !== undefined) problems.push(`${POLICY_KIND} '${parsed.data.metadata.name}': ${credentialsOnly}`);
     const kind = parsed.data.spec.paramKind;
     if (!kind) continue;
     paramKinds.add(`${kind.apiVersion}/${kind.kind}`);
@@ -443,13 +448,16 @@ export class FleetPolicies {
 /**
  * What a fleet policy reads on a cluster: params from the fleet set only
  * (never the cluster's, which its owner did not give the fleet: a set that
- * would is refused at apply, and one stored by 0.1.0 finds none);
- * everything else is the cluster's.
+ * would is refused at apply, and one stored by 0.1.0 finds none); the
+ * inventory kinds the cluster's owner allowed, and no other (an evaluation
+ * error, and the policy's failurePolicy decides); Namespaces as the cluster's.
  */
 class FleetFacts implements PolicyFacts {
   constructor(
     private readonly fleet: FleetParams,
     private readonly cluster: PolicyFacts,
+    /** The inventory kinds the cluster's owner lets fleet policies read (its settings' fleetInventory). */
+    private readonly allowed: ReadonlySet<string>,
   ) {}
   namespace(name: string): unknown {
     return this.cluster.namespace(name);
@@ -461,6 +469,10 @@ class FleetFacts implements PolicyFacts {
     return this.fleet.paramObjects(kind, namespace);
   }
   inventoryKind(key: string) {
+    if (!this.allowed.has(key))
+      throw new EvalError(
+        `inventory: the cluster's owner has not let fleet policies read ${describeKind(key)}: its settings' fleetInventory does not list ${key} (docs/fleet.md, "What a fleet policy reads")`,
+      );
     return this.cluster.inventoryKind(key);
   }
   inventoryInNamespace(key: string, namespace: string) {
@@ -472,7 +484,10 @@ class FleetFacts implements PolicyFacts {
   inventoryLookup(key: string, field: string, valueKey: string) {
     return this.cluster.inventoryLookup(key, field, valueKey);
   }
+  inventoryLeftOut(key: string, field: string, valueKey: string) {
+    return this.cluster.inventoryLeftOut(key, field, valueKey);
+  }
 }
 
-/** The facts a fleet policy is judged with on a cluster. */
-export const fleetFacts = (fleet: ClusterFleet, cluster: PolicyFacts): PolicyFacts => new FleetFacts(fleet.params, cluster);
+/** The facts a fleet policy is judged with on a cluster whose owner lets it read the inventory kinds `allowed`. */
+export const fleetFacts = (fleet: ClusterFleet, cluster: PolicyFacts, allowed: readonly string[] = []): PolicyFacts => new FleetFacts(fleet.params, cluster, new Set(allowed));

@@ -12,6 +12,8 @@ export interface InventoryFacts {
   inventoryNamespaces(key: string): Readonly<Record<string, number>>;
   /** The keys (`namespace/name`, or `name`) of the objects whose indexed `field` holds the value keyed `valueKey` (paths.indexKey). */
   inventoryLookup(key: string, field: string, valueKey: string): readonly string[];
+  /** Whether an object left out of the snapshot holds that value (read from the value's bucket when the kind's `leftOut.indexed`). */
+  inventoryLeftOut(key: string, field: string, valueKey: string): boolean;
 }
 
 /** A kind as the cluster part holds it. */
@@ -19,8 +21,13 @@ export interface KindEntry {
   namespaced: boolean;
   index?: readonly string[] | undefined;
   objects: Readonly<Record<string, unknown>>;
-  /** The objects left out for breaking a limit (shared/snapshot/builder INVENTORY_LIMITS): how many, and the first by key with why. */
-  leftOut?: { total: number; objects: Readonly<Record<string, string>> } | undefined;
+  /**
+   * The objects left out for breaking a limit (shared/snapshot/builder
+   * INVENTORY_LIMITS): how many, and the first by key with why; `indexed`:
+   * their values are in the index buckets, so a lookup fails only for one of
+   * them, or in a bucket `crowded` names for the field.
+   */
+  leftOut?: { total: number; objects: Readonly<Record<string, string>>; indexed?: true | undefined; crowded?: Readonly<Record<string, readonly number[]>> | undefined } | undefined;
 }
 
 /** A lookup reached a unit the view was not given: reviewUnits missed one a policy reads. */

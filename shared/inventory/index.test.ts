@@ -10,7 +10,7 @@ import { review } from "../review/index.js";
 import { buildSnapshot, type KubeObject } from "../snapshot/builder/index.js";
 import { SnapshotView } from "../snapshot/view.js";
 import { compilePolicySet } from "../vap/index.js";
-import { indexedValues, indexKey, InventoryValue, inventoryLibrary, MAX_LIST_NAMESPACES, parseDeclaration, parseFieldPath, projection, type FieldPath, type InventoryDeclaration } from "./index.js";
+import { indexBucketOf, indexedValues, indexKey, InventoryValue, inventoryLibrary, MAX_LIST_NAMESPACES, parseDeclaration, parseFieldPath, projection, type FieldPath, type InventoryDeclaration } from "./index.js";
 
 const path = (text: string) => parseFieldPath(text) as FieldPath;
 
@@ -186,6 +186,37 @@ describe("the library", () => {
     expect(cost("inventory.list('v1', 'Service', 'a')")).toBe(1 + 100);
     expect(cost("inventory.get('v1', 'Service', 'a', 's1')")).toBe(2);
     expect(cost("'x' in inventory.index('v1', 'Service', 'spec.selector.app')")).toBe(3);
+  });
+
+  it("an object left out for a limit fails only the lookups of its own values; without its values indexed (0.1.0's snapshots), every lookup", () => {
+    // Its selector kept whole (padding and all) is a projection past 512 KiB: left out, its value `big` indexed as left out.
+    const fat = service("tenant-a", "fat", { app: "big", padding: "x".repeat(600 * 1024) });
+    const { snapshot } = buildSnapshot([...policy(SERVICES, "true"), fat, service("shop", "web")], { generation: 1, builtAt: "2026-01-01T00:00:00Z" });
+    expect(snapshot.inventory["v1/Service"]!.leftOut).toMatchObject({ total: 1, values: { "spec.selector.app": ["sbig"] } });
+    const found = (value: string, edited = snapshot) => {
+      const expression = `size(inventory.index('v1', 'Service', 'spec.selector.app')[?'${value}'].orValue([])) == 0`;
+      const cluster = policy(SERVICES, expression);
+      const { snapshot: withPolicy } = buildSnapshot(cluster, { generation: 1, builtAt: "2026-01-01T00:00:00Z" });
+      const decoded = decodeAdmissionReview(JSON.stringify(wrapReview(service("other", "new"))));
+      if (!decoded.ok) throw new Error(decoded.error);
+      const view = new SnapshotView({ ...edited, validatingAdmissionPolicies: withPolicy.validatingAdmissionPolicies, policyBindings: withPolicy.policyBindings });
+      return review(decoded.review.request, { cluster: "c", policies: [], snapshot: { view, pushedAt: Date.now() }, withoutSnapshot: "FailOpen", now: Date.now() }).decision.denial?.message.split("resulted in error: ")[1];
+    };
+    const heldError = `inventory: an object of v1 Service whose spec.selector.app holds "big" was left out of the snapshot for breaking its limits, so this lookup could miss it; the sync job's output names it`;
+    expect(found("big")).toBe(heldError);
+    expect(found("web")).toBeUndefined();
+    expect(found("nobody")).toBeUndefined();
+    // A crowded bucket: every lookup there fails, whoever holds the value.
+    const crowded = structuredClone(snapshot);
+    crowded.inventory["v1/Service"]!.leftOut!.crowded = { "spec.selector.app": [indexBucketOf("v1/Service", "spec.selector.app", "sweb")] };
+    expect(found("web", crowded)).toBe(
+      "inventory: objects of v1 Service left out of the snapshot hold more values of spec.selector.app in this value's index bucket than the snapshot records, so this lookup could miss one; the sync job's output names them",
+    );
+    // Without the values (as 0.1.0 built and pushed it), any value may be the left-out object's.
+    const coarse = structuredClone(snapshot);
+    delete coarse.inventory["v1/Service"]!.leftOut!.values;
+    const coarseError = "inventory: v1 Service tenant-a/fat was left out of the snapshot (its projection is 614532 bytes of JSON (at most 524288)), so this call could miss it; the sync job's output names it";
+    expect([found("big", coarse), found("web", coarse), found("nobody", coarse)]).toEqual([coarseError, coarseError, coarseError]);
   });
 
   it("a kind or index the declaration does not name is a compile error at the constant", () => {

@@ -19,7 +19,9 @@
 //   so an UPDATE never meets its stored copy.
 // - An object left out of the snapshot for breaking a limit (shared/snapshot/builder
 //   INVENTORY_LIMITS) makes every call that could have read it an evaluation
-//   error: an answer that may miss an object is not given as complete.
+//   error: an answer that may miss an object is not given as complete. Where
+//   the snapshot indexes the left-out objects' values (their kind's
+//   leftOut.indexed), a lookup by value fails only for one of them.
 // - An index bucket holds the keys of the objects; a lookup reads each from
 //   its namespace's shard (or the cluster part), counted like any other unit.
 // - Cost: a list is charged as a traversal of its result (cel-go's 0.1 per
@@ -173,8 +175,8 @@ export class InventoryValue extends LibraryValue {
     if (problem) throw new EvalError(problem);
     if (!entry.index?.includes(path.text))
       throw new EvalError(`inventory: the snapshot has no index of ${describeKind(key)} by ${path.text}: the sync job that built it ran before the policy declared it`);
-    // Any value may be one a left-out object has.
-    leftOutCheck(key, entry, () => true);
+    // Any value may be one a left-out object has, unless the snapshot says which they hold.
+    if (!entry.leftOut?.indexed) leftOutCheck(key, entry, () => true);
     return new IndexMap(this, key, entry, path.text, self);
   }
 
@@ -187,7 +189,9 @@ export class InventoryValue extends LibraryValue {
     const normal = mapKey(value);
     const valueKey = normal === undefined ? undefined : indexKey(normal);
     if (valueKey === undefined) return undefined;
-    this.#read(inventoryIndexUnit(indexBucketOf(key, field, valueKey)));
+    const bucket = indexBucketOf(key, field, valueKey);
+    this.#read(inventoryIndexUnit(bucket));
+    if (entry.leftOut?.indexed) leftOutValueCheck(key, entry, field, bucket, value, answer(() => this.facts.inventoryLeftOut(key, field, valueKey)));
     const found: Value[] = [];
     for (const id of answer(() => this.facts.inventoryLookup(key, field, valueKey))) {
       const slash = id.indexOf("/");
@@ -218,6 +222,23 @@ function leftOutCheck(key: string, entry: KindEntry, inScope: (id: string) => bo
     throw new EvalError(`inventory: ${describeKind(key)} ${capped(id, 127)} was left out of the snapshot (${leftOut.objects[id]}), so this call could miss it; the sync job's output names it`);
   if (leftOut.total > named.length)
     throw new EvalError(`inventory: ${leftOut.total} objects of ${describeKind(key)} were left out of the snapshot for breaking its limits, so this call could miss one; the sync job's output names them`);
+}
+
+/**
+ * An evaluation error when an object left out of the snapshot holds the
+ * value looked up (`held`), or may (the value's bucket is crowded): the
+ * answer could miss it. Any other value is answered exactly, so one tenant's
+ * object over a limit fails only the lookups of its own values.
+ */
+function leftOutValueCheck(key: string, entry: KindEntry, field: string, bucket: number, value: Value, held: boolean): void {
+  if (held)
+    throw new EvalError(
+      `inventory: an object of ${describeKind(key)} whose ${field} holds ${typeof value === "string" ? `"${capped(value, 127)}"` : String(value)} was left out of the snapshot for breaking its limits, so this lookup could miss it; the sync job's output names it`,
+    );
+  if (entry.leftOut?.crowded?.[field]?.includes(bucket))
+    throw new EvalError(
+      `inventory: objects of ${describeKind(key)} left out of the snapshot hold more values of ${field} in this value's index bucket than the snapshot records, so this lookup could miss one; the sync job's output names them`,
+    );
 }
 
 function own(record: Readonly<Record<string, unknown>>, key: string): unknown {

@@ -18,6 +18,16 @@ describe("a declaration of what never leaves the cluster is refused, naming the 
     ["data['password']", `kinds.0.fields.0: data.password of v1 Secret ${SECRET_RULE}`],
   ])("Secret %s", (field, error) => expect(declare("Secret", "v1", field)).toBe(error));
 
+  it("whatever the spelling of the core group (v1, core/v1) or of the kind's case: each is read by a policy declaring that spelling", () => {
+    const rule = (apiVersion: string, kind: string) => `never leaves the cluster: of a Secret only metadata.name, metadata.namespace, metadata.labels and type do ${WHY}`.replace(/^/, `data of ${apiVersion} ${kind} `);
+    for (const [apiVersion, kind] of [["core/v1", "Secret"], ["v1", "SECRET"], ["core/v1beta1", "SECRET"]] as const)
+      expect(declare(kind, apiVersion, "data")).toBe(`kinds.0.fields.0: ${rule(apiVersion, kind)}`);
+    expect(declare("TokenRequest", "authentication.k8s.io/v1", "status")).toMatch(/it carries a bearer token/);
+    expect(declare("TOKENREVIEW", "authentication.k8s.io/v1", "status")).toMatch(/it carries a bearer token/);
+    // Another group's kind named Secret is not the core group's.
+    expect(typeof declare("Secret", "example.com/v1", "data")).toBe("object");
+  });
+
   it("a Secret's name, namespace, labels (or one label) and type are declared", () => {
     expect(typeof declare("Secret", "v1", "type", "metadata.labels['app']", "metadata.name")).toBe("object");
   });
@@ -116,5 +126,13 @@ describe("a pushed unit carrying it is refused (the function's decodeUnit), whoe
       error: `policyParams v1 ConfigMap: metadata.managedFields of v1 ConfigMap never leaves the cluster: metadata.managedFields and the annotation kubectl.kubernetes.io/last-applied-configuration of no kind do ${WHY}`,
     });
     expect(decodeUnit("shop", shard).ok).toBe(true);
+  });
+
+  it("under any spelling of the core group or of the kind: core/v1, /v1, a lowercase kind", () => {
+    const shard = parts.shards.get("shop")!;
+    for (const [apiVersion, kind] of [["core/v1", "Secret"], ["/v1", "Secret"], ["v1", "secret"]] as const) {
+      const withData = { ...shard, inventory: { [`${apiVersion}/${kind}`]: { namespaced: true, objects: { "shop/db": { apiVersion, kind, metadata: { name: "db", namespace: "shop" }, data: secret["data"] } } } } };
+      expect(decodeUnit("shop", withData)).toEqual({ ok: false, error: `inventory ${apiVersion} ${kind} shop/db: data of ${apiVersion} ${kind} ${SECRET_RULE}` });
+    }
   });
 });

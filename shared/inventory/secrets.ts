@@ -17,6 +17,8 @@
 //
 // ConfigMaps are not secret by Kubernetes' design (RBAC and encryption at
 // rest treat them as plain data), so their data travels when declared.
+import { CREDENTIAL_RESOURCES } from "../admission/credentials.js";
+
 /** A field path as paths.ts parses it (its steps: names, or a symbol for [*]). */
 interface Path {
   readonly text: string;
@@ -36,10 +38,19 @@ export const NEVER_PROJECTED: readonly (readonly string[])[] = [
 
 /** The only paths of a Secret that travel (besides apiVersion and kind), and whatever lies inside them. */
 const SECRET_KEPT: readonly (readonly string[])[] = [["apiVersion"], ["kind"], ["metadata", "name"], ["metadata", "namespace"], ["metadata", "labels"], ["type"]];
-/** Kinds of which nothing but the identity travels: they carry bearer tokens. */
-const TOKEN_KINDS = new Set(["authentication.k8s.io/TokenRequest", "authentication.k8s.io/TokenReview"]);
+/** Kinds of which nothing but the identity travels: they carry bearer tokens (the credential kinds but Secret, shared/admission/credentials.ts; group/kind, the kind lowercased). */
+const TOKEN_KINDS = new Set(CREDENTIAL_RESOURCES.filter(({ kind }) => kind.group !== "").map(({ kind }) => `${kind.group}/${kind.kind.toLowerCase()}`));
 
-const groupOf = (apiVersion: string) => (apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "");
+/**
+ * The group and kind this rule keys on, whatever the spelling: the core
+ * group is `v1`, `/v1` or `core/v1` (the name Kubernetes' API reference gives
+ * it), and a kind is compared without its case. An object stored under any
+ * spelling is read by a policy declaring that spelling, so each is refused.
+ */
+function groupKindOf(apiVersion: string, kind: string): string {
+  const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
+  return `${group === "core" ? "" : group}/${kind.toLowerCase()}`;
+}
 const startsWith = (steps: readonly unknown[], prefix: readonly string[]) => prefix.length <= steps.length && prefix.every((step, at) => steps[at] === step);
 
 /**
@@ -48,11 +59,11 @@ const startsWith = (steps: readonly unknown[], prefix: readonly string[]) => pre
  * travel whole).
  */
 export function neverLeaves(apiVersion: string, kind: string, path: Path | undefined): string | undefined {
-  const groupKind = `${groupOf(apiVersion)}/${kind}`;
+  const groupKind = groupKindOf(apiVersion, kind);
   const steps = path?.steps ?? [];
   const what = path ? path.text : "the whole object";
-  if (groupKind === "/Secret" && !SECRET_KEPT.some((kept) => startsWith(steps, kept)))
-    return `${what} of ${apiVersion} Secret never leaves the cluster: of a Secret only metadata.name, metadata.namespace, metadata.labels and type do (${WHERE})`;
+  if (groupKind === "/secret" && !SECRET_KEPT.some((kept) => startsWith(steps, kept)))
+    return `${what} of ${apiVersion} ${kind} never leaves the cluster: of a Secret only metadata.name, metadata.namespace, metadata.labels and type do (${WHERE})`;
   if (TOKEN_KINDS.has(groupKind)) return `${what} of ${apiVersion} ${kind} never leaves the cluster: it carries a bearer token (${WHERE})`;
   if (path && NEVER_PROJECTED.some((never) => startsWith(steps, never)))
     return `${path.text} of ${apiVersion} ${kind} never leaves the cluster: metadata.managedFields and the annotation ${LAST_APPLIED_ANNOTATION} of no kind do (${WHERE})`;

@@ -3,11 +3,12 @@
 // shared/vap/dispatcher, which it calls). Policies report findings; only here
 // does configuration turn a finding into Deny, Warn or Audit.
 import { truncateUtf8, utf8Length, MAX_WARNINGS_TOTAL_BYTES, type AdmissionRequest, type Decision } from "../admission/index.js";
+import { credentialOf, describeCredential } from "../admission/credentials.js";
 import type { WithoutSnapshot } from "../clusters/index.js";
 import type { EnforcementMode, Finding, Policy } from "../policy/index.js";
 import type { SnapshotView } from "../snapshot/view.js";
 import { exceptionFor, indexExceptions, type ExceptionIndex } from "../exceptions/index.js";
-import { policySetOf, type PolicyOutcome } from "../vap/index.js";
+import { policySetOf, ReviewSession, type PolicyOutcome } from "../vap/index.js";
 import { fleetFacts, stricter, type ClusterFleet } from "../fleet/index.js";
 
 export type { WithoutSnapshot };
@@ -28,6 +29,8 @@ export interface ReviewContext {
   now: number;
   /** What the fleet binds on this cluster (shared/fleet), judged beside the cluster's own policies; the cluster cannot weaken it. */
   fleet?: ClusterFleet | undefined;
+  /** The review's one budget and its final evaluations, across the rounds the function judges it in (functions/routes/validate.ts); absent: this judgement alone. */
+  session?: ReviewSession;
 }
 
 /**
@@ -94,9 +97,15 @@ const FLEET_IGNORED_ANNOTATION = "fleet.ignored-settings";
  * made stricter where the cluster's settings ask (Warn to Deny), never
  * weaker; a setting that would weaken one is named in `ignored`.
  */
-function fleetResults(request: AdmissionRequest, fleet: ClusterFleet, view: SnapshotView, ignored: Set<string>): { results: PolicyResult[]; skipped: SkippedResult[]; auditAnnotations: Record<string, string> } {
+function fleetResults(
+  request: AdmissionRequest,
+  fleet: ClusterFleet,
+  view: SnapshotView,
+  ignored: Set<string>,
+  session: ReviewSession,
+): { results: PolicyResult[]; skipped: SkippedResult[]; auditAnnotations: Record<string, string> } {
   const exemptedBy = (policy: string) => (fleet.exceptions.size === 0 ? undefined : exceptionFor(fleet.exceptions, policy, request));
-  const outcome = fleet.set.evaluate(request, fleetFacts(fleet, view), (policy) => exemptedBy(policy) !== undefined);
+  const outcome = fleet.set.evaluate(request, fleetFacts(fleet, view, view.settings.fleetInventory), (policy) => exemptedBy(policy) !== undefined, undefined, session);
   const results: PolicyResult[] = [];
   const skipped: SkippedResult[] = [];
   for (const raw of outcome.outcomes) {
@@ -249,8 +258,29 @@ export function judged(request: AdmissionRequest, policies: readonly Policy[], v
   );
 }
 
-/** The whole review of one request: the built-in policies, and the cluster's own policies bound at the edge. */
+/** The audit annotation that says why a request that carries credentials was allowed unjudged. */
+const CREDENTIALS_ANNOTATION = "credentials-not-judged";
+
+/**
+ * The outcome of a request that carries credentials (shared/admission/credentials.ts):
+ * allowed, judged by no policy, with why as a warning and an audit annotation;
+ * undefined for any other request. It reads the request's resource and kind,
+ * never its objects, and its words are fixed: nothing of the request in them.
+ */
+export function unjudgedCredentials(request: Pick<AdmissionRequest, "kind" | "resource" | "subResource">): ReviewOutcome | undefined {
+  const credential = credentialOf(request);
+  if (credential === undefined) return undefined;
+  const why = `edgeadmit: allowed unjudged: ${describeCredential(credential)} carry credentials (${credential.carries}), which edgeadmit never judges; its ValidatingWebhookConfiguration should not send them: render it again with edgeadmit webhook-config`;
+  return { decision: { allowed: true, warnings: [why], auditAnnotations: { [CREDENTIALS_ANNOTATION]: why } }, results: [], skipped: [] };
+}
+
+/**
+ * The whole review of one request: the built-in policies, and the cluster's
+ * own policies bound at the edge; a request that carries credentials none of them.
+ */
 export function review(request: AdmissionRequest, context: ReviewContext): ReviewOutcome {
+  const unjudged = unjudgedCredentials(request);
+  if (unjudged !== undefined) return unjudged;
   const { cluster, snapshot } = context;
   const fleet = context.fleet;
   const matched = matchPolicies(request, context.policies, snapshot?.view, fleet);
@@ -278,8 +308,11 @@ export function review(request: AdmissionRequest, context: ReviewContext): Revie
     warnings.push(message);
   }
   const ignored = new Set<string>();
-  const fromFleet = fleet && fleetMatches ? fleetResults(request, fleet, snapshot.view, ignored) : undefined;
-  const edge = policySet?.evaluate(request, snapshot.view, (policy) => exceptionOf(snapshot.view, policy, request) !== undefined, context.edgePolicy);
+  // One budget for the fleet's policies (first: a cluster's own cannot spend what they need) and the cluster's, in every round.
+  const session = context.session ?? new ReviewSession();
+  session.missed = () => snapshot.view.missed;
+  const fromFleet = fleet && fleetMatches ? fleetResults(request, fleet, snapshot.view, ignored, session) : undefined;
+  const edge = policySet?.evaluate(request, snapshot.view, (policy) => exceptionOf(snapshot.view, policy, request) !== undefined, context.edgePolicy, session);
   const results: PolicyResult[] = [...(fromFleet?.results ?? [])];
   const skipped: SkippedResult[] = [...(fromFleet?.skipped ?? [])];
   for (const result of [...evaluate(request, matched, snapshot.view, fleet), ...vapResults(edge?.outcomes ?? [])]) {

@@ -77,9 +77,30 @@ const inventoryKindSchema = z.object({
    * Objects of the kind left out because one broke a limit (shared/snapshot/builder
    * INVENTORY_LIMITS), in the cluster part: `total`, and the first of them by
    * key with why. A policy reading what one of them would be in fails, and its
-   * failurePolicy decides.
+   * failurePolicy decides: a get of one, a list of its namespace or of every
+   * one, and, without `indexed`, every lookup by value of the kind.
    */
-  leftOut: z.optional(z.object({ total: z.number().check(z.int(), z.minimum(1)), objects: z.record(z.string(), z.string()) })),
+  leftOut: z.optional(
+    z.object({
+      total: z.number().check(z.int(), z.minimum(1)),
+      objects: z.record(z.string(), z.string()),
+      /**
+       * Every left-out object's indexed values, by index field, in code-unit
+       * order, each once (the whole snapshot only: splitSnapshot puts them in
+       * their index buckets and `indexed` in the cluster part).
+       */
+      values: z.optional(z.record(z.string(), z.array(z.string()))),
+      /**
+       * The left-out objects' values are in their index buckets (`leftOut` of
+       * each): a lookup by value meets an evaluation error only for one of
+       * them, or in a crowded bucket. Written from 0.2.0 (shared/version
+       * WRITTEN_FEATURES); 0.1.0 drops it and fails every lookup of the kind.
+       */
+      indexed: z.optional(z.literal(true)),
+      /** By index field, the buckets whose left-out values passed INVENTORY_LIMITS.bucketBytes: every lookup there meets an evaluation error. */
+      crowded: z.optional(z.record(z.string(), z.array(z.number().check(z.int(), z.minimum(0))))),
+    }),
+  ),
 });
 export type InventoryKind = z.infer<typeof inventoryKindSchema>;
 
@@ -91,6 +112,14 @@ const settingsSchema = z.object({
   /** A snapshot older than this gets `onStale`. */
   maxAgeSeconds: z._default(z.number().check(z.int(), z.minimum(60)), DEFAULT_MAX_AGE_SECONDS),
   onStale: z._default(z.enum(["Warn", "Deny"]), "Warn"),
+  /**
+   * The inventory kinds (`<apiVersion>/<kind>`) the cluster's owner lets the
+   * fleet's policies read; absent or empty: none (shared/fleet). Set in the
+   * cluster (its settings ConfigMap), where no operator key reaches.
+   * Written to functions that read it (shared/version WRITTEN_FEATURES);
+   * 0.1.0 drops it, and lets fleet policies read every kind, as it did.
+   */
+  fleetInventory: z.optional(z.array(z.string().check(z.maxLength(300))).check(z.maxLength(100))),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 

@@ -142,6 +142,7 @@ export class SnapshotView implements InventoryFacts {
   readonly #shards: LoadedShards;
   readonly #complete: boolean;
   readonly #missing: Set<string> | undefined;
+  #missed = 0;
 
   /** The whole snapshot (check, test, audit): split as storage splits it, every shard present. */
   constructor(snapshot: Snapshot);
@@ -166,6 +167,11 @@ export class SnapshotView implements InventoryFacts {
     }
   }
 
+  /** How many times this view answered a unit it was not given as absent (discovering): an evaluation that raised it read something it may read otherwise with every unit. */
+  get missed(): number {
+    return this.#missed;
+  }
+
   /** The cluster-wide part: settings, classes, policies and bindings, and every field that is not cut by namespace. */
   get cluster(): ClusterPart {
     return this.facts.part;
@@ -178,6 +184,7 @@ export class SnapshotView implements InventoryFacts {
       if (this.#complete) return undefined;
       if (this.#missing) {
         this.#missing.add(name);
+        this.#missed++;
         return undefined;
       }
       throw new UnloadedUnitError(name);
@@ -300,23 +307,35 @@ export class SnapshotView implements InventoryFacts {
     return (this.#unit(inventoryKindUnit(key)) as InventoryDirectory | undefined)?.namespaces ?? NOTHING;
   }
 
+  inventoryLeftOut(key: string, field: string, valueKey: string): boolean {
+    const bucket = this.#unit(inventoryIndexUnit(indexBucketOf(key, field, valueKey))) as InventoryBucketContent | undefined;
+    const values: unknown = bucket?.leftOut && own(bucket.leftOut, key) && own(bucket.leftOut[key]!, field);
+    return Array.isArray(values) && sortedIndexOf(values as readonly string[], valueKey, 1) >= 0;
+  }
+
   inventoryLookup(key: string, field: string, valueKey: string): readonly string[] {
     const bucket = this.#unit(inventoryIndexUnit(indexBucketOf(key, field, valueKey))) as InventoryBucketContent | undefined;
     const pairs: unknown = bucket && own(bucket.index, key) && own(bucket.index[key]!, field);
     // A bucket stored by an earlier version maps values to the objects themselves: no keys, until the next sync replaces it.
     if (!Array.isArray(pairs)) return [];
     // Values at even places, in code-unit order (checked at push): a binary search.
-    let low = 0;
-    let high = pairs.length / 2;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      const value = pairs[middle * 2] as string;
-      if (value === valueKey) return (pairs[middle * 2 + 1] as string).split(REFERENCE_SEPARATOR);
-      if (value < valueKey) low = middle + 1;
-      else high = middle;
-    }
-    return [];
+    const at = sortedIndexOf(pairs as readonly string[], valueKey, 2);
+    return at < 0 ? [] : (pairs[at + 1] as string).split(REFERENCE_SEPARATOR);
   }
+}
+
+/** Where `value` is in `list`, whose every `step`th element from the first is in code-unit order (a binary search), or -1. */
+function sortedIndexOf(list: readonly string[], value: string, step: number): number {
+  let low = 0;
+  let high = Math.ceil(list.length / step);
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const found = list[middle * step]!;
+    if (found === value) return middle * step;
+    if (found < value) low = middle + 1;
+    else high = middle;
+  }
+  return -1;
 }
 
 const NOTHING: Readonly<Record<string, never>> = Object.freeze({});

@@ -5,6 +5,7 @@
 // per cluster and fleet policy whether the rules the sync job pushed reach it.
 import type { WebhookRule } from "../k8s/schemas/index.js";
 import type { NamedRule } from "./schema/index.js";
+import { withoutCredentials } from "../admission/credentials.js";
 
 export type { WebhookRule };
 
@@ -29,23 +30,30 @@ function resourceCovered(resources: readonly string[], resource: string): boolea
 export function uncoveredPolicyRules(webhookRules: readonly WebhookRule[], policyRules: ReadonlyArray<{ policy: string; rule: NamedRule }>): string[] {
   const missing: string[] = [];
   for (const { policy, rule } of policyRules) {
-    const holes: string[] = [];
-    for (const group of rule.apiGroups)
-      for (const version of rule.apiVersions)
-        for (const resource of rule.resources)
-          for (const operation of rule.operations) {
-            const sent = webhookRules.some(
-              (w) =>
-                listCovers(w.apiGroups, group) &&
-                listCovers(w.apiVersions, version) &&
-                resourceCovered(w.resources, resource) &&
-                listCovers(w.operations, operation) &&
-                // A resource has one scope: only opposite explicit scopes exclude each other.
-                (w.scope === "*" || rule.scope === "*" || w.scope === rule.scope),
-            );
-            if (!sent) holes.push(`${operation} ${group === "" ? resource : `${resource}.${group}`}/${version}`);
-          }
+    // What the policy can be sent: never a credential resource (the webhook's rules leave them out, written out where a wildcard reached them).
+    const holes = withoutCredentials(rule).flatMap((part) => holesOf(webhookRules, part));
     if (holes.length > 0) missing.push(`ValidatingAdmissionPolicy '${policy}' matches ${holes.slice(0, 5).join(", ")}${holes.length > 5 ? ` and ${holes.length - 5} more` : ""}`);
   }
   return missing;
+}
+
+/** What of one policy rule `webhookRules` do not send, as `<operation> <resource>.<group>/<version>`. */
+function holesOf(webhookRules: readonly WebhookRule[], rule: NamedRule): string[] {
+  const holes: string[] = [];
+  for (const group of rule.apiGroups)
+    for (const version of rule.apiVersions)
+      for (const resource of rule.resources)
+        for (const operation of rule.operations) {
+          const sent = webhookRules.some(
+            (w) =>
+              listCovers(w.apiGroups, group) &&
+              listCovers(w.apiVersions, version) &&
+              resourceCovered(w.resources, resource) &&
+              listCovers(w.operations, operation) &&
+              // A resource has one scope: only opposite explicit scopes exclude each other.
+              (w.scope === "*" || rule.scope === "*" || w.scope === rule.scope),
+          );
+          if (!sent) holes.push(`${operation} ${group === "" ? resource : `${resource}.${group}`}/${version}`);
+        }
+  return holes;
 }

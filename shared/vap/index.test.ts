@@ -77,6 +77,13 @@ describe("a bound policy", () => {
     expect(judge(cluster, deployment(10), { operation: "DELETE" }).decision.allowed).toBe(true);
   });
 
+  it("is not bound by a binding named as the fleet's (fleet/<name>): skipped with a problem, as no cluster holds one", () => {
+    const slashed = yaml(replicasPolicy + "---" + binding('"fleet/max-replicas"', "max-replicas"));
+    expect(snapshotOf(slashed).problems).toEqual([`EdgeAdmissionPolicyBinding fleet/max-replicas: a name holds no "/" (a cluster's names are DNS subdomains; "fleet/<name>" names the fleet's): skipped`]);
+    expect(snapshotOf(slashed).snapshot.policyBindings).toEqual({});
+    expect(judge(slashed, deployment(10)).decision.allowed).toBe(true);
+  });
+
   it("is not enforced without a binding, as in the apiserver", () => {
     expect(judge(yaml(replicasPolicy), deployment(10)).decision.allowed).toBe(true);
   });

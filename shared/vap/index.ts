@@ -16,6 +16,7 @@ import { PolicyDispatcher, type CompiledPolicySet } from "./dispatcher/index.js"
 export * from "./schema/index.js";
 export { VARIABLES, type AdmissionPolicySources } from "./compile/index.js";
 export type { CompiledPolicySet, PolicyFacts, PolicyOutcome, PolicySetOutcome } from "./dispatcher/index.js";
+export { ReviewSession } from "./budget/index.js";
 
 /** Compiles the policies that have at least one binding; reports every problem found on the way. */
 export function compilePolicySet(sources: AdmissionPolicySources): CompiledPolicySet {

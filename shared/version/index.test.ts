@@ -2,7 +2,23 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SNAPSHOT_API_VERSION } from "../snapshot/schema.js";
-import { describePeer, nextMinorRelease, oldestServed, readsStateOf, served, parseRelease, peerOf, RELEASE, RELEASES, skewProblem, userAgent } from "./index.js";
+import {
+  describePeer,
+  functionReleaseOf,
+  nextMinorRelease,
+  oldestServed,
+  parseRelease,
+  peerOf,
+  readsStateOf,
+  RELEASE,
+  RELEASES,
+  served,
+  skewProblem,
+  THIS_RELEASE_WRITES,
+  userAgent,
+  writableTo,
+  WRITTEN_FEATURES,
+} from "./index.js";
 
 const at = (text: string) => parseRelease(text)!;
 
@@ -85,5 +101,28 @@ describe("the skew window", () => {
       "the sync job (sync 0.0.9) is older than the function (0.2.0) serves: it serves releases 0.1 to 0.2; upgrade the cluster's CronJob edgeadmit-sync (namespace edgeadmit-system) to 0.2.0: kubectl -n edgeadmit-system set image cronjob/edgeadmit-sync edgeadmit=<registry>/edgeadmit:0.2.0, or apply the release's infra/k8s (docs/operations.md, \"Upgrading\")",
     );
     expect(skewProblem(peerOf(userAgent("0.0.9", "fleet apply", undefined)), at("0.2.0"))).toMatch(/; use the edgeadmit CLI of 0\.2\.0 \(docs/);
+  });
+});
+
+describe("what a job writes to a function of a release (WRITTEN_FEATURES)", () => {
+  it("reads the function's release from its header; none, or one that is not a release, is 0.1.0", () => {
+    expect(functionReleaseOf("0.2.0")).toEqual(at("0.2.0"));
+    for (const header of [null, undefined, "", "banana", "0.2"]) expect(functionReleaseOf(header)).toEqual(at("0.1.0"));
+  });
+
+  it("writes a feature only to a function of the release it names or later: to 0.1.0, nothing new", () => {
+    expect(writableTo(at("0.1.0"))).toEqual(new Set());
+    expect(writableTo(at("0.2.0"))).toEqual(new Set(["inventoryLeftOutValues"]));
+    expect(writableTo(at("0.2.3"))).toEqual(new Set(["inventoryLeftOutValues"]));
+    expect(writableTo(at("1.0.0"))).toEqual(new Set(Object.keys(WRITTEN_FEATURES)));
+    expect(THIS_RELEASE_WRITES).toEqual(writableTo(at(RELEASE)));
+  });
+
+  it("each feature is written from a release whose predecessor reads it: this release or the next (readers first)", () => {
+    // A feature the release before would misread ships its reader a release before its writer (docs/contributing.md).
+    for (const from of Object.values(WRITTEN_FEATURES)) {
+      const release = at(from);
+      expect(release.major === at(RELEASE).major && release.minor <= at(RELEASE).minor + 1).toBe(true);
+    }
   });
 });

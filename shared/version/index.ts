@@ -148,6 +148,52 @@ export function skewProblem(peer: Peer, functionRelease: Release = parseRelease(
 }
 
 /**
+ * What a sync job or CLI writes only to a function that reads it: each
+ * optional field a release added to what is pushed and stored, with the
+ * release from which a job may write it (readers first: a function of that
+ * release reads it, and so does the release before it, as it must after a
+ * rollback). A function refuses a pushed unit's field it does not know (a
+ * 400) but reads what it stored leniently, so a job learns the function's
+ * release first (FUNCTION_RELEASE_HEADER, on the GET of its snapshot) and
+ * leaves out what it may not write there: to a function that names no
+ * release (0.1.0) it sends exactly what 0.1.0's jobs sent.
+ */
+export const WRITTEN_FEATURES = {
+  /**
+   * The indexed values of the inventory objects left out for breaking a
+   * limit, in their index buckets, so that only lookups of those values meet
+   * an evaluation error (docs/inventory.md, "Limits"). 0.1.0 drops them when
+   * it reads them and answers every lookup of the kind with that error, as
+   * it did.
+   */
+  inventoryLeftOutValues: "0.2.0",
+  /**
+   * The settings' `fleetInventory`: the kinds the cluster's owner lets fleet
+   * policies read (docs/fleet.md). 0.1.0 drops it when it reads it, and lets
+   * fleet policies read every kind of the cluster's inventory, as it did.
+   */
+  fleetInventoryAllowance: "0.2.0",
+} as const;
+export type WrittenFeature = keyof typeof WRITTEN_FEATURES;
+
+/** The function's release as an answer names it (FUNCTION_RELEASE_HEADER); none, or one that is not a release: UNNAMED_RELEASE. */
+export function functionReleaseOf(header: string | null | undefined): Release {
+  return (header ? parseRelease(header.slice(0, 64)) : undefined) ?? parseRelease(UNNAMED_RELEASE)!;
+}
+
+/** The features a job may write to a function of `functionRelease`: those from its release or before. */
+export function writableTo(functionRelease: Release): ReadonlySet<WrittenFeature> {
+  const at = (release: Release) => [release.major, release.minor, release.patch];
+  const notAfter = (a: number[], b: number[]) => a[0]! < b[0]! || (a[0] === b[0] && (a[1]! < b[1]! || (a[1] === b[1] && a[2]! <= b[2]!)));
+  return new Set(
+    (Object.keys(WRITTEN_FEATURES) as WrittenFeature[]).filter((feature) => notAfter(at(parseRelease(WRITTEN_FEATURES[feature])!), at(functionRelease))),
+  );
+}
+
+/** What this release's own function reads: every feature. */
+export const THIS_RELEASE_WRITES: ReadonlySet<WrittenFeature> = writableTo(parseRelease(RELEASE)!);
+
+/**
  * What to add when a push from `peer` cannot be read, unless the job is of
  * this release: its release and the function's, and what to upgrade (a job
  * of a release before 0.1.0, which named none, pushes what this function

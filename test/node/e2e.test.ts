@@ -9,6 +9,7 @@ import { runCli } from "./support/test-io.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FunctionError, pushSnapshot, storedSnapshot } from "../../infra/client/index.js";
 import { generateKeyPair } from "../../shared/signing/index.js";
+import { THIS_RELEASE_WRITES } from "../../shared/version/index.js";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
 import { buildSnapshot, type KubeObject } from "../../shared/snapshot/builder/index.js";
 import { PROJECT_ROOT } from "../../infra/base/root.js";
@@ -92,7 +93,7 @@ describe("the demo cluster end to end", () => {
     const other = await generateKeyPair();
     const { snapshot } = buildSnapshot([], { generation: Date.now() + 2000, builtAt: new Date().toISOString() });
     const refusedKey = 'the function does not accept this key for cluster "demo": is the cluster registered (edgeadmit clusters list, or the function\'s CLUSTERS) with this key\'s public key (edgeadmit key public --key FILE)?';
-    await expect(pushSnapshot(worker.url, "demo", other.privateKeyPem, snapshot)).rejects.toThrow(
+    await expect(pushSnapshot(worker.url, "demo", other.privateKeyPem, snapshot, { writes: THIS_RELEASE_WRITES })).rejects.toThrow(
       new FunctionError(`the function refused the snapshot (401): ${refusedKey}`, 401),
     );
     await expect(storedSnapshot(worker.url, "demo", other.privateKeyPem)).rejects.toThrow(

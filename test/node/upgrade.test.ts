@@ -10,8 +10,9 @@
 // release's sync jobs still pushing to it; and forward again.
 //
 // Clusters: FailOpen and FailClosed, with and without a policy that reads the
-// inventory, one in CLUSTERS, one never synced, one left out of the fleet's
-// binding by its labels. A cluster falling into its withoutSnapshot stance
+// inventory, one with an inventory object over a limit (which this release
+// judges more finely, and the previous one as it did), one in CLUSTERS, one
+// never synced, one left out of the fleet's binding by its labels. A cluster falling into its withoutSnapshot stance
 // because of an upgrade is a release blocker: it fails here.
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -27,6 +28,7 @@ import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
 import { RELEASE } from "../../shared/version/index.js";
 import { startFakeApiServer, type FakeApiServer } from "./support/fake-apiserver.js";
+import { collidingHosts, ingressWithHosts } from "../support/ingress.js";
 import { installPreviousRelease, PREVIOUS_RELEASE, type InstalledRelease } from "./support/previous-release.js";
 
 const run = promisify(execFile);
@@ -38,12 +40,14 @@ const objectsOf = (text: string) => parseAllDocuments(text).map((doc) => doc.toJ
 
 const demoObjects = objectsOf(read("examples/demo/cluster.yaml"));
 const inventoryObjects = [...demoObjects, ...objectsOf(read("examples/inventory/unique-ingress-host/policy.yaml")), ...objectsOf(read("examples/inventory/unique-ingress-host/cluster.yaml"))];
+/** The inventory cluster and, in tenant-a's namespace, an Ingress of 65 hosts in one index bucket: left out of the inventory (issue 33). */
+const crowdedObjects = [...inventoryObjects, ingressWithHosts("tenant-a", "crowded", collidingHosts(65))];
 
 interface TestCluster {
   id: string;
   withoutSnapshot: "FailOpen" | "FailClosed";
   /** The cluster its sync job lists; none: never synced. */
-  source: "plain" | "inventory" | undefined;
+  source: "plain" | "inventory" | "crowded" | undefined;
   labels?: Record<string, string>;
   /** Registered in CLUSTERS instead of the registry. */
   inVariable?: boolean;
@@ -54,6 +58,8 @@ const CLUSTERS: TestCluster[] = [
   { id: "closed-plain", withoutSnapshot: "FailClosed", source: "plain", labels: { ring: "canary" } },
   { id: "open-inventory", withoutSnapshot: "FailOpen", source: "inventory" },
   { id: "closed-inventory", withoutSnapshot: "FailClosed", source: "inventory" },
+  // 0.2.0 indexes the left-out Ingress's values, so only lookups of its hosts fail; 0.1.0 fails every lookup of the kind.
+  { id: "closed-crowded", withoutSnapshot: "FailClosed", source: "crowded" },
   { id: "closed-variable", withoutSnapshot: "FailClosed", source: "plain", inVariable: true },
   { id: "closed-never-synced", withoutSnapshot: "FailClosed", source: undefined },
 ];
@@ -188,6 +194,7 @@ beforeAll(async () => {
   }
   sources.set("plain", await startFakeApiServer([...demoObjects]));
   sources.set("inventory", await startFakeApiServer([...inventoryObjects]));
+  sources.set("crowded", await startFakeApiServer([...crowdedObjects]));
 }, WORKER_START_TIMEOUT_MS);
 
 afterAll(async () => {
@@ -219,6 +226,9 @@ describe(`an upgrade from ${PREVIOUS_RELEASE.version} (${PREVIOUS_RELEASE.commit
     expect(allowed(before["open-plain"]!["Deployment of 7 replicas (the fleet's max-replicas)"])).toBe(true);
     expect(message(before["closed-variable"]!["pod denied by its AffinityClass"])).toContain('AffinityClass "dc1"');
     expect(message(before["closed-never-synced"]!["pod allowed"])).toContain("fail-closed");
+    // 0.1.0: the left-out Ingress fails every lookup of a host, whoever asks.
+    expect(message(before["closed-crowded"]!["Ingress of a new host"])).toContain("inventory: networking.k8s.io/v1 Ingress tenant-a/crowded was left out of the snapshot");
+    expect(message(before["closed-crowded"]!["Ingress taking a served host"])).toContain("tenant-a/crowded was left out of the snapshot");
   }, STEP_TIMEOUT_MS);
 
   let upgraded: Verdicts;
@@ -258,22 +268,28 @@ describe(`an upgrade from ${PREVIOUS_RELEASE.version} (${PREVIOUS_RELEASE.commit
     await syncAll(PROJECT_ROOT);
     rolledOut = await verdicts();
     expect(message(rolledOut["closed-added"]!["pod denied by its AffinityClass"])).toContain('AffinityClass "dc1"');
+    // 0.2.0's jobs send the left-out Ingress's values to a 0.2.0 function: every other tenant is judged as without it.
+    expect(rolledOut["closed-crowded"]).toEqual(before["closed-inventory"]);
     const listing = JSON.parse(await ok(PROJECT_ROOT, ["clusters", "list", ...operatorFlags(), "-o", "json"])) as { clusters: Array<{ cluster: string; lastSync?: { release: string | null; verb: string | null } }> };
     expect(listing.clusters.find((c) => c.cluster === "closed-added")?.lastSync).toMatchObject({ release: RELEASE, verb: "sync" });
   }, STEP_TIMEOUT_MS);
 
-  it(`${PREVIOUS_RELEASE.version}'s function takes the storage back (a rollback) and judges every cluster exactly as ${RELEASE} did; both releases' sync jobs push to it`, async () => {
+  /** What the previous release answers where this one is finer: the left-out Ingress's cluster as the previous release judged it, every other as this one did. */
+  const asPrevious = () => ({ ...rolledOut, "closed-crowded": before["closed-crowded"] });
+
+  it(`${PREVIOUS_RELEASE.version}'s function takes the storage back (a rollback) and judges every cluster exactly as ${RELEASE} did, but for the left-out object's values it drops (every lookup of the kind an evaluation error, as it always did); both releases' sync jobs push to it`, async () => {
     await serve(previous.root);
-    expect(await verdicts()).toEqual(rolledOut);
-    await syncAll(PROJECT_ROOT);
+    expect(await verdicts()).toEqual(asPrevious());
+    // This release's jobs see a function that names no release and send what it reads: their pushes are taken.
+    for (const said of await syncAll(PROJECT_ROOT)) expect(said).toMatch(/^(unchanged: the function holds generation|pushed generation)/m);
     await syncAll(previous.root);
-    expect(await verdicts()).toEqual(rolledOut);
+    expect(await verdicts()).toEqual(asPrevious());
     expect(await ok(previous.root, ["clusters", "list", ...operatorFlags()])).toMatch(/^closed-added revision \d+: /m);
   }, STEP_TIMEOUT_MS);
 
-  it(`and ${RELEASE} again, over what ${PREVIOUS_RELEASE.version} stored meanwhile, judges exactly as both did`, async () => {
+  it(`and ${RELEASE} again, over what ${PREVIOUS_RELEASE.version} stored meanwhile, judges exactly as both did; its sync jobs' next push indexes the left-out values again`, async () => {
     await serve(PROJECT_ROOT);
-    expect(await verdicts()).toEqual(rolledOut);
+    expect(await verdicts()).toEqual(asPrevious());
     await syncAll(PROJECT_ROOT);
     expect(await verdicts()).toEqual(rolledOut);
   }, STEP_TIMEOUT_MS);

@@ -1,7 +1,8 @@
 // Ingresses of the sizes issue 23 measured, for tests and the bench: many
 // hosts, or many hosts chosen so that every one falls in one index bucket
 // (what a tenant who reads the source can do), and the policy that indexes them.
-import { indexBucketOf, indexKey } from "../../shared/inventory/index.js";
+import { fnv1a } from "../../shared/digest/index.js";
+import { INDEX_BUCKETS, indexBucketOf, indexKey } from "../../shared/inventory/index.js";
 import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 
 export const INGRESS_KIND = "networking.k8s.io/v1/Ingress";
@@ -13,6 +14,22 @@ export function collidingHosts(count: number, domain = "tenant-a.example.com"): 
   const target = bucketOf(`h0.${domain}`);
   const hosts: string[] = [];
   for (let i = 0; hosts.length < count; i++) if (bucketOf(`h${i}.${domain}`) === target) hosts.push(`h${i}.${domain}`);
+  return hosts;
+}
+
+/**
+ * `count` host names `<prefix><i>` whose index keys all fall in one bucket:
+ * long ones cheaply, as only the number after the prefix is hashed for each
+ * (the bucket is fnv1a of kind, field and value key: shared/inventory/units.ts).
+ */
+export function collidingLongHosts(count: number, prefix: string): string[] {
+  const state = fnv1a(`${INGRESS_KIND}\u0000${HOST_FIELD}\u0000${indexKey(prefix)!}`);
+  const bucketOf = (i: number) => fnv1a(String(i), state) % INDEX_BUCKETS;
+  const target = bucketOf(0);
+  const hosts: string[] = [];
+  for (let i = 0; hosts.length < count; i++) if (bucketOf(i) === target) hosts.push(`${prefix}${i}`);
+  // The shortcut is the bucket's own hash, or this fails.
+  for (const host of [hosts[0]!, hosts.at(-1)!]) if (indexBucketOf(INGRESS_KIND, HOST_FIELD, indexKey(host)!) !== target) throw new Error("collidingLongHosts: the index's bucket is no longer fnv1a of kind, field and value key");
   return hosts;
 }
 

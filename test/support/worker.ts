@@ -8,7 +8,7 @@ import { buildSnapshot, type KubeObject } from "../../shared/snapshot/builder/in
 import { encodeSnapshot, pushBodies, type Snapshot } from "../../shared/snapshot/index.js";
 import type { AdmissionResponseReview } from "../../shared/admission/index.js";
 import { parseAllDocuments } from "yaml";
-import { RELEASE, USER_AGENT_HEADER, userAgent } from "../../shared/version/index.js";
+import { RELEASE, USER_AGENT_HEADER, userAgent, type WrittenFeature } from "../../shared/version/index.js";
 
 export const BASE = "https://edgeadmit.test";
 
@@ -80,9 +80,9 @@ export async function sign(cluster: string, bytes: Uint8Array, options: { signer
   return { ...(await signRequest(key, options.method ?? "PUT", cluster, bytes, options.timestamp ?? Math.floor(Date.now() / 1000))), ...SYNC_JOB };
 }
 
-/** The bodies that push every unit of `snapshot` (one for a small snapshot), as `edgeadmit snapshot push` sends them. */
-export async function fullPushBodies(snapshot: Snapshot): Promise<string[]> {
-  const { units, digest } = await encodeSnapshot(snapshot);
+/** The bodies that push every unit of `snapshot` (one for a small snapshot), as `edgeadmit snapshot push` sends them (to a function reading `features`: this release's by default). */
+export async function fullPushBodies(snapshot: Snapshot, features?: ReadonlySet<WrittenFeature>): Promise<string[]> {
+  const { units, digest } = await encodeSnapshot(snapshot, features);
   return pushBodies(snapshot.generation, units, { base: null, builtAt: snapshot.builtAt, removed: [], digest });
 }
 
@@ -90,10 +90,10 @@ export async function fullPushBodies(snapshot: Snapshot): Promise<string[]> {
 export async function push(
   cluster: string,
   body: string | Snapshot,
-  options: { signer?: TestCluster; timestamp?: number; headers?: Record<string, string> } = {},
+  options: { signer?: TestCluster; timestamp?: number; headers?: Record<string, string>; features?: ReadonlySet<WrittenFeature> } = {},
 ): Promise<Response> {
   let response: Response | undefined;
-  for (const text of typeof body === "string" ? [body] : await fullPushBodies(body)) {
+  for (const text of typeof body === "string" ? [body] : await fullPushBodies(body, options.features)) {
     const bytes = new TextEncoder().encode(text);
     const signed = await sign(cluster, bytes, options);
     response = await dispatch(`/v1/${cluster}/snapshot`, { method: "PUT", body: bytes, headers: { ...signed, ...options.headers } });

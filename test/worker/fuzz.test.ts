@@ -192,11 +192,17 @@ describe("no input produces a 5xx", () => {
       fc.record({ op: fc.constant("rotate"), cluster: fleet, addPublicKeys: fc.constantFrom([], ["ed25519:AAAA"], ["not a key"]), addTokenHashes: fc.constantFrom([], ["sha256:00"]), ifRevision: fc.integer({ min: -1, max: 0 }) }, { requiredKeys: ["op", "cluster"] }),
       fc.jsonValue({ maxDepth: 2 }),
     );
+    const request = (changes: unknown[]) => JSON.stringify({ requestId: crypto.randomUUID(), changes });
     const body = fc.oneof(
-      { weight: 6, arbitrary: fc.array(fc.oneof({ weight: 6, arbitrary: plausible }, { weight: 1, arbitrary: hostile }), { minLength: 1, maxLength: 3 }).map((changes) => JSON.stringify({ requestId: crypto.randomUUID(), changes })) },
+      { weight: 6, arbitrary: fc.array(fc.oneof({ weight: 6, arbitrary: plausible }, { weight: 1, arbitrary: hostile }), { minLength: 1, maxLength: 3 }).map(request) },
       { weight: 1, arbitrary: fc.string({ maxLength: 200 }) },
       { weight: 1, arbitrary: fc.json({ maxDepth: 3 }) },
     );
+    // Every outcome on every seed, before the drawn bodies (of whose 300 only 4 to 8 applied, over six seeds: too few to count on):
+    // the removal of a cluster not registered yet (404), its add (200), the add again (409), a body that is no change (400).
+    const registration = { publicKey: c.publicKey, tokenHashes: [c.tokenHash], withoutSnapshot: "FailOpen" };
+    const add = () => request([{ op: "add", cluster: "fuzz-a", registration }]);
+    const examples: Array<[string]> = [[request([{ op: "remove", cluster: "fuzz-a" }])], [add()], [add()], ["{}"]];
     const seen = new Set<number>();
     await fc.assert(
       fc.asyncProperty(body, async (payload) => {
@@ -207,7 +213,7 @@ describe("no input produces a 5xx", () => {
         const answer = (await response.json()) as { error?: unknown; revision?: unknown };
         expect(response.status === 200 ? typeof answer.revision : typeof answer.error).toBe(response.status === 200 ? "number" : "string");
       }),
-      { numRuns: 300 },
+      { numRuns: 300, examples },
     );
     expect([...seen].sort()).toEqual([200, 400, 404, 409]);
     const listing = await dispatch(REGISTRY_PATH, { headers: await operatorHeaders("GET", REGISTRY_PATH, new Uint8Array()) });

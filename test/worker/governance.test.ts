@@ -8,6 +8,9 @@
 import { describe, expect, it } from "vitest";
 import demoYaml from "../../examples/demo/cluster.yaml?raw";
 import maxReplicasYaml from "../../examples/fleet/max-replicas.yaml?raw";
+import uniqueIngressHost from "../../examples/inventory/unique-ingress-host/policy.yaml?raw";
+import uniqueIngressHostCluster from "../../examples/inventory/unique-ingress-host/cluster.yaml?raw";
+import { pod, reviewOf } from "../support/reviews.js";
 import { fleetSetOf } from "../../shared/fleet/index.js";
 import { generateKeyPair, importPrivateKey, signRequest } from "../../shared/signing/index.js";
 import { applied, credentials, operatorHeaders, operatorPublicKey, reviewStatus, type Credentials } from "../support/registry.js";
@@ -54,6 +57,68 @@ spec:
   paramRef: {name: app-config, namespace: tenant-acme, parameterNotFoundAction: Deny}
   clusterSelector: {}
   validationActions: [Deny]`;
+
+/** A fleet policy printing every Ingress of the cluster it judges: the issue's second exfiltration, through the inventory. */
+const READ_INVENTORY = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: read-inventory
+  annotations:
+    # As fleet apply sends it: the declaration's YAML written as JSON.
+    edgeadmit.io/inventory: '{"kinds": [{"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "fields": ["spec.rules[*].host"]}], "variables": {"names": "inventory.list(''networking.k8s.io/v1'', ''Ingress'').map(i, i.metadata.namespace + ''/'' + i.metadata.name).join('','')"}}'
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}]
+  variables: [{name: names, expression: "''"}]
+  validations:
+  - expression: "variables.names == ''"
+    messageExpression: "'INVENTORY ' + variables.names"
+---
+apiVersion: edgeadmit.io/v1alpha1
+kind: EdgeAdmissionPolicyBinding
+metadata: {name: read-inventory}
+spec:
+  policyName: read-inventory
+  clusterSelector: {matchLabels: {gov: fleet-inventory}}
+  validationActions: [Deny]`;
+
+const settingsWith = (data: Record<string, string>) => `apiVersion: v1
+kind: ConfigMap
+metadata: {name: edgeadmit-settings, namespace: edgeadmit-system}
+data: ${JSON.stringify(data)}`;
+
+describe("a fleet policy reads a cluster's inventory only for the kinds its owner allowed", () => {
+  it("denies with the allowance's error, not the data, until the cluster's settings list the kind; then it reads it", async () => {
+    const c = await credentials();
+    await applied([{ op: "add", cluster: "gov-inventory", registration: { publicKey: c.publicKey, tokenHashes: [c.tokenHash], labels: { gov: "fleet-inventory" } } }]);
+    const cluster = [demoYaml, uniqueIngressHost, uniqueIngressHostCluster];
+    const push = async (objects: string[]) => {
+      const key = await importPrivateKey(c.privateKeyPem);
+      for (const text of await fullPushBodies(snapshotOf(objectsFromYaml(objects.join("\n---\n"))))) {
+        const bytes = new TextEncoder().encode(text);
+        expect((await dispatch("/v1/gov-inventory/snapshot", { method: "PUT", body: bytes, headers: await signRequest(key, "PUT", "gov-inventory", bytes, Math.floor(Date.now() / 1000)) })).status).toBe(200);
+      }
+    };
+    const judged = async () => {
+      const response = await dispatch("/v1/gov-inventory/validate", { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${c.token}` }, body: JSON.stringify(reviewOf(pod({ name: "p" }))) });
+      return ((await response.json()) as { response: { allowed: boolean; status?: { message: string } } }).response;
+    };
+    await push(cluster);
+    const fleet = await operatorCall("POST", "/v1/registry/fleet", { op: "apply", set: fleetSetOf(objectsFromYaml(READ_INVENTORY)) });
+    expect(fleet.status).toBe(200);
+    const refused = await judged();
+    expect(refused.allowed).toBe(false);
+    expect(refused.status!.message).toContain(
+      "inventory: the cluster's owner has not let fleet policies read networking.k8s.io/v1 Ingress: its settings' fleetInventory does not list networking.k8s.io/v1/Ingress",
+    );
+    expect(refused.status!.message).not.toContain("shop/web");
+    // The owner allows it, in the cluster: the next push carries it.
+    await push([...cluster, settingsWith({ fleetInventory: "networking.k8s.io/v1/Ingress" })]);
+    expect((await judged()).status!.message).toContain("INVENTORY blog/blog,shop/web");
+    await operatorCall("POST", "/v1/registry/fleet", { op: "rollback", toRevision: fleet.body.revision as number - 1 });
+  });
+});
 
 describe("operator keys in the registry, and what one of them did", () => {
   it("records every change with its signer, and the log filters by key and cluster", async () => {

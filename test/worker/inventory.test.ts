@@ -5,7 +5,8 @@
 // declare is a compile error in the push answer; what evaluation needs is
 // loaded as it asks (an index bucket, a kind's namespaces). What never leaves
 // the cluster is refused at push; an object over a limit is left out, named
-// in the push answer, while the rest of the snapshot is stored.
+// in the push answer, while the rest of the snapshot is stored, and only
+// the lookups of its own values fail (issue 33).
 import { describe, expect, it } from "vitest";
 import ingressPolicy from "../../examples/inventory/unique-ingress-host/policy.yaml?raw";
 import ingressCluster from "../../examples/inventory/unique-ingress-host/cluster.yaml?raw";
@@ -28,6 +29,8 @@ import { putBody, unitsOf } from "../support/push.js";
 import { buildSnapshot } from "../../shared/snapshot/builder/index.js";
 import { INVENTORY_LIMITS } from "../../shared/snapshot/builder/policies.js";
 import { collidingHosts, ingressWithHosts, uniqueHostPolicy } from "../support/ingress.js";
+import { chainLinks, serviceCreatePolicy } from "../support/chain.js";
+import { parseRelease, writableTo } from "../../shared/version/index.js";
 
 const CLUSTER = "other";
 
@@ -255,27 +258,8 @@ spec: {policyName: few-services, validationActions: [Deny]}
 describe("lookups that each need the one before", () => {
   it("past the rounds one review loads, the rest is an evaluation error under the policy's failurePolicy, never a 5xx", async () => {
     // c0/link names c1, c1/link names c2, …: each get can be known only once the one before it is read.
-    const links = Array.from({ length: 7 }, (_, i) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "link", namespace: `c${i}` }, data: { next: `c${i + 1}` } }));
-    const chain = (depth: number): string => (depth === 0 ? "'c0'" : `inventory.get('v1', 'ConfigMap', ${chain(depth - 1)}, 'link').value().data.next`);
-    const policy = (depth: number) =>
-      objectsFromYaml(`
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata:
-  name: chain
-  annotations:
-    edgeadmit.io/inventory: '{"kinds": [{"apiVersion": "v1", "kind": "ConfigMap", "fields": ["data"]}]}'
-spec:
-  matchConstraints:
-    resourceRules: [{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [services]}]
-  validations:
-  - expression: "${chain(depth)} == 'c${depth}'"
----
-apiVersion: edgeadmit.io/v1alpha1
-kind: EdgeAdmissionPolicyBinding
-metadata: {name: chain}
-spec: {policyName: chain, validationActions: [Deny]}
-`);
+    const links = chainLinks(6);
+    const policy = (depth: number) => serviceCreatePolicy("chain", 0, depth);
     const service = { apiVersion: "v1", kind: "Service", metadata: { name: "s", namespace: "elsewhere" }, spec: { ports: [{ port: 80 }] } };
     await pushed([...policy(4), ...links]);
     expect(await verdict(service)).toEqual(allowed);
@@ -310,8 +294,52 @@ describe("what never leaves the cluster", () => {
   });
 });
 
+describe("one tenant's object affects only its own values (issue 33)", () => {
+  const policyObjects = objectsFromYaml(ingressPolicy);
+  const cluster = objectsFromYaml(ingressCluster);
+  // 65 hosts, 2.5 KB, in tenant-a's own namespace, all in one index bucket: left out (at most 64 there).
+  const aimed = collidingHosts(65);
+  const crowded = ingressWithHosts("tenant-a", "crowded", aimed);
+  // Four other tenants' new Ingresses: a host another serves, and three nobody serves.
+  const others = [
+    ingressWithHosts("staging", "web-copy", ["staging.shop.example.com", "www.shop.example.com"]),
+    ingressWithHosts("docs", "docs", ["docs.example.com"]),
+    ingressWithHosts("tenant-b", "api", ["api.tenant-b.example.com"]),
+    ingressWithHosts("tenant-c", "shop", ["shop.tenant-c.example.com", "blog.tenant-c.example.com"]),
+  ];
+  const verdicts = async () => Promise.all(others.map((object) => verdict(object)));
+  const coarse =
+    "ValidatingAdmissionPolicy 'unique-ingress-host' with binding 'unique-ingress-host' denied request: expression 'size(variables.hostsTaken) == 0' resulted in error: composited variable \"hostsTaken\" fails to evaluate: inventory: networking.k8s.io/v1 Ingress tenant-a/crowded was left out of the snapshot (65 of its indexed values fall in one index bucket (at most 64)), so this call could miss it; the sync job's output names it";
+
+  it("the 65-host Ingress is left out, and every other tenant is judged exactly as without it; a lookup of one of its own hosts is an evaluation error", async () => {
+    await pushed([...policyObjects, ...cluster]);
+    const without = await verdicts();
+    expect(without.map((one) => one.allowed)).toEqual([false, true, true, true]);
+    const built = buildSnapshot([...policyObjects, ...cluster, crowded], { generation: freshGeneration(), builtAt: new Date().toISOString() });
+    const response = await push(CLUSTER, built.snapshot);
+    expect(response.status).toBe(200);
+    const answer = (await response.json()) as { policyProblems: string[] };
+    expect(answer.policyProblems).toEqual([
+      "inventory: networking.k8s.io/v1 Ingress tenant-a/crowded is left out of the snapshot (65 of its indexed values fall in one index bucket (at most 64)): the policies reading it (a lookup of its values, a get of it, a list of its namespace) meet an evaluation error, and their failurePolicy decides",
+    ]);
+    expect(await verdicts()).toEqual(without);
+    expect(await verdict(ingressWithHosts("tenant-d", "grab", ["grab.tenant-d.example.com", aimed[3]!]))).toEqual({
+      allowed: false,
+      message: `ValidatingAdmissionPolicy 'unique-ingress-host' with binding 'unique-ingress-host' denied request: expression 'size(variables.hostsTaken) == 0' resulted in error: composited variable "hostsTaken" fails to evaluate: inventory: an object of networking.k8s.io/v1 Ingress whose spec.rules[*].host holds "${aimed[3]}" was left out of the snapshot for breaking its limits, so this lookup could miss it; the sync job's output names it`,
+      warnings: [],
+    });
+  });
+
+  it("pushed as 0.1.0's sync job pushes it (no values of left-out objects), every lookup is the evaluation error it was: 4 of 4 other tenants denied", async () => {
+    const built = buildSnapshot([...policyObjects, ...cluster, crowded], { generation: freshGeneration(), builtAt: new Date().toISOString() });
+    const response = await push(CLUSTER, built.snapshot, { features: writableTo(parseRelease("0.1.0")!) });
+    expect(response.status).toBe(200);
+    expect(await verdicts()).toEqual(others.map(() => ({ allowed: false, message: coarse, warnings: [] })));
+  });
+});
+
 describe("an inventory object over a limit", () => {
-  it("the 600-host Ingress whose hosts share one bucket is left out and named in the push answer; the rest is stored and read, and the policy's failurePolicy decides", async () => {
+  it("the 600-host Ingress whose hosts share one bucket is left out and named in the push answer; the rest is stored and read, and the policy's failurePolicy decides a lookup of its hosts", async () => {
     const crowded = ingressWithHosts("tenant-a", "crowded", collidingHosts(600));
     const built = buildSnapshot([...uniqueHostPolicy("Fail"), crowded, ingressWithHosts("shop", "web", ["www.shop.example.com"])], { generation: freshGeneration(), builtAt: new Date().toISOString() });
     expect(built.problems).toHaveLength(1);
@@ -319,14 +347,20 @@ describe("an inventory object over a limit", () => {
     expect(response.status).toBe(200);
     const why = `600 of its indexed values fall in one index bucket (at most ${INVENTORY_LIMITS.valuesInOneBucket})`;
     expect(((await response.json()) as { policyProblems: string[] }).policyProblems).toEqual([
-      `inventory: networking.k8s.io/v1 Ingress tenant-a/crowded is left out of the snapshot (${why}): the policies reading the kind meet an evaluation error, and their failurePolicy decides`,
+      `inventory: networking.k8s.io/v1 Ingress tenant-a/crowded is left out of the snapshot (${why}): the policies reading it (a lookup of its values, a get of it, a list of its namespace) meet an evaluation error, and their failurePolicy decides`,
     ]);
     // Every other unit is stored: the function's content hash is the digest of the whole snapshot as built.
     expect(await stored()).toEqual(expect.objectContaining({ generation: built.snapshot.generation, contentHash: (await encodeSnapshot(built.snapshot)).digest }));
-    // The rest is there: a list of the Ingress's own namespace reads its shard; a lookup by host could miss the left-out one, so the policy fails closed.
+    // The rest is there and answered exactly: shop/web serves the host; a lookup of one of the left-out hosts could miss it, so the policy fails closed.
     expect(await verdict(ingressWithHosts("shop", "copy", ["www.shop.example.com"]))).toEqual({
       allowed: false,
-      message: `ValidatingAdmissionPolicy 'unique-host' with binding 'unique-host' denied request: expression 'size(variables.taken) == 0' resulted in error: composited variable "taken" fails to evaluate: inventory: networking.k8s.io/v1 Ingress tenant-a/crowded was left out of the snapshot (${why}), so this call could miss it; the sync job's output names it`,
+      message: "ValidatingAdmissionPolicy 'unique-host' with binding 'unique-host' denied request: host www.shop.example.com is taken",
+      warnings: [],
+    });
+    const [, second] = collidingHosts(2);
+    expect(await verdict(ingressWithHosts("shop", "copy", [second!]))).toEqual({
+      allowed: false,
+      message: `ValidatingAdmissionPolicy 'unique-host' with binding 'unique-host' denied request: expression 'size(variables.taken) == 0' resulted in error: composited variable "taken" fails to evaluate: inventory: an object of networking.k8s.io/v1 Ingress whose spec.rules[*].host holds "${second}" was left out of the snapshot for breaking its limits, so this lookup could miss it; the sync job's output names it`,
       warnings: [],
     });
   });

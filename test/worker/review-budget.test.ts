@@ -1,11 +1,13 @@
 // The edge's cost budget per review, over HTTP: every bound policy draws
 // from one review-wide budget (shared/vap/budget) besides the apiserver's own
 // per-policy budget; a policy it cuts off is decided by its failurePolicy,
-// with a message that names the edge's limit. And a denial whose message is
-// cut keeps its reason, however long the quoted expression.
+// with a message that names the edge's limit; one budget for every round the
+// function judges a review in. And a denial whose message is cut keeps its
+// reason, however long the quoted expression.
 import { describe, expect, it } from "vitest";
 import { wrapReview } from "../../shared/admission/wrap.js";
 import { objectsFromYaml, push, snapshotOf, validate } from "../support/worker.js";
+import { burningService, chainLinks, serviceCreatePolicy } from "../support/chain.js";
 
 const CLUSTER = "other";
 
@@ -85,6 +87,29 @@ describe("the edge's cost budget per review", () => {
         reason: "Invalid",
         message: "ValidatingAdmissionPolicy 'alone' with binding 'alone' denied request: validation failed due to running out of cost budget, no further validation rules will be run",
       },
+    });
+  });
+});
+
+describe("one review, one budget, whatever rounds judge it (issue 33)", () => {
+  // A chain four gets deep: the function judges the review five times (MAX_LOAD_ROUNDS more after the first), loading one shard each time.
+  const links = chainLinks(4);
+
+  it("a chain of dependent lookups beside two policies spending 9.2M each: the two are judged once, not in every round, and the review is allowed", { timeout: 60_000 }, async () => {
+    // 18.4M of the 20M: judged again in each of the five rounds (as before), or cut once the rounds shared the budget without keeping what was final.
+    expect((await push(CLUSTER, snapshotOf([...serviceCreatePolicy("a-burn", 10), ...serviceCreatePolicy("b-burn", 10), ...serviceCreatePolicy("c-chain", 0, 4), ...links]))).status).toBe(200);
+    const review = burningService();
+    expect((await validate(CLUSTER, review)).response).toEqual({ uid: review.request.uid, allowed: true });
+  });
+
+  it("a policy that meets an unloaded unit is judged again in each round, from the same budget: five rounds of 4.6M pass the 20M", { timeout: 60_000 }, async () => {
+    // One judgement holding every unit (check's) spends 4.6M and allows; each round used to start a fresh 20M.
+    expect((await push(CLUSTER, snapshotOf([...serviceCreatePolicy("chain", 5, 4), ...links]))).status).toBe(200);
+    const review = burningService();
+    expect((await validate(CLUSTER, review)).response).toEqual({
+      uid: review.request.uid,
+      allowed: false,
+      status: { code: 422, reason: "Invalid", message: `ValidatingAdmissionPolicy 'chain' with binding 'chain' denied request: ${CUT}` },
     });
   });
 });

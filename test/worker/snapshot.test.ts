@@ -144,6 +144,28 @@ describe("a rejected push changes nothing", () => {
       push("pushes", putBody(freshGeneration(), { "affinityclass/DC 1": { shown: [], total: 1 } }))],
     ["a commit that removes a name no unit can have", 400, /^commit\.removed\[1\] "a b": a namespace's shard is named by the namespace: .*; nothing was stored$/, () =>
       push("pushes", putBody(freshGeneration(), {}, { base: stored.generation, removed: ["gone", "a b"], digest: "0".repeat(64) }))],
+    // issue 33: a cluster's binding named as the fleet's would make its denials read as the fleet's ("with binding 'fleet/…'").
+    ["a binding named fleet/<name>, as the fleet's read", 400, /^unit \(cluster part\): policyBindings: binding "fleet\/max-replicas" holds a "\/": a binding's name is a DNS subdomain, as the apiserver stores it \("fleet\/<name>" names the fleet's\); nothing was stored$/, async () => {
+      const units = await unitsOf(permissive());
+      const cluster = units[CLUSTER_UNIT] as { policyBindings: Record<string, unknown> };
+      cluster.policyBindings["fleet/max-replicas"] = { apiVersion: "edgeadmit.io/v1alpha1", kind: "EdgeAdmissionPolicyBinding", metadata: { name: "fleet/max-replicas" }, spec: { policyName: "x", validationActions: ["Deny"] } };
+      return push("pushes", putBody(freshGeneration(), units, { base: null, digest: "0".repeat(64) }));
+    }],
+    ["an exception named fleet/<name>", 400, /^unit \(cluster part\): exceptions: exception "fleet\/x" holds a "\/": an exception's name is a DNS subdomain, as the apiserver stores it \("fleet\/<name>" names the fleet's\); nothing was stored$/, async () => {
+      const units = await unitsOf(permissive());
+      (units[CLUSTER_UNIT] as { exceptions: Record<string, unknown> }).exceptions["fleet/x"] = { policies: ["affinity-class"], match: [{ namespaces: ["tenant-acme"] }] };
+      return push("pushes", putBody(freshGeneration(), units, { base: null, digest: "0".repeat(64) }));
+    }],
+    // issue 33: the never-leaves check keys on the core group however its apiVersion is spelled; core/v1 Secret data was stored.
+    ...(["core/v1", "v1", "/v1"] as const).map((apiVersion): [string, number, RegExp, () => Promise<Response>] => [
+      `a shard holding a Secret's data under ${apiVersion}`,
+      400,
+      new RegExp(`^unit "tenant-acme": inventory ${apiVersion.replace("/", "\\/")} Secret tenant-acme\\/db: data of ${apiVersion.replace("/", "\\/")} Secret never leaves the cluster: of a Secret only metadata\\.name, metadata\\.namespace, metadata\\.labels and type do \\(docs\\/inventory\\.md, "What leaves the cluster"\\); nothing was stored$`),
+      () =>
+        push("pushes", putBody(freshGeneration(), {
+          "tenant-acme": { ...emptyShard(), inventory: { [`${apiVersion}/Secret`]: { namespaced: true, objects: { "tenant-acme/db": { apiVersion, kind: "Secret", metadata: { name: "db", namespace: "tenant-acme" }, data: { password: "aHVudGVy" } } } } } },
+        })),
+    ]),
     // Generations are the pusher's clock in ms: one further ahead than a signature may be would lock out the owner.
     ["the highest generation there is", 400, /^generation 9007199254740991 is more than 300s ahead of the function's clock \(.*\): a generation is the pusher's clock in milliseconds; nothing was stored$/, () =>
       push("pushes", { ...permissive(), generation: Number.MAX_SAFE_INTEGER })],

@@ -26,6 +26,7 @@ import type { KubeObject } from "./object.js";
 import { collectPolicyObjects, usedByPolicies } from "./policies.js";
 import { parseQuantity, QuantityError, type Quantity } from "../../k8s/quantity/index.js";
 import { EXCEPTION_GROUP, EXCEPTION_KIND, exceptionObjectSchema, type Exception } from "../../exceptions/index.js";
+import { slashedNameProblem } from "./policies.js";
 
 export const SETTINGS_CONFIGMAP = "edgeadmit-settings";
 
@@ -165,6 +166,21 @@ function pinsOneNode(pv: z.infer<typeof pvObject>): boolean {
   return hosts.size === 1;
 }
 
+/** The most kinds `fleetInventory` lists: every kind a cluster would let the fleet read, with room to spare. */
+const MAX_FLEET_INVENTORY_KINDS = 100;
+const FLEET_INVENTORY_KIND = /^(?:[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?\/)?v[0-9][a-z0-9]{0,20}\/[A-Z][A-Za-z0-9]{0,62}$/;
+
+/** `fleetInventory`'s kinds (`<apiVersion>/<kind>`, by commas, spaces or lines), each one checked; a malformed one is skipped and said. */
+function fleetInventoryOf(value: string, where: string, problems: string[]): string[] {
+  const kinds: string[] = [];
+  for (const entry of value.split(/[\s,]+/).filter((text) => text !== "")) {
+    if (!FLEET_INVENTORY_KIND.test(entry)) problems.push(`${where}: "${entry.slice(0, 80)}" is not <apiVersion>/<kind>, e.g. networking.k8s.io/v1/Ingress or v1/Service`);
+    else if (kinds.length >= MAX_FLEET_INVENTORY_KINDS) problems.push(`${where}: at most ${MAX_FLEET_INVENTORY_KINDS} kinds; "${entry}" and those after it are left out`);
+    else if (!kinds.includes(entry)) kinds.push(entry);
+  }
+  return kinds;
+}
+
 function settingsFrom(data: Record<string, string>, policyIds: readonly string[] | undefined, problems: string[]): Settings {
   const settings: Settings = { policies: {}, maxAgeSeconds: DEFAULT_MAX_AGE_SECONDS, onStale: "Warn" };
   for (const [key, value] of Object.entries(data)) {
@@ -180,7 +196,10 @@ function settingsFrom(data: Record<string, string>, policyIds: readonly string[]
     } else if (key === "onStale") {
       if (value === "Warn" || value === "Deny") settings.onStale = value;
       else problems.push(`${where}: "${value}" is not Warn or Deny`);
-    } else problems.push(`${where}: unknown key (expected policy.<id>, maxAgeSeconds, onStale)`);
+    } else if (key === "fleetInventory") {
+      const kinds = fleetInventoryOf(value, where, problems);
+      if (kinds.length > 0) settings.fleetInventory = kinds;
+    } else problems.push(`${where}: unknown key (expected policy.<id>, maxAgeSeconds, onStale, fleetInventory)`);
   }
   return settings;
 }
@@ -352,6 +371,10 @@ export class SnapshotBuilder {
       const exception = this.#decode(exceptionObjectSchema, object, problems);
       if (!exception) return true;
       const name = exception.metadata.name;
+      if (name.includes("/")) {
+        problems.push(slashedNameProblem(EXCEPTION_KIND, name));
+        return true;
+      }
       if (Object.hasOwn(this.#exceptions, name)) problems.push(`${EXCEPTION_KIND} ${name}: an exception of that name came before; this one wins`);
       this.#exceptions[name] = exception.spec;
     } else if (group === "" && kind === "ConfigMap" && named.safeParse(object).data?.metadata.name === SETTINGS_CONFIGMAP) {

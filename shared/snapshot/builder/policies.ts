@@ -25,6 +25,14 @@ interface PolicyObjects {
   namespaces: Record<string, unknown>;
 }
 
+/**
+ * A binding or exception named with a "/": no cluster holds one (the
+ * apiserver stores DNS subdomain names), and `fleet/<name>` is how the
+ * fleet's read in verdicts, so it is skipped (the function refuses a push
+ * carrying one: shared/snapshot/units/decode.ts).
+ */
+export const slashedNameProblem = (kind: string, name: string) => `${kind} ${name}: a name holds no "/" (a cluster's names are DNS subdomains; "fleet/<name>" names the fleet's): skipped`;
+
 /** Kinds of the bindings that bind a policy at the edge; the upstream one counts only when given as input (offline). */
 const BINDING_KINDS = new Set(["edgeadmit.io/EdgeAdmissionPolicyBinding", "admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding"]);
 const POLICY_KIND = "admissionregistration.k8s.io/ValidatingAdmissionPolicy";
@@ -123,6 +131,7 @@ export function collectPolicyObjects(objects: readonly KubeObject[], problems: s
         continue;
       }
       if (kind === POLICY_KIND) policies.set(name, object);
+      else if (name.includes("/")) problems.push(slashedNameProblem(kind.split("/")[1]!, name));
       else {
         if (Object.hasOwn(bindings, name)) problems.push(`${kind.split("/")[1]} ${name}: a binding of that name came before; this one wins`);
         bindings[name] = definition(object);
@@ -213,6 +222,7 @@ function collectInventory(
       kept[id] = project(listed.get(id));
     }
     const over = overLimits(key, kind.index, kept, shardBytes);
+    const leftOutIndex = over.size > 0 ? leftOutValues(key, kind.index, [...over.keys()].map((id) => kept[id])) : undefined;
     const named: Record<string, string> = {};
     const consequence = `the policies reading ${describeKind(key)} (${kind.policies.join(", ")}) meet an evaluation error where it could count, and their failurePolicy decides`;
     for (const [id, why] of over) {
@@ -223,12 +233,16 @@ function collectInventory(
       problems.push(`${kind.kind} ${id}: left out of the inventory: ${why}; ${consequence}`);
     }
     if (over.size > INVENTORY_LIMITS.named) problems.push(`${over.size - INVENTORY_LIMITS.named} more objects of ${describeKind(key)} left out of the inventory for breaking its limits; ${consequence}`);
+    for (const [field, buckets] of Object.entries(leftOutIndex?.crowded ?? {}))
+      problems.push(
+        `${describeKind(key)}: the values of ${field} its left-out objects hold pass ${INVENTORY_LIMITS.bucketBytes} bytes in index bucket${buckets.length > 1 ? "s" : ""} ${buckets.join(", ")}: every lookup of a value there meets an evaluation error (${kind.policies.join(", ")}), and their failurePolicy decides`,
+      );
     inventory[key] = {
       namespaced,
       fields: kind.fields.map((path) => path.text),
       index: kind.index.map((path) => path.text),
       objects: kept,
-      ...(over.size > 0 ? { leftOut: { total: over.size, objects: named } } : {}),
+      ...(over.size > 0 ? { leftOut: { total: over.size, objects: named, ...leftOutIndex } } : {}),
     };
   }
   return inventory;
@@ -253,7 +267,10 @@ export const INVENTORY_LIMITS = {
    * one were chosen to collide.
    */
   valuesInOneBucket: 64,
-  /** One index bucket's entries, about: a bucket travels in one push body of at most 8 MiB. */
+  /**
+   * One index bucket's entries, about: a bucket travels in one push body of
+   * at most 8 MiB. And, besides them, the values of its left-out objects.
+   */
   bucketBytes: 1024 * 1024,
   /** Left-out objects the snapshot names per kind; the rest are counted. */
   named: 100,
@@ -262,8 +279,9 @@ export const INVENTORY_LIMITS = {
 /**
  * The objects of kind `key` over a limit, by key, each with why. A namespace
  * takes objects in key order (kind by kind) until its shard's share is
- * spent (`shardBytes`, kept across kinds); a bucket over its bytes loses
- * the objects with the most bytes in it, largest first, until it fits.
+ * spent (`shardBytes`, kept across kinds); a bucket over its bytes loses the
+ * objects of the namespace with the most bytes in it first, largest first,
+ * until it fits.
  */
 function overLimits(key: string, index: readonly FieldPath[], objects: Readonly<Record<string, unknown>>, shardBytes: Map<string, number>): Map<string, string> {
   const over = new Map<string, string>();
@@ -308,17 +326,62 @@ function overLimits(key: string, index: readonly FieldPath[], objects: Readonly<
     for (const [bucket, entry] of mine) (buckets.get(bucket) ?? buckets.set(bucket, new Map()).get(bucket)!).set(id, entry.bytes);
   }
   for (const [bucket, entries] of buckets) {
+    /** Namespace ("" for cluster-scoped objects) → its objects' entries in the bucket, and their bytes. */
+    const byNamespace = new Map<string, { bytes: number; objects: Array<[string, number]> }>();
     let total = 0;
-    for (const [id, bytes] of entries) if (!over.has(id)) total += bytes;
+    for (const [id, bytes] of entries) {
+      if (over.has(id)) continue;
+      total += bytes;
+      const namespace = id.includes("/") ? id.slice(0, id.indexOf("/")) : "";
+      const share = byNamespace.get(namespace) ?? byNamespace.set(namespace, { bytes: 0, objects: [] }).get(namespace)!;
+      share.bytes += bytes;
+      share.objects.push([id, bytes]);
+    }
     if (total <= INVENTORY_LIMITS.bucketBytes) continue;
-    const largest = [...entries].filter(([id]) => !over.has(id)).sort(([a, x], [b, y]) => y - x || byCode(a, b));
-    for (const [id, bytes] of largest) {
+    // The namespace with the most bytes there gives up its objects first, largest first: values chosen to
+    // collide (hashes anyone can compute) can crowd a bucket, but one namespace's flood of objects, however
+    // small each, leaves out its own before another's.
+    const namespaces = [...byNamespace].sort(([a, x], [b, y]) => y.bytes - x.bytes || byCode(a, b));
+    for (const [namespace, share] of namespaces) {
+      for (const [id, bytes] of share.objects.sort(([a, x], [b, y]) => y - x || byCode(a, b))) {
+        if (total <= INVENTORY_LIMITS.bucketBytes) break;
+        over.set(
+          id,
+          `index bucket ${bucket} would hold about ${total} bytes (at most ${INVENTORY_LIMITS.bucketBytes}), ${share.bytes} of them ${namespace === "" ? "cluster-scoped objects'" : `namespace ${namespace}'s`}, the most of any namespace there; ${bytes} of them its entries`,
+        );
+        total -= bytes;
+      }
       if (total <= INVENTORY_LIMITS.bucketBytes) break;
-      over.set(id, `index bucket ${bucket} would hold about ${total} bytes (at most ${INVENTORY_LIMITS.bucketBytes}), ${bytes} of them its entries, the most of any object there`);
-      total -= bytes;
     }
   }
   return over;
+}
+
+/**
+ * The indexed values of the left-out objects of kind `key`, by field, so that
+ * only lookups of them meet an evaluation error (docs/inventory.md, "Limits"):
+ * they travel in their index buckets, values without the objects' keys, so
+ * they take no more than the objects' own values. Where those of one bucket
+ * pass INVENTORY_LIMITS.bucketBytes (values chosen to collide), the bucket is
+ * crowded instead: every lookup of the field there meets the error.
+ */
+function leftOutValues(key: string, index: readonly FieldPath[], leftOut: readonly unknown[]): { values: Record<string, string[]>; crowded?: Record<string, number[]> } {
+  const values: Record<string, string[]> = {};
+  const crowded: Record<string, number[]> = {};
+  for (const path of index) {
+    const found = new Set<string>();
+    for (const object of leftOut) for (const valueKey of indexedValues(object, path)) found.add(valueKey);
+    /** Bucket → the bytes its left-out values of this field take there, quoted, with their separators. */
+    const bytes = new Map<number, number>();
+    for (const valueKey of found) {
+      const bucket = indexBucketOf(key, path.text, valueKey);
+      bytes.set(bucket, (bytes.get(bucket) ?? 0) + utf8Length(valueKey) + 3);
+    }
+    const full = new Set([...bytes].filter(([, total]) => total > INVENTORY_LIMITS.bucketBytes).map(([bucket]) => bucket));
+    values[path.text] = [...found].filter((valueKey) => !full.has(indexBucketOf(key, path.text, valueKey))).sort(byCode);
+    if (full.size > 0) crowded[path.text] = [...full].sort((a, b) => a - b);
+  }
+  return { values, ...(Object.keys(crowded).length > 0 ? { crowded } : {}) };
 }
 
 type ParamKind = { apiVersion: string; kind: string; policies: string[] };
@@ -362,7 +425,7 @@ function boundAmong(objects: readonly KubeObject[], problems: string[]) {
     if (!name) continue;
     const kind = groupKind(object);
     if (kind === POLICY_KIND) policies.set(name, object);
-    else if (BINDING_KINDS.has(kind)) bindings[name] = definition(object);
+    else if (BINDING_KINDS.has(kind) && !name.includes("/")) bindings[name] = definition(object);
   }
   return boundPolicies(policies, bindings, problems);
 }

@@ -3,6 +3,7 @@
 // units with its digests.
 import { sha256Hex } from "../../digest/index.js";
 import type { Snapshot } from "../schema.js";
+import type { WrittenFeature } from "../../version/index.js";
 import { decodeUnit } from "./decode.js";
 import { bucketDigests, rootDigest } from "./digests.js";
 import { classReferencesUnit, CLUSTER_UNIT, describeUnit } from "./names.js";
@@ -35,10 +36,11 @@ export interface EncodedSnapshot {
 /**
  * A snapshot's units, ready to push or compare: the cluster part first. Each
  * goes through its schema first, as the function does before it stores it,
- * so both sides hash the same bytes.
+ * so both sides hash the same bytes. `features`: what the function they go
+ * to reads (splitSnapshot).
  */
-export async function encodeSnapshot(snapshot: Snapshot): Promise<EncodedSnapshot> {
-  const { cluster, shards, classReferences, inventory } = splitSnapshot(snapshot);
+export async function encodeSnapshot(snapshot: Snapshot, features?: ReadonlySet<WrittenFeature>): Promise<EncodedSnapshot> {
+  const { cluster, shards, classReferences, inventory } = splitSnapshot(snapshot, features);
   const encode = (name: string, value: UnitContent) => {
     const unit = decodeUnit(name, value);
     if (!unit.ok) throw new Error(`${describeUnit(name)}: ${unit.error}`);

@@ -1,9 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { parseAllDocuments } from "yaml";
 import { wrapReview } from "../../admission/wrap.js";
 import { affinityClassDefinitionsPolicy } from "../../../policies/affinity-class-definitions/index.js";
 import { admissionRequestSchema } from "../../admission/index.js";
 import { buildSnapshot, type KubeObject } from "../builder/index.js";
+import { indexBucketOf } from "../../inventory/index.js";
+import { parseRelease, writableTo } from "../../version/index.js";
+import { collidingHosts } from "../../../test/support/ingress.js";
 import {
   bucketDigests,
   CLUSTER_UNIT,
@@ -232,6 +236,73 @@ describe("the inventory in units", () => {
     });
     expect(decodeUnit("inventory-kind/networking.k8s.io/v1/Ingress", { namespaces: {} })).toMatchObject({ ok: true });
     expect(describeUnit("inventory-kind/v1/Service")).toBe("the namespaces of inventory kind v1/Service");
+  });
+
+  describe("the values of objects left out for breaking a limit (issue 33)", () => {
+    // 65 hosts in one bucket: left out (INVENTORY_LIMITS.valuesInOneBucket); another tenant's Ingress is kept.
+    const crowded = collidingHosts(65);
+    const snapshot = build([ingress("tenant-a", "crowded", ...crowded), ingress("shop", "web", "www.shop.example")]);
+    const bucketOf = (host: string) => `inventory-index/${indexBucketOf(KIND, FIELD, `s${host}`)}`;
+
+    it("travel in their index buckets, values without keys, and the cluster part says so", () => {
+      const parts = splitSnapshot(snapshot);
+      expect(parts.cluster.inventory[KIND]!.leftOut).toEqual({ total: 1, objects: { "tenant-a/crowded": "65 of its indexed values fall in one index bucket (at most 64)" }, indexed: true });
+      expect(parts.inventory.get(bucketOf(crowded[0]!))).toEqual({ index: {}, leftOut: { [KIND]: { [FIELD]: crowded.map((host) => `s${host}`).sort() } } });
+      for (const [name, content] of [...parts.inventory, [CLUSTER_UNIT, parts.cluster] as const]) expect(decodeUnit(name, content).ok, name).toBe(true);
+      expect(joinSnapshot(parts, snapshot)).toEqual(snapshot);
+      const view = new SnapshotView(snapshot);
+      expect(view.inventoryLeftOut(KIND, FIELD, `s${crowded[7]}`)).toBe(true);
+      expect(view.inventoryLeftOut(KIND, FIELD, "swww.shop.example")).toBe(false);
+      expect(view.inventoryLookup(KIND, FIELD, "swww.shop.example")).toEqual(["shop/web"]);
+    });
+
+    it("to a function that does not read them (0.1.0), the units are exactly those of a snapshot without them", async () => {
+      const { values: _values, ...named } = snapshot.inventory[KIND]!.leftOut!;
+      const before = { ...snapshot, inventory: { ...snapshot.inventory, [KIND]: { ...snapshot.inventory[KIND]!, leftOut: named } } };
+      const old = await encodeSnapshot(snapshot, writableTo(parseRelease("0.1.0")!));
+      expect(old).toEqual(await encodeSnapshot(before));
+      expect(old.units.find((unit) => unit.name === bucketOf(crowded[0]!))).toBeUndefined();
+      expect(new TextDecoder().decode(old.units.find((unit) => unit.name === CLUSTER_UNIT)!.bytes)).toContain('"leftOut":{"total":1,"objects":{"tenant-a/crowded":"65 of its indexed values fall in one index bucket (at most 64)"}}');
+      expect(await encodeSnapshot(snapshot, writableTo(parseRelease("0.2.0")!))).toEqual(await encodeSnapshot(snapshot));
+    });
+
+    it("refuses a left-out value out of order or of another bucket, and the values in the cluster part", () => {
+      const parts = splitSnapshot(snapshot);
+      const name = bucketOf(crowded[0]!);
+      const values = crowded.map((host) => `s${host}`).sort();
+      expect(decodeUnit(name, { index: {}, leftOut: { [KIND]: { [FIELD]: [...values].reverse() } } })).toEqual({ ok: false, error: `leftOut ${KIND} ${FIELD}: values in code-unit order, each once` });
+      expect(decodeUnit(name, { index: {}, leftOut: { [KIND]: { [FIELD]: ["swww.shop.example"] } } }).ok).toBe(bucketOf("www.shop.example") === name);
+      const part = parts.cluster;
+      const withValues = { ...part, inventory: { ...part.inventory, [KIND]: { ...part.inventory[KIND]!, leftOut: { ...part.inventory[KIND]!.leftOut!, values: { [FIELD]: values } } } } };
+      expect(decodeUnit(CLUSTER_UNIT, withValues)).toEqual({ ok: false, error: `inventory ${KIND}: leftOut.values travel in their index buckets, not in the cluster part` });
+    });
+  });
+
+  describe("the kinds a cluster's owner lets fleet policies read (issue 33)", () => {
+    const objectsFromYaml = (text: string) => parseAllDocuments(text).map((doc) => doc.toJS() as KubeObject);
+    const settings = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: edgeadmit-settings, namespace: edgeadmit-system}
+data: {fleetInventory: "networking.k8s.io/v1/Ingress, v1/Service\\n v1/Service", maxAgeSeconds: "600"}`;
+    const { snapshot, problems } = buildSnapshot(objectsFromYaml(settings), { generation: 1, builtAt: "2026-01-01T00:00:00Z", settingsNamespace: "edgeadmit-system" });
+
+    it("are read from the settings ConfigMap, each once, and travel in the cluster part", () => {
+      expect(problems).toEqual([]);
+      expect(snapshot.settings).toEqual({ policies: {}, maxAgeSeconds: 600, onStale: "Warn", fleetInventory: ["networking.k8s.io/v1/Ingress", "v1/Service"] });
+      expect(splitSnapshot(snapshot).cluster.settings.fleetInventory).toEqual(["networking.k8s.io/v1/Ingress", "v1/Service"]);
+    });
+
+    it("to a function that does not read them (0.1.0), the units are exactly those of settings without them", async () => {
+      const { fleetInventory: _kinds, ...without } = snapshot.settings;
+      expect(await encodeSnapshot(snapshot, writableTo(parseRelease("0.1.0")!))).toEqual(await encodeSnapshot({ ...snapshot, settings: without }));
+    });
+
+    it("a kind that is not <apiVersion>/<kind> is skipped and said", () => {
+      const bad = settings.replace(/fleetInventory: "[^"]*"/, 'fleetInventory: "Service, v1/Service"');
+      expect(buildSnapshot(objectsFromYaml(bad), { generation: 1, builtAt: "2026-01-01T00:00:00Z", settingsNamespace: "edgeadmit-system" }).problems).toEqual([
+        'ConfigMap edgeadmit-settings data.fleetInventory: "Service" is not <apiVersion>/<kind>, e.g. networking.k8s.io/v1/Ingress or v1/Service',
+      ]);
+    });
   });
 
   it("a view made to discover names the units it was not given and answers as if they were empty", () => {

@@ -57,9 +57,11 @@ export function affinityClassReferences(snapshot: Pick<Snapshot, "applications" 
  * values it gained or lost (each holds its key), and its kind's directory
  * when its namespace gains or loses one.
  */
-export function inventoryUnits(inventory: Snapshot["inventory"]): Map<string, InventoryBucketContent | InventoryDirectory> {
+export function inventoryUnits(inventory: Snapshot["inventory"], leftOutValues: boolean): Map<string, InventoryBucketContent | InventoryDirectory> {
   const units = new Map<string, InventoryBucketContent | InventoryDirectory>();
   const buckets = new Map<number, Record<string, Record<string, Record<string, string[]>>>>();
+  /** Bucket → kind → field → the values left-out objects hold there (written only when the function reads them). */
+  const leftOut = new Map<number, Record<string, Record<string, string[]>>>();
   for (const [kind, entry] of Object.entries(inventory)) {
     const keys = Object.keys(entry.objects).sort(byCode);
     if (entry.namespaced && keys.length > 0) {
@@ -70,6 +72,13 @@ export function inventoryUnits(inventory: Snapshot["inventory"]): Map<string, In
       }
       if (Object.keys(namespaces).length > 0) units.set(inventoryKindUnit(kind), { namespaces });
     }
+    if (leftOutValues)
+      for (const [field, values] of Object.entries(entry.leftOut?.values ?? {}))
+        for (const valueKey of values) {
+          const bucket = indexBucketOf(kind, field, valueKey);
+          const byKind = leftOut.get(bucket) ?? leftOut.set(bucket, {}).get(bucket)!;
+          ((byKind[kind] ??= {})[field] ??= []).push(valueKey);
+        }
     const index = (entry.index ?? []).map(parseFieldPath).filter((path): path is FieldPath => typeof path !== "string");
     for (const path of index) {
       for (const key of keys) {
@@ -86,15 +95,49 @@ export function inventoryUnits(inventory: Snapshot["inventory"]): Map<string, In
   // Keys in code-unit order at every level, so a bucket's bytes depend on its content alone.
   const sorted = <T, U>(record: Record<string, T>, each: (value: T) => U): Record<string, U> =>
     Object.fromEntries(Object.keys(record).sort(byCode).map((key) => [key, each(record[key]!)]));
-  for (const bucket of [...buckets.keys()].sort((a, b) => a - b))
+  for (const bucket of [...new Set([...buckets.keys(), ...leftOut.keys()])].sort((a, b) => a - b)) {
+    const left = leftOut.get(bucket);
     units.set(inventoryIndexUnit(bucket), {
-      index: sorted(buckets.get(bucket)!, (fields) =>
+      index: sorted(buckets.get(bucket) ?? {}, (fields) =>
         sorted(fields, (values) =>
           Object.keys(values)
             .sort(byCode)
             .flatMap((value) => [value, values[value]!.join(REFERENCE_SEPARATOR)]),
         ),
       ),
+      ...(left ? { leftOut: sorted(left, (fields) => sorted(fields, (values) => [...new Set(values)].sort(byCode))) } : {}),
     });
+  }
   return units;
+}
+
+/**
+ * The kinds as the cluster part holds them: a kind's left-out values go to
+ * their index buckets (inventoryUnits), and `indexed` says so; to a function
+ * that does not read them (shared/version WRITTEN_FEATURES), the kind says
+ * only how many were left out and which, as 0.1.0 wrote it.
+ */
+export function clusterInventory(inventory: Snapshot["inventory"], leftOutValues: boolean): Snapshot["inventory"] {
+  const kinds: Snapshot["inventory"] = {};
+  for (const [kind, entry] of Object.entries(inventory)) {
+    if (!entry.leftOut) {
+      kinds[kind] = entry;
+      continue;
+    }
+    const { values, indexed: _indexed, crowded, ...named } = entry.leftOut;
+    kinds[kind] = { ...entry, leftOut: leftOutValues && values ? { ...named, indexed: true, ...(crowded ? { crowded } : {}) } : named };
+  }
+  return kinds;
+}
+
+/** The left-out values of each indexed kind, by field, gathered from the buckets again (joinSnapshot). */
+export function leftOutValuesOf(units: ReadonlyMap<string, InventoryBucketContent | InventoryDirectory>): Map<string, Record<string, string[]>> {
+  const values = new Map<string, Record<string, string[]>>();
+  for (const content of units.values())
+    for (const [kind, fields] of Object.entries("leftOut" in content ? (content.leftOut ?? {}) : {})) {
+      const byField = values.get(kind) ?? values.set(kind, {}).get(kind)!;
+      for (const [field, list] of Object.entries(fields)) (byField[field] ??= []).push(...list);
+    }
+  for (const byField of values.values()) for (const field of Object.keys(byField)) byField[field]!.sort(byCode);
+  return values;
 }

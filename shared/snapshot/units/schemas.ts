@@ -34,6 +34,14 @@ export type ClusterPart = z.infer<typeof clusterPartSchema>;
  */
 export const inventoryBucketSchema = z.object({
   index: z.record(z.string(), z.record(z.string(), z.array(z.string()))),
+  /**
+   * Kind → field → the values of this bucket that objects left out of the
+   * snapshot hold (the kind's cluster-part `leftOut.indexed`), in code-unit
+   * order, each once: a lookup of one is an evaluation error, of any other
+   * an answer. Values only, not keys: they grow with the left-out objects'
+   * values, never with values × key length.
+   */
+  leftOut: z.optional(z.record(z.string(), z.record(z.string(), z.array(z.string())))),
 });
 /** Between two keys of one value: no Kubernetes name holds a newline. */
 export const REFERENCE_SEPARATOR = "\n";

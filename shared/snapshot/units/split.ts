@@ -22,7 +22,8 @@
 import { snapshotSchema, type Snapshot } from "../schema.js";
 import { ENVELOPE, type ClassReferences, type ClusterPart, type InventoryBucketContent, type InventoryDirectory, type Shard } from "./schemas.js";
 import { NAMESPACED_FIELDS, NAMESPACED_NAMES, type NamespacedField, type NamespacedFieldName } from "./fields.js";
-import { affinityClassReferences, inventoryUnits } from "./indexes.js";
+import { affinityClassReferences, clusterInventory, inventoryUnits, leftOutValuesOf } from "./indexes.js";
+import { THIS_RELEASE_WRITES, type WrittenFeature } from "../../version/index.js";
 
 interface SnapshotParts {
   cluster: ClusterPart;
@@ -38,8 +39,14 @@ interface SnapshotParts {
   inventory: Map<string, InventoryBucketContent | InventoryDirectory>;
 }
 
-/** The snapshot cut into its cluster part and one shard per namespace that holds anything. */
-export function splitSnapshot(snapshot: Snapshot): SnapshotParts {
+/**
+ * The snapshot cut into its cluster part and one shard per namespace that
+ * holds anything, as a function that reads `features` stores it (this
+ * release's: all of them; a sync job gives what the function it pushes to
+ * reads, shared/version writableTo).
+ */
+export function splitSnapshot(snapshot: Snapshot, features: ReadonlySet<WrittenFeature> = THIS_RELEASE_WRITES): SnapshotParts {
+  const leftOutValues = features.has("inventoryLeftOutValues");
   const cluster: Record<string, unknown> = {};
   const shards = new Map<string, Shard>();
   for (const [field, value] of Object.entries(snapshot)) {
@@ -57,7 +64,12 @@ export function splitSnapshot(snapshot: Snapshot): SnapshotParts {
       (shard as Record<string, unknown>)[field] = part;
     }
   }
-  return { cluster: cluster as ClusterPart, shards, classReferences: new Map(Object.entries(affinityClassReferences(snapshot))), inventory: inventoryUnits(snapshot.inventory) };
+  cluster["inventory"] = clusterInventory(cluster["inventory"] as Snapshot["inventory"], leftOutValues);
+  if (!features.has("fleetInventoryAllowance") && snapshot.settings.fleetInventory !== undefined) {
+    const { fleetInventory: _allowance, ...settings } = snapshot.settings;
+    cluster["settings"] = settings;
+  }
+  return { cluster: cluster as ClusterPart, shards, classReferences: new Map(Object.entries(affinityClassReferences(snapshot))), inventory: inventoryUnits(snapshot.inventory, leftOutValues) };
 }
 
 export function emptyShard(): Shard {
@@ -71,5 +83,11 @@ export function joinSnapshot(parts: SnapshotParts, envelope: Pick<Snapshot, "gen
   const snapshot = { apiVersion: snapshotSchema.shape.apiVersion.def.values[0], kind: "Snapshot", ...envelope, ...copy(parts.cluster) } as Snapshot;
   for (const shard of parts.shards.values())
     for (const field of NAMESPACED_NAMES) (NAMESPACED_FIELDS[field] as NamespacedField<unknown>).join(snapshot[field], copy(shard[field]));
+  const leftOut = leftOutValuesOf(parts.inventory);
+  for (const [kind, entry] of Object.entries(snapshot.inventory)) {
+    if (!entry.leftOut?.indexed) continue;
+    const { indexed: _indexed, ...named } = entry.leftOut;
+    entry.leftOut = { ...named, values: Object.fromEntries((entry.index ?? []).map((field) => [field, leftOut.get(kind)?.[field] ?? []])) };
+  }
   return snapshot;
 }

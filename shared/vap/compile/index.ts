@@ -10,6 +10,7 @@ import { DEFAULT_VERSION, environmentFor, parseVersion, type KubernetesEnvironme
 import { ANNOTATION_FIELD, declarationOf, NO_DECLARATION, type InventoryDeclaration } from "../../inventory/declaration.js";
 import { INVENTORY_VARIABLE, inventoryLibrary } from "../../inventory/library.js";
 import { describeZodError } from "../../zod/index.js";
+import { onlyCredentialsProblem } from "../../admission/credentials.js";
 import { bindingObjectSchema, policyObjectSchema, type BindingSpec, type FailurePolicy, type PolicySpec } from "../schema/index.js";
 import { policyDeclarations, variableType } from "./types.js";
 
@@ -187,7 +188,7 @@ function compilePolicy(name: string, object: unknown, spec: PolicySpec, bindings
   return policy;
 }
 
-/** The policies that have at least one binding, compiled in name order, and every problem found on the way. */
+/** The policies that have at least one binding, compiled in name order, and every problem found on the way; a policy that can only match credentials is not bound. */
 export function compilePolicies(sources: AdmissionPolicySources, options: CompileOptions = {}): { policies: CompiledPolicy[]; problems: string[] } {
   const problems: string[] = [];
   const bindingsByPolicy = new Map<string, CompiledPolicy["bindings"]>();
@@ -213,6 +214,11 @@ export function compilePolicies(sources: AdmissionPolicySources, options: Compil
     const parsed = policyObjectSchema.safeParse(object);
     if (!parsed.success) {
       problems.push(`ValidatingAdmissionPolicy '${policyName}': ${describeZodError(parsed.error)}; not enforced`);
+      continue;
+    }
+    const credentialsOnly = onlyCredentialsProblem(parsed.data.spec.matchConstraints.resourceRules);
+    if (credentialsOnly !== undefined) {
+      problems.push(`ValidatingAdmissionPolicy '${policyName}': ${credentialsOnly}; not enforced`);
       continue;
     }
     policies.push(compilePolicy(policyName, object, parsed.data.spec, bindings, problems, compiled, version, options));

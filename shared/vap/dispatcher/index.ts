@@ -6,7 +6,6 @@
 // follow its failurePolicy.
 import type { AdmissionRequest } from "../../admission/index.js";
 import type { Labels } from "../../k8s/labels/index.js";
-import type { Value } from "../../cel/index.js";
 import type { CompiledPolicy } from "../compile/index.js";
 import type { InventoryFacts } from "../../inventory/facts.js";
 import { namespaceValue } from "../compile/types.js";
@@ -15,7 +14,8 @@ import { MatchCriteria, RequestMatcher, requestKeys, ruleKeys, type NamespaceLab
 import { collectParams, type ParamFacts } from "../params/index.js";
 import type { NamedRule, ValidationAction } from "../schema/index.js";
 import { validate, type RequestVariables } from "../validator/index.js";
-import { createReviewBudget, REVIEW_COST_BUDGET, reviewExhausted } from "../budget/index.js";
+import type { EvalResult, Program, Value } from "../../cel/index.js";
+import { REVIEW_COST_BUDGET, ReviewSession, reviewExhausted } from "../budget/index.js";
 
 /**
  * A policy the review's budget cut off (shared/vap/budget), decided by its
@@ -122,9 +122,19 @@ export interface CompiledPolicySet {
    * `exempted`: the policies an exception sets aside for this request; their
    * findings are still returned, but they add nothing to the audit
    * annotations. `only`: the bound policy of that name alone (the per-policy
-   * route, /validate/<name>).
+   * route, /validate/<name>). `session`: the review's budget and final
+   * evaluations, shared with the review's other set and rounds (a new one: this evaluation alone).
    */
-  evaluate(request: AdmissionRequest, facts: PolicyFacts, exempted?: (policy: string) => boolean, only?: string): PolicySetOutcome;
+  evaluate(request: AdmissionRequest, facts: PolicyFacts, exempted?: (policy: string) => boolean, only?: string, session?: ReviewSession): PolicySetOutcome;
+}
+
+/** An evaluation a later round of the review takes as it is: it met no unit its round lacked. */
+interface KeptEvaluation {
+  /** The param it ran with: the same object again (the loaded units are kept across rounds), or it runs again. */
+  param: unknown;
+  validated: ReturnType<typeof validate>;
+  /** The request's variables it evaluated first (RequestVariables), given to the round's later evaluations as a single judgement would. */
+  shared: Array<[Program, EvalResult & { ok: true }]>;
 }
 
 /** A bound policy, its matchConstraints and its bindings' matchResources prepared for matching. */
@@ -185,7 +195,7 @@ export class PolicyDispatcher implements CompiledPolicySet {
     return byName(new Set([...this.#anyResource, ...keys.flatMap((key) => this.#byResource.get(key) ?? [])]));
   }
 
-  evaluate(request: AdmissionRequest, facts: PolicyFacts, exempted?: (policy: string) => boolean, only?: string): PolicySetOutcome {
+  evaluate(request: AdmissionRequest, facts: PolicyFacts, exempted?: (policy: string) => boolean, only?: string, session: ReviewSession = new ReviewSession()): PolicySetOutcome {
     const outcomes: PolicyOutcome[] = [];
     const failures: Failure[] = [];
     const annotations: Record<string, string> = {};
@@ -208,7 +218,8 @@ export class PolicyDispatcher implements CompiledPolicySet {
     let requestValue: Value | undefined;
     let reviewed: Reviewed | undefined | null = null;
     const requestVariables: RequestVariables = new Map();
-    const reviewBudget = createReviewBudget();
+    const reviewBudget = session.budget;
+    const kept = (session.kept.get(this) ?? session.kept.set(this, new Map()).get(this)!) as Map<string, KeptEvaluation>;
     for (const { policy, match, bindings } of this.#candidates(request, only)) {
       const configError = (message: string, binding?: string) => {
         if (policy.failurePolicy === "Ignore") return;
@@ -231,6 +242,8 @@ export class PolicyDispatcher implements CompiledPolicySet {
           continue;
         }
         if (!bindingMatched.matches) continue;
+        // Params and the namespace read from a unit the round lacked: nothing of this binding is final yet.
+        const missedBefore = session.missed();
         const params = collectParams(policy.spec.paramKind, binding.spec, request.namespace ?? "", facts);
         if (typeof params === "string") {
           configError(`failed to configure binding: ${params}`, binding.name);
@@ -241,18 +254,30 @@ export class PolicyDispatcher implements CompiledPolicySet {
           configError(`failed to configure binding: ${namespaceObject}`, binding.name);
           continue;
         }
-        for (const param of params) {
-          const validated = reviewExhausted(reviewBudget) ? undefined : validate({
-            policy,
-            object,
-            oldObject,
-            request: (requestValue ??= requestVariable(request)),
-            params: param as Value,
-            namespaceObject,
-            inventory: policy.readsInventory ? new InventoryValue(facts, policy.inventory, reviewed === null ? (reviewed = reviewedOf(request)) : reviewed) : null,
-            requestVariables,
-            reviewBudget,
-          });
+        const inputsFinal = session.missed() === missedBefore;
+        for (const [index, param] of params.entries()) {
+          const id = `${policy.name}\u0000${binding.name}\u0000${index}`;
+          const earlier = kept.get(id);
+          let validated: KeptEvaluation["validated"] | undefined;
+          if (reviewExhausted(reviewBudget)) validated = undefined;
+          else if (earlier !== undefined && earlier.param === param && inputsFinal) {
+            validated = earlier.validated;
+            for (const [program, result] of earlier.shared) if (!requestVariables.has(program)) requestVariables.set(program, result);
+          } else {
+            const before = { missed: session.missed(), shared: requestVariables.size };
+            validated = validate({
+              policy,
+              object,
+              oldObject,
+              request: (requestValue ??= requestVariable(request)),
+              params: param as Value,
+              namespaceObject,
+              inventory: policy.readsInventory ? new InventoryValue(facts, policy.inventory, reviewed === null ? (reviewed = reviewedOf(request)) : reviewed) : null,
+              requestVariables,
+              reviewBudget,
+            });
+            if (inputsFinal && !reviewBudget.cut && session.missed() === before.missed) kept.set(id, { param, validated, shared: [...requestVariables].slice(before.shared) });
+          }
           const { decisions, annotations: annotationResults } =
             validated === undefined || reviewBudget.cut
               ? { decisions: policy.failurePolicy === "Ignore" ? [] : [{ action: "Deny" as const, message: CUT_BY_REVIEW_BUDGET, reason: "Invalid", expressionIndex: 0 }], annotations: [] }

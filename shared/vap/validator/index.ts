@@ -10,6 +10,7 @@ import { EvalError, LazyMap, RUNTIME_COST_BUDGET, typeOf, type Activation, type 
 import type { CompiledPolicy, Expression } from "../compile/index.js";
 import { phaseLimit, type ReviewBudget } from "../budget/index.js";
 import { utf8Length } from "../../text/index.js";
+import { INVENTORY_VARIABLE } from "../../inventory/library.js";
 
 /** apiserver's MaxEvaluatedMessageExpressionSizeBytes. */
 const MAX_MESSAGE_EXPRESSION_BYTES = 5 * 1024;
@@ -50,13 +51,16 @@ export type RequestVariables = Map<Program, EvalResult & { ok: true }>;
  * request, whichever policy asks (programs are shared by source within a
  * policy set; object, oldObject, request and namespaceObject are the
  * request's). The first policy evaluates it; the others take its value and
- * its cost, which their composition charges as computing it would have.
+ * its cost, which their composition charges as computing it would have. One
+ * that reads the inventory is each policy's own: what it may read is the
+ * policy's declaration, and what it read may be a unit the review had not
+ * loaded yet (shared/vap/budget ReviewSession).
  */
 function sharedVariable(program: Program, activation: () => Activation, shared: RequestVariables | undefined, review: ReviewBudget | undefined): EvalResult {
   const known = shared?.get(program);
   if (known !== undefined) return known;
   const result = evaluateMetered(program, activation(), review);
-  if (shared !== undefined && result.ok && !program.variables.has("params") && !program.variables.has("variables")) shared.set(program, result);
+  if (shared !== undefined && result.ok && !program.variables.has("params") && !program.variables.has("variables") && !program.variables.has(INVENTORY_VARIABLE)) shared.set(program, result);
   return result;
 }
 

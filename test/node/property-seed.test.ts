@@ -1,0 +1,7 @@
+// npm test draws every property's cases from one seed (vitest.config.ts, fastCheckSeed): this project sets it up.
+import fc from "fast-check";
+import { expect, inject, it } from "vitest";
+
+it("draws every property test's cases from the run's seed", () => {
+  expect(fc.readConfigureGlobal().seed).toBe(inject("fastCheckSeed"));
+});
