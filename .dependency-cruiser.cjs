@@ -41,6 +41,7 @@ const INFRA_LAYERS = [
   "measure", // snapshot sizes, for the docs
   "k8s", // the manifests (kustomize) and their tests
   "audit", // edgeadmit audit: PolicyReports from the cluster
+  "dashboard", // edgeadmit dashboard: the fleet's pages on 127.0.0.1, read with the operator's key
   "cli", // the edgeadmit verbs, one file each (docs/contributing.md); check's jobs in cli/check/
 ];
 
@@ -136,6 +137,6 @@ module.exports = {
     doNotFollow: { path: "node_modules" },
     // Test files may import across layers (a unit test builds a snapshot to test the VAP): the rules are for what ships and runs.
     exclude: { path: "^\\.edgeadmit/|\\.test\\.ts$" },
-    enhancedResolveOptions: { extensions: [".ts", ".js", ".mjs", ".cjs", ".d.ts"] },
+    enhancedResolveOptions: { extensions: [".ts", ".tsx", ".js", ".mjs", ".cjs", ".d.ts"] },
   },
 };

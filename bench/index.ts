@@ -21,6 +21,7 @@ import { registryScale } from "./registry.js";
 import { perReview, reviewCases } from "./review.js";
 import { fleet } from "./fleet.js";
 import { fleetPolicies } from "./fleet-policies.js";
+import { dashboardScale } from "./dashboard.js";
 import { inventory } from "./inventory.js";
 import { hostileInventory } from "./hostile-inventory.js";
 import { buildClusterSnapshot, viewOf } from "./snapshot.js";
@@ -70,6 +71,7 @@ async function main(): Promise<void> {
     ["hostile input to the cluster's own policies", hostileInput],
     ["hostile inventory objects", () => hostileInventory(scratchDir("hostile-inventory"))],
     ["fleet policy sets", fleetPolicies],
+    ["dashboard and metrics", dashboardScale],
   ];
   for (const [index, [name, measure]] of sections.entries()) {
     const title = `${index + 1}/${sections.length} ${name}`;

@@ -6,6 +6,7 @@ import { truncateUtf8 } from "../shared/admission/index.js";
 import { clustersOf, operatorKeysOf, operatorThresholdOf, registryStatus, trustedOperatorKeys, type Env } from "./config/index.js";
 import { registry } from "./routes/registry.js";
 import { governance } from "./routes/governance.js";
+import { metrics } from "./routes/metrics.js";
 import { clusterFleet, fleet } from "./routes/fleet.js";
 import { snapshot } from "./routes/snapshot.js";
 import { validate } from "./routes/validate.js";
@@ -44,6 +45,7 @@ app.get("/readyz", async (c) => {
 
 app.route("/v1", registry);
 app.route("/v1", governance);
+app.route("/v1", metrics);
 app.route("/v1", fleet);
 app.route("/v1", validate);
 app.route("/v1", snapshot);

@@ -7,7 +7,7 @@
 // credential get the same 401, after the same work, so the answer tells an
 // outsider nothing, not even which cluster ids exist.
 import type { Context, MiddlewareHandler } from "hono";
-import { sha256, sha256Hex, timingSafeEqual } from "../../shared/digest/index.js";
+import { fromHex, sha256, sha256Hex, timingSafeEqual } from "../../shared/digest/index.js";
 import {
   CONTENT_SHA256_HEADER,
   MAX_CLOCK_SKEW_SECONDS,
@@ -20,11 +20,11 @@ import {
   type SignedMethod,
 } from "../../shared/signing/index.js";
 import { publicKeysOf, publicKeyTextsOf, tokenDigestsOf } from "../../shared/clusters/index.js";
-import { TOKEN_PATTERN } from "../../shared/tokens/index.js";
-import { clusterOf, operatorThresholdOf, trustedOperatorKeys, type Cluster, type Env } from "../config/index.js";
+import { TOKEN_HASH_PREFIX, TOKEN_PATTERN } from "../../shared/tokens/index.js";
+import { clusterOf, operatorThresholdOf, registryOf, trustedOperatorKeys, type Cluster, type Env } from "../config/index.js";
 import type { Signing } from "../registry/index.js";
 import { log } from "../log/index.js";
-import { countsOf } from "../fleet/counts.js";
+import { countsOf, peerSighting } from "../fleet/counts.js";
 import { RegistryUnavailable, type Defer } from "../registry/cache.js";
 import { describePeer, FUNCTION_RELEASE_HEADER, peerOf, RELEASE, skewProblem, USER_AGENT_HEADER, type Peer } from "../../shared/version/index.js";
 
@@ -178,7 +178,7 @@ export function signer(method: SignedMethod): MiddlewareHandler<AuthEnv> {
     const counts = countsOf(c.env);
     if (counts) {
       const now = Date.now();
-      counts.flusher.peers.see(cluster.id, peer, now);
+      counts.flusher.peers.see(peerSighting(cluster.id, peer, now));
       counts.flusher.maybeFlush(counts.writer, now, deferOf(c));
     }
     c.set("cluster", cluster);
@@ -208,6 +208,36 @@ function heldToWindow(c: Context, who: string): Peer | Response {
 export const reader: MiddlewareHandler<AuthEnv> = async (c, next) => {
   const signed = Object.values(signatureHeaders(c)).some((value) => value !== undefined);
   return signed ? signer("GET")(c, next) : reviewer(c, next);
+};
+
+/**
+ * GET /v1/registry/metrics: a metrics token the operator issued (its
+ * SHA-256 in the registry), presented as a bearer token, and nothing else:
+ * an operator's signature, a cluster's token or key get the generic 401.
+ * Read from the registry on every scrape (one small read every 15 s or so),
+ * so a revoked token stops at once in every isolate.
+ */
+export const metricsReader: MiddlewareHandler<{ Bindings: Env }> = async (c, next) => {
+  const registry = registryOf(c.env);
+  const token = bearerOf(c);
+  let hashes: string[] = [];
+  if (registry) {
+    try {
+      hashes = (await registry.governance().metricsTokens()).map((entry) => entry.tokenHash);
+    } catch (e) {
+      log({ event: "registry-unavailable", reason: `metrics tokens not read: ${e instanceof Error ? e.message : String(e)}` });
+      return c.json({ error: "the cluster registry does not answer: try again shortly" }, 503);
+    }
+  }
+  const digest = await sha256(token !== undefined && TOKEN_PATTERN.test(token) ? token : "");
+  let matched = false;
+  // Every issued hash is compared (the decoy when none is), so the answer takes as long whichever fails.
+  for (const hash of hashes.length > 0 ? hashes : [""]) matched = timingSafeEqual(digest, fromHex(hash.slice(TOKEN_HASH_PREFIX.length)) ?? NO_DIGEST) || matched;
+  if (token === undefined || !TOKEN_PATTERN.test(token) || !matched || hashes.length === 0) {
+    log({ event: "auth-refused", cluster: "(metrics)", route: `${c.req.method} ${c.req.routePath}`, reason: token === undefined ? "no bearer token" : "not a metrics token" });
+    return unauthenticated(c);
+  }
+  return next();
 };
 
 /** The subject an operator signs: the path and query, so a signature for one request serves no other. */

@@ -9,7 +9,7 @@ import { importPublicKey } from "../../shared/signing/index.js";
 import { MAX_OPERATOR_KEYS, thresholdOf } from "../../shared/governance/index.js";
 import { log } from "../log/index.js";
 import { DEFAULT_CACHE_ENTRIES, RegistryCache, type Defer, type RegistryReader } from "../registry/cache.js";
-import type { ClusterRegistry, GovernanceStub } from "../registry/index.js";
+import type { ClusterRegistry, GovernanceStub, OverviewStub } from "../registry/index.js";
 import type { StoreEnv } from "../store/cache.js";
 
 export type { Cluster };
@@ -158,6 +158,13 @@ export function registryOf(env: Env): Registry | undefined {
     registries.set(binding, registry);
   }
   return registry;
+}
+
+/** The registry's overview reads (the dashboard's and the metrics'), or undefined without the binding. */
+export function overviewOf(env: Env): OverviewStub | undefined {
+  const registry = registryOf(env);
+  // The stub's methods answer what the Durable Object's return, through RPC.
+  return registry && (registry.stub() as unknown as OverviewStub);
 }
 
 /**

@@ -46,3 +46,66 @@ describe("CountFlusher", () => {
     expect([counter.size, counter.dropped]).toEqual([MAX_PENDING_ROWS, 3]);
   });
 });
+
+describe("snapshot sightings", () => {
+  const rules = [{ apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], operations: ["CREATE"], scope: "*" as const }];
+
+  it("keep the rules a pending commit carried when a newer commit sends no cluster part, and flush with the counts", async () => {
+    const flusher = new CountFlusher();
+    flusher.snapshots.see({ cluster: "c1", generation: 1, pushedAt: 10, webhookRules: rules });
+    flusher.snapshots.see({ cluster: "c1", generation: 2, pushedAt: 20 });
+    flusher.snapshots.see({ cluster: "c2", generation: 5, pushedAt: 30, webhookRules: null });
+    const sent: unknown[][] = [];
+    await flusher.flush(() => ({ addCounts: async (_rows: CountRow[], _now: number, _peers?: unknown[], snapshots?: unknown[]) => void sent.push(snapshots ?? []) }), 0);
+    expect(sent).toEqual([
+      [
+        { cluster: "c1", generation: 2, pushedAt: 20, webhookRules: rules },
+        { cluster: "c2", generation: 5, pushedAt: 30, webhookRules: null },
+      ],
+    ]);
+  });
+
+  it("given back after a failed flush, sit under a newer one that came meanwhile, its rules kept or the older's taken", async () => {
+    const flusher = new CountFlusher();
+    flusher.snapshots.see({ cluster: "c1", generation: 1, pushedAt: 10, webhookRules: rules });
+    let fail = true;
+    const sent: unknown[][] = [];
+    const writer = () => ({
+      addCounts: async (_rows: CountRow[], _now: number, _peers?: unknown[], snapshots?: unknown[]) => {
+        if (fail) {
+          // A newer commit, without a cluster part, while the write is under way.
+          flusher.snapshots.see({ cluster: "c1", generation: 2, pushedAt: 20 });
+          throw new Error("down");
+        }
+        sent.push(snapshots ?? []);
+      },
+    });
+    await flusher.flush(writer, 0);
+    fail = false;
+    await flusher.flush(writer, FLUSH_MS);
+    expect(sent).toEqual([[{ cluster: "c1", generation: 2, pushedAt: 20, webhookRules: rules }]]);
+  });
+});
+
+describe("a read while a flush is under way", () => {
+  it("waits for it: what it took is stored before the read goes on", async () => {
+    const flusher = new CountFlusher();
+    const stored: CountRow[] = [];
+    let release: () => void = () => undefined;
+    const slow = () => ({ addCounts: (rows: CountRow[]) => new Promise<void>((resolve) => (release = () => (stored.push(...rows), resolve()))) });
+    flusher.counter.countReview("c1", denied, 0);
+    const background = flusher.flush(slow, 0);
+    // A second read now: nothing is pending, but the first flush holds the row.
+    let read = false;
+    const second = flusher.flush(slow, 1).then(() => void (read = true));
+    await Promise.resolve();
+    expect(read).toBe(false);
+    release();
+    await Promise.all([background, second]);
+    expect(read).toBe(true);
+    expect(stored).toEqual([
+      [0, "c1", "review", "*", "deny", 1],
+      [0, "c1", "builtin", "rwo-rollout", "deny", 1],
+    ]);
+  });
+});

@@ -58,7 +58,7 @@ const proposalOf = (row: ProposalRow): Proposal => ({
 });
 
 const entryOf = (row: LogRow): ChangeLogEntry => {
-  const detail = row.detail === null ? {} : (JSON.parse(row.detail) as Pick<ChangeLogEntry, "registrations" | "operatorKeys">);
+  const detail = row.detail === null ? {} : (JSON.parse(row.detail) as Pick<ChangeLogEntry, "registrations" | "operatorKeys" | "metricsTokens">);
   return {
     seq: row.seq,
     at: row.at,
@@ -117,7 +117,8 @@ export class GovernanceTables {
   /** Appends an entry (its seq the next one), trimming what is older than a year past CHANGE_LOG_MIN_ENTRIES. */
   log(entry: Omit<ChangeLogEntry, "seq">): number {
     const sql = this.storage.sql;
-    const detail = entry.registrations || entry.operatorKeys ? JSON.stringify({ ...(entry.registrations ? { registrations: entry.registrations } : {}), ...(entry.operatorKeys ? { operatorKeys: entry.operatorKeys } : {}) }) : null;
+    const { registrations, operatorKeys, metricsTokens } = entry;
+    const detail = registrations || operatorKeys || metricsTokens ? JSON.stringify({ ...(registrations ? { registrations } : {}), ...(operatorKeys ? { operatorKeys } : {}), ...(metricsTokens ? { metricsTokens } : {}) }) : null;
     const seq = sql
       .exec<{ seq: number }>(
         "INSERT INTO change_log (at, kind, summary, clusters, signers, registry_revision, fleet_revision, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq",

@@ -18,8 +18,10 @@ import { describeUndo, planUndo, PROPOSAL_TTL_MS, widenings, type ChangeLogEntry
 import { FleetTables, type FleetHistory, type FleetSince } from "./fleet.js";
 import { GovernanceTables, type Proposal } from "./governance.js";
 import { Refusal } from "./refusal.js";
-import { CountTables, type CountQuery, type CountSum } from "./counts.js";
+import { CountTables, type CountHour, type CountQuery, type CountSum, type TotalsCursor } from "./counts.js";
 import { PeerTables, type LastPeer, type PeerSighting } from "./peers.js";
+import { SnapshotTables, type SnapshotRecord, type SnapshotSighting } from "./snapshots.js";
+import { MAX_METRICS_TOKENS, MetricsTokenTables, type MetricsToken } from "./metrics-tokens.js";
 import type { CountRow } from "../../shared/counts/index.js";
 import { APPLIED_CHANGE_TABLE, recordChange, REPLAYED } from "./replay.js";
 import { warnUncovered } from "./coverage.js";
@@ -37,6 +39,11 @@ export interface StoredRegistration {
 /** A registration as `clusters list` shows it: with its sync job's last call, when one was seen. */
 export interface ListedRegistration extends StoredRegistration {
   lastSync?: LastPeer;
+}
+
+/** A registration as the fleet's overview shows it: with its committed snapshot as the registry last heard of it. */
+export interface OverviewRegistration extends ListedRegistration {
+  snapshot?: SnapshotRecord;
 }
 
 /**
@@ -90,6 +97,7 @@ export interface Applied {
   registry?: { revision: number; applied: AppliedChange[] };
   fleet?: { revision: number; change: string };
   operator?: { added?: string; revoked?: string };
+  metrics?: { issued?: string; revoked?: string };
 }
 
 /** A change refused, with its status and why: nothing changed. */
@@ -120,16 +128,24 @@ export interface GovernanceStub {
   revoke(key: string, since: number, changeId: string, now: number, rememberUntil: number, signing: Signing): Promise<{ ok: true; seq: number; signed: ChangeLogEntry[] } | Refused>;
   undo(keys: readonly string[], since: number, dryRun: boolean, changeId: string, now: number, rememberUntil: number, signing: Signing): Promise<UndoAnswer>;
   changeLog(query: ChangeLogQuery): Promise<{ entries: ChangeLogEntry[]; next?: number }>;
+  metricsTokens(): Promise<MetricsToken[]>;
   logReset(cluster: string, dropped: number | null, signer: string, now: number): Promise<void>;
   operatorKeys(): Promise<OperatorKeyState>;
+}
+
+/** The registry's reads for the fleet's overview and metrics as its stub answers them (RPC types lose tuples). */
+export interface OverviewStub {
+  overview(after: string, limit: number): Promise<{ revision: number; clusters: OverviewRegistration[]; next?: string }>;
+  snapshotRecordsOf(clusters: string[]): Promise<Array<[cluster: string, record: SnapshotRecord]>>;
+  verdictTotals(after: TotalsCursor | null, limit: number): Promise<CountSum[]>;
 }
 
 /** Not a change of the registry's: a generic 401, as for any key the function does not know. */
 const UNTRUSTED = "the operator key is not one the function trusts now (revoked, or not in OPERATOR_KEYS or the registry)";
 
-interface RegistryPage {
+interface RegistryPage<T = ListedRegistration> {
   revision: number;
-  clusters: ListedRegistration[];
+  clusters: T[];
   /** The last id of this page when more follow: the next page starts after it. */
   next?: string;
 }
@@ -155,6 +171,10 @@ export class ClusterRegistry extends DurableObject<StoreEnv> {
   private readonly peers: PeerTables;
   /** Operator keys, proposals waiting for a threshold, and the change log with its signers. */
   private readonly governance: GovernanceTables;
+  /** Each cluster's committed snapshot, flushed with the counts. */
+  private readonly snapshots: SnapshotTables;
+  /** Read-only tokens for GET /v1/registry/metrics, as hashes. */
+  private readonly metricsTokenTable: MetricsTokenTables;
 
   constructor(ctx: DurableObjectState, env: StoreEnv) {
     super(ctx, env);
@@ -173,6 +193,8 @@ export class ClusterRegistry extends DurableObject<StoreEnv> {
     );
     this.counts = new CountTables(ctx.storage);
     this.peers = new PeerTables(ctx.storage);
+    this.snapshots = new SnapshotTables(ctx.storage);
+    this.metricsTokenTable = new MetricsTokenTables(ctx.storage);
   }
 
   private revision(): number {
@@ -212,6 +234,17 @@ export class ClusterRegistry extends DurableObject<StoreEnv> {
       if (peer) entry.lastSync = peer;
     }
     return { revision: this.revision(), clusters, ...(rows.length > limit ? { next: clusters.at(-1)!.cluster } : {}) };
+  }
+
+  /** A page of `list` with each cluster's committed snapshot as last flushed: the fleet's overview, one table read per page. */
+  overview(after: string, limit: number): RegistryPage<OverviewRegistration> {
+    const page: RegistryPage<OverviewRegistration> = this.list(after, limit);
+    const records = this.snapshots.of(page.clusters.map((entry) => entry.cluster));
+    for (const entry of page.clusters) {
+      const record = records.get(entry.cluster);
+      if (record) entry.snapshot = record;
+    }
+    return page;
   }
 
   /**
@@ -337,6 +370,7 @@ export class ClusterRegistry extends DurableObject<StoreEnv> {
       const registrations = Object.entries(plan.registrations).map(([cluster, registration]): AppliedChange => ({ op: registration === null ? "remove" : "rotate", cluster, revision: registryRevision! }));
       const fleetApplied = plan.fleetTo === undefined ? undefined : this.fleetTo(plan.fleetTo, now);
       for (const key of plan.operatorKeys) this.governance.revokeKey(key, now, this.governance.nextSeq());
+      const tokensRevoked = plan.metricsTokens.filter((name) => this.metricsTokenTable.revoke(name));
       this.governance.dropSignaturesOf(new Set([...revoked, ...plan.operatorKeys]));
       const seq = this.governance.log({
         at: now,
@@ -347,6 +381,7 @@ export class ClusterRegistry extends DurableObject<StoreEnv> {
         ...(registryRevision !== undefined ? { registryRevision } : {}),
         ...(fleetApplied ? { fleetRevision: fleetApplied.revision } : {}),
         ...(plan.operatorKeys.length > 0 ? { operatorKeys: { revoked: plan.operatorKeys } } : {}),
+        ...(tokensRevoked.length > 0 ? { metricsTokens: { revoked: tokensRevoked } } : {}),
       });
       return { ok: true, applied: true, plan, lines, seq, registrations };
     });
@@ -363,7 +398,7 @@ export class ClusterRegistry extends DurableObject<StoreEnv> {
       else {
         sql.exec("DELETE FROM registration WHERE cluster = ?", cluster);
         sql.exec("INSERT OR REPLACE INTO removal (cluster, revision) VALUES (?, ?)", cluster, revision);
-        this.peers.forget(cluster);
+        this.forgetCluster(cluster);
       }
     }
     sql.exec("UPDATE registry_state SET revision = ? WHERE id = 1", revision);
@@ -375,8 +410,16 @@ export class ClusterRegistry extends DurableObject<StoreEnv> {
     return this.governance.entries(query);
   }
 
-  /** Records the operator's reset of a cluster's snapshot (it is applied by the cluster's own store). */
+  /** What the registry keeps of a cluster beside its registration: gone with it. */
+  private forgetCluster(cluster: string): void {
+    this.peers.forget(cluster);
+    this.snapshots.forget(cluster);
+    this.counts.forget(cluster);
+  }
+
+  /** Records the operator's reset of a cluster's snapshot (it is applied by the cluster's own store), and forgets the generation it had. */
   logReset(cluster: string, dropped: number | null, signer: string, now: number): void {
+    this.snapshots.forget(cluster);
     this.governance.log({ at: now, kind: "reset", summary: `reset cluster ${cluster}'s snapshot${dropped === null ? " (none was stored)" : `: dropped generation ${dropped}`}`, clusters: [cluster], signers: [signer] });
   }
 
@@ -438,9 +481,25 @@ export class ClusterRegistry extends DurableObject<StoreEnv> {
       const seq = this.governance.log({ at: now, kind: "fleet", summary: fleet.change, clusters: [], signers, fleetRevision: fleet.revision });
       return { seq, signers, fleet };
     }
+    if (change.kind === "metrics-token") return this.applyMetricsToken(change, now, signers);
     const seq = this.governance.log({ at: now, kind: "operator", summary: `add operator key ${change.key}`, clusters: [], signers, operatorKeys: { added: [change.key] } });
     this.governance.addKey(change.key, now, seq);
     return { seq, signers, operator: { added: change.key } };
+  }
+
+  /** Issues or revokes a metrics token (inside the caller's transaction), and logs it; a Refusal says why not. */
+  private applyMetricsToken(change: Extract<GovernedChange, { kind: "metrics-token" }>, now: number, signers: string[]): Applied {
+    const tokens = this.metricsTokenTable;
+    if (change.op === "revoke") {
+      if (!tokens.revoke(change.name)) throw new Refusal(404, `no metrics token ${change.name} (edgeadmit metrics tokens lists them)`);
+      const seq = this.governance.log({ at: now, kind: "metrics", summary: `revoke metrics token ${change.name}`, clusters: [], signers, metricsTokens: { revoked: [change.name] } });
+      return { seq, signers, metrics: { revoked: change.name } };
+    }
+    if (tokens.has(change.name)) throw new Refusal(409, `metrics token ${change.name} exists: revoke it first, or issue one of another name and revoke this one once scrapers use the new one`);
+    if (tokens.count() >= MAX_METRICS_TOKENS) throw new Refusal(409, `${MAX_METRICS_TOKENS} metrics tokens are issued, the limit: revoke one first`);
+    const seq = this.governance.log({ at: now, kind: "metrics", summary: `issue metrics token ${change.name}`, clusters: [], signers, metricsTokens: { issued: [change.name] } });
+    tokens.issue(change.name, change.tokenHash, now, seq);
+    return { seq, signers, metrics: { issued: change.name } };
   }
 
   /** Applies registry `changes` in order as one new revision, inside the caller's transaction; a Refusal says why not. */
@@ -465,7 +524,7 @@ export class ClusterRegistry extends DurableObject<StoreEnv> {
           registered--;
           sql.exec("DELETE FROM registration WHERE cluster = ?", change.cluster);
           sql.exec("INSERT OR REPLACE INTO removal (cluster, revision) VALUES (?, ?)", change.cluster, revision);
-          this.peers.forget(change.cluster);
+          this.forgetCluster(change.cluster);
         } else {
           const next = change.op === "label" ? relabeled(current.registration, change) : rotated(current.registration, change);
           if (typeof next === "string") throw new Refusal(409, `${label}${next}`);
@@ -524,14 +583,34 @@ export class ClusterRegistry extends DurableObject<StoreEnv> {
     return this.fleet.at(revision) ?? null;
   }
 
-  /** One isolate's batch of verdict counts, added to the hourly rows, and the sync jobs it saw. */
-  addCounts(rows: CountRow[], now: number, peers: PeerSighting[] = []): void {
+  /** One isolate's batch of verdict counts, added to the hourly rows and the totals, the sync jobs and the commits it saw. */
+  addCounts(rows: CountRow[], now: number, peers: PeerSighting[] = [], snapshots: SnapshotSighting[] = []): void {
     this.counts.add(rows, now);
     this.peers.add(peers);
+    this.snapshots.add(snapshots);
   }
 
   countSums(query: CountQuery, now: number): CountSum[] {
     return this.counts.sums(query, now);
+  }
+
+  countHours(query: CountQuery, now: number): CountHour[] {
+    return this.counts.hours(query, now);
+  }
+
+  /** A page of the counters GET /v1/registry/metrics exports. */
+  verdictTotals(after: TotalsCursor | null, limit: number): CountSum[] {
+    return this.counts.totals(after, limit);
+  }
+
+  /** The committed snapshots of `clusters` (CLUSTERS' ids: the registry lists only its own) as last flushed. */
+  snapshotRecordsOf(clusters: string[]): Array<[cluster: string, record: SnapshotRecord]> {
+    return [...this.snapshots.of(clusters)];
+  }
+
+  /** The metrics tokens issued: their names, hashes and when. */
+  metricsTokens(): MetricsToken[] {
+    return this.metricsTokenTable.list();
   }
 
   private write(cluster: string, registration: NormalRegistration, revision: number, now: number): void {

@@ -3,7 +3,8 @@
 // GET /v1/registry/fleet — the revision in effect, whole (what `edgeadmit fleet diff` compares with).
 // GET /v1/registry/fleet/history — the revisions kept, newest first.
 // GET /v1/registry/fleet/revisions/:revision — one kept revision, whole (what a rollback to it restores).
-// GET /v1/registry/counts[?cluster=<id>&hours=<n>] — verdict counts summed over the last n hours (default 24).
+// GET /v1/registry/counts[?cluster=<id>&hours=<n>&by=hour] — verdict counts summed over the last n hours (default 24), or hour by hour.
+// GET /v1/registry/overview[?after=<id>&limit=<n>] — the registered clusters with their snapshots and coverage gaps, a page at a time.
 // GET /v1/registry/coverage?cluster=<id> — the fleet policies bound on a cluster that its webhook rules do not reach (now, and once
 //   a later wave is promoted), and its snapshot's generation and age.
 // GET /v1/:cluster/fleet — what the fleet binds on that cluster (shared/fleet selectionFor), signed with
@@ -11,20 +12,20 @@
 //   so the operator's key never sits in a cluster, and a cluster sees no other cluster's bindings.
 import { Hono } from "hono/tiny";
 import { sha256Hex } from "../../shared/digest/index.js";
-import { emptyFleetSet, fleetChangeSchema, fleetSetProblems, MAX_FLEET_BYTES, revisionNotKept, selectionFor, upcomingFleetRulesFor } from "../../shared/fleet/index.js";
+import { emptyFleetSet, fleetChangeSchema, fleetSetProblems, MAX_FLEET_BYTES, revisionNotKept, selectionFor } from "../../shared/fleet/index.js";
 import { CONTENT_SHA256_HEADER } from "../../shared/signing/index.js";
 import { decodeJson } from "../../shared/zod/index.js";
 import { operator, replayableUntil, signer, unauthenticated, type AuthEnv, type OperatorEnv } from "../auth/index.js";
 import { proposedBody } from "./governance.js";
 import { readBody } from "../body/index.js";
-import { registryOf } from "../config/index.js";
+import { overviewOf, registryOf } from "../config/index.js";
 import { fleetCacheOf } from "../fleet/cache.js";
 import { countsOf } from "../fleet/counts.js";
-import { KEPT_HOURS } from "../../shared/counts/index.js";
+import { HOUR_MS, KEPT_HOURS } from "../../shared/counts/index.js";
 import { CLUSTER_ID } from "../../shared/clusters/index.js";
-import { uncoveredPolicyRules } from "../../shared/vap/coverage.js";
+import { coverageOf } from "../fleet/coverage.js";
 import { clusterOf } from "../config/index.js";
-import { loadSnapshot } from "../store/cache.js";
+import { ageSeconds, loadSnapshot } from "../store/cache.js";
 import { RegistryUnavailable } from "../registry/cache.js";
 import type { FleetStoreStub } from "../registry/fleet.js";
 import { log } from "../log/index.js";
@@ -111,13 +112,67 @@ fleet.get("/registry/counts", operator("GET"), async (c) => {
   const hoursText = c.req.query("hours") ?? "24";
   const hours = /^\d{1,3}$/.test(hoursText) ? Number(hoursText) : 0;
   if (hours < 1 || hours > KEPT_HOURS) return c.json({ error: `hours must be a whole number from 1 to ${KEPT_HOURS} (counts are kept ${KEPT_HOURS} hours)` }, 400);
+  const by = c.req.query("by");
+  if (by !== undefined && by !== "hour") return c.json({ error: "by must be hour (a row per hour), or left out (sums over the window)" }, 400);
   const counts = countsOf(c.env);
   if (!counts) return c.json({ error: NO_REGISTRY }, 503);
   const now = Date.now();
   // This isolate's pending counts first, so a read sees what it counted; other isolates flush within 10 s.
   await counts.flusher.flush(counts.writer, now);
+  if (by === "hour") {
+    const rows = await counts.writer().countHours({ cluster, hours }, now);
+    return c.json({ hours, by, rows: rows.map(([hour, clusterId, origin, policy, outcome, count]) => ({ hour: new Date(hour * HOUR_MS).toISOString(), cluster: clusterId, origin, policy, outcome, count })) });
+  }
   const rows = await counts.writer().countSums({ cluster, hours }, now);
   return c.json({ hours, rows: rows.map(([clusterId, origin, policy, outcome, count]) => ({ cluster: clusterId, origin, policy, outcome, count })) });
+});
+
+/** Clusters per page of GET …/overview, at most and by default. */
+const MAX_OVERVIEW_PAGE = 1_000;
+
+/**
+ * The fleet at a glance, a page of registered clusters at a time: each
+ * registration, its sync job's last call, its committed snapshot as the
+ * registry last heard of it (within one flush of a push: 10 s) and its
+ * coverage gaps, computed as GET …/coverage computes them, from the webhook
+ * rules that snapshot carried. One read of the registry per page, never one
+ * per cluster's store: what the dashboard's Fleet page shows of 10,000 clusters.
+ */
+fleet.get("/registry/overview", operator("GET"), async (c) => {
+  const after = c.req.query("after") ?? "";
+  if (after !== "" && (after.length > 63 || !CLUSTER_ID.test(after))) return c.json({ error: "after must be a cluster id (the next of the previous page)" }, 400);
+  const limitText = c.req.query("limit");
+  const limit = limitText === undefined ? MAX_OVERVIEW_PAGE : /^\d{1,4}$/.test(limitText) ? Number(limitText) : 0;
+  if (limit < 1 || limit > MAX_OVERVIEW_PAGE) return c.json({ error: `limit must be a whole number from 1 to ${MAX_OVERVIEW_PAGE}` }, 400);
+  const registry = overviewOf(c.env);
+  const source = fleetCacheOf(c.env);
+  const counts = countsOf(c.env);
+  if (!registry || !source || !counts) return c.json({ error: NO_REGISTRY }, 503);
+  const now = Date.now();
+  // What this isolate saw first (pushes it committed, sync jobs' calls); other isolates flush within 10 s.
+  await counts.flusher.flush(counts.writer, now);
+  let policies;
+  try {
+    policies = await source.cache.current(source.reader, now);
+  } catch (e) {
+    if (!(e instanceof RegistryUnavailable)) throw e;
+    return c.json({ error: "the cluster registry does not answer: try again shortly" }, 503);
+  }
+  const page = await registry.overview(after, limit);
+  return c.json({
+    revision: page.revision,
+    fleetRevision: policies?.stored.revision ?? 0,
+    clusters: page.clusters.map(({ cluster, registration, lastSync, snapshot }) => ({
+      cluster,
+      labels: registration.labels ?? {},
+      withoutSnapshot: registration.withoutSnapshot,
+      maxAgeSeconds: registration.maxAgeSeconds,
+      ...(lastSync ? { lastSync: { release: lastSync.release, at: new Date(lastSync.at).toISOString() } } : {}),
+      snapshot: snapshot ? { generation: snapshot.generation, pushedAt: new Date(snapshot.pushedAt).toISOString(), ageSeconds: ageSeconds(snapshot.pushedAt, now) } : null,
+      ...coverageOf(policies, registration.labels ?? {}, snapshot?.webhookRules),
+    })),
+    ...(page.next !== undefined ? { next: page.next } : {}),
+  });
 });
 
 fleet.get("/registry/coverage", operator("GET"), async (c) => {
@@ -136,18 +191,12 @@ fleet.get("/registry/coverage", operator("GET"), async (c) => {
     return c.json({ error: "the cluster registry does not answer: try again shortly" }, 503);
   }
   if (!cluster) return c.json({ error: `cluster ${id} is not registered` }, 404);
-  const bound = policies?.forCluster(cluster.labels);
   const state = await loadSnapshot(c.env, id, now);
-  const webhookRules = state.loaded?.facts.part.webhookRules;
   return c.json({
     cluster: id,
     fleetRevision: policies?.stored.revision ?? 0,
-    snapshot: state.loaded ? { generation: state.loaded.meta.generation, ageSeconds: Math.max(0, Math.floor((now - state.loaded.meta.pushedAt) / 1000)) } : null,
-    // Unknown until the cluster's sync job pushes the rules it read (an older one does not).
-    coverage: webhookRules === undefined ? "unknown" : "known",
-    gaps: webhookRules === undefined || !bound ? [] : uncoveredPolicyRules(webhookRules, bound.set.rules),
-    // What a promotion (by hand or promoteAfter) would start enforcing where the rules do not send it.
-    upcoming: webhookRules === undefined || !policies ? [] : uncoveredPolicyRules(webhookRules, upcomingFleetRulesFor(policies.stored.set, policies.stored.stages, cluster.labels)),
+    snapshot: state.loaded ? { generation: state.loaded.meta.generation, ageSeconds: ageSeconds(state.loaded.meta.pushedAt, now) } : null,
+    ...coverageOf(policies, cluster.labels, state.loaded?.facts.part.webhookRules),
   });
 });
 

@@ -25,7 +25,7 @@ export const governance = new Hono<OperatorEnv>();
 
 const NO_REGISTRY = "this deployment has no cluster registry: wrangler.toml lacks the REGISTRY Durable Object binding (README, Deploy)";
 const MAX_BODY_BYTES = 4 * 1024;
-const requestId = z.string().check(z.regex(/^[A-Za-z0-9-]{16,64}$/, "must be 16-64 letters, digits and '-', new for every request"));
+export const requestId = z.string().check(z.regex(/^[A-Za-z0-9-]{16,64}$/, "must be 16-64 letters, digits and '-', new for every request"));
 const keySchema = z.string().check(z.maxLength(200), z.startsWith(PUBLIC_KEY_PREFIX, `must be an operator public key, ${PUBLIC_KEY_PREFIX}…`));
 const operatorChangeSchema = z.discriminatedUnion("op", [
   z.strictObject({ requestId, op: z.literal("add"), key: keySchema }),
@@ -51,7 +51,7 @@ export function proposedBody(view: ProposalView) {
 const entryJson = (entry: ChangeLogEntry) => ({ ...entry, at: new Date(entry.at).toISOString() });
 
 /** The signed body of a route, checked against its signature and decoded, or the answer refusing it. */
-async function bodyOf<T>(c: Context<OperatorEnv>, schema: z.ZodMiniType<T>, what: string): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
+export async function bodyOf<T>(c: Context<OperatorEnv>, schema: z.ZodMiniType<T>, what: string): Promise<{ ok: true; value: T } | { ok: false; response: Response }> {
   const body = await readBody(c, MAX_BODY_BYTES, what);
   if (!body.ok) return { ok: false, response: c.json({ error: `${body.error}; nothing changed` }, body.status) };
   if ((await sha256Hex(body.bytes)) !== c.get("contentSha256"))

@@ -25,11 +25,12 @@ import { CONTENT_SHA256_HEADER, MAX_CLOCK_SKEW_SECONDS } from "../../shared/sign
 import { policySetOf } from "../../shared/vap/index.js";
 import { describeKind } from "../../shared/inventory/index.js";
 import { decodeJson } from "../../shared/zod/index.js";
-import { reader, signer, type AuthEnv } from "../auth/index.js";
+import { deferOf, reader, signer, type AuthEnv } from "../auth/index.js";
+import { countsOf } from "../fleet/counts.js";
 import { readBody } from "../body/index.js";
 import { log } from "../log/index.js";
 import { describePeer, pushUnreadableHint } from "../../shared/version/index.js";
-import { forgetCluster, storeOf } from "../store/cache.js";
+import { ageSeconds, forgetCluster, storeOf } from "../store/cache.js";
 import type { Commit, SnapshotMeta, StagedUnit } from "../store/index.js";
 
 /** Problems reported per push: enough to fix the worst, bounded like every answer. */
@@ -74,7 +75,7 @@ function describe(cluster: string, meta: SnapshotMeta, now: number) {
     contentHash: meta.contentHash,
     builtAt: meta.builtAt,
     pushedAt: new Date(meta.pushedAt).toISOString(),
-    ageSeconds: Math.max(0, Math.floor((now - meta.pushedAt) / 1000)),
+    ageSeconds: ageSeconds(meta.pushedAt, now),
     signedBy: meta.signedBy ?? null,
     bytes: meta.bytes,
     units: meta.units,
@@ -172,6 +173,13 @@ snapshot.put("/:cluster/snapshot", signer("PUT"), async (c) => {
   // This isolate reads the new generation with its next review.
   forgetCluster(cluster.id);
   const now = Date.now();
+  // The registry's overview and metrics learn the commit with this isolate's next flush of counts.
+  const counts = countsOf(c.env);
+  if (counts) {
+    const webhookRules = clusterPart ? (clusterPart.webhookRules ?? null) : undefined;
+    counts.flusher.snapshots.see({ cluster: cluster.id, generation: result.meta.generation, pushedAt: result.meta.pushedAt, ...(webhookRules !== undefined ? { webhookRules } : {}) });
+    counts.flusher.maybeFlush(counts.writer, now, deferOf(c));
+  }
   log({ event: "push", cluster: cluster.id, status: 200, peer: describePeer(c.get("peer")), generation: result.meta.generation, staged: result.staged, bytes: sentBytes, durationMs: now - started });
   return c.json(describe(cluster.id, result.meta, now));
 });

@@ -26,6 +26,9 @@ export interface StoreEnv {
 }
 
 export const REVALIDATE_MS = 5_000;
+
+/** A snapshot's age in whole seconds, as every answer says it. */
+export const ageSeconds = (pushedAt: number, now: number): number => Math.max(0, Math.floor((now - pushedAt) / 1000));
 const DEFAULT_CACHE_MB = 32;
 /** Heap a decoded unit takes per byte of its stored JSON, its lineage index built (npm run bench, section "Fleet": 2.9). */
 export const HEAP_PER_STORED_BYTE = 3;

@@ -15,6 +15,8 @@ import { keyPublic } from "./key.js";
 import { keygen } from "./keygen.js";
 import { operatorVerbs } from "./operator.js";
 import { fleetVerbs } from "./fleet.js";
+import { dashboard } from "./dashboard.js";
+import { metricsVerbs } from "./metrics.js";
 import { governanceVerbs } from "./governance.js";
 import { review } from "./review.js";
 import { snapshotVerbs } from "./snapshot.js";
@@ -24,7 +26,7 @@ import { token } from "./token.js";
 import type { Verb } from "./verb.js";
 import { webhookConfig } from "./webhook-config.js";
 
-const VERBS: readonly Verb[] = [keygen, keyPublic, token, ...clustersVerbs, ...operatorVerbs, ...contextVerbs, ...governanceVerbs, ...fleetVerbs, ...snapshotVerbs, sync, audit, review, check, testVerb, webhookConfig, install, ...configVerbs, completionVerb(() => VERBS)];
+const VERBS: readonly Verb[] = [keygen, keyPublic, token, ...clustersVerbs, ...operatorVerbs, ...contextVerbs, ...governanceVerbs, ...fleetVerbs, dashboard, ...metricsVerbs, ...snapshotVerbs, sync, audit, review, check, testVerb, webhookConfig, install, ...configVerbs, completionVerb(() => VERBS)];
 
 function help(): string {
   const width = Math.max(...VERBS.map((v) => v.name.length));

@@ -17,6 +17,8 @@ const currentSchema = z.object({
   set: z.optional(fleetSetSchema),
   stages: z.optional(z.record(z.string(), z.number())),
   appliedAt: z.optional(z.number()),
+  /** When each binding's wave took effect (ms): what promoteAfter counts from. */
+  stagedAt: z.optional(z.record(z.string(), z.number())),
   change: z.optional(z.string()),
 });
 export type FleetCurrent = z.infer<typeof currentSchema>;
@@ -89,4 +91,44 @@ export type ClusterCoverage = z.infer<typeof coverageSchema>;
 /** The fleet policies bound on `cluster` that its webhook rules do not reach (now, and once a later wave is promoted), and its snapshot's generation and age. */
 export function clusterCoverage(endpoint: string, privateKeyPem: string, cluster: string): Promise<ClusterCoverage> {
   return read(endpoint, privateKeyPem, `/v1/registry/coverage?cluster=${encodeURIComponent(cluster)}`, coverageSchema);
+}
+
+const hoursSchema = z.object({
+  hours: z.number(),
+  rows: z.array(z.object({ hour: z.string(), cluster: z.string(), origin: z.string(), policy: z.string(), outcome: z.string(), count: z.number() })),
+});
+export type VerdictHours = z.infer<typeof hoursSchema>;
+
+/** Verdict counts hour by hour over the last `hours` hours: every cluster's, or one's. */
+export function verdictHours(endpoint: string, privateKeyPem: string, hours: number, cluster?: string): Promise<VerdictHours> {
+  const query = `?hours=${hours}&by=hour${cluster === undefined ? "" : `&cluster=${encodeURIComponent(cluster)}`}`;
+  return read(endpoint, privateKeyPem, `/v1/registry/counts${query}`, hoursSchema);
+}
+
+const overviewClusterSchema = z.object({
+  cluster: z.string(),
+  labels: z.record(z.string(), z.string()),
+  withoutSnapshot: z.string(),
+  maxAgeSeconds: z.number(),
+  lastSync: z.optional(z.object({ release: z.nullable(z.string()), at: z.string() })),
+  snapshot: z.nullable(z.object({ generation: z.number(), pushedAt: z.string(), ageSeconds: z.number() })),
+  coverage: z.enum(["known", "unknown"]),
+  gaps: z.array(z.string()),
+  upcoming: z.array(z.string()),
+});
+export type OverviewCluster = z.infer<typeof overviewClusterSchema>;
+const overviewPageSchema = z.object({ revision: z.number(), fleetRevision: z.number(), clusters: z.array(overviewClusterSchema), next: z.optional(z.string()) });
+
+/** Every registered cluster with its snapshot and coverage gaps as the registry records them, page by page. */
+export async function fleetOverview(endpoint: string, privateKeyPem: string): Promise<{ revision: number; fleetRevision: number; clusters: OverviewCluster[] }> {
+  const overview = { revision: 0, fleetRevision: 0, clusters: [] as OverviewCluster[] };
+  let after: string | undefined;
+  do {
+    const page = await read(endpoint, privateKeyPem, `/v1/registry/overview${after === undefined ? "" : `?after=${encodeURIComponent(after)}`}`, overviewPageSchema);
+    overview.revision = page.revision;
+    overview.fleetRevision = page.fleetRevision;
+    overview.clusters.push(...page.clusters);
+    after = page.next;
+  } while (after !== undefined);
+  return overview;
 }

@@ -34,7 +34,10 @@ export function thresholdOf(text: string | undefined): { threshold: number; prob
 export type GovernedChange =
   | { kind: "registry"; changes: Change[] }
   | { kind: "fleet"; change: FleetChange }
-  | { kind: "operator-add"; key: string };
+  | { kind: "operator-add"; key: string }
+  /** A read-only token for GET /v1/registry/metrics (only its SHA-256 travels and is kept), issued or revoked by name. */
+  | { kind: "metrics-token"; op: "issue"; name: string; tokenHash: string }
+  | { kind: "metrics-token"; op: "revoke"; name: string };
 
 /** What one registry change widens, or undefined when it only narrows (an incident needs it at once, from one key). */
 export function registryChangeWidens(change: Change, current: NormalRegistration | undefined): string | undefined {
@@ -59,6 +62,8 @@ export function fleetChangeWidens(change: { op: "apply" } | { op: "promote"; bin
 export function widenings(change: GovernedChange, current: (cluster: string) => NormalRegistration | undefined): string[] {
   if (change.kind === "fleet") return [fleetChangeWidens(change.change)];
   if (change.kind === "operator-add") return [`adds operator key ${change.key.slice(0, 24)}…`];
+  // A metrics token reads every cluster's counts and snapshot ages: issuing one widens who may read; revoking narrows.
+  if (change.kind === "metrics-token") return change.op === "issue" ? [`issues metrics token ${change.name}, which reads every cluster's verdict counts`] : [];
   return change.changes.map((one) => registryChangeWidens(one, current(one.cluster))).filter((line): line is string => line !== undefined);
 }
 
@@ -67,7 +72,7 @@ export interface ChangeLogEntry {
   seq: number;
   /** Milliseconds since the epoch. */
   at: number;
-  kind: "registry" | "fleet" | "operator" | "reset" | "undo" | "proposal";
+  kind: "registry" | "fleet" | "operator" | "reset" | "undo" | "proposal" | "metrics";
   summary: string;
   clusters: string[];
   /** The operator keys (`ed25519:…`) that signed it: one, or the threshold's approvals. */
@@ -78,6 +83,8 @@ export interface ChangeLogEntry {
   registrations?: Record<string, { before: NormalRegistration | null; after: NormalRegistration | null }>;
   /** Operator keys an `operator` change added or revoked. */
   operatorKeys?: { added?: string[]; revoked?: string[] };
+  /** Metrics tokens (by name) a `metrics` change issued or revoked. */
+  metricsTokens?: { issued?: string[]; revoked?: string[] };
 }
 
 export const changeLogQuerySchema = z.object({
@@ -105,6 +112,8 @@ export interface UndoPlan {
   fleetTo?: number;
   /** Operator keys the revoked keys added alone: revoked with them. */
   operatorKeys: string[];
+  /** Metrics tokens the revoked keys issued alone: revoked with them. */
+  metricsTokens: string[];
   /** What the undo leaves as it is, and why: a later change by another key touched it. */
   kept: string[];
 }
@@ -122,15 +131,16 @@ export function planUndo(
   current: (cluster: string) => NormalRegistration | null,
   fleet: { revision: number; signersOf: (revision: number) => string[] | undefined; kept: readonly number[] },
 ): UndoPlan {
-  const plan: UndoPlan = { undone: [], registrations: {}, operatorKeys: [], kept: [] };
+  const plan: UndoPlan = { undone: [], registrations: {}, operatorKeys: [], metricsTokens: [], kept: [] };
   const touchedByTrusted = new Map<string, number>();
   for (const entry of log) if (!signedAloneBy(entry, revoked)) for (const cluster of Object.keys(entry.registrations ?? {})) touchedByTrusted.set(cluster, entry.seq);
   const restore = new Map<string, { before: NormalRegistration | null; firstSeq: number }>();
   for (const entry of log) {
     if (!signedAloneBy(entry, revoked)) continue;
-    if (entry.kind === "registry" || entry.kind === "operator" || entry.kind === "fleet") plan.undone.push({ seq: entry.seq, at: entry.at, kind: entry.kind, summary: entry.summary });
+    if (entry.kind === "registry" || entry.kind === "operator" || entry.kind === "fleet" || entry.kind === "metrics") plan.undone.push({ seq: entry.seq, at: entry.at, kind: entry.kind, summary: entry.summary });
     for (const [cluster, { before }] of Object.entries(entry.registrations ?? {})) if (!restore.has(cluster)) restore.set(cluster, { before, firstSeq: entry.seq });
     for (const key of entry.operatorKeys?.added ?? []) if (!revoked.has(key)) plan.operatorKeys.push(key);
+    for (const name of entry.metricsTokens?.issued ?? []) if (!plan.metricsTokens.includes(name)) plan.metricsTokens.push(name);
   }
   for (const [cluster, { before, firstSeq }] of restore) {
     const later = touchedByTrusted.get(cluster);
@@ -157,6 +167,7 @@ export function describeUndo(plan: UndoPlan): string[] {
   for (const [cluster, registration] of Object.entries(plan.registrations)) lines.push(registration === null ? `remove cluster ${cluster} (registered by the revoked key)` : `restore cluster ${cluster}'s registration as it was before`);
   if (plan.fleetTo !== undefined) lines.push(plan.fleetTo === 0 ? "remove the fleet set (no revision before it was signed by a key still trusted)" : `roll the fleet back to revision ${plan.fleetTo}`);
   for (const key of plan.operatorKeys) lines.push(`revoke operator key ${key.slice(0, 24)}… (added by the revoked key)`);
+  for (const name of plan.metricsTokens) lines.push(`revoke metrics token ${name} (issued by the revoked key)`);
   for (const line of plan.kept) lines.push(`keep ${line}`);
   return lines;
 }

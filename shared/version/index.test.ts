@@ -112,8 +112,8 @@ describe("what a job writes to a function of a release (WRITTEN_FEATURES)", () =
 
   it("writes a feature only to a function of the release it names or later: to 0.1.0, nothing new", () => {
     expect(writableTo(at("0.1.0"))).toEqual(new Set());
-    expect(writableTo(at("0.2.0"))).toEqual(new Set(["inventoryLeftOutValues"]));
-    expect(writableTo(at("0.2.3"))).toEqual(new Set(["inventoryLeftOutValues"]));
+    expect(writableTo(at("0.2.0"))).toEqual(new Set(["inventoryLeftOutValues", "fleetInventoryAllowance"]));
+    expect(writableTo(at("0.2.3"))).toEqual(new Set(["inventoryLeftOutValues", "fleetInventoryAllowance"]));
     expect(writableTo(at("1.0.0"))).toEqual(new Set(Object.keys(WRITTEN_FEATURES)));
     expect(THIS_RELEASE_WRITES).toEqual(writableTo(at(RELEASE)));
   });

@@ -8,6 +8,7 @@
 import { describe, expect, it } from "vitest";
 import demoYaml from "../../examples/demo/cluster.yaml?raw";
 import { importPrivateKey, publicKeyOf, signRequest } from "../../shared/signing/index.js";
+import { generateToken, tokenHash } from "../../shared/tokens/index.js";
 import { applied, change, credentials, list, operatorHeaders, operatorKeys, operatorPublicKey, REGISTRY_PATH, reviewStatus, type Credentials } from "../support/registry.js";
 import { dispatch, fullPushBodies, objectsFromYaml, snapshotOf } from "../support/worker.js";
 
@@ -131,5 +132,19 @@ describe("with a threshold of two operator keys", () => {
     const keys = await operatorCall("GET", "/v1/registry/operators", undefined);
     expect(keys.body).toMatchObject({ threshold: 2, revoked: [revoked] });
     expect(keys.body.root).toContainEqual({ key: revoked, revoked: true });
+  });
+
+  it("a metrics token is proposed by one key and issued when a second approves; revoking it takes one", async () => {
+    const token = generateToken();
+    const scrape = () => dispatch("/v1/registry/metrics", { headers: { authorization: `Bearer ${token}` } });
+    const first = await operatorCall("POST", "/v1/registry/metrics/tokens", { requestId: crypto.randomUUID(), op: "issue", name: "th-scraper", tokenHash: await tokenHash(token) });
+    expect(first).toEqual(await proposed(["issues metrics token th-scraper, which reads every cluster's verdict counts"]));
+    expect((await scrape()).status).toBe(401);
+    const done = await approve((first.body.proposal as { id: string }).id, 1);
+    expect(done).toEqual({ status: 200, body: { applied: (first.body.proposal as { id: string }).id, change: expect.any(Number), signers: [await operatorPublicKey(0), await operatorPublicKey(1)] } });
+    expect((await scrape()).status).toBe(200);
+    const revoked = await operatorCall("POST", "/v1/registry/metrics/tokens", { requestId: crypto.randomUUID(), op: "revoke", name: "th-scraper" }, 1);
+    expect(revoked).toEqual({ status: 200, body: { revoked: "th-scraper", change: expect.any(Number), signers: [await operatorPublicKey(1)] } });
+    expect((await scrape()).status).toBe(401);
   });
 });
