@@ -4,7 +4,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { runCli } from "../../test/node/support/test-io.js";
+import { yamlOf } from "./output-flag.js";
 import { corePolicy, LABELLED, ONLY_SECRETS, PEEK } from "../../test/support/credentials.js";
 
 const HYGIENE = "test/fixtures/hygiene";
@@ -140,6 +142,18 @@ data: {password: aHVudGVyMg==}
     expect((await runCli(["check", "-f", "-", "--kubernetes-version", "v1"], yaml)).stderr).toBe('edgeadmit check: --kubernetes-version must be MAJOR.MINOR, e.g. 1.33, not "v1"\n');
   });
 
+  it("-o yaml: the json report as one YAML document, written object by object exactly as it would be whole", async () => {
+    // Input errors and skipped documents too: a key written twice, a document that is no object.
+    const odd = join(scratch, "odd.yaml");
+    writeFileSync(odd, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, name: b}\n---\njust: a note\n");
+    for (const files of [[`${HYGIENE}/b-before.yaml`], [`${HYGIENE}/b-before.yaml`, "examples/demo/cluster.yaml", odd]]) {
+      const argv = ["check", ...files.flatMap((file) => ["-f", file])];
+      const [json, yaml] = [await runCli([...argv, "-o", "json"]), await runCli([...argv, "-o", "yaml"])];
+      expect([yaml.code, parse(yaml.stdout)]).toEqual([json.code, JSON.parse(json.stdout)]);
+      expect(yaml.stdout).toBe(yamlOf(JSON.parse(json.stdout)));
+    }
+  });
+
   it("-o json: every object in input order with its results, messages as the webhook writes them", async () => {
     const { code, stdout } = await runCli(["check", "-f", `${HYGIENE}/b-before.yaml`, "-o", "json"]);
     expect(code).toBe(0);
@@ -194,7 +208,7 @@ data: {password: aHVudGVyMg==}
       [["check"], "edgeadmit check: -f PATH is required (see edgeadmit check --help)\n"],
       [["check", "-f", "missing.yaml"], "edgeadmit check: cannot read missing.yaml: no such file\n"],
       [["check", "-f", "-"], "edgeadmit check: no Kubernetes objects in -\n", "# nothing\n"],
-      [["check", "-f", `${HYGIENE}/b-before.yaml`, "-o", "yaml"], 'edgeadmit check: --output must be one of text, json, sarif, not "yaml"\n'],
+      [["check", "-f", `${HYGIENE}/b-before.yaml`, "-o", "xml"], 'edgeadmit check: --output must be one of text, json, yaml, sarif, not "xml"\n'],
       [["check", "-f", `${HYGIENE}/b-before.yaml`, "--fail-on", "never"], 'edgeadmit check: --fail-on must be one of deny, warn, audit, not "never"\n'],
       [["check", "-f", `${HYGIENE}/b-before.yaml`, "--snapshot", notASnapshot, "--from-cluster"], "edgeadmit check: give --snapshot FILE or --from-cluster, not both\n"],
       [["check", "-f", "-", "--snapshot", "-"], "edgeadmit check: stdin can be read once: give - to one of -f, --policies and --snapshot\n"],

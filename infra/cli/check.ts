@@ -19,7 +19,7 @@ export const check: Verb = {
   summary: "judge Kubernetes YAML with every policy, as the webhook would",
   usage: `edgeadmit check -f PATH... [--policies PATH...] [-n NS] [--scope auto|dir|input | --one-cluster]
                 [--snapshot FILE | --from-cluster [--context NAME] | --kubernetes-version V] [--settings-namespace NS]
-                [--strict] [-o text|json|sarif] [--fail-on deny|warn|audit]
+                [--strict] [-o text|json|yaml|sarif] [--fail-on deny|warn|audit]
 
 Judges each object in PATH (files, directories walked recursively, - for
 stdin: the output of kubectl kustomize or helm template) as the webhook would
@@ -57,7 +57,8 @@ The settings ConfigMap edgeadmit-settings is read from the namespace
 ${KUBERNETES_VERSION_HELP}
 -o text (default) prints file:line, object, policy, mode and message per
 result, input errors after every verdict, then the counts and what was
-skipped; json prints every object with its results; sarif prints SARIF 2.1.0.
+skipped; json prints every object with its results (yaml: the same, as YAML);
+sarif prints SARIF 2.1.0.
 Exits 1 when something is denied (--fail-on warn: or warned; --fail-on
 audit: or audited); else 2 when a Kubernetes object (apiVersion and kind)
 cannot be read as written: a syntax error or a key written twice (kubectl
