@@ -27,6 +27,7 @@ const SHARED_LAYERS = [
   "fleet", // fleet policy sets: one set for many clusters, selected by their labels
   "review", // review(): match → evaluate → decide
   "counts", // verdict counts of reviews, per cluster, policy and outcome
+  "apiserver", // what the apiserver does to an object before validation: API defaults, built-in mutating admission (check and test only)
   "judge", // judging objects offline (check, audit)
 ];
 

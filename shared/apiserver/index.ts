@@ -1,0 +1,124 @@
+// The object a cluster's validation would see when an object is created:
+// what the apiserver does to a request's object before validating admission
+// runs, for the Kubernetes version given.
+//
+//   1. API defaults: the decoder's SetDefaults_* of the object's group,
+//      version and kind (defaults/), or its CRD's structural schema defaults
+//      (crd.ts) for a custom resource;
+//   2. the built-in mutating admission plugins on by default, in order
+//      (admission/), reading the cluster objects they list (cluster.ts);
+//   3. the object converted back to its version: a pod spec's
+//      serviceAccount is its serviceAccountName (Convert_core_PodSpec_To_v1_PodSpec).
+//
+// Not modelled: mutating webhooks and MutatingAdmissionPolicies (which a
+// cluster serves only when its operator turns the API on, off by default
+// in every supported version), what each kind's create strategy sets
+// (PrepareForCreate: a new status, generation, uid, a name from
+// generateName), and the plugins' own refusals. Pure: no I/O, no clock;
+// linear in the object.
+//
+// The function never needs this (the apiserver sends it the mutated
+// object); `check`, `test` and the conformance suite do.
+import { DEFAULT_VERSION, type KubernetesVersion } from "../cel/kubernetes/environment.js";
+import { admitCreate } from "./admission/index.js";
+import { ClusterObjects } from "./cluster.js";
+import { defaultBySchema } from "./crd.js";
+import { applyApiDefaults, hasApiDefaults } from "./defaults/index.js";
+import { child, Defaulter, isRecord, type Change, type Json } from "./fields.js";
+import { gatesFor, type Gates } from "./features.js";
+
+export { ClusterObjects } from "./cluster.js";
+export { applyApiDefaults, applyStatusDefaults } from "./defaults/index.js";
+export { Defaulter, type Change, type Json } from "./fields.js";
+export { gatesFor, type Gate, type Gates } from "./features.js";
+export { TOKEN_VOLUME } from "./admission/index.js";
+
+export interface AdmitOptions {
+  version?: KubernetesVersion;
+  /** The cluster objects the admission plugins read; none (a cluster with nothing but its system PriorityClasses) when absent. */
+  cluster?: ClusterObjects;
+  /** The feature gates, when not the version's defaults (the conformance suite's cases that set some). */
+  gates?: Gates;
+}
+
+export interface Admitted {
+  object: Json;
+  /** What was set, in the order it was set, each with the upstream function or plugin that sets it. */
+  changes: Change[];
+}
+
+/** The pod specs of a built-in kind, where the v1 conversion writes serviceAccount. */
+const POD_SPECS: Readonly<Record<string, readonly string[]>> = {
+  "v1/Pod": ["spec"],
+  "v1/PodTemplate": ["template", "spec"],
+  "v1/ReplicationController": ["spec", "template", "spec"],
+  "apps/v1/Deployment": ["spec", "template", "spec"],
+  "apps/v1/StatefulSet": ["spec", "template", "spec"],
+  "apps/v1/DaemonSet": ["spec", "template", "spec"],
+  "apps/v1/ReplicaSet": ["spec", "template", "spec"],
+  "batch/v1/Job": ["spec", "template", "spec"],
+  "batch/v1/CronJob": ["spec", "jobTemplate", "spec", "template", "spec"],
+};
+
+/** Convert_v1_PodSpec_To_core_PodSpec then back: serviceAccountName, or else the deprecated serviceAccount, written to both. */
+function serviceAccountAlias(object: Json, type: string, d: Defaulter): void {
+  const path = POD_SPECS[type];
+  if (!path) return;
+  let spec: Json | undefined = object;
+  for (const key of path) spec = child(spec, key);
+  if (!spec) return;
+  const text = (value: unknown) => (typeof value === "string" ? value : "");
+  const name = text(spec["serviceAccountName"]) || text(spec["serviceAccount"]);
+  if (name === "" || spec["serviceAccount"] === name) return;
+  d.as("Convert_core_PodSpec_To_v1_PodSpec", () => {
+    const at = path.join(".");
+    if (text(spec["serviceAccountName"]) === "") {
+      spec["serviceAccountName"] = name;
+      d.note(`${at}.serviceAccountName`);
+    }
+    spec["serviceAccount"] = name;
+    d.note(`${at}.serviceAccount`);
+  });
+}
+
+/**
+ * `object` as validation would see its creation in a cluster of
+ * `options.version` holding `options.cluster`: a new object, the given one
+ * untouched. An object that is no Kubernetes object comes back as it was.
+ */
+export function admit(object: Json, options: AdmitOptions = {}): Admitted {
+  const d = new Defaulter();
+  const apiVersion = object["apiVersion"];
+  const kind = object["kind"];
+  if (typeof apiVersion !== "string" || typeof kind !== "string") return { object, changes: [] };
+  const cluster = options.cluster ?? new ClusterObjects();
+  const schema = hasApiDefaults(apiVersion, kind) ? undefined : cluster.crdSchema(apiVersion, kind);
+  const type = `${apiVersion}/${kind}`;
+  const copy = JSON.parse(JSON.stringify(object)) as Json;
+  const gates = options.gates ?? gatesFor(options.version ?? DEFAULT_VERSION);
+  applyApiDefaults(copy, apiVersion, kind, d, gates);
+  if (schema) d.as("CRD structural defaults", () => defaultBySchema(copy, schema, "", d));
+  const metadata = child(copy, "metadata");
+  const namespace = typeof metadata?.["namespace"] === "string" ? metadata["namespace"] : "default";
+  admitCreate({ object: copy, type, namespace, cluster }, d);
+  serviceAccountAlias(copy, type, d);
+  return { object: copy, changes: d.changes };
+}
+
+/** The cluster objects among `objects` (the input, --policies), as the admission plugins read them. */
+export function clusterObjectsOf(objects: Iterable<unknown>): ClusterObjects {
+  const cluster = new ClusterObjects();
+  for (const object of objects) if (isRecord(object)) cluster.add(object);
+  return cluster;
+}
+
+/** `changes` grouped by the function or plugin that made them, in the order each first appears: what reports print. */
+export function changesByFunction(changes: readonly Change[]): Array<{ by: string; fields: string[] }> {
+  const grouped = new Map<string, string[]>();
+  for (const { by, field } of changes) {
+    const fields = grouped.get(by);
+    if (fields) fields.push(field);
+    else grouped.set(by, [field]);
+  }
+  return [...grouped].map(([by, fields]) => ({ by, fields }));
+}
