@@ -18,13 +18,23 @@ export const check: Verb = {
   name: "check",
   summary: "judge Kubernetes YAML with every policy, as the webhook would",
   usage: `edgeadmit check -f PATH... [--policies PATH...] [-n NS] [--scope auto|dir|input | --one-cluster]
-                [--snapshot FILE | --from-cluster [--context NAME] | --kubernetes-version V] [--strict] [-o text|json|sarif] [--fail-on deny|warn|audit]
+                [--snapshot FILE | --from-cluster [--context NAME] | --kubernetes-version V] [--no-defaults] [--strict]
+                [-o text|json|sarif] [--fail-on deny|warn|audit]
 
 Judges each object in PATH (files, directories walked recursively, - for
 stdin: the output of kubectl kustomize or helm template) as the webhook would
 judge its creation: the built-in policies and the cluster's own
 ValidatingAdmissionPolicies, with the webhook's messages. Namespaced objects
 without a namespace go to -n (default: default).
+
+Each object is judged as the cluster's apiserver would hand it to validation:
+with the API defaults of its kind and version and what the built-in mutating
+admission plugins set (a ServiceAccount's token volume, the tolerations of
+DefaultTolerationSeconds, a LimitRange's requests, the default StorageClass
+and IngressClass, a PriorityClass's priority), reading the LimitRanges,
+PriorityClasses, classes and CRDs in the input, --policies or the live
+cluster. -o json lists what was set on each object; --no-defaults judges each
+object as written.
 
 What is not judged: --policies PATH holds the policies, their bindings and
 params, the settings ConfigMap, EdgeAdmissionExceptions and any other cluster
@@ -71,6 +81,7 @@ Examples:
       "from-cluster": { type: "boolean" },
       output: { type: "string", short: "o" },
       "fail-on": { type: "string" },
+      "no-defaults": { type: "boolean" },
       ...CLUSTER_FLAGS,
       ...KUBERNETES_VERSION_FLAG,
     }, Number.MAX_SAFE_INTEGER);
@@ -106,6 +117,8 @@ Examples:
           strict: args.values.strict === true,
           settingsNamespace: optionalString(args, "settings-namespace") ?? JOB_NAMESPACE,
           kubernetesVersion,
+          defaults: args.values["no-defaults"] !== true,
+          keepDefaulted: output === "json",
           ...(fromCluster ? { snapshot: () => snapshotFromCluster("check", args, io) } : snapshotFile !== undefined ? { snapshot: () => snapshotFromFile(snapshotFile, io) } : {}),
         },
         io,

@@ -17,13 +17,14 @@ const resultOf = (result: PolicyResult) => ({
   ...(result.field !== undefined ? { field: result.field } : {}),
 });
 
-const objectOf = ({ ref, source, scope, results, skipped, error }: CheckedObject) => ({
+const objectOf = ({ ref, source, scope, results, skipped, error, defaulted }: CheckedObject) => ({
   ...ref,
   ...at(source),
   ...(scope !== undefined ? { scope } : {}),
   ...(error !== undefined ? { error } : { allowed: !results.some((result) => result.mode === "Deny") }),
   results: results.map(resultOf),
   ...(skipped.length > 0 ? { skipped: skipped.map((result) => ({ ...resultOf(result), exception: result.exception })) } : {}),
+  ...(defaulted !== undefined ? { defaulted } : {}),
 });
 
 /** `value` as JSON.stringify(value, null, 2) writes it at `depth` levels of indentation. */
