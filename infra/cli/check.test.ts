@@ -109,15 +109,30 @@ describe("edgeadmit check", () => {
     expect((await runCli(["check", "-f", "-", "--kubernetes-version", "v1"], yaml)).stderr).toBe('edgeadmit check: --kubernetes-version must be MAJOR.MINOR, e.g. 1.33, not "v1"\n');
   });
 
-  it("-o json: every object in input order with its results, messages as the webhook writes them", async () => {
+  it("-o json: every object in input order with its results, messages as the webhook writes them, and what the apiserver would set on it", async () => {
     const { code, stdout } = await runCli(["check", "-f", `${HYGIENE}/b-before.yaml`, "-o", "json"]);
     expect(code).toBe(0);
+    const template = "spec.template.spec";
     expect(JSON.parse(stdout)).toEqual({
       apiVersion: "edgeadmit.io/v1alpha1",
       kind: "CheckReport",
       summary: { objects: 2, unreadable: 0, Deny: 0, Warn: 1, Audit: 0, exempted: 0, inputErrors: 0, skippedInputs: 0, clusters: 1 },
       objects: [
-        { apiVersion: "v1", kind: "PersistentVolumeClaim", namespace: "default", name: "session-store", file: "test/fixtures/hygiene/b-before.yaml", line: 5, allowed: true, results: [] },
+        {
+          apiVersion: "v1",
+          kind: "PersistentVolumeClaim",
+          namespace: "default",
+          name: "session-store",
+          file: "test/fixtures/hygiene/b-before.yaml",
+          line: 5,
+          allowed: true,
+          results: [],
+          // pkg/apis/core/v1/defaults.go SetDefaults_PersistentVolumeClaimSpec; plugin/pkg/admission/storage/storageobjectinuseprotection.
+          defaulted: [
+            { by: "SetDefaults_PersistentVolumeClaimSpec", fields: ["spec.volumeMode"] },
+            { by: "StorageObjectInUseProtection", fields: ["metadata.finalizers[0]"] },
+          ],
+        },
         {
           apiVersion: "apps/v1",
           kind: "Deployment",
@@ -133,6 +148,24 @@ describe("edgeadmit check", () => {
               message: "rwo-rollout: deploy/gateway: surge pod + RWO PVC session-store: Multi-Attach; use Recreate or maxSurge 0",
               field: "spec.strategy",
             },
+          ],
+          // pkg/apis/apps/v1/defaults.go SetDefaults_Deployment; pkg/apis/core/v1/defaults.go SetDefaults_PodSpec, SetDefaults_Container.
+          defaulted: [
+            {
+              by: "SetDefaults_Deployment",
+              fields: [
+                "spec.strategy",
+                "spec.strategy.type",
+                "spec.strategy.rollingUpdate",
+                "spec.strategy.rollingUpdate.maxUnavailable",
+                "spec.strategy.rollingUpdate.maxSurge",
+                "spec.revisionHistoryLimit",
+                "spec.progressDeadlineSeconds",
+              ],
+            },
+            { by: "SetDefaults_PodSpec", fields: ["dnsPolicy", "restartPolicy", "securityContext", "terminationGracePeriodSeconds", "schedulerName"].map((field) => `${template}.${field}`) },
+            { by: "SetDefaults_Container", fields: ["imagePullPolicy", "terminationMessagePath", "terminationMessagePolicy"].map((field) => `${template}.containers[0].${field}`) },
+            { by: "encoding/json", fields: [`${template}.containers[0].resources`] },
           ],
         },
       ],
