@@ -174,6 +174,25 @@ describe("edgeadmit check", () => {
     });
   });
 
+  it("judges the object the apiserver would validate: DefaultTolerationSeconds' tolerations admit a Pod that a matchCondition on object.spec.tolerations denies as written", async () => {
+    // plugin/pkg/admission/defaulttolerationseconds/admission.go Admit: every Pod without them gets not-ready and unreachable NoExecute tolerations.
+    const args = ["check", "-f", "test/fixtures/defaults/pod.yaml", "--policies", "test/fixtures/defaults/restrict-toleration.yaml"];
+    expect(await runCli(args)).toEqual({ code: 0, stdout: "2 objects checked: 0 Deny, 0 Warn, 0 Audit\n", stderr: "" });
+    // As written, the expression fails and failurePolicy Fail denies; the text line cuts the quoted expression, never the reason at its end.
+    const asWritten = await runCli([...args, "--no-defaults"]);
+    expect(asWritten.code).toBe(1);
+    expect(asWritten.stdout).toBe(
+      [
+        "test/fixtures/defaults/pod.yaml:6  Pod shop/web  restrict-toleration  Deny  ValidatingAdmissionPolicy 'restrict-toleration' with binding 'restrict-toleration' denied request: expression 'object.spec.tolerations.exists(t, has(t.key) && t.key == 'cloud.example.com/dedicated-poo… (63 characters cut: -o json has the whole message) …ncy-critical-frontends', 'regulated-data-processing']))' resulted in error: no such key: tolerations",
+        "",
+        "2 objects checked: 1 Deny, 0 Warn, 0 Audit",
+        "",
+      ].join("\n"),
+    );
+    const json = JSON.parse((await runCli([...args, "-o", "json"])).stdout) as { objects: Array<{ kind: string; defaulted?: Array<{ by: string; fields: string[] }> }> };
+    expect(json.objects[1]!.defaulted!.find((change) => change.by === "DefaultTolerationSeconds")).toEqual({ by: "DefaultTolerationSeconds", fields: ["spec.tolerations[0]", "spec.tolerations[1]"] });
+  });
+
   it("takes the cluster facts from --snapshot as edgeadmit snapshot build writes it", async () => {
     const snapshotFile = join(scratch, "strict.json");
     expect((await runCli(["snapshot", "build", "-f", "examples/profiles/strict.yaml", "-f", `${HYGIENE}/b-before.yaml`, "-o", snapshotFile])).code).toBe(0);
