@@ -1,6 +1,6 @@
 // `edgeadmit check` end to end in process: exact reports, exit codes, stdin,
 // and the cluster facts from the input, a snapshot file, or bad input.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -191,6 +191,17 @@ describe("edgeadmit check", () => {
     );
     const json = JSON.parse((await runCli([...args, "-o", "json"])).stdout) as { objects: Array<{ kind: string; defaulted?: Array<{ by: string; fields: string[] }> }> };
     expect(json.objects[1]!.defaulted!.find((change) => change.by === "DefaultTolerationSeconds")).toEqual({ by: "DefaultTolerationSeconds", fields: ["spec.tolerations[0]", "spec.tolerations[1]"] });
+  });
+
+  it("scope auto: an application's claim in a subdirectory is its cluster's fact (kubernetes/examples' nfs-server and provisioner/)", async () => {
+    const app = join(scratch, "nfs");
+    mkdirSync(join(app, "provisioner"), { recursive: true });
+    writeFileSync(join(app, "nfs-server-deployment.yaml"), readFileSync(`${HYGIENE}/b-before.yaml`, "utf8").split("---\n")[1]!);
+    writeFileSync(join(app, "provisioner", "nfs-server-pvc.yaml"), readFileSync(`${HYGIENE}/b-before.yaml`, "utf8").split("---\n")[0]!);
+    const finding = `${app}/nfs-server-deployment.yaml:1  Deployment default/gateway  rwo-rollout  Warn  rwo-rollout: deploy/gateway: surge pod + RWO PVC session-store: Multi-Attach; use Recreate or maxSurge 0`;
+    expect(await runCli(["check", "-f", app])).toEqual({ code: 0, stdout: `${finding}\n\n2 objects checked: 0 Deny, 1 Warn, 0 Audit\n`, stderr: "" });
+    // --scope dir keeps each directory apart, as before.
+    expect((await runCli(["check", "-f", app, "--scope", "dir"])).stdout).toBe("2 objects checked as 2 separate clusters: 0 Deny, 0 Warn, 0 Audit\n");
   });
 
   it("takes the cluster facts from --snapshot as edgeadmit snapshot build writes it", async () => {
