@@ -103,4 +103,17 @@ export class Defaulter {
     this.set(object, key, created, path);
     return created;
   }
+
+  /**
+   * A struct field that is no pointer (a Deployment's spec, its pod
+   * template): Go always has one, so its defaults apply even when the
+   * manifest leaves it out, and encoding/json always writes it.
+   */
+  field(object: Json, key: string, path: string): Json | undefined {
+    let found: Json | undefined;
+    this.as("encoding/json", () => {
+      found = this.struct(object, key, path);
+    });
+    return found;
+  }
 }

@@ -44,7 +44,13 @@ describe("API defaults (pkg/apis/*/v1*/defaults.go)", () => {
   });
 
   it("SetDefaults_Deployment, SetDefaults_StatefulSet, SetDefaults_DaemonSet: strategy, revisionHistoryLimit, progressDeadlineSeconds", () => {
-    const spec = (kind: string, given: Json = {}) => specOf(admit({ apiVersion: "apps/v1", kind, metadata: { name: "x" }, spec: given }).object);
+    // The pod template is a struct, not a pointer: one the manifest leaves out still gets its pod spec's defaults (TestSetDefaultDeployment's first case).
+    const defaultTemplate = { spec: { dnsPolicy: "ClusterFirst", restartPolicy: "Always", securityContext: {}, terminationGracePeriodSeconds: 30, schedulerName: "default-scheduler" } };
+    const spec = (kind: string, given: Json = {}) => {
+      const { template, ...rest } = specOf(admit({ apiVersion: "apps/v1", kind, metadata: { name: "x" }, spec: given }).object);
+      expect(template).toEqual(defaultTemplate);
+      return rest;
+    };
     expect(spec("Deployment")).toEqual({ replicas: 1, strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: "25%", maxSurge: "25%" } }, revisionHistoryLimit: 10, progressDeadlineSeconds: 600 });
     expect(spec("Deployment", { strategy: { type: "Recreate" }, replicas: 0 })).toEqual({ replicas: 0, strategy: { type: "Recreate" }, revisionHistoryLimit: 10, progressDeadlineSeconds: 600 });
     expect(spec("StatefulSet", { volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"] } }] })).toEqual({
@@ -60,7 +66,10 @@ describe("API defaults (pkg/apis/*/v1*/defaults.go)", () => {
   });
 
   it("SetDefaults_Job: completions and parallelism together, backoffLimit (MaxInt32 beside backoffLimitPerIndex), podReplacementPolicy; SetDefaults_CronJob", () => {
-    const job = (given: Json) => specOf(admit({ apiVersion: "batch/v1", kind: "Job", metadata: { name: "j" }, spec: given }).object);
+    const job = (given: Json) => {
+      const { template: _template, ...rest } = specOf(admit({ apiVersion: "batch/v1", kind: "Job", metadata: { name: "j" }, spec: given }).object);
+      return rest;
+    };
     expect(job({})).toEqual({ completions: 1, parallelism: 1, backoffLimit: 6, completionMode: "NonIndexed", suspend: false, podReplacementPolicy: "TerminatingOrFailed" });
     expect(job({ parallelism: 3 })).toMatchObject({ parallelism: 3, backoffLimit: 6 });
     expect(job({ parallelism: 3 })).not.toHaveProperty("completions");
@@ -75,8 +84,8 @@ describe("API defaults (pkg/apis/*/v1*/defaults.go)", () => {
       suspend: false,
       successfulJobsHistoryLimit: 3,
       failedJobsHistoryLimit: 1,
-      // SetDefaults_Job takes a Job: a CronJob's job template is not one.
-      jobTemplate: { spec: {} },
+      // SetDefaults_Job takes a Job: a CronJob's job template is not one; its pod template is a struct, so it has one.
+      jobTemplate: { spec: { template: { spec: { dnsPolicy: "ClusterFirst", restartPolicy: "Always", securityContext: {}, terminationGracePeriodSeconds: 30, schedulerName: "default-scheduler" } } } },
     });
   });
 

@@ -7,7 +7,7 @@ import { claimSpec, podTemplate } from "./core.js";
 
 /** SetDefaults_Deployment. */
 export function deployment(object: Json, d: Defaulter, gates: Gates): void {
-  const spec = child(object, "spec");
+  const spec = d.field(object, "spec", "");
   if (!spec) return;
   d.as("SetDefaults_Deployment", () => {
     d.set(spec, "replicas", 1, "spec");
@@ -25,12 +25,12 @@ export function deployment(object: Json, d: Defaulter, gates: Gates): void {
     d.set(spec, "revisionHistoryLimit", 10, "spec");
     d.set(spec, "progressDeadlineSeconds", 600, "spec");
   });
-  podTemplate(child(spec, "template"), "spec.template", d, gates);
+  podTemplate(spec, "template", "spec", d, gates);
 }
 
 /** SetDefaults_DaemonSet. */
 export function daemonSet(object: Json, d: Defaulter, gates: Gates): void {
-  const spec = child(object, "spec");
+  const spec = d.field(object, "spec", "");
   if (!spec) return;
   d.as("SetDefaults_DaemonSet", () => {
     const strategy = d.struct(spec, "updateStrategy", "spec");
@@ -46,12 +46,12 @@ export function daemonSet(object: Json, d: Defaulter, gates: Gates): void {
     }
     d.set(spec, "revisionHistoryLimit", 10, "spec");
   });
-  podTemplate(child(spec, "template"), "spec.template", d, gates);
+  podTemplate(spec, "template", "spec", d, gates);
 }
 
 /** SetDefaults_StatefulSet, and each volumeClaimTemplate as a claim (SetDefaults_PersistentVolumeClaim sets its status.phase: the set's create strategy resets the set's status, never its templates'). */
 export function statefulSet(object: Json, d: Defaulter, gates: Gates): void {
-  const spec = child(object, "spec");
+  const spec = d.field(object, "spec", "");
   if (!spec) return;
   d.as("SetDefaults_StatefulSet", () => {
     d.string(spec, "podManagementPolicy", "OrderedReady", "spec");
@@ -69,7 +69,7 @@ export function statefulSet(object: Json, d: Defaulter, gates: Gates): void {
     d.set(spec, "replicas", 1, "spec");
     d.set(spec, "revisionHistoryLimit", 10, "spec");
   });
-  podTemplate(child(spec, "template"), "spec.template", d, gates);
+  podTemplate(spec, "template", "spec", d, gates);
   records(spec["volumeClaimTemplates"]).forEach((claim, i) => {
     const at = itemOf("spec.volumeClaimTemplates", i);
     const status = d.struct(claim, "status", at);
@@ -81,10 +81,10 @@ export function statefulSet(object: Json, d: Defaulter, gates: Gates): void {
 
 /** SetDefaults_ReplicaSet. */
 export function replicaSet(object: Json, d: Defaulter, gates: Gates): void {
-  const spec = child(object, "spec");
+  const spec = d.field(object, "spec", "");
   if (!spec) return;
   d.as("SetDefaults_ReplicaSet", () => d.set(spec, "replicas", 1, "spec"));
-  podTemplate(child(spec, "template"), "spec.template", d, gates);
+  podTemplate(spec, "template", "spec", d, gates);
 }
 
 /** SetDefaults_PodFailurePolicyOnPodConditionsPattern, in a Job spec (a Job's or a CronJob's template). */
@@ -101,7 +101,7 @@ const MAX_INT32 = 2147483647;
 
 /** SetDefaults_Job. */
 export function job(object: Json, d: Defaulter, gates: Gates): void {
-  const spec = child(object, "spec");
+  const spec = d.field(object, "spec", "");
   if (!spec) return;
   d.as("SetDefaults_Job", () => {
     if ((spec["completions"] === undefined || spec["completions"] === null) && (spec["parallelism"] === undefined || spec["parallelism"] === null)) d.set(spec, "completions", 1, "spec");
@@ -116,12 +116,12 @@ export function job(object: Json, d: Defaulter, gates: Gates): void {
     d.set(spec, "podReplacementPolicy", spec["podFailurePolicy"] !== undefined && spec["podFailurePolicy"] !== null ? "Failed" : "TerminatingOrFailed", "spec");
   });
   podFailurePolicy(spec, "spec", d);
-  podTemplate(child(spec, "template"), "spec.template", d, gates);
+  podTemplate(spec, "template", "spec", d, gates);
 }
 
 /** SetDefaults_CronJob; its jobTemplate gets the defaults of the types inside a Job spec, not SetDefaults_Job (which takes a Job). */
 export function cronJob(object: Json, d: Defaulter, gates: Gates): void {
-  const spec = child(object, "spec");
+  const spec = d.field(object, "spec", "");
   if (!spec) return;
   d.as("SetDefaults_CronJob", () => {
     d.string(spec, "concurrencyPolicy", "Allow", "spec");
@@ -129,8 +129,9 @@ export function cronJob(object: Json, d: Defaulter, gates: Gates): void {
     d.set(spec, "successfulJobsHistoryLimit", 3, "spec");
     d.set(spec, "failedJobsHistoryLimit", 1, "spec");
   });
-  const jobSpec = child(child(spec, "jobTemplate"), "spec");
+  const jobTemplate = d.field(spec, "jobTemplate", "spec");
+  const jobSpec = jobTemplate && d.field(jobTemplate, "spec", "spec.jobTemplate");
   if (!jobSpec) return;
   podFailurePolicy(jobSpec, "spec.jobTemplate.spec", d);
-  podTemplate(child(jobSpec, "template"), "spec.jobTemplate.spec.template", d, gates);
+  podTemplate(jobSpec, "template", "spec.jobTemplate.spec", d, gates);
 }

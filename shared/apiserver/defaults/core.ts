@@ -64,8 +64,8 @@ function container(container: Json, path: string, d: Defaulter): void {
     d.string(container, "terminationMessagePath", "/dev/termination-log", path);
     d.string(container, "terminationMessagePolicy", "File", path);
   });
-  // ResourceRequirements is a struct, not a pointer: encoding/json writes it even when empty, so every container the apiserver hands on has `resources`.
-  d.as("encoding/json", () => d.set(container, "resources", {}, path));
+  // ResourceRequirements is a struct, not a pointer: every container the apiserver hands on has `resources`.
+  d.field(container, "resources", path);
   d.as("ContainerPort +default", () => records(container["ports"]).forEach((port, i) => d.string(port, "protocol", "TCP", itemOf(fieldOf(path, "ports"), i))));
   records(container["env"]).forEach((env, i) => {
     const at = fieldOf(fieldOf(itemOf(fieldOf(path, "env"), i), "valueFrom"), "fieldRef");
@@ -163,10 +163,15 @@ export function podSpec(spec: Json, path: string, d: Defaulter, gates: Gates): v
   resourceLists(spec, path, d);
 }
 
-/** A pod template's spec: PodTemplateSpec has no defaults of its own. */
-export function podTemplate(template: Json | undefined, path: string, d: Defaulter, gates: Gates): void {
-  const spec = child(template, "spec");
-  if (spec) podSpec(spec, fieldOf(path, "spec"), d, gates);
+/**
+ * The pod template at `owner[key]` (PodTemplateSpec has no defaults of its
+ * own): its spec's. A template that is a struct, not a pointer (every
+ * workload's but a ReplicationController's), exists even when left out.
+ */
+export function podTemplate(owner: Json, key: string, path: string, d: Defaulter, gates: Gates, pointer = false): void {
+  const template = pointer ? child(owner, key) : d.field(owner, key, path);
+  const spec = template && d.field(template, "spec", fieldOf(path, key));
+  if (spec) podSpec(spec, fieldOf(fieldOf(path, key), "spec"), d, gates);
 }
 
 /** Requests copied from limits where a container sets a limit and no request (SetDefaults_Pod: Pods only, never templates). */
@@ -227,7 +232,7 @@ function podLevelResources(spec: Json, path: string, d: Defaulter): void {
 
 /** SetDefaults_Pod: requests from limits, pod-level resources, enableServiceLinks, host ports under hostNetwork; then the pod spec's defaults. */
 export function pod(pod: Json, d: Defaulter, gates: Gates): void {
-  const spec = child(pod, "spec");
+  const spec = d.field(pod, "spec", "");
   if (!spec) return;
   d.as("SetDefaults_Pod", () => {
     for (const list of ["containers", "initContainers"]) records(spec[list]).forEach((one, i) => requestsFromLimits(one, itemOf(`spec.${list}`, i), d));
@@ -242,7 +247,7 @@ export function pod(pod: Json, d: Defaulter, gates: Gates): void {
 
 /** SetDefaults_ReplicationController: selector and labels from the template's labels; replicas (+default=1). */
 export function replicationController(rc: Json, d: Defaulter, gates: Gates): void {
-  const spec = child(rc, "spec");
+  const spec = d.field(rc, "spec", "");
   if (!spec) return;
   d.as("SetDefaults_ReplicationController", () => {
     const labels = child(child(child(spec, "template"), "metadata"), "labels");
@@ -253,7 +258,7 @@ export function replicationController(rc: Json, d: Defaulter, gates: Gates): voi
     }
     d.set(spec, "replicas", 1, "spec");
   });
-  podTemplate(child(spec, "template"), "spec.template", d, gates);
+  podTemplate(spec, "template", "spec", d, gates, true);
 }
 
 /** ExternallyAccessible (pkg/api/v1/service): a NodePort or LoadBalancer Service, or a ClusterIP one with external IPs. */
@@ -262,7 +267,7 @@ const externallyAccessible = (spec: Json) =>
 
 /** SetDefaults_Service, and ServicePort.protocol (+default="TCP"). */
 export function service(service: Json, d: Defaulter): void {
-  const spec = child(service, "spec") ?? d.struct(service, "spec", "");
+  const spec = d.field(service, "spec", "");
   if (!spec) return;
   d.as("SetDefaults_Service", () => {
     d.string(spec, "sessionAffinity", "None", "spec");
@@ -295,13 +300,13 @@ export function service(service: Json, d: Defaulter): void {
 
 /** The PersistentVolumeClaim: SetDefaults_PersistentVolumeClaimSpec (its status, which SetDefaults_PersistentVolumeClaim sets, is the create strategy's). */
 export function persistentVolumeClaim(claim: Json, d: Defaulter): void {
-  const spec = child(claim, "spec") ?? d.struct(claim, "spec", "");
+  const spec = d.field(claim, "spec", "");
   if (spec) claimSpec(spec, "spec", d);
 }
 
 /** SetDefaults_PersistentVolume (spec), the +default markers of its sources, its capacity. */
 export function persistentVolume(volume: Json, d: Defaulter): void {
-  const spec = child(volume, "spec") ?? d.struct(volume, "spec", "");
+  const spec = d.field(volume, "spec", "");
   if (!spec) return;
   d.as("SetDefaults_PersistentVolume", () => {
     d.string(spec, "persistentVolumeReclaimPolicy", "Retain", "spec");

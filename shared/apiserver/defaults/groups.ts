@@ -6,7 +6,7 @@ import { child, fieldOf, itemOf, records, type Defaulter, type Json } from "../f
 
 /** SetDefaults_NetworkPolicy, and SetDefaults_NetworkPolicyPort on every rule's ports. */
 export function networkPolicy(object: Json, d: Defaulter): void {
-  const spec = child(object, "spec") ?? d.struct(object, "spec", "");
+  const spec = d.field(object, "spec", "");
   if (!spec) return;
   d.as("SetDefaults_NetworkPolicyPort", () => {
     for (const direction of ["ingress", "egress"])
@@ -34,7 +34,7 @@ export function storageClass(object: Json, d: Defaulter): void {
 
 /** SetDefaults_CSIDriver (seLinuxMount: SELinuxMountReadWriteOncePod, on since 1.28). */
 export function csiDriver(object: Json, d: Defaulter): void {
-  const spec = child(object, "spec") ?? d.struct(object, "spec", "");
+  const spec = d.field(object, "spec", "");
   if (!spec) return;
   d.as("SetDefaults_CSIDriver", () => {
     d.set(spec, "attachRequired", true, "spec");

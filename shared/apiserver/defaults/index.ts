@@ -13,7 +13,7 @@ type Apply = (object: Json, d: Defaulter, gates: Gates) => void;
 
 const BY_TYPE: ReadonlyMap<string, Apply> = new Map<string, Apply>([
   ["v1/Pod", core.pod],
-  ["v1/PodTemplate", (object, d, gates) => core.podTemplate(object["template"] as Json | undefined, "template", d, gates)],
+  ["v1/PodTemplate", (object, d, gates) => core.podTemplate(object, "template", "", d, gates)],
   ["v1/ReplicationController", core.replicationController],
   ["v1/Service", core.service],
   ["v1/PersistentVolumeClaim", core.persistentVolumeClaim],
