@@ -34,7 +34,8 @@ export interface RuntimeClassFacts {
 /** A class marked default, and when it was made (the newest default wins; equal times, the first name). */
 interface DefaultClass {
   name: string;
-  created: number;
+  /** creationTimestamp as [milliseconds, nanoseconds within them]: the plugins compare UnixNano. */
+  created: readonly [number, number];
 }
 
 /** A CRD's structural schema per served version, by group/kind. */
@@ -49,17 +50,23 @@ const namespaceOf = (object: Json): string => {
   return typeof namespace === "string" ? namespace : "default";
 };
 const annotation = (object: Json, key: string): unknown => child(child(object, "metadata"), "annotations")?.[key];
-/** A creationTimestamp as milliseconds; a manifest usually has none, which sorts as the oldest. */
-const createdAt = (object: Json): number => {
+const RFC3339 = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/;
+
+/** A creationTimestamp, to the nanosecond; a manifest usually has none, which sorts as the oldest (Go's zero time). */
+const createdAt = (object: Json): readonly [number, number] => {
   const stamp = child(object, "metadata")?.["creationTimestamp"];
-  const parsed = typeof stamp === "string" ? Date.parse(stamp) : Number.NaN;
-  return Number.isNaN(parsed) ? 0 : parsed;
+  const match = typeof stamp === "string" ? RFC3339.exec(stamp) : null;
+  const seconds = match ? Date.parse(`${match[1]}${match[3]}`) : Number.NaN;
+  return Number.isNaN(seconds) ? [Number.NEGATIVE_INFINITY, 0] : [seconds, Number((match![2] ?? "").padEnd(9, "0"))];
 };
 
-/** The default among `classes`: GetDefaultClass's order (pkg/volume/util/storageclass.go, defaultingressclass/admission.go getDefaultClass). */
+const newer = (a: DefaultClass, b: DefaultClass): boolean => a.created[0] > b.created[0] || (a.created[0] === b.created[0] && a.created[1] > b.created[1]);
+const sameTime = (a: DefaultClass, b: DefaultClass): boolean => a.created[0] === b.created[0] && a.created[1] === b.created[1];
+
+/** The default among `classes`: GetDefaultClass's order (pkg/volume/util/storageclass.go, defaultingressclass/admission.go getDefaultClass), the newest, then the first name. */
 function newestDefault(classes: readonly DefaultClass[]): string | undefined {
   let best: DefaultClass | undefined;
-  for (const one of classes) if (!best || one.created > best.created || (one.created === best.created && one.name < best.name)) best = one;
+  for (const one of classes) if (!best || newer(one, best) || (sameTime(one, best) && one.name < best.name)) best = one;
   return best?.name;
 }
 

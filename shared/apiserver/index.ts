@@ -20,7 +20,7 @@
 // The function never needs this (the apiserver sends it the mutated
 // object); `check`, `test` and the conformance suite do.
 import { DEFAULT_VERSION, type KubernetesVersion } from "../cel/kubernetes/environment.js";
-import { admitCreate } from "./admission/index.js";
+import { admitCreate, type PluginName } from "./admission/index.js";
 import { ClusterObjects } from "./cluster.js";
 import { defaultBySchema } from "./crd.js";
 import { applyApiDefaults, hasApiDefaults } from "./defaults/index.js";
@@ -31,10 +31,12 @@ export { ClusterObjects } from "./cluster.js";
 export { applyApiDefaults, applyStatusDefaults } from "./defaults/index.js";
 export { Defaulter, type Change, type Json } from "./fields.js";
 export { gatesFor, type Gate, type Gates } from "./features.js";
-export { TOKEN_VOLUME } from "./admission/index.js";
+export { PLUGIN_NAMES, TOKEN_VOLUME, type PluginName } from "./admission/index.js";
 
 export interface AdmitOptions {
   version?: KubernetesVersion;
+  /** One admission plugin alone, on the object as given, without API defaults: how each plugin's own tests run it (the conformance suite). */
+  plugin?: PluginName;
   /** The cluster objects the admission plugins read; none (a cluster with nothing but its system PriorityClasses) when absent. */
   cluster?: ClusterObjects;
   /** The feature gates, when not the version's defaults (the conformance suite's cases that set some). */
@@ -95,11 +97,15 @@ export function admit(object: Json, options: AdmitOptions = {}): Admitted {
   const schema = hasApiDefaults(apiVersion, kind) ? undefined : cluster.crdSchema(apiVersion, kind);
   const type = `${apiVersion}/${kind}`;
   const copy = JSON.parse(JSON.stringify(object)) as Json;
+  const metadata = child(copy, "metadata");
+  const namespace = typeof metadata?.["namespace"] === "string" ? metadata["namespace"] : "default";
+  if (options.plugin !== undefined) {
+    admitCreate({ object: copy, type, namespace, cluster }, d, options.plugin);
+    return { object: copy, changes: d.changes };
+  }
   const gates = options.gates ?? gatesFor(options.version ?? DEFAULT_VERSION);
   applyApiDefaults(copy, apiVersion, kind, d, gates);
   if (schema) d.as("CRD structural defaults", () => defaultBySchema(copy, schema, "", d));
-  const metadata = child(copy, "metadata");
-  const namespace = typeof metadata?.["namespace"] === "string" ? metadata["namespace"] : "default";
   admitCreate({ object: copy, type, namespace, cluster }, d);
   serviceAccountAlias(copy, type, d);
   return { object: copy, changes: d.changes };

@@ -236,7 +236,7 @@ const taintNodesByCondition: Plugin = (request, d) => {
 };
 
 /** The default-on mutating plugins, in AllOrderedPlugins' order, by name. */
-const PLUGINS: ReadonlyArray<readonly [string, Plugin]> = [
+const PLUGINS = [
   ["LimitRanger", limitRanger],
   ["ServiceAccount", serviceAccount],
   ["TaintNodesByCondition", taintNodesByCondition],
@@ -246,9 +246,12 @@ const PLUGINS: ReadonlyArray<readonly [string, Plugin]> = [
   ["StorageObjectInUseProtection", storageObjectInUseProtection],
   ["RuntimeClass", runtimeClass],
   ["DefaultIngressClass", defaultIngressClass],
-];
+] as const satisfies ReadonlyArray<readonly [string, Plugin]>;
 
-/** Every default-on mutating admission plugin, in order, on a CREATE of `request.object` (changed in place). */
-export function admitCreate(request: AdmissionRequest, d: Defaulter): void {
-  for (const [name, plugin] of PLUGINS) d.as(name, () => plugin(request, d));
+export type PluginName = (typeof PLUGINS)[number][0];
+export const PLUGIN_NAMES: readonly PluginName[] = PLUGINS.map(([name]) => name);
+
+/** Every default-on mutating admission plugin, in order, on a CREATE of `request.object` (changed in place); or only the one named, as its own tests run it. */
+export function admitCreate(request: AdmissionRequest, d: Defaulter, only?: PluginName): void {
+  for (const [name, plugin] of PLUGINS) if (only === undefined || only === name) d.as(name, () => plugin(request, d));
 }
