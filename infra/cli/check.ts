@@ -2,6 +2,7 @@
 // check/run.ts, the report is written by check/report.ts and the exit code
 // chosen by check/exit.ts.
 import { decodeSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { CliError, EXIT_USAGE } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
@@ -55,7 +56,8 @@ both places; neither is merged into the other.
 
 The cluster facts come from each cluster's own input (with --policies), or
 from --snapshot FILE (as edgeadmit snapshot build writes it), or from the live
-cluster (--from-cluster, through the kubeconfig, as the sync job lists it).
+cluster (--from-cluster, through the kubeconfig, as the sync job lists it,
+with the objects its admission plugins read).
 ${KUBERNETES_VERSION_HELP}
 -o text (default) prints file:line, object, policy, mode and message per
 result, input errors after every verdict, then the counts and what was
@@ -119,7 +121,8 @@ Examples:
           kubernetesVersion,
           defaults: args.values["no-defaults"] !== true,
           keepDefaulted: output === "json",
-          ...(fromCluster ? { snapshot: () => snapshotFromCluster("check", args, io) } : snapshotFile !== undefined ? { snapshot: () => snapshotFromFile(snapshotFile, io) } : {}),
+          ...(fromCluster ? { snapshot: () => snapshotFromCluster("check", args, io), clusterObjects: () => admissionObjectsFromCluster(optionalString(args, "context"), io) } : {}),
+          ...(snapshotFile !== undefined ? { snapshot: () => snapshotFromFile(snapshotFile, io) } : {}),
         },
         io,
       );
@@ -130,6 +133,15 @@ Examples:
     return exitCodeOf(report, failOn, args.values.strict === true);
   },
 };
+
+/** What the live cluster's admission plugins read (LimitRanges, PriorityClasses, default classes, CRDs); what cannot be listed is a warning. */
+async function admissionObjectsFromCluster(context: string | undefined, io: CliIo): Promise<KubeObject[]> {
+  const { listAdmissionObjects } = await import("../objects/cluster/admission-objects.js");
+  const warnings: string[] = [];
+  const objects = await listAdmissionObjects(context, warnings);
+  for (const warning of warnings) io.err(`warning: ${warning}\n`);
+  return objects;
+}
 
 async function snapshotFromFile(file: string, io: CliIo): Promise<Snapshot> {
   const decoded = decodeSnapshot(await readInput(file, io, "snapshot"));
