@@ -46,10 +46,12 @@ values.yaml) is skipped and named in one line (--strict: an error), and so are
 kustomizations and the patch files they list. An AdmissionReview is judged by
 its request.object.
 
-Which objects are one cluster (--scope): auto (default) makes each directory
-a cluster of its own files, a directory with a kustomization one cluster with
-its subdirectories that have none, and the files named on the command line
-(and stdin) one cluster together; dir makes every directory its own; input
+Which objects are one cluster (--scope): auto (default) makes each
+application one cluster: a directory with a kustomization or a Helm chart with
+its subdirectories, a directory with objects of its own with its
+subdirectories that are no application of their own, any other directory its
+own files, and the files named on the command line (and stdin) one cluster
+together; dir makes every directory its own; input
 makes each -f its own; --one-cluster judges everything as one. Two objects with
 the same group, kind, namespace and name in one cluster are an error naming
 both places; neither is merged into the other.
