@@ -98,6 +98,13 @@ module.exports = {
       to: { path: "^(infra|scripts|bench|test|bin)/" },
     },
     {
+      name: "worker-reaches-apiserver",
+      comment: "the function never defaults an object (the apiserver sends it the object it admitted): shared/apiserver serves check, test and the conformance suite, and the worker's bundle never carries it",
+      severity: "error",
+      from: { path: "^functions/" },
+      to: { path: "^shared/apiserver/", reachable: true },
+    },
+    {
       name: "no-node-in-worker-or-core",
       comment:
         "the worker, the policies and the shared core use Web-standard APIs only: no Node built-in module, no @kubernetes/client-node (the globals process and Buffer are refused by tsconfig.core.json and tsconfig.worker.json, which declare none)",
