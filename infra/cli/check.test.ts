@@ -193,6 +193,18 @@ describe("edgeadmit check", () => {
     expect(json.objects[1]!.defaulted!.find((change) => change.by === "DefaultTolerationSeconds")).toEqual({ by: "DefaultTolerationSeconds", fields: ["spec.tolerations[0]", "spec.tolerations[1]"] });
   });
 
+  it("a MutatingAdmissionPolicy, which Kubernetes runs before validation from 1.36: said once not to be applied offline, for those versions only", async () => {
+    const map = join(scratch, "map.yaml");
+    writeFileSync(map, "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicy\nmetadata: {name: add-team-label}\nspec: {}\n");
+    const args = ["check", "-f", "test/fixtures/defaults/pod.yaml", "--policies", map];
+    expect(await runCli([...args, "--kubernetes-version", "1.36"])).toEqual({
+      code: 0,
+      stdout: "2 objects checked: 0 Deny, 0 Warn, 0 Audit\n",
+      stderr: "warning: MutatingAdmissionPolicy add-team-label is not applied offline (Kubernetes 1.36 runs it before validation): objects are judged without its mutations\n",
+    });
+    expect((await runCli([...args, "--kubernetes-version", "1.35"])).stderr).toBe("");
+  });
+
   it("scope auto: an application's claim in a subdirectory is its cluster's fact (kubernetes/examples' nfs-server and provisioner/)", async () => {
     const app = join(scratch, "nfs");
     mkdirSync(join(app, "provisioner"), { recursive: true });

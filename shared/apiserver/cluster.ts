@@ -78,6 +78,7 @@ export class ClusterObjects {
   readonly #runtimeClasses = new Map<string, RuntimeClassFacts>();
   readonly #serviceAccounts = new Map<string, ServiceAccountFacts>();
   readonly #crds = new Map<string, CrdSchemas>();
+  readonly #mutatingPolicies = new Set<string>();
 
   constructor() {
     for (const [name, value] of SYSTEM_PRIORITY_CLASSES) this.#priorityClasses.set(name, { name, value, preemptionPolicy: "PreemptLowerPriority", globalDefault: false });
@@ -136,6 +137,11 @@ export class ClusterObjects {
       case "apiextensions.k8s.io/v1/CustomResourceDefinition":
         this.#addCrd(object);
         break;
+      case "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy":
+      case "admissionregistration.k8s.io/v1beta1/MutatingAdmissionPolicy":
+      case "admissionregistration.k8s.io/v1alpha1/MutatingAdmissionPolicy":
+        this.#mutatingPolicies.add(name);
+        break;
     }
   }
 
@@ -187,6 +193,11 @@ export class ClusterObjects {
    */
   serviceAccount(namespace: string, name: string): ServiceAccountFacts {
     return this.#serviceAccounts.get(`${namespace}/${name}`) ?? { automountServiceAccountToken: undefined, imagePullSecrets: [] };
+  }
+
+  /** The MutatingAdmissionPolicies among the objects, by name, sorted: admit() does not apply them (see index.ts). */
+  mutatingPolicies(): string[] {
+    return [...this.#mutatingPolicies].sort();
   }
 
   /** The openAPIV3Schema a CRD in the input gives objects of `apiVersion`/`kind`. */

@@ -14,8 +14,8 @@ const ON_BY_DEFAULT_FROM = {
   PodLevelResources: 34,
   /** versioned_kube_features.go: alpha 1.31, beta 1.33 (off), beta 1.35 (on). An image volume's pullPolicy defaulted from its tag. */
   ImageVolume: 35,
-  /** kube_features.go (apiserver): alpha 1.32, beta 1.34, off by default: a cluster serves no MutatingAdmissionPolicy unless its operator turns the API on. */
-  MutatingAdmissionPolicy: null,
+  /** kube_features.go (apiserver): alpha 1.32, beta 1.34 (off), GA 1.36 (on: CHANGELOG-1.36, #136039). Not applied offline (see index.ts): check says so where one would mutate. */
+  MutatingAdmissionPolicy: 36,
 } as const satisfies Record<string, number | null>;
 
 export type Gate = keyof typeof ON_BY_DEFAULT_FROM;

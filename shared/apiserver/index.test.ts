@@ -151,7 +151,8 @@ describe("API defaults (pkg/apis/*/v1*/defaults.go)", () => {
     const podLevel = pod({ resources: { limits: { cpu: "2" } }, containers: [{ name: "a", image: "a:1", resources: { requests: { cpu: "500m" } } }] });
     expect(specOf(admit(podLevel, { version: { major: 1, minor: 33 } }).object)["resources"]).toEqual({ limits: { cpu: "2" } });
     expect(specOf(admit(podLevel, { version: { major: 1, minor: 34 } }).object)["resources"]).toEqual({ limits: { cpu: "2" }, requests: { cpu: "500m" } });
-    expect(gatesFor({ major: 1, minor: 37 })).toEqual({ PodLevelResources: true, ImageVolume: true, MutatingAdmissionPolicy: false });
+    expect(gatesFor({ major: 1, minor: 37 })).toEqual({ PodLevelResources: true, ImageVolume: true, MutatingAdmissionPolicy: true });
+    expect(gatesFor({ major: 1, minor: 35 })).toEqual({ PodLevelResources: true, ImageVolume: true, MutatingAdmissionPolicy: false });
   });
 });
 

@@ -10,12 +10,13 @@
 //   3. the object converted back to its version: a pod spec's
 //      serviceAccount is its serviceAccountName (Convert_core_PodSpec_To_v1_PodSpec).
 //
-// Not modelled: mutating webhooks and MutatingAdmissionPolicies (which a
-// cluster serves only when its operator turns the API on, off by default
-// in every supported version), what each kind's create strategy sets
-// (PrepareForCreate: a new status, generation, uid, a name from
-// generateName), and the plugins' own refusals. Pure: no I/O, no clock;
-// linear in the object.
+// Not modelled: mutating webhooks; MutatingAdmissionPolicies (on by default
+// from Kubernetes 1.36: applying one needs CEL object construction and
+// server-side-apply merging, which this project's CEL does not have, so
+// ClusterObjects names the ones it was given and check warns that they were
+// not applied); what each kind's create strategy sets (PrepareForCreate: a
+// new status, generation, uid, a name from generateName); and the plugins'
+// own refusals. Pure: no I/O, no clock; linear in the object.
 //
 // The function never needs this (the apiserver sends it the mutated
 // object); `check`, `test` and the conformance suite do.

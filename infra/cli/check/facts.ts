@@ -2,7 +2,9 @@
 // snapshot built from its own objects and the global ones (policies, their
 // params and inventory), or the one given; and what the facts lack that a
 // namespaceSelector would read.
-import { ClusterObjects } from "../../../shared/apiserver/index.js";
+import { ClusterObjects, gatesFor } from "../../../shared/apiserver/index.js";
+import { DEFAULT_VERSION, parseVersion, versionText } from "../../../shared/cel/kubernetes/environment.js";
+import { listed } from "../../../shared/text/index.js";
 import { objectJudge, type JudgedObject } from "../../../shared/judge/index.js";
 import { NAMESPACE_NAME_LABEL, selectorKeys } from "../../../shared/k8s/labels/index.js";
 import type { LabelSelector } from "../../../shared/k8s/schemas/index.js";
@@ -117,15 +119,15 @@ export function warnPolicyProblems(snapshot: Snapshot, io: CliIo, warned: Set<st
  * the scope's facts and every global one; and the namespaces the facts know
  * by name only, when a namespaceSelector would read their labels. Unless
  * --no-defaults, a judge sees each object as the apiserver would hand it to
- * validation, with the scope's cluster objects, the global ones and those
- * `listed` from the live cluster.
+ * validation, with the scope's cluster objects, the global ones and the
+ * `liveObjects` listed from the live cluster.
  */
 export function scopeJudges(
   scopes: ReadonlyMap<string, ScopeFacts>,
   globals: readonly KubeObject[],
   given: Snapshot | undefined,
   io: CliIo,
-  listed: readonly KubeObject[] = [],
+  liveObjects: readonly KubeObject[] = [],
 ): { judges: Map<string, (object: KubeObject) => JudgedObject>; missingFacts: CheckReport["missingFacts"] } {
   const warned = new Set<string>();
   const judges = new Map<string, (object: KubeObject) => JudgedObject>();
@@ -154,7 +156,14 @@ export function scopeJudges(
     }
     warnPolicyProblems(snapshot, io, warned);
     const cluster = facts.cluster;
-    if (cluster) for (const object of [...globals, ...listed]) cluster.add(object);
+    if (cluster) for (const object of [...globals, ...liveObjects]) cluster.add(object);
+    const mutating = cluster?.mutatingPolicies() ?? [];
+    const version = snapshot.kubernetesVersion === undefined ? DEFAULT_VERSION : (parseVersion(snapshot.kubernetesVersion) ?? DEFAULT_VERSION);
+    const unapplied = `warning: MutatingAdmissionPolicy ${listed(mutating)} is not applied offline (Kubernetes ${versionText(version)} runs it before validation): objects are judged without its mutations`;
+    if (mutating.length > 0 && gatesFor(version).MutatingAdmissionPolicy && !warned.has(unapplied)) {
+      warned.add(unapplied);
+      io.err(`${unapplied}\n`);
+    }
     judges.set(scope, objectJudge(snapshot, { policies: POLICIES, ...(givenView ? { view: givenView } : {}), ...(cluster ? { apiserver: { cluster } } : {}) }));
     for (const name of facts.namespaces) if (!Object.hasOwn(snapshot.namespaces, name)) unknownNamespaces.add(name);
   }
