@@ -5,23 +5,29 @@ import { child, fieldOf, itemOf, records, type Defaulter, type Json } from "../f
 import type { Gates } from "../features.js";
 import { claimSpec, podTemplate } from "./core.js";
 
+/**
+ * The strategy at `spec[key]`: RollingUpdate unless given, and then its
+ * rollingUpdate's maxUnavailable and maxSurge where unset (a Deployment's
+ * strategy, a DaemonSet's updateStrategy).
+ */
+function rollingUpdate(spec: Json, key: string, maxUnavailable: string | number, maxSurge: string | number, d: Defaulter): void {
+  const strategy = d.struct(spec, key, "spec");
+  if (!strategy) return;
+  const at = `spec.${key}`;
+  d.string(strategy, "type", "RollingUpdate", at);
+  const rolling = strategy["type"] === "RollingUpdate" ? d.struct(strategy, "rollingUpdate", at) : undefined;
+  if (!rolling) return;
+  d.set(rolling, "maxUnavailable", maxUnavailable, `${at}.rollingUpdate`);
+  d.set(rolling, "maxSurge", maxSurge, `${at}.rollingUpdate`);
+}
+
 /** SetDefaults_Deployment. */
 export function deployment(object: Json, d: Defaulter, gates: Gates): void {
   const spec = d.field(object, "spec", "");
   if (!spec) return;
   d.as("SetDefaults_Deployment", () => {
     d.set(spec, "replicas", 1, "spec");
-    const strategy = d.struct(spec, "strategy", "spec");
-    if (strategy) {
-      d.string(strategy, "type", "RollingUpdate", "spec.strategy");
-      if (strategy["type"] === "RollingUpdate") {
-        const rolling = d.struct(strategy, "rollingUpdate", "spec.strategy");
-        if (rolling) {
-          d.set(rolling, "maxUnavailable", "25%", "spec.strategy.rollingUpdate");
-          d.set(rolling, "maxSurge", "25%", "spec.strategy.rollingUpdate");
-        }
-      }
-    }
+    rollingUpdate(spec, "strategy", "25%", "25%", d);
     d.set(spec, "revisionHistoryLimit", 10, "spec");
     d.set(spec, "progressDeadlineSeconds", 600, "spec");
   });
@@ -33,17 +39,7 @@ export function daemonSet(object: Json, d: Defaulter, gates: Gates): void {
   const spec = d.field(object, "spec", "");
   if (!spec) return;
   d.as("SetDefaults_DaemonSet", () => {
-    const strategy = d.struct(spec, "updateStrategy", "spec");
-    if (strategy) {
-      d.string(strategy, "type", "RollingUpdate", "spec.updateStrategy");
-      if (strategy["type"] === "RollingUpdate") {
-        const rolling = d.struct(strategy, "rollingUpdate", "spec.updateStrategy");
-        if (rolling) {
-          d.set(rolling, "maxUnavailable", 1, "spec.updateStrategy.rollingUpdate");
-          d.set(rolling, "maxSurge", 0, "spec.updateStrategy.rollingUpdate");
-        }
-      }
-    }
+    rollingUpdate(spec, "updateStrategy", 1, 0, d);
     d.set(spec, "revisionHistoryLimit", 10, "spec");
   });
   podTemplate(spec, "template", "spec", d, gates);

@@ -86,31 +86,19 @@ export function claimSpec(spec: Json, path: string, d: Defaulter): void {
   resourceLists(spec, path, d);
 }
 
-/** The +default markers of the volume sources a pod and a persistent volume share (ISCSI, RBD, AzureDisk, ScaleIO). */
+/** The +default markers of the volume sources a pod and a persistent volume share: field, value, and whether it is a plain string or a pointer. */
+const MARKED_SOURCES: ReadonlyArray<readonly [source: string, type: string, defaults: ReadonlyArray<readonly [string, string | boolean, "string" | "pointer"]>]> = [
+  ["iscsi", "ISCSIVolumeSource", [["iscsiInterface", "default", "string"]]],
+  ["rbd", "RBDVolumeSource", [["pool", "rbd", "string"], ["user", "admin", "string"], ["keyring", "/etc/ceph/keyring", "string"]]],
+  ["azureDisk", "AzureDiskVolumeSource", [["cachingMode", "ReadWrite", "pointer"], ["fsType", "ext4", "pointer"], ["readOnly", false, "pointer"], ["kind", "Shared", "pointer"]]],
+  ["scaleIO", "ScaleIOVolumeSource", [["storageMode", "ThinProvisioned", "string"], ["fsType", "xfs", "string"]]],
+];
+
 function markedSources(owner: Json, path: string, d: Defaulter): void {
-  const iscsi = child(owner, "iscsi");
-  if (iscsi) d.as("ISCSIVolumeSource +default", () => d.string(iscsi, "iscsiInterface", "default", fieldOf(path, "iscsi")));
-  const rbd = child(owner, "rbd");
-  if (rbd)
-    d.as("RBDVolumeSource +default", () => {
-      d.string(rbd, "pool", "rbd", fieldOf(path, "rbd"));
-      d.string(rbd, "user", "admin", fieldOf(path, "rbd"));
-      d.string(rbd, "keyring", "/etc/ceph/keyring", fieldOf(path, "rbd"));
-    });
-  const azureDisk = child(owner, "azureDisk");
-  if (azureDisk)
-    d.as("AzureDiskVolumeSource +default", () => {
-      d.set(azureDisk, "cachingMode", "ReadWrite", fieldOf(path, "azureDisk"));
-      d.set(azureDisk, "fsType", "ext4", fieldOf(path, "azureDisk"));
-      d.set(azureDisk, "readOnly", false, fieldOf(path, "azureDisk"));
-      d.set(azureDisk, "kind", "Shared", fieldOf(path, "azureDisk"));
-    });
-  const scaleIO = child(owner, "scaleIO");
-  if (scaleIO)
-    d.as("ScaleIOVolumeSource +default", () => {
-      d.string(scaleIO, "storageMode", "ThinProvisioned", fieldOf(path, "scaleIO"));
-      d.string(scaleIO, "fsType", "xfs", fieldOf(path, "scaleIO"));
-    });
+  for (const [source, type, defaults] of MARKED_SOURCES) {
+    const found = child(owner, source);
+    if (found) d.as(`${type} +default`, () => defaults.forEach(([key, value, unset]) => d.set(found, key, value, fieldOf(path, source), unset)));
+  }
 }
 
 /** SetDefaults_Volume and the defaults of each volume source. */
