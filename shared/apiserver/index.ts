@@ -21,7 +21,7 @@
 // The function never needs this (the apiserver sends it the mutated
 // object); `check`, `test` and the conformance suite do.
 import { DEFAULT_VERSION, type KubernetesVersion } from "../cel/kubernetes/environment.js";
-import { admitCreate, type PluginName } from "./admission/index.js";
+import { ADMITTED_TYPES, admitCreate, type PluginName } from "./admission/index.js";
 import { ClusterObjects } from "./cluster.js";
 import { defaultBySchema } from "./crd.js";
 import { applyApiDefaults, hasApiDefaults } from "./defaults/index.js";
@@ -86,8 +86,9 @@ function serviceAccountAlias(object: Json, type: string, d: Defaulter): void {
 
 /**
  * `object` as validation would see its creation in a cluster of
- * `options.version` holding `options.cluster`: a new object, the given one
- * untouched. An object that is no Kubernetes object comes back as it was.
+ * `options.version` holding `options.cluster`: a new object when anything
+ * applies to it, the given one never changed. An object nothing applies to
+ * (no defaults, no plugin, or no Kubernetes object at all) comes back as it is.
  */
 export function admit(object: Json, options: AdmitOptions = {}): Admitted {
   const d = new Defaulter();
@@ -95,8 +96,11 @@ export function admit(object: Json, options: AdmitOptions = {}): Admitted {
   const kind = object["kind"];
   if (typeof apiVersion !== "string" || typeof kind !== "string") return { object, changes: [] };
   const cluster = options.cluster ?? new ClusterObjects();
-  const schema = hasApiDefaults(apiVersion, kind) ? undefined : cluster.crdSchema(apiVersion, kind);
+  const defaulted = hasApiDefaults(apiVersion, kind);
+  const schema = defaulted ? undefined : cluster.crdSchema(apiVersion, kind);
   const type = `${apiVersion}/${kind}`;
+  // Most kinds (ConfigMaps, RBAC roles, custom resources without a CRD given) have nothing set: no copy for them.
+  if (!defaulted && !schema && !ADMITTED_TYPES.has(type)) return { object, changes: [] };
   const copy = JSON.parse(JSON.stringify(object)) as Json;
   const metadata = child(copy, "metadata");
   const namespace = typeof metadata?.["namespace"] === "string" ? metadata["namespace"] : "default";

@@ -248,6 +248,9 @@ const PLUGINS = [
   ["DefaultIngressClass", defaultIngressClass],
 ] as const satisfies ReadonlyArray<readonly [string, Plugin]>;
 
+/** The types the plugins above change: an object of any other passes them untouched. */
+export const ADMITTED_TYPES: ReadonlySet<string> = new Set(["v1/Pod", "v1/PersistentVolumeClaim", "v1/PersistentVolume", "v1/Node", "networking.k8s.io/v1/Ingress"]);
+
 export type PluginName = (typeof PLUGINS)[number][0];
 export const PLUGIN_NAMES: readonly PluginName[] = PLUGINS.map(([name]) => name);
 
