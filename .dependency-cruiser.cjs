@@ -15,7 +15,7 @@
 
 /** shared/, bottom first: a folder imports only folders before it. */
 const SHARED_LAYERS = [
-  "digest", "json", "text", "re2", "zod", // leaves: hashing, JSON, capped text, RE2, zod's setup
+  "digest", "json", "text", "re2", "zod", "version", // leaves: hashing, JSON, capped text, RE2, zod's setup, releases and their skew
   "signing", "tokens", // keys, tokens
   "admission", "k8s", "exceptions", // the AdmissionReview codec, Kubernetes helpers, exceptions
   "clusters", // cluster registrations (their labels are Kubernetes labels)
@@ -25,6 +25,7 @@ const SHARED_LAYERS = [
   "vap", // ValidatingAdmissionPolicies: compile, match, validate, dispatch
   "policy", // what a built-in policy is
   "fleet", // fleet policy sets: one set for many clusters, selected by their labels
+  "governance", // operator keys, thresholds of their signatures, the change log and the undo of a revoked key's changes
   "review", // review(): match → evaluate → decide
   "counts", // verdict counts of reviews, per cluster, policy and outcome
   "apiserver", // what the apiserver does to an object before validation: API defaults, built-in mutating admission (check and test only)

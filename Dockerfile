@@ -1,7 +1,7 @@
 # The edgeadmit image: the CLI that the sync and audit CronJobs run
 # (infra/k8s), bundled into one file with all its dependencies. Build it from
 # the sources of the version you deploy and push it where the cluster pulls:
-#   docker build -t registry.example.com/edgeadmit:0.1.0 . && docker push registry.example.com/edgeadmit:0.1.0
+#   docker build --build-arg EDGEADMIT_COMMIT=$(git rev-parse --short=12 HEAD) -t registry.example.com/edgeadmit:0.2.0 . && docker push registry.example.com/edgeadmit:0.2.0
 # A cluster that cannot pull an image uses the ConfigMap path instead
 # (infra/k8s/bundle, docs/operations.md).
 # Node is the version package.json pins as the devDependency `node` (the one
@@ -17,6 +17,9 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
+# The commit the image is built from (.git is not copied in), which the CLI names itself by:
+# --build-arg EDGEADMIT_COMMIT=$(git rev-parse --short=12 HEAD). An ARG is in RUN's environment.
+ARG EDGEADMIT_COMMIT=""
 RUN node scripts/tsrun.mjs infra/bundle/build.ts --out /out/edgeadmit.mjs
 
 FROM node:24.21.0-slim@sha256:0e0ff40c39bc087845bfb27465a0df4ea419520094bc35842ff83dd8cbe6f9b6

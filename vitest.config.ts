@@ -66,6 +66,17 @@ export default defineConfig(async () => {
           ],
           test: { name: "worker", include: ["test/worker/**/*.test.ts"], isolate: false, testTimeout: 60_000, hookTimeout: 60_000 },
         },
+        {
+          // The same function deployed with OPERATOR_THRESHOLD=2: changes that widen access wait for a second key.
+          plugins: [
+            cloudflareTest({
+              main: "./functions/index.ts",
+              wrangler: { configPath: "./wrangler.toml" },
+              miniflare: { bindings: { ...clusters.bindings, OPERATOR_THRESHOLD: "2" } },
+            }),
+          ],
+          test: { name: "worker-threshold", include: ["test/worker-threshold/**/*.test.ts"], isolate: false, testTimeout: 60_000, hookTimeout: 60_000 },
+        },
       ],
     },
   };

@@ -11,7 +11,8 @@ import { clusterOf, type Env } from "../functions/config/index.js";
 import { DEFAULT_CACHE_ENTRIES, REFRESH_MS, type RegistryReader } from "../functions/registry/cache.js";
 import type { DirectoryDelta, StoredRegistration } from "../functions/registry/index.js";
 import { DEFAULT_MAX_SNAPSHOT_AGE_SECONDS, type NormalRegistration } from "../shared/clusters/index.js";
-import { PUBLIC_KEY_PREFIX, toBase64 } from "../shared/signing/index.js";
+import { generateKeyPair, importPrivateKey, PUBLIC_KEY_PREFIX, signRequest, toBase64 } from "../shared/signing/index.js";
+import { MAX_OPERATOR_KEYS } from "../shared/governance/index.js";
 import { tokenHash } from "../shared/tokens/index.js";
 import { PROJECT_ROOT } from "../infra/base/root.js";
 import { figure, type Section } from "./figures.js";
@@ -86,6 +87,35 @@ async function childHeap(): Promise<Heap> {
   return JSON.parse(stdout.trim().split("\n").at(-1)!) as Heap;
 }
 
+/** Operator keys added in the registry for the operator-request figure: the registry's limit. */
+const OPERATOR_KEYS_ADDED = MAX_OPERATOR_KEYS;
+
+/** Median µs per signed GET /v1/registry/operators, with 1 trusted key and with `added` more, each signed by the last key trusted. */
+async function operatorRequests(added: number): Promise<{ one: ReturnType<typeof spread>; many: ReturnType<typeof spread> }> {
+  const pairs = await Promise.all(Array.from({ length: added + 1 }, () => generateKeyPair()));
+  const envWith = (keys: typeof pairs): Env => {
+    const twin = { operatorKeys: async () => structuredClone({ added: keys.slice(1).map((pair) => pair.publicKey), revoked: [] }) };
+    return { CLUSTERS: "{}", OPERATOR_KEYS: keys[0]!.publicKey, REGISTRY: { idFromName: (name: string) => name, get: () => twin } as unknown as Env["REGISTRY"], SNAPSHOTS: undefined as unknown as Env["SNAPSHOTS"] };
+  };
+  const call = async (env: Env, pem: string) => {
+    const path = "/v1/registry/operators";
+    const headers = await signRequest(await importPrivateKey(pem), "GET", path, new Uint8Array(), Math.floor(Date.now() / 1000), "operator");
+    const response = await app.fetch(new Request(`http://edgeadmit.bench${path}`, { headers }), env);
+    if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}: ${await response.text()}`);
+    return (await response.text()).length;
+  };
+  const [one, many] = [envWith(pairs.slice(0, 1)), envWith(pairs)];
+  const samples = await interleave(
+    [
+      { name: "one", run: () => call(one, pairs[0]!.privateKeyPem) },
+      { name: "many", run: () => call(many, pairs.at(-1)!.privateKeyPem) },
+    ],
+    { rounds: 5, warmupMs: 500, batchMs: 100, minBatch: 50 },
+  );
+  const median = (name: string) => spread(samples[name]!.map((round) => quantile(round, 0.5) / 1e3));
+  return { one: median("one"), many: median("many") };
+}
+
 export async function registryScale(): Promise<Section> {
   const en = (n: number) => n.toLocaleString("en");
   const [small, large] = await Promise.all(REGISTRY_SIZES.map((count) => fleet(count)));
@@ -140,6 +170,16 @@ export async function registryScale(): Promise<Section> {
   for (const size of REGISTRY_SIZES) section.figures.push(figure(`${en(size)} clusters: the lookup alone (clusterOf), median`, "µs", spread(medians(`lookup ${size}`))));
   section.figures.push(figure("the lookup alone, 10,000 / 10 clusters", "×", ratio(`lookup ${REGISTRY_SIZES[1]}`, `lookup ${REGISTRY_SIZES[0]}`)));
   section.figures.push(figure("refusal of an unknown id / of a wrong token (10,000 clusters)", "×", ratio("unknown id", "wrong token")));
+
+  // An operator's request: the trusted keys read from the registry and its signature checked among them (the root set and every key added).
+  const operator = await operatorRequests(OPERATOR_KEYS_ADDED);
+  section.figures.push(
+    figure(`operator request, ${OPERATOR_KEYS_ADDED + 1} trusted keys, signed by the last: GET /v1/registry/operators through the app, median`, "µs", operator.many),
+    figure("the same with 1 trusted key, median", "µs", operator.one),
+  );
+  section.notes.push(
+    `An operator's request reads the trusted operator keys from the registry (an in-memory twin here) and verifies its signature against each (Ed25519, the root set and the ${OPERATOR_KEYS_ADDED} keys added, the registry's limit being ${MAX_OPERATOR_KEYS}); a review never does either: the authenticated request above is a review's path, and its figure is the same as before operator keys moved into the registry.`,
+  );
 
   const heaps: Heap[] = [];
   for (let i = 0; i < CHILD_RUNS; i++) heaps.push(await childHeap());

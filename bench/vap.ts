@@ -1,11 +1,11 @@
 // Section 7: the cluster's own ValidatingAdmissionPolicies at the edge.
-// kubescape's 60 unchanged policies (the team folder's acceptance suite, when
-// it sits beside the project) bound at the edge, judging a 6-container
+// kubescape's 60 unchanged policies (the acceptance suite in
+// conformance/data) bound at the edge, judging a 6-container
 // Deployment CREATE; the cost of compiling them when a warm isolate sees them;
 // their validations and variables one by one against the JavaScript CEL
 // engines (bench/cel-engines.ts); and 1,000 bound policies of which 10 match
 // against a snapshot of those 10.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { buildSnapshot, type KubeObject } from "../shared/snapshot/builder/index.js";
@@ -20,7 +20,7 @@ import { interleave, type InterleaveOptions } from "./timing.js";
 import { compareEngines, kubescapeExpressions } from "./cel-engines.js";
 import { wrapReview } from "../shared/admission/wrap.js";
 
-export const KUBESCAPE = join(PROJECT_ROOT, "..", "shared", "conformance", "kubescape-cel-admission-library");
+export const KUBESCAPE = join(PROJECT_ROOT, "conformance", "data", "kubescape-cel-admission-library");
 export const TEST_LABEL = { "admission-policy-test": "abc" };
 
 const readYaml = (path: string) => parse(readFileSync(path, "utf8")) as KubeObject;
@@ -174,67 +174,65 @@ export async function validatingAdmissionPolicies(): Promise<Section> {
   };
   const text = deploymentReview();
 
-  if (existsSync(KUBESCAPE)) {
-    const objects = kubescapeObjects();
-    const view = viewOfObjects(objects);
-    const context = reviewContext(view);
-    const answer = JSON.parse(handleReview(text, context)) as { response: { allowed: boolean } };
-    const { request } = JSON.parse(text) as { request: AdmissionRequest };
-    const denying = [
-      ...new Set(
-        compilePolicySet({ policies: view.cluster.validatingAdmissionPolicies, bindings: view.cluster.policyBindings })
-          .evaluate(request, view)
-          .outcomes.filter((o) => o.action === "Deny")
-          .map((o) => o.policy),
-      ),
-    ];
-    section.notes.push(
-      `kubescape: ${objects.filter((o) => o.kind === "ValidatingAdmissionPolicy").length} policies bound from ../shared/conformance/kubescape-cel-admission-library; the ${text.length.toLocaleString("en")}-byte 6-container Deployment CREATE is ${answer.response.allowed ? "allowed" : "denied"}, by ${denying.length} of them: ${denying.join(", ")}.`,
-    );
-    // One full collection between compiling the policies and warming them up, as a warm isolate has had since its snapshot arrived.
-    // Without it the same review ran at one of two speeds for the rest of the process, by whether the last full collection came before
-    // the compile (the orchestrator's, before each section: 344-502 µs) or not (279-320 µs); with it, 319-331 µs in four runs of either.
-    gc();
-    let settledIn = 0;
-    const samples = await interleave(
-      [
-        { name: "review", run: () => handleReview(text, context).length },
-        { name: "floor", run: () => floor(text).length },
-      ],
-      { ...TIMING, settle: { ...SETTLE, onSettled: (rounds) => (settledIn = rounds) } },
-    );
-    section.notes.push(
-      "Before the warm-up, one full collection (gc()) after the policies are compiled, as a warm isolate has had one since its snapshot arrived: V8 ran the same review at one of two speeds for the rest of a process, about 1.4 times apart, by whether its last full collection came before the policies were compiled or after (the same counts of collections either way; the difference sat in the evaluator's closures); after one, both starting points measure alike.",
-    );
-    section.notes.push(
-      `Settling: after the warm-up, untimed rounds (at least ${SETTLE.minRounds}) until the review's batch median set no new low (by 1 %) for 4 rounds in a row: ${settledIn} round(s)${settledIn >= SETTLE.maxRounds ? ", the cap, so it was still getting faster" : ""}.`,
-    );
-    const medians = roundMedians(samples.review!);
-    const floors = roundMedians(samples.floor!);
-    section.figures.push(
-      figure("60 kubescape policies, 6-container Deployment: median", "µs", spread(medians), { op: "<=", value: 300 }),
-      figure("60 kubescape policies, 6-container Deployment: p99", "µs", spread(samples.review!.map((round) => quantile(round, 0.99) / 1e3)), { op: "<=", value: 1000 }),
-      figure("60 kubescape policies, 6-container Deployment: median / floor", "×", spread(medians.map((m, i) => m / floors[i]!)), { op: "<=", value: 10 }),
-    );
-    const snapshot = view.cluster;
-    const compile = () => {
-      const set = compilePolicySet({ policies: snapshot.validatingAdmissionPolicies, bindings: snapshot.policyBindings });
-      if (set.bound !== 60) throw new Error(`compiled ${set.bound} kubescape policies, expected 60: ${set.problems.slice(0, 3).join("; ")}`);
-    };
-    const compileMs: number[] = [];
-    for (let i = 0; i < COMPILE_WARMUP + COMPILE_RUNS; i++) {
-      const wall = nowNs();
-      const cpu = cpuNs();
-      compile();
-      if (i >= COMPILE_WARMUP || i === 0) compileMs.push(Math.min(nowNs() - wall, cpuNs() - cpu) / 1e6);
-    }
-    const [first, ...warm] = compileMs;
-    section.figures.push(figure("compile the 60 kubescape policies (a new snapshot in a warm isolate)", "ms", spread(warm), { op: "<=", value: 20 }));
-    section.notes.push(
-      `Compile: compilePolicySet over the snapshot's 60 bound policies, ${COMPILE_RUNS} runs after ${COMPILE_WARMUP} untimed ones, each the lesser of wall and CPU time; the median (min–max) over the runs. That is the compiler's own code warm, as it is in the full run after the sections before this one: the process's first compile took ${first!.toFixed(0)} ms here, which depends on what ran before it (alone, nothing had).`,
-    );
-    perExpression(section, objects, text);
-  } else section.notes.push("kubescape figures skipped: ../shared/conformance/kubescape-cel-admission-library is not beside the project.");
+  const objects = kubescapeObjects();
+  const view = viewOfObjects(objects);
+  const context = reviewContext(view);
+  const answer = JSON.parse(handleReview(text, context)) as { response: { allowed: boolean } };
+  const { request } = JSON.parse(text) as { request: AdmissionRequest };
+  const denying = [
+    ...new Set(
+      compilePolicySet({ policies: view.cluster.validatingAdmissionPolicies, bindings: view.cluster.policyBindings })
+        .evaluate(request, view)
+        .outcomes.filter((o) => o.action === "Deny")
+        .map((o) => o.policy),
+    ),
+  ];
+  section.notes.push(
+    `kubescape: ${objects.filter((o) => o.kind === "ValidatingAdmissionPolicy").length} policies bound from conformance/data/kubescape-cel-admission-library; the ${text.length.toLocaleString("en")}-byte 6-container Deployment CREATE is ${answer.response.allowed ? "allowed" : "denied"}, by ${denying.length} of them: ${denying.join(", ")}.`,
+  );
+  // One full collection between compiling the policies and warming them up, as a warm isolate has had since its snapshot arrived.
+  // Without it the same review ran at one of two speeds for the rest of the process, by whether the last full collection came before
+  // the compile (the orchestrator's, before each section: 344-502 µs) or not (279-320 µs); with it, 319-331 µs in four runs of either.
+  gc();
+  let settledIn = 0;
+  const samples = await interleave(
+    [
+      { name: "review", run: () => handleReview(text, context).length },
+      { name: "floor", run: () => floor(text).length },
+    ],
+    { ...TIMING, settle: { ...SETTLE, onSettled: (rounds) => (settledIn = rounds) } },
+  );
+  section.notes.push(
+    "Before the warm-up, one full collection (gc()) after the policies are compiled, as a warm isolate has had one since its snapshot arrived: V8 ran the same review at one of two speeds for the rest of a process, about 1.4 times apart, by whether its last full collection came before the policies were compiled or after (the same counts of collections either way; the difference sat in the evaluator's closures); after one, both starting points measure alike.",
+  );
+  section.notes.push(
+    `Settling: after the warm-up, untimed rounds (at least ${SETTLE.minRounds}) until the review's batch median set no new low (by 1 %) for 4 rounds in a row: ${settledIn} round(s)${settledIn >= SETTLE.maxRounds ? ", the cap, so it was still getting faster" : ""}.`,
+  );
+  const medians = roundMedians(samples.review!);
+  const floors = roundMedians(samples.floor!);
+  section.figures.push(
+    figure("60 kubescape policies, 6-container Deployment: median", "µs", spread(medians), { op: "<=", value: 300 }),
+    figure("60 kubescape policies, 6-container Deployment: p99", "µs", spread(samples.review!.map((round) => quantile(round, 0.99) / 1e3)), { op: "<=", value: 1000 }),
+    figure("60 kubescape policies, 6-container Deployment: median / floor", "×", spread(medians.map((m, i) => m / floors[i]!)), { op: "<=", value: 10 }),
+  );
+  const snapshot = view.cluster;
+  const compile = () => {
+    const set = compilePolicySet({ policies: snapshot.validatingAdmissionPolicies, bindings: snapshot.policyBindings });
+    if (set.bound !== 60) throw new Error(`compiled ${set.bound} kubescape policies, expected 60: ${set.problems.slice(0, 3).join("; ")}`);
+  };
+  const compileMs: number[] = [];
+  for (let i = 0; i < COMPILE_WARMUP + COMPILE_RUNS; i++) {
+    const wall = nowNs();
+    const cpu = cpuNs();
+    compile();
+    if (i >= COMPILE_WARMUP || i === 0) compileMs.push(Math.min(nowNs() - wall, cpuNs() - cpu) / 1e6);
+  }
+  const [first, ...warm] = compileMs;
+  section.figures.push(figure("compile the 60 kubescape policies (a new snapshot in a warm isolate)", "ms", spread(warm), { op: "<=", value: 20 }));
+  section.notes.push(
+    `Compile: compilePolicySet over the snapshot's 60 bound policies, ${COMPILE_RUNS} runs after ${COMPILE_WARMUP} untimed ones, each the lesser of wall and CPU time; the median (min–max) over the runs. That is the compiler's own code warm, as it is in the full run after the sections before this one: the process's first compile took ${first!.toFixed(0)} ms here, which depends on what ran before it (alone, nothing had).`,
+  );
+  perExpression(section, objects, text);
 
   const tenOnly = reviewContext(viewOfObjects(syntheticPolicies(10, 0)));
   const thousand = reviewContext(viewOfObjects(syntheticPolicies(10, 990)));

@@ -1,4 +1,4 @@
-// Kubernetes' own CEL test tables (../shared/conformance/kubernetes-apiserver,
+// Kubernetes' own CEL test tables (conformance/data/kubernetes-apiserver,
 // kinds `expr` and `cost`), run against the CEL the function runs: the
 // apiserver environment of the newest Kubernetes version this build knows
 // (shared/cel/kubernetes/environment.ts), in workerd. Every counted case
@@ -14,7 +14,7 @@ import { compile, createEnv, CelMap, Double, equals, intOf, Optional, typeOf, Ui
 import { mapInsert } from "../shared/cel/eval/index.js";
 import { environmentFor, NEWEST_VERSION } from "../shared/cel/kubernetes/environment.js";
 
-const DATA = import.meta.glob("../../shared/conformance/kubernetes-apiserver/cases.json", { import: "default", eager: true }) as Record<string, { cases: Case[] }>;
+const DATA = import.meta.glob("./data/kubernetes-apiserver/cases.json", { import: "default", eager: true }) as Record<string, { cases: Case[] }>;
 
 type Expected = unknown;
 interface Case {

@@ -1,6 +1,6 @@
 /// <reference types="vite/client" />
 // Kubernetes' own tables for ValidatingAdmissionPolicies, run against the
-// code the function runs (../shared/conformance/kubernetes-apiserver, whose
+// code the function runs (conformance/data/kubernetes-apiserver, whose
 // README says how each kind is judged): `compile` cases through
 // shared/vap/compile (plugin/cel compile_test.go), `vap` and `validator`
 // cases through shared/vap/validator's Validate (condition_test.go,
@@ -12,7 +12,7 @@ import type { Value } from "../shared/cel/index.js";
 import { compilePolicies, type CompiledPolicy } from "../shared/vap/compile/index.js";
 import { evaluatePhase, validate, type Invocation } from "../shared/vap/validator/index.js";
 
-const DATA = import.meta.glob("../../shared/conformance/kubernetes-apiserver/cases.json", { import: "default", eager: true }) as Record<string, { cases: Case[] }>;
+const DATA = import.meta.glob("./data/kubernetes-apiserver/cases.json", { import: "default", eager: true }) as Record<string, { cases: Case[] }>;
 
 interface Input {
   object: unknown;

@@ -1,7 +1,7 @@
 /// <reference types="vite/client" />
 // The acceptance suite for ValidatingAdmissionPolicies at the edge: the 60
 // unchanged policies of kubescape's cel-admission-library and their 628 cases
-// (the team folder: ../shared/conformance/kubescape-cel-admission-library,
+// (conformance/data/kubescape-cel-admission-library,
 // whose README restates how the upstream runner judges a case). Each policy,
 // its binding and params are pushed in a snapshot to the real function in
 // workerd; each case is a CREATE review of the template with its field
@@ -15,10 +15,10 @@ import { admit } from "../shared/apiserver/index.js";
 import { push, snapshotOf, validate } from "../test/support/worker.js";
 import knownMisses from "./kubescape-misses.json";
 
-const POLICIES = import.meta.glob("../../shared/conformance/kubescape-cel-admission-library/controls/*/policy.yaml", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
-const TESTS = import.meta.glob("../../shared/conformance/kubescape-cel-admission-library/controls/*/tests.json", { import: "default", eager: true }) as Record<string, TestCase[]>;
-const RESOURCES = import.meta.glob("../../shared/conformance/kubescape-cel-admission-library/test-resources/*.yaml", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
-const PARAM_CRD = import.meta.glob("../../shared/conformance/kubescape-cel-admission-library/configuration/policy-configuration-definition.yaml", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+const POLICIES = import.meta.glob("./data/kubescape-cel-admission-library/controls/*/policy.yaml", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+const TESTS = import.meta.glob("./data/kubescape-cel-admission-library/controls/*/tests.json", { import: "default", eager: true }) as Record<string, TestCase[]>;
+const RESOURCES = import.meta.glob("./data/kubescape-cel-admission-library/test-resources/*.yaml", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
+const PARAM_CRD = import.meta.glob("./data/kubescape-cel-admission-library/configuration/policy-configuration-definition.yaml", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
 
 interface TestCase {
   name: string;

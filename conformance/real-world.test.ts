@@ -1,51 +1,51 @@
-// Every file in the team folder's ../shared/fixtures/real-world (npm run conformance) gets the verdict of its README
+// Every file in conformance/data/real-world (npm run conformance) gets the verdict of its README
 // table through the HTTP function: objects wrapped as `edgeadmit review` wraps
 // them, against a snapshot built from the same manifests (PVCs and the
 // workloads that mount them, as the sync job would list them), under the
 // settings profiles shipped in examples/profiles.
 import { describe, expect, it } from "vitest";
-import aBeforeRendered from "../../shared/fixtures/real-world/A/before/RENDERED-overlays-prod.yaml?raw";
-import aBeforeCleanup from "../../shared/fixtures/real-world/A/before/cleanup-cronjob.yaml?raw";
-import aBeforeKustomization from "../../shared/fixtures/real-world/A/before/kustomization.yaml?raw";
-import aBeforeHighKustomization from "../../shared/fixtures/real-world/A/before/overlays/memory-tier-high-kustomization.yaml?raw";
-import aBeforeHighNodeSelector from "../../shared/fixtures/real-world/A/before/overlays/memory-tier-high-nodeselector.yaml?raw";
-import aBeforeLowKustomization from "../../shared/fixtures/real-world/A/before/overlays/memory-tier-low-kustomization.yaml?raw";
-import aBeforeLowNodeSelector from "../../shared/fixtures/real-world/A/before/overlays/memory-tier-low-nodeselector.yaml?raw";
-import aBeforeProdKustomization from "../../shared/fixtures/real-world/A/before/overlays/overlays-prod-kustomization.yaml?raw";
-import aBeforeRqWorker from "../../shared/fixtures/real-world/A/before/rq-worker-deployment.yaml?raw";
-import aBeforeStreamlit from "../../shared/fixtures/real-world/A/before/streamlit-deployment.yaml?raw";
-import aBeforePvc from "../../shared/fixtures/real-world/A/before/workspace-pvc.yaml?raw";
-import aAfterRendered from "../../shared/fixtures/real-world/A/after/RENDERED-overlays-prod.yaml?raw";
-import aAfterCleanup from "../../shared/fixtures/real-world/A/after/cleanup-cronjob.yaml?raw";
-import aAfterKustomization from "../../shared/fixtures/real-world/A/after/kustomization.yaml?raw";
-import aAfterHighKustomization from "../../shared/fixtures/real-world/A/after/overlays/memory-tier-high-kustomization.yaml?raw";
-import aAfterHighNodeSelector from "../../shared/fixtures/real-world/A/after/overlays/memory-tier-high-nodeselector.yaml?raw";
-import aAfterLowKustomization from "../../shared/fixtures/real-world/A/after/overlays/memory-tier-low-kustomization.yaml?raw";
-import aAfterLowNodeSelector from "../../shared/fixtures/real-world/A/after/overlays/memory-tier-low-nodeselector.yaml?raw";
-import aAfterProdKustomization from "../../shared/fixtures/real-world/A/after/overlays/overlays-prod-kustomization.yaml?raw";
-import aAfterRqWorker from "../../shared/fixtures/real-world/A/after/rq-worker-deployment.yaml?raw";
-import aAfterStreamlit from "../../shared/fixtures/real-world/A/after/streamlit-deployment.yaml?raw";
-import aAfterPvc from "../../shared/fixtures/real-world/A/after/workspace-pvc.yaml?raw";
-import bBeforeBackend from "../../shared/fixtures/real-world/B/before/backend-deployment.yaml?raw";
-import bBeforePvc from "../../shared/fixtures/real-world/B/before/workspace-pvc.yaml?raw";
-import bAfterBackend from "../../shared/fixtures/real-world/B/after/backend-deployment.yaml?raw";
-import bAfterPvc from "../../shared/fixtures/real-world/B/after/workspace-pvc.yaml?raw";
-import bExtraMinio from "../../shared/fixtures/real-world/B/extra/minio-deployment.yaml?raw";
-import bExtraPostgresql from "../../shared/fixtures/real-world/B/extra/postgresql-deployment.yaml?raw";
-import cBeforeDefault from "../../shared/fixtures/real-world/C/before/rendered-default-names.yaml?raw";
-import cBeforeOverride from "../../shared/fixtures/real-world/C/before/rendered-nameOverride-foo.yaml?raw";
-import cBeforeValues from "../../shared/fixtures/real-world/C/before/values.pre-PR-e8e8052.yaml?raw";
-import cBeforeValuesExcerpt from "../../shared/fixtures/real-world/C/before/values.proxy-excerpt.RECONSTRUCTED.yaml?raw";
-import cAfterChart from "../../shared/fixtures/real-world/C/after/Chart.yaml?raw";
-import cAfterDefault from "../../shared/fixtures/real-world/C/after/rendered-default-names.yaml?raw";
-import cAfterOverride from "../../shared/fixtures/real-world/C/after/rendered-nameOverride-foo.yaml?raw";
-import cAfterValues from "../../shared/fixtures/real-world/C/after/values.yaml?raw";
-import dReader from "../../shared/fixtures/real-world/D/as-is/reader.yaml?raw";
-import dWriter from "../../shared/fixtures/real-world/D/as-is/writer.yaml?raw";
-import eSchedulingClasses from "../../shared/fixtures/real-world/E/extracted__schedulingclasses.yaml?raw";
-import eTenants from "../../shared/fixtures/real-world/E/extracted__tenants.yaml?raw";
-import eLineageWebhook from "../../shared/fixtures/real-world/E/lineage-mutatingwebhookconfiguration.yaml?raw";
-import eCrd from "../../shared/fixtures/real-world/E/schedulingclasses-crd.yaml?raw";
+import aBeforeRendered from "./data/real-world/A/before/RENDERED-overlays-prod.yaml?raw";
+import aBeforeCleanup from "./data/real-world/A/before/cleanup-cronjob.yaml?raw";
+import aBeforeKustomization from "./data/real-world/A/before/kustomization.yaml?raw";
+import aBeforeHighKustomization from "./data/real-world/A/before/overlays/memory-tier-high-kustomization.yaml?raw";
+import aBeforeHighNodeSelector from "./data/real-world/A/before/overlays/memory-tier-high-nodeselector.yaml?raw";
+import aBeforeLowKustomization from "./data/real-world/A/before/overlays/memory-tier-low-kustomization.yaml?raw";
+import aBeforeLowNodeSelector from "./data/real-world/A/before/overlays/memory-tier-low-nodeselector.yaml?raw";
+import aBeforeProdKustomization from "./data/real-world/A/before/overlays/overlays-prod-kustomization.yaml?raw";
+import aBeforeRqWorker from "./data/real-world/A/before/rq-worker-deployment.yaml?raw";
+import aBeforeStreamlit from "./data/real-world/A/before/streamlit-deployment.yaml?raw";
+import aBeforePvc from "./data/real-world/A/before/workspace-pvc.yaml?raw";
+import aAfterRendered from "./data/real-world/A/after/RENDERED-overlays-prod.yaml?raw";
+import aAfterCleanup from "./data/real-world/A/after/cleanup-cronjob.yaml?raw";
+import aAfterKustomization from "./data/real-world/A/after/kustomization.yaml?raw";
+import aAfterHighKustomization from "./data/real-world/A/after/overlays/memory-tier-high-kustomization.yaml?raw";
+import aAfterHighNodeSelector from "./data/real-world/A/after/overlays/memory-tier-high-nodeselector.yaml?raw";
+import aAfterLowKustomization from "./data/real-world/A/after/overlays/memory-tier-low-kustomization.yaml?raw";
+import aAfterLowNodeSelector from "./data/real-world/A/after/overlays/memory-tier-low-nodeselector.yaml?raw";
+import aAfterProdKustomization from "./data/real-world/A/after/overlays/overlays-prod-kustomization.yaml?raw";
+import aAfterRqWorker from "./data/real-world/A/after/rq-worker-deployment.yaml?raw";
+import aAfterStreamlit from "./data/real-world/A/after/streamlit-deployment.yaml?raw";
+import aAfterPvc from "./data/real-world/A/after/workspace-pvc.yaml?raw";
+import bBeforeBackend from "./data/real-world/B/before/backend-deployment.yaml?raw";
+import bBeforePvc from "./data/real-world/B/before/workspace-pvc.yaml?raw";
+import bAfterBackend from "./data/real-world/B/after/backend-deployment.yaml?raw";
+import bAfterPvc from "./data/real-world/B/after/workspace-pvc.yaml?raw";
+import bExtraMinio from "./data/real-world/B/extra/minio-deployment.yaml?raw";
+import bExtraPostgresql from "./data/real-world/B/extra/postgresql-deployment.yaml?raw";
+import cBeforeDefault from "./data/real-world/C/before/rendered-default-names.yaml?raw";
+import cBeforeOverride from "./data/real-world/C/before/rendered-nameOverride-foo.yaml?raw";
+import cBeforeValues from "./data/real-world/C/before/values.pre-PR-e8e8052.yaml?raw";
+import cBeforeValuesExcerpt from "./data/real-world/C/before/values.proxy-excerpt.RECONSTRUCTED.yaml?raw";
+import cAfterChart from "./data/real-world/C/after/Chart.yaml?raw";
+import cAfterDefault from "./data/real-world/C/after/rendered-default-names.yaml?raw";
+import cAfterOverride from "./data/real-world/C/after/rendered-nameOverride-foo.yaml?raw";
+import cAfterValues from "./data/real-world/C/after/values.yaml?raw";
+import dReader from "./data/real-world/D/as-is/reader.yaml?raw";
+import dWriter from "./data/real-world/D/as-is/writer.yaml?raw";
+import eSchedulingClasses from "./data/real-world/E/extracted__schedulingclasses.yaml?raw";
+import eTenants from "./data/real-world/E/extracted__tenants.yaml?raw";
+import eLineageWebhook from "./data/real-world/E/lineage-mutatingwebhookconfiguration.yaml?raw";
+import eCrd from "./data/real-world/E/schedulingclasses-crd.yaml?raw";
 import type { KubeObject } from "../shared/snapshot/builder/index.js";
 import { objectsFromYaml } from "../test/support/worker.js";
 import { judgeManifests, type Expected, type Profile, type Verdict } from "../test/support/reviews.js";
@@ -53,7 +53,7 @@ import { judgeManifests, type Expected, type Profile, type Verdict } from "../te
 const CLUSTER = "other";
 
 interface FileCase {
-  /** Path under ../shared/fixtures/real-world. */
+  /** Path under conformance/data/real-world. */
   file: string;
   text: string;
   namespace: string;

@@ -16,8 +16,10 @@ interface LocalWorkerOptions {
   port?: number;
   /** Keep snapshots across restarts in this directory; by default each start gets a fresh, empty store. */
   persistTo?: string;
-  /** Another entry point (the benchmarks' no-op twin); the function's by default. */
+  /** Another entry point (the benchmarks' no-op twin, a previous release's function); the function's by default. */
   entry?: string;
+  /** Another wrangler.toml (a previous release's); the project's by default. */
+  config?: string;
 }
 
 /**
@@ -47,7 +49,7 @@ export async function startLocalWorker(options: LocalWorkerOptions): Promise<Loc
   const { unstable_dev } = await import("wrangler");
   const scratch = options.persistTo ? undefined : mkdtempSync(join(PROJECT_ROOT, ".edgeadmit", "worker-"));
   const worker = await unstable_dev(resolve(PROJECT_ROOT, options.entry ?? "functions/index.ts"), {
-    config: join(PROJECT_ROOT, "wrangler.toml"),
+    config: options.config ?? join(PROJECT_ROOT, "wrangler.toml"),
     vars: { CLUSTERS: JSON.stringify(options.clusters), ...options.vars },
     ip: "127.0.0.1",
     port: options.port ?? 0,

@@ -1,10 +1,13 @@
 // `npm start`: the function on http://127.0.0.1:8787 in workerd, with the
 // demo cluster "demo" registered and its snapshot signed and pushed, and an
 // operator key that may register more clusters in the registry.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { demoFiles, startDemo } from "./demo.js";
 import { PROJECT_ROOT } from "../infra/base/root.js";
+import { RELEASE } from "../shared/version/index.js";
+import { localStateProblem, RESET_LOCAL_STATE, STATE_RELEASE_FILE } from "./local-state.js";
 
 const DEFAULT_PORT = 8787;
 
@@ -62,10 +65,17 @@ async function main(): Promise<void> {
   const port = portFrom(process.env.PORT);
   await ensurePortFree(port);
   const files = demoFiles(join(PROJECT_ROOT, ".edgeadmit"));
+  const releaseFile = join(files.stateDir, "state", STATE_RELEASE_FILE);
+  const problem = localStateProblem(existsSync(releaseFile) ? readFileSync(releaseFile, "utf8").trim() : undefined);
+  if (problem) throw new Error(problem);
   const events = showFunctionEvents();
   // The function would disable these too; say so here, before anything else is blamed.
-  const { worker, clusters, stored } = await startDemo({ files, port, logLevel: "log", onProblem: (problem) => console.error(`npm start: warning: ${problem}`) });
+  const { worker, clusters, stored } = await startDemo({ files, port, logLevel: "log", onProblem: (problem) => console.error(`npm start: warning: ${problem}`) }).catch((e: unknown) => {
+    throw new Error(`${e instanceof Error ? e.message : String(e)}; if the local state is the cause, ${RESET_LOCAL_STATE}`);
+  });
 
+  // This release served the state: the next start, of whatever checkout, knows whose it is.
+  writeFileSync(releaseFile, `${RELEASE}\n`);
   events.ready();
   console.log(`edgeadmit is serving on ${worker.url}
   clusters: ${clusters.join(", ")}

@@ -21,17 +21,28 @@ import {
 } from "../../shared/signing/index.js";
 import { publicKeysOf, publicKeyTextsOf, tokenDigestsOf } from "../../shared/clusters/index.js";
 import { TOKEN_PATTERN } from "../../shared/tokens/index.js";
-import { clusterOf, operatorKeysOf, type Cluster, type Env } from "../config/index.js";
+import { clusterOf, operatorThresholdOf, trustedOperatorKeys, type Cluster, type Env } from "../config/index.js";
+import type { Signing } from "../registry/index.js";
 import { log } from "../log/index.js";
+import { countsOf } from "../fleet/counts.js";
 import { RegistryUnavailable, type Defer } from "../registry/cache.js";
+import { describePeer, FUNCTION_RELEASE_HEADER, peerOf, RELEASE, skewProblem, USER_AGENT_HEADER, type Peer } from "../../shared/version/index.js";
 
 const UNAUTHENTICATED = "not authenticated: this route needs the cluster's credential (docs/operations.md, Register a cluster)";
 
-/** `signedBy`: the registered key (`ed25519:…`) whose signature a signed request carries. */
-export type AuthEnv = { Bindings: Env; Variables: { cluster: Cluster; contentSha256: string; signedBy: string } };
+/**
+ * `signedBy`: the registered key (`ed25519:…`) whose signature a signed
+ * request carries; `peer`: the release of edgeadmit that signed it (its sync
+ * job or CLI), once held to the skew window.
+ */
+export type AuthEnv = { Bindings: Env; Variables: { cluster: Cluster; contentSha256: string; signedBy: string; peer: Peer } };
 
-/** An operator's signed request: the body's signed SHA-256, and the request's identity for replay detection. */
-export type OperatorEnv = { Bindings: Env; Variables: { contentSha256: string; changeId: string; signedAt: number } };
+/**
+ * An operator's signed request: the body's signed SHA-256, the request's
+ * identity for replay detection, the CLI's release, and who signed it with
+ * what the deployment asks of signers (the registry checks both again).
+ */
+export type OperatorEnv = { Bindings: Env; Variables: { contentSha256: string; changeId: string; signedAt: number; peer: Peer; signing: Signing } };
 
 /** The only answer an unauthenticated caller gets, whatever was wrong. */
 export function unauthenticated(c: Context) {
@@ -161,11 +172,36 @@ export function signer(method: SignedMethod): MiddlewareHandler<AuthEnv> {
       log({ event: "auth-refused", cluster: id, route: `${c.req.method} ${c.req.routePath}`, reason: check.detail });
       return c.json({ error: check.detail }, 403);
     }
+    const peer = heldToWindow(c, id);
+    if (peer instanceof Response) return peer;
+    // What the registry lists of the cluster's sync job: its release, and when it last called.
+    const counts = countsOf(c.env);
+    if (counts) {
+      const now = Date.now();
+      counts.flusher.peers.see(cluster.id, peer, now);
+      counts.flusher.maybeFlush(counts.writer, now, deferOf(c));
+    }
     c.set("cluster", cluster);
     c.set("contentSha256", check.contentSha256);
     c.set("signedBy", publicKeyTextsOf(cluster)[check.keyIndex]!);
+    c.set("peer", peer);
     return next();
   };
+}
+
+/**
+ * The release of edgeadmit that signed an authenticated request, or the
+ * answer refusing it: a peer outside the function's skew window is told
+ * both releases and what to upgrade (shared/version). Only a caller who
+ * proved its key learns the function's release.
+ */
+function heldToWindow(c: Context, who: string): Peer | Response {
+  const peer = peerOf(c.req.header(USER_AGENT_HEADER));
+  c.header(FUNCTION_RELEASE_HEADER, RELEASE);
+  const skew = skewProblem(peer);
+  if (skew === undefined) return peer;
+  log({ event: "peer-refused", cluster: who, route: `${c.req.method} ${c.req.routePath}`, peer: describePeer(peer), reason: skew });
+  return c.json({ error: `${skew}; nothing changed` }, 400);
 }
 
 /** GET …/snapshot: the sync job's signature, or what admits the apiserver (so ops can look with curl). */
@@ -189,7 +225,14 @@ function operatorSubject(url: string): string {
  */
 export function operator(method: OperatorMethod): MiddlewareHandler<OperatorEnv> {
   return async (c, next) => {
-    const { keys } = await operatorKeysOf(c.env);
+    let trusted: Awaited<ReturnType<typeof trustedOperatorKeys>>;
+    try {
+      trusted = await trustedOperatorKeys(c.env);
+    } catch (e) {
+      log({ event: "registry-unavailable", reason: `operator keys not read: ${e instanceof Error ? e.message : String(e)}` });
+      return c.json({ error: "the cluster registry does not answer: try again shortly" }, 503);
+    }
+    const { keys } = trusted;
     const headers = signatureHeaders(c);
     const subject = operatorSubject(c.req.url);
     const check = await verifyRequest(keys.length > 0 ? keys : [await decoy()], method, subject, headers, Math.floor(Date.now() / 1000), "operator");
@@ -197,12 +240,16 @@ export function operator(method: OperatorMethod): MiddlewareHandler<OperatorEnv>
       log({ event: "auth-refused", cluster: "(operator)", route: `${c.req.method} ${c.req.routePath}`, reason });
       return unauthenticated(c);
     };
-    if (keys.length === 0) return refused("no OPERATOR_KEYS configured");
+    if (keys.length === 0) return refused("no OPERATOR_KEYS configured, or every one revoked");
     if (!check.ok) {
       if (check.refusal !== "clock-skew") return refused(`${check.refusal}: ${check.detail}`);
       log({ event: "auth-refused", cluster: "(operator)", route: `${c.req.method} ${c.req.routePath}`, reason: check.detail });
       return c.json({ error: check.detail }, 403);
     }
+    const peer = heldToWindow(c, "(operator)");
+    if (peer instanceof Response) return peer;
+    c.set("peer", peer);
+    c.set("signing", { signer: trusted.texts[check.keyIndex]!, rootKeys: trusted.root, threshold: operatorThresholdOf(c.env).threshold, canPropose: peer.named });
     const signedAt = Number(headers.timestamp);
     c.set("contentSha256", check.contentSha256);
     c.set("signedAt", signedAt);

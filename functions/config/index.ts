@@ -6,9 +6,10 @@
 // A broken entry disables that cluster only, logged; /readyz reports it.
 import { clusterIdError, loadClusters, type Cluster, type LoadedClusters } from "../../shared/clusters/index.js";
 import { importPublicKey } from "../../shared/signing/index.js";
+import { MAX_OPERATOR_KEYS, thresholdOf } from "../../shared/governance/index.js";
 import { log } from "../log/index.js";
 import { DEFAULT_CACHE_ENTRIES, RegistryCache, type Defer, type RegistryReader } from "../registry/cache.js";
-import type { ClusterRegistry } from "../registry/index.js";
+import type { ClusterRegistry, GovernanceStub } from "../registry/index.js";
 import type { StoreEnv } from "../store/cache.js";
 
 export type { Cluster };
@@ -28,6 +29,8 @@ export interface Env extends StoreEnv {
   REGISTRY_CACHE_ENTRIES?: string;
   /** "all": log every review, not only denied, warned and failed ones (npm start sets it). */
   LOG_REVIEWS?: string;
+  /** Distinct operator keys a change that widens access or changes enforcement needs (default 1; docs recommend 2 or more). */
+  OPERATOR_THRESHOLD?: string;
 }
 
 /** Parsed once per isolate per value of its variable; a new deploy brings a new isolate. */
@@ -51,25 +54,70 @@ export function clustersOf(env: Env): Promise<LoadedClusters> {
 }
 
 interface OperatorKeys {
+  /** The usable entries, as written (`ed25519:…`), and imported. */
+  texts: string[];
   keys: CryptoKey[];
   /** One line per entry that is not a key; that entry is ignored. */
   problems: string[];
 }
 
 const parsedOperatorKeys = perValue(async (source): Promise<OperatorKeys> => {
+  const texts: string[] = [];
   const keys: CryptoKey[] = [];
   const problems: string[] = [];
   for (const [index, text] of source.split(/[\s,]+/).filter((entry) => entry !== "").entries()) {
     const key = await importPublicKey(text);
     if (typeof key === "string") problems.push(`OPERATOR_KEYS entry ${index + 1}: ${key}`);
-    else keys.push(key);
+    else if (!texts.includes(text)) (texts.push(text), keys.push(key));
   }
   for (const problem of problems) log({ event: "config", reason: `operator key ignored: ${problem}` });
-  return { keys, problems };
+  return { texts, keys, problems };
 });
 
+/** OPERATOR_KEYS: the root set of operator keys, which the registry's own keys add to (shared/governance). */
 export function operatorKeysOf(env: Env): Promise<OperatorKeys> {
   return parsedOperatorKeys(env.OPERATOR_KEYS ?? "");
+}
+
+/** OPERATOR_THRESHOLD: distinct operator keys a widening change needs (default 1); a wrong value is 1, logged, and /readyz says so. */
+export function operatorThresholdOf(env: Env): { threshold: number; problem?: string } {
+  const parsed = thresholdOf(env.OPERATOR_THRESHOLD);
+  if (parsed.problem && loggedThreshold !== env.OPERATOR_THRESHOLD) {
+    loggedThreshold = env.OPERATOR_THRESHOLD;
+    log({ event: "config", reason: `${parsed.problem}: using 1` });
+  }
+  return parsed;
+}
+let loggedThreshold: string | undefined;
+
+/** Imported operator keys of the registry's, by text: bounded by the keys it holds (MAX_OPERATOR_KEYS). */
+const importedKeys = new Map<string, Promise<CryptoKey | string>>();
+
+/**
+ * The operator keys that may sign now, as texts and imported keys: the root
+ * set and the registry's own, less every revoked one (root ones included).
+ * Read from the registry on every operator request (they are rare), so a
+ * revocation stops a key at once in every isolate.
+ */
+export async function trustedOperatorKeys(env: Env): Promise<{ texts: string[]; keys: CryptoKey[]; root: string[] }> {
+  const root = await operatorKeysOf(env);
+  const registry = registryOf(env);
+  const state = registry ? await registry.governance().operatorKeys() : { added: [], revoked: [] };
+  const revoked = new Set(state.revoked);
+  const texts: string[] = [];
+  const keys: CryptoKey[] = [];
+  root.texts.forEach((text, index) => {
+    if (!revoked.has(text)) (texts.push(text), keys.push(root.keys[index]!));
+  });
+  if (importedKeys.size > MAX_OPERATOR_KEYS * 2) importedKeys.clear();
+  for (const text of state.added) {
+    if (revoked.has(text) || texts.includes(text)) continue;
+    let imported = importedKeys.get(text);
+    if (!imported) importedKeys.set(text, (imported = importPublicKey(text)));
+    const key = await imported;
+    if (typeof key !== "string") (texts.push(text), keys.push(key));
+  }
+  return { texts, keys, root: root.texts };
 }
 
 // One cache per registry binding: Cloudflare hands every request of an isolate
@@ -92,6 +140,8 @@ export const REGISTRY_NAME = "registry";
 interface Registry {
   cache: RegistryCache;
   stub: () => DurableObjectStub<ClusterRegistry>;
+  /** The stub, as the operator's governed routes call it. */
+  governance: () => GovernanceStub;
   /** The stub, as the cache reads it. */
   reader: () => RegistryReader;
 }
@@ -104,7 +154,7 @@ export function registryOf(env: Env): Registry | undefined {
   if (registry === undefined) {
     const stub = () => binding.get(binding.idFromName(REGISTRY_NAME));
     // The stub's methods answer what the Durable Object's return, through RPC.
-    registry = { cache: new RegistryCache(cacheCapacity(env)), stub, reader: stub as unknown as () => RegistryReader };
+    registry = { cache: new RegistryCache(cacheCapacity(env)), stub, reader: stub as unknown as () => RegistryReader, governance: stub as unknown as () => GovernanceStub };
     registries.set(binding, registry);
   }
   return registry;

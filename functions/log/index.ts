@@ -8,16 +8,20 @@ import { truncateUtf8 } from "../../shared/admission/index.js";
 type LogEvent =
   | { event: "review"; cluster: string; uid: string; operation: string; kind: string; verdict: "deny" | "warn" | "audit" | "allow"; policies: string[]; durationMs: number }
   | { event: "review-failed"; cluster: string; uid?: string; status: number; reason: string; durationMs: number }
-  | { event: "push"; cluster: string; status: number; generation?: number; bytes?: number; staged?: number; reason?: string; durationMs: number }
+  | { event: "push"; cluster: string; status: number; peer?: string; generation?: number; bytes?: number; staged?: number; reason?: string; durationMs: number }
   | { event: "auth-refused"; cluster: string; route: string; reason: string }
+  /** An authenticated sync job or CLI outside the function's skew window (shared/version). */
+  | { event: "peer-refused"; cluster: string; route: string; peer: string; reason: string }
   | { event: "config"; cluster?: string; reason: string }
   | { event: "integrity"; cluster: string; generation: number; reason: string }
-  | { event: "registry-change"; status: number; changes: string[]; revision?: number; reason?: string; durationMs: number }
+  | { event: "registry-change"; status: number; peer?: string; changes: string[]; revision?: number; reason?: string; durationMs: number }
   | { event: "registry-unavailable"; reason: string }
   /** A push by a current key dropped a stored generation whose signer the registration no longer lists; the operator's reset of a cluster's snapshot. */
   | { event: "snapshot-started-over"; cluster: string; generation: number; reason: string }
   | { event: "snapshot-reset"; cluster: string; status: number; generation?: number | null; reason?: string }
-  | { event: "fleet-change"; status: number; change: string; revision?: number; reason?: string; durationMs: number };
+  | { event: "fleet-change"; status: number; peer?: string; change: string; revision?: number; reason?: string; durationMs: number }
+  /** An automatic promotion made a policy active on clusters whose pushed webhook rules do not send it (functions/registry/coverage.ts). */
+  | { event: "fleet-coverage"; change: string; cluster?: string; missing?: string[]; clusters?: string[]; reason: string };
 
 const MAX_FIELD_BYTES = 200;
 

@@ -206,7 +206,7 @@ export class RegistryCache {
       this.forget(id);
       return undefined;
     }
-    const loaded = await loadRegistration(id, stored.registration);
+    const loaded = await loadRegistration(id, stored.registration, true);
     if (typeof loaded === "string") log({ event: "config", cluster: id, reason: `registration disabled: ${loaded}` });
     const cluster = typeof loaded === "string" ? undefined : loaded;
     // A refresh while this was loading may have removed the id: never bring it back from here.

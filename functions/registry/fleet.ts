@@ -7,8 +7,7 @@
 // writer, exactly as a registry change is.
 import { HOUR_MS } from "../../shared/counts/index.js";
 import { durationMs, KEPT_REVISIONS, stagesAfterApply, type FleetBinding, type FleetChange, type FleetRevision } from "../../shared/fleet/index.js";
-
-export type FleetApplyResult = { ok: true; revision: number; change: string } | { ok: false; status: 404 | 409; error: string };
+import { Refusal } from "./refusal.js";
 
 /** What an isolate polls: the revision in effect, and the revision itself when the isolate does not hold it yet. */
 export interface FleetSince {
@@ -18,7 +17,8 @@ export interface FleetSince {
 
 export interface FleetHistory {
   revision: number;
-  revisions: Array<{ revision: number; appliedAt: number; change: string; policies: number; bindings: number }>;
+  /** `signers`: the operator keys the change log recorded for the revision (empty: none recorded). */
+  revisions: Array<{ revision: number; appliedAt: number; change: string; policies: number; bindings: number; signers?: string[] }>;
 }
 
 /**
@@ -27,25 +27,18 @@ export interface FleetHistory {
  * cannot carry, though the values are plain JSON.
  */
 export interface FleetStoreStub {
-  applyFleet(change: FleetChange, changeId: string, now: number, rememberUntil: number): Promise<FleetApplyResult>;
   fleetSince(since: number): Promise<FleetSince>;
   fleetHistory(): Promise<FleetHistory>;
 }
+
+/** Records a revision written (its number, what made it, who signed it: none for an automatic promotion) in the change log. */
+export type RevisionRecorder = (revision: number, change: string, now: number) => void;
 
 interface RevisionRow extends Record<string, SqlStorageValue> {
   revision: number;
   body: string;
   applied_at: number;
   change: string;
-}
-
-class Refusal extends Error {
-  constructor(
-    readonly status: 404 | 409,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 function revisionOf(row: RevisionRow): FleetRevision {
@@ -65,8 +58,19 @@ const stagedAtOf = (revision: FleetRevision, binding: string): number => revisio
  */
 export type WaveFindings = (binding: FleetBinding, stage: number, fromHour: number) => number;
 
+/** An automatic promotion just written: the binding, the wave it moved to, and the revision's change. */
+export interface AutomaticPromotion {
+  binding: FleetBinding;
+  wave: number;
+  change: string;
+}
+
 export class FleetTables {
-  constructor(private readonly storage: DurableObjectStorage) {
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    /** Every automatic promotion is recorded here; an operator's change is recorded by whoever applied it. */
+    private readonly recordAutomatic: RevisionRecorder,
+  ) {
     storage.sql.exec("CREATE TABLE IF NOT EXISTS fleet_revision (revision INTEGER PRIMARY KEY, body TEXT NOT NULL, applied_at INTEGER NOT NULL, change TEXT NOT NULL);");
   }
 
@@ -75,22 +79,21 @@ export class FleetTables {
     return (revision === undefined ? sql.exec<RevisionRow>("SELECT * FROM fleet_revision ORDER BY revision DESC LIMIT 1") : sql.exec<RevisionRow>("SELECT * FROM fleet_revision WHERE revision = ?", revision)).toArray()[0];
   }
 
-  /** `change` as the next revision, all or nothing; `record` records the signed request, false for a replay. */
-  apply(change: FleetChange, now: number): FleetApplyResult {
-    try {
-      return this.storage.transactionSync(() => {
-        const currentRow = this.row();
-        const current = currentRow ? revisionOf(currentRow) : undefined;
-        const at = current?.revision ?? 0;
-        if (change.ifRevision !== undefined && change.ifRevision !== at)
-          throw new Refusal(409, `the fleet is at revision ${at}, not ${change.ifRevision}: it changed since; run edgeadmit fleet diff again`);
-        const next = this.next(change, current, now);
-        return { ok: true as const, revision: this.write(at + 1, next, now), change: next.change };
-      });
-    } catch (e) {
-      if (e instanceof Refusal) return { ok: false, status: e.status, error: e.message };
-      throw e;
-    }
+  /** `change` as the next revision, inside the caller's transaction; a Refusal says why not. */
+  apply(change: FleetChange, now: number): { revision: number; change: string } {
+    const currentRow = this.row();
+    const current = currentRow ? revisionOf(currentRow) : undefined;
+    const at = current?.revision ?? 0;
+    if (change.ifRevision !== undefined && change.ifRevision !== at)
+      throw new Refusal(409, `the fleet is at revision ${at}, not ${change.ifRevision}: it changed since; run edgeadmit fleet diff again`);
+    const next = this.next(change, current, now);
+    return { revision: this.write(at + 1, next, now), change: next.change };
+  }
+
+  /** The revision in effect (0 before the first apply) and the revisions kept. */
+  revisions(): { revision: number; kept: number[] } {
+    const kept = this.storage.sql.exec<{ revision: number }>("SELECT revision FROM fleet_revision ORDER BY revision").toArray().map((row) => row.revision);
+    return { revision: kept.at(-1) ?? 0, kept };
   }
 
   private write(revision: number, next: Next, now: number): number {
@@ -149,11 +152,13 @@ export class FleetTables {
    * the policy counted a finding (deny, warn, audit or error) on a cluster of
    * that wave since the hour the wave began: the wave's clusters met nothing
    * the next wave's stricter actions would deny unexpectedly. A binding held
-   * back stays until an operator promotes, rolls back or applies.
+   * back stays until an operator promotes, rolls back or applies. Answers
+   * the promotions it wrote.
    */
-  promoteDue(now: number, findings: WaveFindings): void {
+  promoteDue(now: number, findings: WaveFindings): AutomaticPromotion[] {
     const row = this.row();
-    if (!row || (this.due?.revision === row.revision && now < this.due.at)) return;
+    if (!row || (this.due?.revision === row.revision && now < this.due.at)) return [];
+    const promotions: AutomaticPromotion[] = [];
     this.storage.transactionSync(() => {
       let current = revisionOf(row);
       let at = Infinity;
@@ -176,7 +181,8 @@ export class FleetTables {
           stagedAt: { ...this.stagedAll(current), [name]: now },
           change: `promote ${name} to wave ${stage + 1} (automatic: ${after} in wave ${stage} without a finding)`,
         };
-        this.write(current.revision + 1, next, now);
+        this.recordAutomatic(this.write(current.revision + 1, next, now), next.change, now);
+        promotions.push({ binding, wave: stage + 1, change: next.change });
         current = revisionOf(this.row()!);
         // The next wave's own promoteAfter counts from now.
         const following = waves[stage + 1]?.promoteAfter;
@@ -184,6 +190,7 @@ export class FleetTables {
       }
       this.due = { revision: current.revision, at };
     });
+    return promotions;
   }
 
   since(since: number): FleetSince {

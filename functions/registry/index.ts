@@ -13,11 +13,17 @@
 import { DurableObject } from "cloudflare:workers";
 import { MAX_REGISTERED_CLUSTERS, changeLabel, relabeled, rotated, type Change } from "../../shared/clusters/changes.js";
 import { DEFAULT_MAX_SNAPSHOT_AGE_SECONDS, normalRegistration, registrationSchema, type NormalRegistration } from "../../shared/clusters/index.js";
-import { actionsFor, type FleetChange } from "../../shared/fleet/index.js";
-import { FleetTables, type FleetApplyResult, type FleetHistory, type FleetSince } from "./fleet.js";
+import { actionsFor } from "../../shared/fleet/index.js";
+import { describeUndo, planUndo, PROPOSAL_TTL_MS, widenings, type ChangeLogEntry, type ChangeLogQuery, type GovernedChange, type UndoPlan } from "../../shared/governance/index.js";
+import { FleetTables, type FleetHistory, type FleetSince } from "./fleet.js";
+import { GovernanceTables, type Proposal } from "./governance.js";
+import { Refusal } from "./refusal.js";
 import { CountTables, type CountQuery, type CountSum } from "./counts.js";
+import { PeerTables, type LastPeer, type PeerSighting } from "./peers.js";
 import type { CountRow } from "../../shared/counts/index.js";
 import { APPLIED_CHANGE_TABLE, recordChange, REPLAYED } from "./replay.js";
+import { warnUncovered } from "./coverage.js";
+import type { StoreEnv } from "../store/cache.js";
 
 export interface StoredRegistration {
   cluster: string;
@@ -26,6 +32,11 @@ export interface StoredRegistration {
   registration: NormalRegistration;
   /** Milliseconds since the epoch. */
   updatedAt: number;
+}
+
+/** A registration as `clusters list` shows it: with its sync job's last call, when one was seen. */
+export interface ListedRegistration extends StoredRegistration {
+  lastSync?: LastPeer;
 }
 
 /**
@@ -45,15 +56,80 @@ export interface AppliedChange {
   op: Change["op"];
   cluster: string;
   revision: number;
+  /** A label change's removals the cluster had no label for: nothing to remove, the rest applied (as kubectl label says `label "x" not found.`). */
+  absentLabels?: string[];
 }
 
-type ApplyResult =
-  | { ok: true; revision: number; applied: AppliedChange[] }
-  | { ok: false; status: 404 | 409; error: string };
+/** Who signed an operator's request, as the route verified it, and what the deployment asks of signers (OPERATOR_KEYS, OPERATOR_THRESHOLD). */
+export interface Signing {
+  signer: string;
+  rootKeys: readonly string[];
+  threshold: number;
+  /** Whether the CLI that signed knows proposals (0.2.0 and later): an older one is told to upgrade instead of answered with one. */
+  canPropose: boolean;
+}
+
+/** A proposal as the operator sees it: what it changes and widens, and how many approvals it has of how many it needs. */
+export interface ProposalView {
+  id: string;
+  change: GovernedChange;
+  widens: string[];
+  proposer: string;
+  approvals: string[];
+  threshold: number;
+  createdAt: number;
+  expiresAt: number;
+  state: Proposal["state"];
+  outcome?: string;
+}
+
+/** What an applied change did, by kind. */
+export interface Applied {
+  seq: number;
+  signers: string[];
+  registry?: { revision: number; applied: AppliedChange[] };
+  fleet?: { revision: number; change: string };
+  operator?: { added?: string; revoked?: string };
+}
+
+/** A change refused, with its status and why: nothing changed. */
+export type Refused = { ok: false; status: 401 | 404 | 409; error: string };
+
+/** An operator's change: applied now, waiting for approvals as a proposal, or refused (nothing changed). */
+export type GovernedAnswer = ({ ok: true; state: "applied" } & Applied) | { ok: true; state: "proposed"; proposal: ProposalView } | Refused;
+
+/** The operator keys one isolate checks signatures of reads with: those added in the registry, and every one revoked. */
+export interface OperatorKeyState {
+  added: string[];
+  revoked: string[];
+}
+
+/** What `operator undo` answers: the plan, applied or (dry run) only shown. */
+export type UndoAnswer = { ok: true; applied: boolean; plan: UndoPlan; lines: string[]; seq?: number; registrations?: AppliedChange[] } | Refused;
+
+/**
+ * The governed methods of the registry Durable Object as its stub answers
+ * them: a change's objects are `unknown` to TypeScript, which the RPC types
+ * cannot carry, though the values are plain JSON.
+ */
+export interface GovernanceStub {
+  submit(change: GovernedChange, changeId: string, now: number, rememberUntil: number, signing: Signing): Promise<GovernedAnswer>;
+  approve(id: string, changeId: string, now: number, rememberUntil: number, signing: Signing): Promise<GovernedAnswer>;
+  proposals(now: number, threshold: number, since?: number): Promise<ProposalView[]>;
+  proposal(id: string, now: number, threshold: number): Promise<ProposalView | null>;
+  revoke(key: string, since: number, changeId: string, now: number, rememberUntil: number, signing: Signing): Promise<{ ok: true; seq: number; signed: ChangeLogEntry[] } | Refused>;
+  undo(keys: readonly string[], since: number, dryRun: boolean, changeId: string, now: number, rememberUntil: number, signing: Signing): Promise<UndoAnswer>;
+  changeLog(query: ChangeLogQuery): Promise<{ entries: ChangeLogEntry[]; next?: number }>;
+  logReset(cluster: string, dropped: number | null, signer: string, now: number): Promise<void>;
+  operatorKeys(): Promise<OperatorKeyState>;
+}
+
+/** Not a change of the registry's: a generic 401, as for any key the function does not know. */
+const UNTRUSTED = "the operator key is not one the function trusts now (revoked, or not in OPERATOR_KEYS or the registry)";
 
 interface RegistryPage {
   revision: number;
-  clusters: StoredRegistration[];
+  clusters: ListedRegistration[];
   /** The last id of this page when more follow: the next page starts after it. */
   next?: string;
 }
@@ -65,17 +141,7 @@ interface RegistrationRow extends Record<string, SqlStorageValue> {
   updated_at: number;
 }
 
-/** A refusal inside the transaction: thrown to roll it back, caught to answer. */
-class Refusal extends Error {
-  constructor(
-    readonly status: 404 | 409,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export class ClusterRegistry extends DurableObject<unknown> {
+export class ClusterRegistry extends DurableObject<StoreEnv> {
   /**
    * The whole directory at one revision, kept between calls: after a deploy
    * every isolate asks for it at once, and it is read from SQLite once.
@@ -85,8 +151,12 @@ export class ClusterRegistry extends DurableObject<unknown> {
   private readonly fleet: FleetTables;
   /** Verdict counts, flushed by every isolate at most every 10 s (functions/fleet/counts.ts). */
   private readonly counts: CountTables;
+  /** Each cluster's sync job as last seen, flushed with the counts. */
+  private readonly peers: PeerTables;
+  /** Operator keys, proposals waiting for a threshold, and the change log with its signers. */
+  private readonly governance: GovernanceTables;
 
-  constructor(ctx: DurableObjectState, env: unknown) {
+  constructor(ctx: DurableObjectState, env: StoreEnv) {
     super(ctx, env);
     ctx.storage.sql.exec(
       `CREATE TABLE IF NOT EXISTS registry_state (id INTEGER PRIMARY KEY CHECK (id = 1), revision INTEGER NOT NULL);
@@ -97,8 +167,12 @@ export class ClusterRegistry extends DurableObject<unknown> {
        CREATE INDEX IF NOT EXISTS removal_by_revision ON removal (revision);
        ${APPLIED_CHANGE_TABLE}`,
     );
-    this.fleet = new FleetTables(ctx.storage);
+    this.governance = new GovernanceTables(ctx.storage);
+    this.fleet = new FleetTables(ctx.storage, (revision, change, now) =>
+      this.governance.log({ at: now, kind: "fleet", summary: change, clusters: [], signers: [], fleetRevision: revision }),
+    );
     this.counts = new CountTables(ctx.storage);
+    this.peers = new PeerTables(ctx.storage);
   }
 
   private revision(): number {
@@ -131,68 +205,294 @@ export class ClusterRegistry extends DurableObject<unknown> {
   /** Registrations in id order, `limit` at most, after the id `after`. */
   list(after: string, limit: number): RegistryPage {
     const rows = this.ctx.storage.sql.exec<RegistrationRow>("SELECT * FROM registration WHERE cluster > ? ORDER BY cluster LIMIT ?", after, limit + 1).toArray();
-    const clusters = rows.slice(0, limit).map(stored);
+    const clusters: ListedRegistration[] = rows.slice(0, limit).map(stored);
+    const peers = this.peers.of(clusters.map((entry) => entry.cluster));
+    for (const entry of clusters) {
+      const peer = peers.get(entry.cluster);
+      if (peer) entry.lastSync = peer;
+    }
     return { revision: this.revision(), clusters, ...(rows.length > limit ? { next: clusters.at(-1)!.cluster } : {}) };
   }
 
   /**
-   * Applies `changes` in order, all or none, as one new revision. `changeId`
-   * names the signed request (the SHA-256 of its signed bytes): kept until
+   * An operator's change, signed by `signing.signer`: applied at once when it
+   * only narrows (revoking a credential, tightening a stance) or the
+   * deployment's threshold is 1; otherwise kept as a proposal until
+   * `threshold` distinct trusted keys approve it (approve). `changeId` names
+   * the signed request (the SHA-256 of its signed bytes): kept until
    * `rememberUntil` (ms), past which the request's signing time is refused
    * anyway, so the same request sent again is refused as a replay, whether it
    * applied or was refused (a refused change replayed after the registry
    * moved on must not apply: the operator meant it against what it saw).
    */
-  apply(changes: Change[], changeId: string, now: number, rememberUntil: number): ApplyResult {
+  submit(change: GovernedChange, changeId: string, now: number, rememberUntil: number, signing: Signing): GovernedAnswer {
     if (!recordChange(this.ctx.storage, changeId, now, rememberUntil)) return { ok: false, status: 409, error: REPLAYED };
-    const sql = this.ctx.storage.sql;
-    try {
-      return this.ctx.storage.transactionSync(() => {
-        const revision = this.revision() + 1;
-        let registered = sql.exec<{ count: number }>("SELECT COUNT(*) AS count FROM registration").one().count;
-        const applied: AppliedChange[] = [];
-        changes.forEach((change, index) => {
-          const label = changeLabel(change, index, changes.length);
-          const current = this.row(change.cluster);
-          if (change.op === "add") {
-            if (current) throw new Refusal(409, `${label}cluster ${change.cluster} is already registered (revision ${current.revision}): rotate or remove it`);
-            if (registered >= MAX_REGISTERED_CLUSTERS) throw new Refusal(409, `${label}the registry holds ${MAX_REGISTERED_CLUSTERS} clusters, its limit: remove some first`);
-            registered++;
-            this.write(change.cluster, normalRegistration(registrationSchema.parse(change.registration)), revision, now);
-          } else {
-            if (!current) throw new Refusal(404, `${label}cluster ${change.cluster} is not in the registry`);
-            if (change.ifRevision !== undefined && change.ifRevision !== current.revision)
-              throw new Refusal(409, `${label}cluster ${change.cluster} is at revision ${current.revision}, not ${change.ifRevision}: it changed since; list it again`);
-            if (change.op === "remove") {
-              registered--;
-              sql.exec("DELETE FROM registration WHERE cluster = ?", change.cluster);
-              sql.exec("INSERT OR REPLACE INTO removal (cluster, revision) VALUES (?, ?)", change.cluster, revision);
-            } else {
-              const next = change.op === "label" ? relabeled(current.registration, change) : rotated(current.registration, change);
-              if (typeof next === "string") throw new Refusal(409, `${label}${next}`);
-              this.write(change.cluster, next, revision, now);
-            }
-          }
-          applied.push({ op: change.op, cluster: change.cluster, revision });
-        });
-        sql.exec("UPDATE registry_state SET revision = ? WHERE id = 1", revision);
-        return { ok: true as const, revision, applied };
+    return this.answer((): GovernedAnswer => {
+      this.governance.expire(now);
+      if (!this.governance.trusted(signing.rootKeys).has(signing.signer)) throw new Refusal(401, UNTRUSTED);
+      if (change.kind === "operator-add" && this.governance.isRevoked(change.key)) throw new Refusal(409, "that key was revoked: a revoked key is not trusted again; make a new one (edgeadmit operator keygen)");
+      const widens = widenings(change, (cluster) => this.row(cluster)?.registration);
+      if (widens.length === 0 || signing.threshold <= 1) return { ok: true, state: "applied", ...this.applyGoverned(change, now, [signing.signer]) };
+      if (!signing.canPropose)
+        throw new Refusal(409, `this change ${widens.join("; ")}, which needs ${signing.threshold} operator keys: propose it with edgeadmit 0.2.0 or later, and approve it with others (edgeadmit approve)`);
+      // Refused now if it could not apply now: a proposal is a change that would.
+      this.tryOnly(() => this.applyGoverned(change, now, [signing.signer]));
+      if (!this.governance.fitsAnother()) throw new Refusal(409, "too many proposals wait for approval: approve them or let them lapse (edgeadmit proposals)");
+      const proposal: Proposal = { id: crypto.randomUUID(), change, widens, proposer: signing.signer, approvals: [signing.signer], createdAt: now, expiresAt: now + PROPOSAL_TTL_MS, state: "open" };
+      this.governance.propose(proposal);
+      return { ok: true, state: "proposed", proposal: this.view(proposal, signing.threshold) };
+    });
+  }
+
+  /** One more trusted key's approval of proposal `id`; with the threshold reached, its change applies, signed by all of them. */
+  approve(id: string, changeId: string, now: number, rememberUntil: number, signing: Signing): GovernedAnswer {
+    if (!recordChange(this.ctx.storage, changeId, now, rememberUntil)) return { ok: false, status: 409, error: REPLAYED };
+    return this.answer((): GovernedAnswer => {
+      this.governance.expire(now);
+      const trusted = this.governance.trusted(signing.rootKeys);
+      if (!trusted.has(signing.signer)) throw new Refusal(401, UNTRUSTED);
+      const proposal = this.governance.proposal(id);
+      if (!proposal) throw new Refusal(404, `no proposal ${id.slice(0, 40)} (edgeadmit proposals lists those waiting)`);
+      if (proposal.state !== "open") throw new Refusal(409, `proposal ${id} is ${proposal.state}${proposal.outcome ? `: ${proposal.outcome}` : ""}`);
+      const approvals = [...new Set([...proposal.approvals.filter((key) => trusted.has(key)), signing.signer])];
+      if (approvals.length < signing.threshold) {
+        this.governance.update(id, approvals, "open");
+        return { ok: true, state: "proposed", proposal: this.view({ ...proposal, approvals }, signing.threshold) };
+      }
+      let applied: Applied;
+      try {
+        applied = this.ctx.storage.transactionSync(() => this.applyGoverned(proposal.change, now, approvals));
+      } catch (e) {
+        if (!(e instanceof Refusal)) throw e;
+        this.governance.update(id, approvals, "failed", e.message);
+        return { ok: false, status: e.status, error: `proposal ${id} could not apply: ${e.message}` };
+      }
+      this.governance.update(id, approvals, "applied", `change ${applied.seq}`);
+      return { ok: true, state: "applied", ...applied };
+    });
+  }
+
+  /** The proposals waiting, and those closed since `since` (ms). */
+  proposals(now: number, threshold: number, since?: number): ProposalView[] {
+    this.governance.expire(now);
+    return this.governance.proposals(since).map((proposal) => this.view(proposal, threshold));
+  }
+
+  proposal(id: string, now: number, threshold: number): ProposalView | null {
+    this.governance.expire(now);
+    const proposal = this.governance.proposal(id);
+    return proposal ? this.view(proposal, threshold) : null;
+  }
+
+  /**
+   * Revokes operator key `key` at once (one trusted signature: an incident
+   * cannot wait), root ones included: this registry refuses its signatures
+   * from now on, and every isolate within seconds (operatorKeys). What it
+   * proposed lapses; its approvals stop counting. Answers the changes it
+   * signed since `since`, for the undo.
+   */
+  revoke(key: string, since: number, changeId: string, now: number, rememberUntil: number, signing: Signing): { ok: true; seq: number; signed: ChangeLogEntry[] } | Refused {
+    if (!recordChange(this.ctx.storage, changeId, now, rememberUntil)) return { ok: false, status: 409, error: REPLAYED };
+    return this.answer(() => {
+      if (!this.governance.trusted(signing.rootKeys).has(signing.signer)) throw new Refusal(401, UNTRUSTED);
+      if (this.governance.isRevoked(key)) throw new Refusal(409, "that key is revoked already");
+      const seq = this.governance.log({ at: now, kind: "operator", summary: `revoke operator key ${key}`, clusters: [], signers: [signing.signer], operatorKeys: { revoked: [key] } });
+      this.governance.revokeKey(key, now, seq);
+      this.governance.dropSignaturesOf(new Set([key]));
+      return { ok: true as const, seq, signed: this.signedBy(key, since) };
+    });
+  }
+
+  /** The change log entries `key` signed since `since` (ms). */
+  private signedBy(key: string, since: number): ChangeLogEntry[] {
+    const signed: ChangeLogEntry[] = [];
+    let after = 0;
+    for (;;) {
+      const page = this.governance.entries({ key, since, after });
+      signed.push(...page.entries);
+      if (page.next === undefined) return signed;
+      after = page.next;
+    }
+  }
+
+  /**
+   * Undoes what revoked keys signed alone since `since` (ms), in one
+   * transaction (shared/governance planUndo): registrations back to what
+   * they were, the fleet to the newest revision a trusted key signed, the
+   * operator keys they added revoked. One trusted signature; `dryRun` only
+   * plans. `keys` must all be revoked already.
+   */
+  undo(keys: readonly string[], since: number, dryRun: boolean, changeId: string, now: number, rememberUntil: number, signing: Signing): UndoAnswer {
+    if (!dryRun && !recordChange(this.ctx.storage, changeId, now, rememberUntil)) return { ok: false, status: 409, error: REPLAYED };
+    return this.answer((): UndoAnswer => {
+      if (!this.governance.trusted(signing.rootKeys).has(signing.signer)) throw new Refusal(401, UNTRUSTED);
+      const notRevoked = keys.find((key) => !this.governance.isRevoked(key));
+      if (notRevoked) throw new Refusal(409, `operator key ${notRevoked.slice(0, 24)}… is not revoked: revoke it first (edgeadmit operator revoke)`);
+      const revoked = new Set(keys);
+      const fleet = this.fleet.revisions();
+      const plan = planUndo(this.entriesSince(since), revoked, (cluster) => this.row(cluster)?.registration ?? null, { ...fleet, signersOf: (revision) => this.governance.fleetSigners(revision) });
+      const lines = describeUndo(plan);
+      if (dryRun) return { ok: true, applied: false, plan, lines };
+      const registryRevision = this.restore(plan.registrations, now);
+      const registrations = Object.entries(plan.registrations).map(([cluster, registration]): AppliedChange => ({ op: registration === null ? "remove" : "rotate", cluster, revision: registryRevision! }));
+      const fleetApplied = plan.fleetTo === undefined ? undefined : this.fleetTo(plan.fleetTo, now);
+      for (const key of plan.operatorKeys) this.governance.revokeKey(key, now, this.governance.nextSeq());
+      this.governance.dropSignaturesOf(new Set([...revoked, ...plan.operatorKeys]));
+      const seq = this.governance.log({
+        at: now,
+        kind: "undo",
+        summary: `undo of what ${keys.join(", ")} signed alone since ${new Date(since).toISOString()}: ${lines.length} steps`,
+        clusters: Object.keys(plan.registrations),
+        signers: [signing.signer],
+        ...(registryRevision !== undefined ? { registryRevision } : {}),
+        ...(fleetApplied ? { fleetRevision: fleetApplied.revision } : {}),
+        ...(plan.operatorKeys.length > 0 ? { operatorKeys: { revoked: plan.operatorKeys } } : {}),
       });
+      return { ok: true, applied: true, plan, lines, seq, registrations };
+    });
+  }
+
+  /** Each cluster's registration as given (null: removed), as one new registry revision; undefined when there was none to write. */
+  private restore(registrations: Record<string, NormalRegistration | null>, now: number): number | undefined {
+    const clusters = Object.entries(registrations);
+    if (clusters.length === 0) return undefined;
+    const sql = this.ctx.storage.sql;
+    const revision = this.revision() + 1;
+    for (const [cluster, registration] of clusters) {
+      if (registration !== null) this.write(cluster, registration, revision, now);
+      else {
+        sql.exec("DELETE FROM registration WHERE cluster = ?", cluster);
+        sql.exec("INSERT OR REPLACE INTO removal (cluster, revision) VALUES (?, ?)", cluster, revision);
+        this.peers.forget(cluster);
+      }
+    }
+    sql.exec("UPDATE registry_state SET revision = ? WHERE id = 1", revision);
+    return revision;
+  }
+
+  /** The change log, as `edgeadmit changes` reads it. */
+  changeLog(query: ChangeLogQuery): { entries: ChangeLogEntry[]; next?: number } {
+    return this.governance.entries(query);
+  }
+
+  /** Records the operator's reset of a cluster's snapshot (it is applied by the cluster's own store). */
+  logReset(cluster: string, dropped: number | null, signer: string, now: number): void {
+    this.governance.log({ at: now, kind: "reset", summary: `reset cluster ${cluster}'s snapshot${dropped === null ? " (none was stored)" : `: dropped generation ${dropped}`}`, clusters: [cluster], signers: [signer] });
+  }
+
+  /** What isolates check operator signatures against besides OPERATOR_KEYS (polled every few seconds). */
+  operatorKeys(): OperatorKeyState {
+    return this.governance.keys();
+  }
+
+  private entriesSince(since: number): ChangeLogEntry[] {
+    const entries: ChangeLogEntry[] = [];
+    let after = 0;
+    for (;;) {
+      const page = this.governance.entries({ since, after });
+      entries.push(...page.entries);
+      if (page.next === undefined) return entries;
+      after = page.next;
+    }
+  }
+
+  private view(proposal: Proposal, threshold: number): ProposalView {
+    const { id, change, widens, proposer, approvals, createdAt, expiresAt, state, outcome } = proposal;
+    return { id, change, widens, proposer, approvals, threshold, createdAt, expiresAt, state, ...(outcome !== undefined ? { outcome } : {}) };
+  }
+
+  /** `work` in one transaction; a Refusal thrown inside rolls it back and is the answer. */
+  private answer<T>(work: () => T): T | Refused {
+    try {
+      return this.ctx.storage.transactionSync(work);
     } catch (e) {
       if (e instanceof Refusal) return { ok: false, status: e.status, error: e.message };
       throw e;
     }
   }
 
-  /** A fleet change (apply, promote, rollback) as one new fleet revision, replay-checked like a registry change. */
-  applyFleet(change: FleetChange, changeId: string, now: number, rememberUntil: number): FleetApplyResult {
-    if (!recordChange(this.ctx.storage, changeId, now, rememberUntil)) return { ok: false, status: 409, error: REPLAYED };
-    return this.fleet.apply(change, now);
+  /** `work` tried and rolled back (a nested transaction): a Refusal it throws is thrown on. */
+  private tryOnly(work: () => unknown): void {
+    try {
+      this.ctx.storage.transactionSync(() => {
+        work();
+        throw new DryRun();
+      });
+    } catch (e) {
+      if (!(e instanceof DryRun)) throw e;
+    }
   }
 
-  /** The fleet revision in effect, with its set when it is not `since` (what an isolate polls). */
-  fleetSince(since: number): FleetSince {
-    this.fleet.promoteDue(Date.now(), (binding, stage, fromHour) => {
+  /** Applies `change` (inside the caller's transaction) as signed by `signers`, and logs it. */
+  private applyGoverned(change: GovernedChange, now: number, signers: string[]): Applied {
+    if (change.kind === "registry") {
+      const before = new Map(change.changes.map((one) => [one.cluster, this.row(one.cluster)?.registration ?? null]));
+      const registry = this.applyRegistry(change.changes, now);
+      const registrations = Object.fromEntries([...before].map(([cluster, was]) => [cluster, { before: was, after: this.row(cluster)?.registration ?? null }]));
+      const summary = change.changes.map((one) => `${one.op} ${one.cluster}`).join(", ");
+      const seq = this.governance.log({ at: now, kind: "registry", summary, clusters: [...before.keys()], signers, registryRevision: registry.revision, registrations });
+      return { seq, signers, registry };
+    }
+    if (change.kind === "fleet") {
+      const fleet = this.fleet.apply(change.change, now);
+      const seq = this.governance.log({ at: now, kind: "fleet", summary: fleet.change, clusters: [], signers, fleetRevision: fleet.revision });
+      return { seq, signers, fleet };
+    }
+    const seq = this.governance.log({ at: now, kind: "operator", summary: `add operator key ${change.key}`, clusters: [], signers, operatorKeys: { added: [change.key] } });
+    this.governance.addKey(change.key, now, seq);
+    return { seq, signers, operator: { added: change.key } };
+  }
+
+  /** Applies registry `changes` in order as one new revision, inside the caller's transaction; a Refusal says why not. */
+  private applyRegistry(changes: readonly Change[], now: number): { revision: number; applied: AppliedChange[] } {
+    const sql = this.ctx.storage.sql;
+    const revision = this.revision() + 1;
+    let registered = sql.exec<{ count: number }>("SELECT COUNT(*) AS count FROM registration").one().count;
+    const applied: AppliedChange[] = [];
+    changes.forEach((change, index) => {
+      const label = changeLabel(change, index, changes.length);
+      const current = this.row(change.cluster);
+      if (change.op === "add") {
+        if (current) throw new Refusal(409, `${label}cluster ${change.cluster} is already registered (revision ${current.revision}): rotate or remove it`);
+        if (registered >= MAX_REGISTERED_CLUSTERS) throw new Refusal(409, `${label}the registry holds ${MAX_REGISTERED_CLUSTERS} clusters, its limit: remove some first`);
+        registered++;
+        this.write(change.cluster, normalRegistration(registrationSchema.parse(change.registration)), revision, now);
+      } else {
+        if (!current) throw new Refusal(404, `${label}cluster ${change.cluster} is not in the registry`);
+        if (change.ifRevision !== undefined && change.ifRevision !== current.revision)
+          throw new Refusal(409, `${label}cluster ${change.cluster} is at revision ${current.revision}, not ${change.ifRevision}: it changed since; list it again`);
+        if (change.op === "remove") {
+          registered--;
+          sql.exec("DELETE FROM registration WHERE cluster = ?", change.cluster);
+          sql.exec("INSERT OR REPLACE INTO removal (cluster, revision) VALUES (?, ?)", change.cluster, revision);
+          this.peers.forget(change.cluster);
+        } else {
+          const next = change.op === "label" ? relabeled(current.registration, change) : rotated(current.registration, change);
+          if (typeof next === "string") throw new Refusal(409, `${label}${next}`);
+          this.write(change.cluster, next, revision, now);
+        }
+      }
+      const absent = change.op === "label" && current ? (change.remove ?? []).filter((key) => !Object.hasOwn(current.registration.labels ?? {}, key)) : [];
+      applied.push({ op: change.op, cluster: change.cluster, revision, ...(absent.length > 0 ? { absentLabels: absent } : {}) });
+    });
+    if (changes.length > 0) sql.exec("UPDATE registry_state SET revision = ? WHERE id = 1", revision);
+    return { revision: changes.length > 0 ? revision : this.revision(), applied };
+  }
+
+  /** The fleet back to revision `to` (0: an empty set), as one new revision. */
+  private fleetTo(to: number, now: number): { revision: number; change: string } {
+    const empty = { policies: [], bindings: [], params: [], modes: [], exceptions: [] };
+    return to === 0 ? this.fleet.apply({ op: "apply", requestId: "undo-0000000000000000", set: empty }, now) : this.fleet.apply({ op: "rollback", requestId: "undo-0000000000000000", toRevision: to }, now);
+  }
+
+  /**
+   * The fleet revision in effect, with its set when it is not `since` (what
+   * an isolate polls), after any automatic promotion now due; the log names
+   * the clusters a promotion made enforce a policy their webhook does not send.
+   */
+  async fleetSince(since: number): Promise<FleetSince> {
+    const now = Date.now();
+    const promotions = this.fleet.promoteDue(now, (binding, stage, fromHour) => {
       let findings = 0;
       for (const [cluster, count] of this.counts.fleetFindings(binding.spec.policyName, fromHour)) {
         const registration = this.row(cluster)?.registration;
@@ -200,16 +500,29 @@ export class ClusterRegistry extends DurableObject<unknown> {
       }
       return findings;
     });
-    return this.fleet.since(since);
+    const answer = this.fleet.since(since);
+    if (promotions.length > 0) {
+      const registrations = this.ctx.storage.sql
+        .exec<RegistrationRow>("SELECT * FROM registration")
+        .toArray()
+        .map((row) => ({ cluster: row.cluster, labels: stored(row).registration.labels ?? {} }));
+      const set = this.fleet.since(-1).stored!.set;
+      // A snapshot store that does not answer leaves the warning out, never the fleet read.
+      for (const promotion of promotions) await warnUncovered(this.env, set, promotion, registrations, now).catch(() => undefined);
+    }
+    return answer;
   }
 
+  /** The fleet's revisions, each with the keys that signed it (none recorded: an automatic promotion, or a revision of 0.1.0). */
   fleetHistory(): FleetHistory {
-    return this.fleet.history();
+    const history = this.fleet.history();
+    return { ...history, revisions: history.revisions.map((entry) => ({ ...entry, signers: this.governance.fleetSigners(entry.revision) ?? [] })) };
   }
 
-  /** One isolate's batch of verdict counts, added to the hourly rows. */
-  addCounts(rows: CountRow[], now: number): void {
+  /** One isolate's batch of verdict counts, added to the hourly rows, and the sync jobs it saw. */
+  addCounts(rows: CountRow[], now: number, peers: PeerSighting[] = []): void {
     this.counts.add(rows, now);
+    this.peers.add(peers);
   }
 
   countSums(query: CountQuery, now: number): CountSum[] {
@@ -239,3 +552,6 @@ function stored(row: RegistrationRow): StoredRegistration {
   const registration = { maxAgeSeconds: DEFAULT_MAX_SNAPSHOT_AGE_SECONDS, ...(JSON.parse(row.body) as Partial<NormalRegistration>) } as NormalRegistration;
   return { cluster: row.cluster, revision: row.revision, registration, updatedAt: row.updated_at };
 }
+
+/** Thrown to roll back a change tried only to see that it applies (a proposal must be one that would). */
+class DryRun extends Error {}

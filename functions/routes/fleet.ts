@@ -3,16 +3,18 @@
 // GET /v1/registry/fleet — the revision in effect, whole (what `edgeadmit fleet diff` compares with).
 // GET /v1/registry/fleet/history — the revisions kept, newest first.
 // GET /v1/registry/counts[?cluster=<id>&hours=<n>] — verdict counts summed over the last n hours (default 24).
-// GET /v1/registry/coverage?cluster=<id> — the fleet policies bound on a cluster that its webhook rules do not reach, and its snapshot's generation and age.
+// GET /v1/registry/coverage?cluster=<id> — the fleet policies bound on a cluster that its webhook rules do not reach (now, and once
+//   a later wave is promoted), and its snapshot's generation and age.
 // GET /v1/:cluster/fleet — what the fleet binds on that cluster (shared/fleet selectionFor), signed with
 //   the cluster's own key as the sync job signs GET …/snapshot/buckets: the audit CronJob judges with it,
 //   so the operator's key never sits in a cluster, and a cluster sees no other cluster's bindings.
 import { Hono } from "hono/tiny";
 import { sha256Hex } from "../../shared/digest/index.js";
-import { fleetChangeSchema, fleetSetProblems, MAX_FLEET_BYTES, selectionFor } from "../../shared/fleet/index.js";
+import { fleetChangeSchema, fleetSetProblems, MAX_FLEET_BYTES, selectionFor, upcomingFleetRulesFor } from "../../shared/fleet/index.js";
 import { CONTENT_SHA256_HEADER } from "../../shared/signing/index.js";
 import { decodeJson } from "../../shared/zod/index.js";
-import { operator, replayableUntil, signer, type AuthEnv, type OperatorEnv } from "../auth/index.js";
+import { operator, replayableUntil, signer, unauthenticated, type AuthEnv, type OperatorEnv } from "../auth/index.js";
+import { proposedBody } from "./governance.js";
 import { readBody } from "../body/index.js";
 import { registryOf } from "../config/index.js";
 import { fleetCacheOf } from "../fleet/cache.js";
@@ -25,6 +27,7 @@ import { loadSnapshot } from "../store/cache.js";
 import { RegistryUnavailable } from "../registry/cache.js";
 import type { FleetStoreStub } from "../registry/fleet.js";
 import { log } from "../log/index.js";
+import { describePeer } from "../../shared/version/index.js";
 
 export const FLEET_PATH = "/registry/fleet";
 
@@ -45,9 +48,9 @@ const MAX_DEPTH = 64;
 fleet.post(FLEET_PATH, operator("POST"), async (c) => {
   const started = Date.now();
   let described = "";
-  const answer = (status: 200 | 400 | 403 | 404 | 409 | 413 | 503, body: Record<string, unknown>, revision?: number) => {
+  const answer = (status: 200 | 202 | 400 | 403 | 404 | 409 | 413 | 503, body: Record<string, unknown>, revision?: number) => {
     const reason = typeof body.error === "string" ? body.error.slice(0, 500) : undefined;
-    log({ event: "fleet-change", status, change: described, ...(revision !== undefined ? { revision } : {}), ...(reason ? { reason } : {}), durationMs: Date.now() - started });
+    log({ event: "fleet-change", status, peer: describePeer(c.get("peer")), change: described, ...(revision !== undefined ? { revision } : {}), ...(reason ? { reason } : {}), durationMs: Date.now() - started });
     return c.json(body, status);
   };
   const body = await readBody(c, MAX_FLEET_BYTES, "fleet change");
@@ -59,18 +62,22 @@ fleet.post(FLEET_PATH, operator("POST"), async (c) => {
   const change = decoded.value;
   described = change.op === "apply" ? "apply" : change.op === "promote" ? `promote ${change.binding}` : `rollback to ${change.toRevision}`;
   if (change.op === "apply") {
+    const { set } = change;
+    if (set.policies.length + set.bindings.length + set.modes.length + set.exceptions.length === 0 && change.allowEmpty !== true)
+      return answer(400, { error: "the fleet set is empty: applied, it would remove every fleet policy from every cluster; send allowEmpty (edgeadmit fleet apply --allow-empty) if that is meant; nothing changed" });
     const problems = fleetSetProblems(change.set);
     if (problems.length > 0) {
       const named = problems.slice(0, MAX_PROBLEMS).join("; ");
       return answer(400, { error: `the fleet set cannot be applied: ${named}${problems.length > MAX_PROBLEMS ? `; and ${problems.length - MAX_PROBLEMS} more` : ""}; nothing changed` });
     }
   }
-  const store = storeOf(c.env);
-  if (!store) return answer(503, { error: NO_REGISTRY });
-  const result = await store.applyFleet(change, c.get("changeId"), Date.now(), replayableUntil(c.get("signedAt")));
-  if (!result.ok) return answer(result.status, { error: `${result.error}; nothing changed` });
+  const registry = registryOf(c.env);
+  if (!registry) return answer(503, { error: NO_REGISTRY });
+  const result = await registry.governance().submit({ kind: "fleet", change }, c.get("changeId"), Date.now(), replayableUntil(c.get("signedAt")), c.get("signing"));
+  if (!result.ok) return result.status === 401 ? unauthenticated(c) : answer(result.status, { error: `${result.error}; nothing changed` });
+  if (result.state === "proposed") return answer(202, proposedBody(result.proposal));
   fleetCacheOf(c.env)?.cache.noteChanged();
-  return answer(200, { revision: result.revision, change: result.change }, result.revision);
+  return answer(200, { revision: result.fleet!.revision, change: result.fleet!.change, signers: result.signers }, result.fleet!.revision);
 });
 
 fleet.get(FLEET_PATH, operator("GET"), async (c) => {
@@ -128,6 +135,8 @@ fleet.get("/registry/coverage", operator("GET"), async (c) => {
     // Unknown until the cluster's sync job pushes the rules it read (an older one does not).
     coverage: webhookRules === undefined ? "unknown" : "known",
     gaps: webhookRules === undefined || !bound ? [] : uncoveredPolicyRules(webhookRules, bound.set.rules),
+    // What a promotion (by hand or promoteAfter) would start enforcing where the rules do not send it.
+    upcoming: webhookRules === undefined || !policies ? [] : uncoveredPolicyRules(webhookRules, upcomingFleetRulesFor(policies.stored.set, policies.stored.stages, cluster.labels)),
   });
 });
 

@@ -9,11 +9,14 @@ import * as z from "zod/mini";
 import { sha256Hex } from "../../shared/digest/index.js";
 import { CONTENT_SHA256_HEADER, importPublicKey } from "../../shared/signing/index.js";
 import { decodeJson } from "../../shared/zod/index.js";
-import { operator, replayableUntil, type OperatorEnv } from "../auth/index.js";
+import { operator, replayableUntil, unauthenticated, type OperatorEnv } from "../auth/index.js";
+import { proposedBody } from "./governance.js";
 import { readBody } from "../body/index.js";
 import { clustersOf, registryOf } from "../config/index.js";
 import { log } from "../log/index.js";
-import type { StoredRegistration } from "../registry/index.js";
+import { countsOf } from "../fleet/counts.js";
+import { describePeer } from "../../shared/version/index.js";
+import type { ListedRegistration } from "../registry/index.js";
 import { REPLAYED } from "../registry/replay.js";
 import { forgetCluster, storeOf } from "../store/cache.js";
 
@@ -59,9 +62,9 @@ function shadowNotes(changes: readonly Change[], named: ReadonlySet<string>): st
 registry.post("/registry/clusters", operator("POST"), async (c) => {
   const started = Date.now();
   let described: string[] = [];
-  const answer = (status: 200 | 400 | 403 | 404 | 409 | 413 | 503, body: Record<string, unknown>, revision?: number) => {
+  const answer = (status: 200 | 202 | 400 | 403 | 404 | 409 | 413 | 503, body: Record<string, unknown>, revision?: number) => {
     const reason = typeof body.error === "string" ? body.error : undefined;
-    log({ event: "registry-change", status, changes: described, ...(revision !== undefined ? { revision } : {}), ...(reason ? { reason } : {}), durationMs: Date.now() - started });
+    log({ event: "registry-change", status, peer: describePeer(c.get("peer")), changes: described, ...(revision !== undefined ? { revision } : {}), ...(reason ? { reason } : {}), durationMs: Date.now() - started });
     return c.json(body, status);
   };
   const body = await readBody(c, MAX_CHANGE_BYTES, "registry change");
@@ -78,15 +81,25 @@ registry.post("/registry/clusters", operator("POST"), async (c) => {
   }
   const target = registryOf(c.env);
   if (!target) return answer(503, { error: NO_REGISTRY });
-  const result = await target.stub().apply(changes, c.get("changeId"), Date.now(), replayableUntil(c.get("signedAt")));
-  if (!result.ok) return answer(result.status, { error: `${result.error}; nothing changed` });
-  target.cache.noteApplied(result.applied);
+  const result = await target.governance().submit({ kind: "registry", changes }, c.get("changeId"), Date.now(), replayableUntil(c.get("signedAt")), c.get("signing"));
+  if (!result.ok) return result.status === 401 ? unauthenticated(c) : answer(result.status, { error: `${result.error}; nothing changed` });
+  if (result.state === "proposed") return answer(202, proposedBody(result.proposal));
+  target.cache.noteApplied(result.registry!.applied);
   const notes = shadowNotes(changes, (await clustersOf(c.env)).named);
-  return answer(200, { revision: result.revision, applied: result.applied, ...(notes.length > 0 ? { notes } : {}) }, result.revision);
+  return answer(200, { revision: result.registry!.revision, applied: result.registry!.applied, change: result.seq, signers: result.signers, ...(notes.length > 0 ? { notes } : {}) }, result.registry!.revision);
 });
 
-function listed(entry: StoredRegistration, named: ReadonlySet<string>) {
-  return { cluster: entry.cluster, revision: entry.revision, updatedAt: new Date(entry.updatedAt).toISOString(), ...entry.registration, ...(named.has(entry.cluster) ? { shadowedByClusters: true } : {}) };
+function listed(entry: ListedRegistration, named: ReadonlySet<string>) {
+  const { lastSync } = entry;
+  return {
+    cluster: entry.cluster,
+    revision: entry.revision,
+    updatedAt: new Date(entry.updatedAt).toISOString(),
+    ...entry.registration,
+    ...(named.has(entry.cluster) ? { shadowedByClusters: true } : {}),
+    // The sync job's release as it last called (null: it named none, 0.1.0 or older); absent: never seen since 0.2.0.
+    ...(lastSync ? { lastSync: { release: lastSync.release, verb: lastSync.verb, commit: lastSync.commit, at: new Date(lastSync.at).toISOString() } } : {}),
+  };
 }
 
 function pageQuery(c: Context<OperatorEnv>): { after: string; limit: number } | string {
@@ -103,6 +116,9 @@ registry.get("/registry/clusters", operator("GET"), async (c) => {
   if (typeof query === "string") return c.json({ error: query }, 400);
   const target = registryOf(c.env);
   if (!target) return c.json({ error: NO_REGISTRY }, 503);
+  // The sync jobs this isolate saw, first: a listing shows them; other isolates flush within 10 s.
+  const counts = countsOf(c.env);
+  if (counts) await counts.flusher.flush(counts.writer, Date.now());
   const page = await target.stub().list(query.after, query.limit);
   const { named } = await clustersOf(c.env);
   return c.json({
@@ -143,5 +159,6 @@ registry.post("/registry/clusters/:cluster/reset-snapshot", operator("POST"), as
   const result = await storeOf(c.env, id).reset(c.get("changeId"), Date.now(), replayableUntil(c.get("signedAt")));
   if (!result.ok) return answer(409, { error: `${REPLAYED}; nothing changed` });
   forgetCluster(id);
+  await registryOf(c.env)?.governance().logReset(id, result.generation, c.get("signing").signer, Date.now());
   return answer(200, { cluster: id, dropped: result.generation }, result.generation);
 });

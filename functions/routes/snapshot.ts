@@ -28,6 +28,7 @@ import { decodeJson } from "../../shared/zod/index.js";
 import { reader, signer, type AuthEnv } from "../auth/index.js";
 import { readBody } from "../body/index.js";
 import { log } from "../log/index.js";
+import { describePeer, pushUnreadableHint } from "../../shared/version/index.js";
 import { forgetCluster, storeOf } from "../store/cache.js";
 import type { Commit, SnapshotMeta, StagedUnit } from "../store/index.js";
 
@@ -40,7 +41,7 @@ const MAX_REPORTED_PROBLEMS = 50;
  * owner's next pushes could not pass it.
  */
 export const MAX_GENERATION_LEAD_MS = MAX_CLOCK_SKEW_SECONDS * 1000;
-/** Longest refusal text built from a caller's body (a schema error can quote its keys). */
+/** Longest refusal text built from a caller's body (a schema error can quote its keys), what follows it included. */
 const MAX_ERROR_BYTES = 1000;
 
 export const snapshot = new Hono<AuthEnv>();
@@ -84,7 +85,7 @@ snapshot.put("/:cluster/snapshot", signer("PUT"), async (c) => {
   const started = Date.now();
   const cluster = c.get("cluster");
   const refused = (status: 400 | 403 | 409 | 413, error: string) => {
-    log({ event: "push", cluster: cluster.id, status, reason: error, durationMs: Date.now() - started });
+    log({ event: "push", cluster: cluster.id, status, peer: describePeer(c.get("peer")), reason: error, durationMs: Date.now() - started });
     return c.json({ error }, status);
   };
   const body = await readBody(c, MAX_PUSH_BYTES, "push body");
@@ -98,12 +99,17 @@ snapshot.put("/:cluster/snapshot", signer("PUT"), async (c) => {
   } catch {
     return refused(400, "push body is not UTF-8 text");
   }
+  // A body this release cannot read: what is wrong, that nothing changed, and which releases the job and the function are.
+  const unreadable = (error: string) => {
+    const hint = pushUnreadableHint(c.get("peer"));
+    const tail = `; nothing was stored${hint ? ` (${hint})` : ""}`;
+    return refused(400, `${truncateUtf8(error, MAX_ERROR_BYTES - new TextEncoder().encode(tail).length)}${tail}`);
+  };
   const decoded = decodeJson(text, pushBodySchema, "push body", "does not match the schema", MAX_SNAPSHOT_DEPTH);
   if (!decoded.ok) {
-    // The whole-snapshot body of earlier versions: say what changed, not which field is missing.
-    if (/"kind"\s*:\s*"Snapshot"/.test(text.slice(0, 4096)))
-      return refused(400, "push body is a whole Snapshot: this function takes SnapshotPush bodies, which edgeadmit snapshot push and sync of the same version send (update the sync job); nothing was stored");
-    return refused(400, truncateUtf8(decoded.error, MAX_ERROR_BYTES));
+    // The whole-snapshot body of releases before units: say what changed, not which field is missing.
+    if (/"kind"\s*:\s*"Snapshot"/.test(text.slice(0, 4096))) return unreadable("push body is a whole Snapshot: this function takes SnapshotPush bodies");
+    return unreadable(decoded.error);
   }
   const push = decoded.value;
   if (push.generation > Date.now() + MAX_GENERATION_LEAD_MS)
@@ -121,7 +127,7 @@ snapshot.put("/:cluster/snapshot", signer("PUT"), async (c) => {
   let clusterPart: ClusterPart | undefined;
   for (const [name, content] of Object.entries(push.units)) {
     const unit = decodeUnit(name, content);
-    if (!unit.ok) return refused(400, `unit ${name === CLUSTER_UNIT ? "(cluster part)" : `"${truncateUtf8(name, 63)}"`}: ${unit.error}; nothing was stored`);
+    if (!unit.ok) return unreadable(`unit ${name === CLUSTER_UNIT ? "(cluster part)" : `"${truncateUtf8(name, 63)}"`}: ${unit.error}`);
     if (name === CLUSTER_UNIT) {
       if (!push.commit) return refused(400, "the cluster part travels in the body that commits; nothing was stored");
       clusterPart = unit.value as ClusterPart;
@@ -157,13 +163,13 @@ snapshot.put("/:cluster/snapshot", signer("PUT"), async (c) => {
   if (result.startedOver)
     log({ event: "snapshot-started-over", cluster: cluster.id, generation: result.startedOver.generation, reason: `the stored generation ${result.startedOver.generation} was signed by ${result.startedOver.signedBy ?? "an unrecorded key"}, which the registration no longer lists: dropped` });
   if (!result.meta) {
-    log({ event: "push", cluster: cluster.id, status: 200, generation: push.generation, staged: result.staged, bytes: sentBytes, durationMs: Date.now() - started });
+    log({ event: "push", cluster: cluster.id, status: 200, peer: describePeer(c.get("peer")), generation: push.generation, staged: result.staged, bytes: sentBytes, durationMs: Date.now() - started });
     return c.json({ cluster: cluster.id, generation: push.generation, staged: result.staged });
   }
   // This isolate reads the new generation with its next review.
   forgetCluster(cluster.id);
   const now = Date.now();
-  log({ event: "push", cluster: cluster.id, status: 200, generation: result.meta.generation, staged: result.staged, bytes: sentBytes, durationMs: now - started });
+  log({ event: "push", cluster: cluster.id, status: 200, peer: describePeer(c.get("peer")), generation: result.meta.generation, staged: result.staged, bytes: sentBytes, durationMs: now - started });
   return c.json(describe(cluster.id, result.meta, now));
 });
 

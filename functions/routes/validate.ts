@@ -12,7 +12,7 @@ import { POLICIES, policyById } from "../../policies/index.js";
 import { deferOf, reviewer, type AuthEnv } from "../auth/index.js";
 import { fleetCacheOf } from "../fleet/cache.js";
 import { countsOf } from "../fleet/counts.js";
-import { RegistryUnavailable } from "../registry/cache.js";
+import { RegistryUnavailable, type Defer } from "../registry/cache.js";
 import type { ClusterFleet } from "../../shared/fleet/index.js";
 import { policySetOf } from "../../shared/vap/index.js";
 import { readBody } from "../body/index.js";
@@ -20,7 +20,8 @@ import { publicKeyTextsOf } from "../../shared/clusters/index.js";
 import { isSubdomainName } from "../../shared/k8s/names/index.js";
 import type { Cluster, Env } from "../config/index.js";
 import { log } from "../log/index.js";
-import { loadShards, loadSnapshot } from "../store/cache.js";
+import { loadShards, loadSnapshot, storeOf } from "../store/cache.js";
+import { signedByCurrent } from "../store/signer.js";
 import type { SnapshotMeta } from "../store/index.js";
 
 /** The apiserver's own limit on an AdmissionReview body. */
@@ -42,7 +43,7 @@ function verdictOf(decision: Decision): "deny" | "warn" | "audit" | "allow" {
  * (the operator's limit; the snapshot's own settings may only be tighter).
  */
 function disowned(meta: SnapshotMeta, cluster: Cluster, now: number): string | undefined {
-  if (meta.signedBy === undefined || !publicKeyTextsOf(cluster).includes(meta.signedBy))
+  if (!signedByCurrent(meta, publicKeyTextsOf(cluster)))
     return `the stored snapshot (generation ${meta.generation}) was pushed with a key the cluster's registration does not list now; it counts again once the sync job pushes with a current key`;
   const limit = meta.pushedAt + cluster.maxAgeSeconds * 1000;
   if (now > limit)
@@ -65,7 +66,19 @@ function disowned(meta: SnapshotMeta, cluster: Cluster, now: number): string | u
 /** What reviewWithSnapshot answers when the route names a policy neither built in nor bound in the cluster's snapshot. */
 const UNKNOWN_EDGE_POLICY = Symbol("unknown edge policy");
 
-async function reviewWithSnapshot(env: Env, registered: Cluster, request: AdmissionRequest, context: Omit<ReviewContext, "snapshot" | "unusable">): Promise<ReviewOutcome | typeof UNKNOWN_EDGE_POLICY> {
+/** A head stored before signers were recorded, adopted by the cluster's first key now registered (SnapshotStore.adoptUnsigned), after the response. */
+function adopt(env: Env, cluster: string, key: string, defer: Defer | undefined): void {
+  const adopted = storeOf(env, cluster).adoptUnsigned(key);
+  if (defer) defer(adopted);
+}
+
+async function reviewWithSnapshot(
+  env: Env,
+  registered: Cluster,
+  request: AdmissionRequest,
+  context: Omit<ReviewContext, "snapshot" | "unusable">,
+  defer: Defer | undefined,
+): Promise<ReviewOutcome | typeof UNKNOWN_EDGE_POLICY> {
   const cluster = registered.id;
   for (let attempt = 0; attempt < 2; attempt++) {
     const state = await loadSnapshot(env, cluster, Date.now(), { force: attempt > 0 });
@@ -73,6 +86,7 @@ async function reviewWithSnapshot(env: Env, registered: Cluster, request: Admiss
     const { facts, meta } = state.loaded;
     const unusable = disowned(meta, registered, context.now);
     if (unusable) return review(request, { ...context, snapshot: undefined, unusable });
+    if (meta.signedBy === undefined) adopt(env, cluster, publicKeyTextsOf(registered)[0]!, defer);
     const clusterOnly = new SnapshotView(facts, new Map());
     // A cluster's own policy named in the route must be bound in what the function holds.
     if (context.edgePolicy !== undefined && !policySetOf(clusterOnly.cluster).has(context.edgePolicy)) return UNKNOWN_EDGE_POLICY;
@@ -133,7 +147,7 @@ async function judge(c: Context<AuthEnv>) {
   }
   let answer: ReviewOutcome | typeof UNKNOWN_EDGE_POLICY;
   try {
-    answer = await reviewWithSnapshot(c.env, cluster, request, { cluster: cluster.id, policies, withoutSnapshot: cluster.withoutSnapshot, now: Date.now(), fleet, ...only });
+    answer = await reviewWithSnapshot(c.env, cluster, request, { cluster: cluster.id, policies, withoutSnapshot: cluster.withoutSnapshot, now: Date.now(), fleet, ...only }, deferOf(c));
   } catch (e) {
     if (e instanceof InvalidObjectError) return failed(400, e.message);
     throw e;

@@ -17,6 +17,7 @@ import { ClusterFacts, clusterPartSchema, loadedUnit, unitNameProblem, type Clus
 import { log } from "../log/index.js";
 import type { SnapshotMeta, SnapshotStore, UnitRead } from "./index.js";
 
+
 /** The bindings the store and its cache read; the function's Env (functions/config) has them. */
 export interface StoreEnv {
   SNAPSHOTS: DurableObjectNamespace<SnapshotStore>;

@@ -17,14 +17,21 @@
 //
 // A generation records the key that signed its commit (staged rows, the key
 // that staged them: a batch signed by another key starts the generation
-// over). A push by a current key over a head whose signer the registration no
-// longer lists starts the store over, whatever the generations: what a
-// removed key pushed stops counting at once (functions/routes/validate.ts),
-// and cannot hold a generation above the owner's.
+// over). What a removed key pushed stops counting at once
+// (functions/routes/validate.ts); the commit of a current key's push over it
+// starts the store over, in the commit's own transaction, so a push refused
+// in any of its batches changes nothing stored. Its generation cannot be held
+// above the owner's: it was at most MAX_GENERATION_LEAD_MS ahead when pushed,
+// and `sync` pushes above what is stored.
+//
+// What is stored stays readable by the release before (docs/operations.md,
+// "Upgrading"): a release adds tables or nullable columns its predecessor
+// ignores, never changes what an existing one holds.
 import { DurableObject } from "cloudflare:workers";
 import { sha256Hex } from "../../shared/digest/index.js";
 import { bucketDigest, bucketOf, rootDigest } from "../../shared/snapshot/units/digests.js";
 import { CLUSTER_UNIT } from "../../shared/snapshot/units/names.js";
+import { signedByCurrent } from "./signer.js";
 
 export interface SnapshotMeta {
   generation: number;
@@ -108,6 +115,7 @@ interface HeadRow extends Record<string, SqlStorageValue> {
 }
 
 class Mismatch extends Error {}
+
 
 /** Rows of a unit visible to generation ?1 (bound twice). */
 const VISIBLE = "since <= ?1 AND (until IS NULL OR until > ?1)";
@@ -201,6 +209,16 @@ export class SnapshotStore extends DurableObject<unknown> {
     return { status: "corrupt", reason };
   }
 
+  /**
+   * Records `key` as the signer of a head stored before signers were
+   * recorded: it counted for the keys registered when this release first
+   * read it, and now does so under a release of 0.1.0 too (a rollback),
+   * which disowns a head with no signer.
+   */
+  adoptUnsigned(key: string): void {
+    this.ctx.storage.sql.exec("UPDATE head SET signed_by = ? WHERE id = 1 AND signed_by IS NULL", key);
+  }
+
   /** The digest of every non-empty bucket of the head generation: what `sync` compares first. */
   buckets(): { generation: number; buckets: Record<string, string> } | null {
     const head = this.#head();
@@ -227,22 +245,25 @@ export class SnapshotStore extends DurableObject<unknown> {
     try {
       const result = this.ctx.storage.transactionSync((): PushResult => {
         const sql = this.ctx.storage.sql;
-        let head = this.#head();
-        let startedOver: { generation: number; signedBy: string | null } | undefined;
-        if (head && (head.signedBy === undefined || !signer.current.includes(head.signedBy))) {
-          startedOver = { generation: head.generation, signedBy: head.signedBy ?? null };
-          this.#wipe();
-          head = null;
-        }
+        const head = this.#head();
         if (head && generation <= head.generation) return { ok: false, refusal: "stale", current: this.head()! };
         const stagedBy = sql.exec<{ signed_by: string }>("SELECT signed_by FROM staging WHERE generation = ?", generation).toArray()[0]?.signed_by;
         // Rows staged under this generation by another key are not this push's: it starts the generation over.
         if (stagedBy !== undefined && stagedBy !== signer.key) this.#drop(`since = ${generation}`);
         sql.exec("INSERT OR REPLACE INTO staging (generation, signed_by) VALUES (?, ?)", generation, signer.key);
         for (const unit of units) this.#stage(generation, unit);
-        if (!commit) return { ok: true, staged: units.length, ...(startedOver ? { startedOver } : {}) };
-        const committed = this.#commit(generation, head, commit, units.length, signer.key);
-        return committed.ok && startedOver ? { ...committed, startedOver } : committed;
+        if (!commit) return { ok: true, staged: units.length };
+        // A head whose signer the registration no longer lists counts for nothing (functions/routes/validate.ts):
+        // the commit that replaces it starts the store over, in this transaction, so a push refused in any
+        // batch, the last one included, leaves it as it was.
+        if (head && !signedByCurrent(head, signer.current)) {
+          if (commit.base !== null) return { ok: false, refusal: "base", current: this.head() };
+          this.#drop(`since != ${generation}`);
+          sql.exec("DELETE FROM bucket; DELETE FROM head;");
+          const committed = this.#commit(generation, null, commit, units.length, signer.key);
+          return committed.ok ? { ...committed, startedOver: { generation: head.generation, signedBy: head.signedBy ?? null } } : committed;
+        }
+        return this.#commit(generation, head, commit, units.length, signer.key);
       });
       if (result.ok && result.meta) this.#collect(result.meta.generation);
       return result;

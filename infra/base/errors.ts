@@ -4,8 +4,10 @@
 
 /**
  * Exit codes, one contract for every verb: 0 ok; 1 findings, a refused
- * request or a failure on the way; 2 a command line or input that cannot be
- * used (a bad flag, a file that cannot be read).
+ * request or a failure on the way (the function unreachable, a write that
+ * failed); 2 a command line or input that cannot be used (a bad flag, a file
+ * that cannot be read, a kubeconfig or --context that cannot be used, a
+ * cluster whose apiserver does not answer the reads a verb judges or syncs).
  */
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;

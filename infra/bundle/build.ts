@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
+import { releaseCommit } from "../base/release.js";
 import { PROJECT_ROOT } from "../base/root.js";
 
 export const BUNDLE_DIR = join(PROJECT_ROOT, "infra", "k8s", "bundle");
@@ -32,6 +33,8 @@ export function partsOf(gzip: Buffer): Buffer[] {
 }
 
 export async function bundleCli(): Promise<{ js: Uint8Array; gzip: Buffer }> {
+  // The commit the bundle is built from, fixed into it (infra/base/release.ts): a bundle has no checkout to ask.
+  const commit = releaseCommit();
   const result = await build({
     entryPoints: [join(PROJECT_ROOT, "infra", "cli", "edgeadmit.ts")],
     absWorkingDir: PROJECT_ROOT,
@@ -43,6 +46,7 @@ export async function bundleCli(): Promise<{ js: Uint8Array; gzip: Buffer }> {
     legalComments: "none",
     write: false,
     logLevel: "error",
+    define: { "process.env.EDGEADMIT_COMMIT": JSON.stringify(commit ?? "") },
     // CommonJS dependencies call require(); ESM has none, so give them one.
     banner: { js: 'import { createRequire as __edgeadmitRequire } from "node:module"; const require = __edgeadmitRequire(import.meta.url);' },
   });

@@ -31,12 +31,22 @@ describe("noise a repository holds, skipped and counted", () => {
     const { code, stdout, stderr } = await runCli(["check", "-f", root]);
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
     expect(stdout).toBe(
-      `1 object checked: 0 Deny, 0 Warn, 0 Audit\nskipped 3 inputs: 1 not a Kubernetes object (${root}/chart/Chart.yaml:1); 2 Helm templates (${root}/chart/files/config.yaml:1:3, ${root}/chart/templates/deployment.yaml)\n`,
+      `1 object checked: 0 Deny, 0 Warn, 0 Audit\nskipped 3 inputs: 1 not a Kubernetes object (${root}/chart/Chart.yaml:1); 2 Helm templates (${root}/chart/files/config.yaml:1, ${root}/chart/templates/deployment.yaml)\n`,
     );
     // --strict: what did not parse is an error again; templates/ stays skipped (never YAML until rendered).
     const strict = await runCli(["check", "-f", root, "--strict"]);
     expect(strict.code).toBe(2);
-    expect(strict.stdout).toContain(`${root}/chart/files/config.yaml:1:3  -  -  Error  Block collections are not allowed within flow collections`);
+    expect(strict.stdout).toContain(`${root}/chart/files/config.yaml:1  -  -  Error  a Go template ({{ … }} actions): not YAML until it is rendered (--strict)`);
+  });
+
+  it("Go templates outside a chart (a project's pkg/ or hack/): skipped wherever they are, never a failure but under --strict", async () => {
+    const root = tree({
+      "pkg/operator/template/service.yaml": "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Name }}\n  namespace: {{ .Namespace }}\nspec:\n  selector: {{ .Selector }}\n",
+      "hack/patch.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: ebs\n{{- if .Debug }}\nspec:\n  replicas: 1\n{{- end }}\n",
+    });
+    const { code, stdout } = await runCli(["check", "-f", root]);
+    expect({ code, stdout }).toEqual({ code: 0, stdout: `1 object checked: 0 Deny, 0 Warn, 0 Audit\nskipped 2 inputs: 2 Go templates (${root}/hack/patch.yaml:1, ${root}/pkg/operator/template/service.yaml:1)\n` });
+    expect((await runCli(["check", "-f", root, "--strict"])).code).toBe(2);
   });
 
   it("JSON that is no object: an array, a tsconfig with comments", async () => {
@@ -87,14 +97,29 @@ describe("noise a repository holds, skipped and counted", () => {
   });
 });
 
-describe("exit codes: findings win, input errors alone exit 2 only under --strict or with nothing judged", () => {
-  it("an input error beside clean objects: 0 (reported); --strict: 2; nothing judged at all: 2", async () => {
-    const root = tree({ "broken/x.yaml": "a: 1\na: 2\n" });
+describe("exit codes: findings win; a Kubernetes object that cannot be read fails the run; what is skipped never does, but under --strict", () => {
+  it("a manifest with a key twice (kubectl refuses it) beside clean objects: 2, reported; YAML of another tool that does not parse: skipped, 0", async () => {
+    const root = tree({
+      "broken/x.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: twice\n  name: again\nspec: {}\n",
+      "ci/workflow.yaml": "on: [push\njobs: {}\n",
+    });
     const plain = await runCli(["check", "-f", root]);
-    expect(plain.code).toBe(0);
-    expect(plain.stdout).toContain("Error  Map keys must be unique");
-    expect((await runCli(["check", "-f", root, "--strict"])).code).toBe(2);
-    expect((await runCli(["check", "-f", join(root, "broken")])).code).toBe(2);
+    expect(plain.code).toBe(2);
+    expect(plain.stdout).toContain(`${root}/broken/x.yaml:5:3  -  -  Error  Map keys must be unique\n`);
+    expect(plain.stdout).toContain(`skipped 1 input: 1 not a Kubernetes object (${root}/ci/workflow.yaml:2:1)\n`);
+    const foreign = tree({ "ci/workflow.yaml": "on: [push\njobs: {}\n" });
+    expect((await runCli(["check", "-f", foreign])).code).toBe(0);
+    expect((await runCli(["check", "-f", foreign, "--strict"])).code).toBe(2);
+  });
+
+  it("a Deny wins over an input error: 1", async () => {
+    const root = tree({
+      "broken/x.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\nmetadata: {name: b}\n",
+      "shop/deployment.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: big, namespace: shop}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: big}}\n  template:\n    metadata: {labels: {app: big}}\n    spec: {containers: [{name: big, image: nginx}]}\n",
+    });
+    // ha-spread audits the unspread 2 replicas: --fail-on audit makes it a failing finding.
+    expect((await runCli(["check", "-f", root])).code).toBe(2);
+    expect((await runCli(["check", "-f", root, "--fail-on", "audit"])).code).toBe(1);
   });
 });
 
@@ -113,7 +138,7 @@ describe("colour", () => {
   });
 
   it("the CLI colours only when its io says so (a TTY without NO_COLOR); a test io, like a pipe, gets none", async () => {
-    const root = tree({ "bad/x.yaml": "a: 1\na: 2\n" });
+    const root = tree({ "bad/x.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\nmetadata: {name: b}\n" });
     expect((await runCli(["check", "-f", root])).stdout).not.toContain("\u001b");
     const { main } = await import("./main.js");
     let out = "";

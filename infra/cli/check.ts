@@ -19,8 +19,8 @@ export const check: Verb = {
   name: "check",
   summary: "judge Kubernetes YAML with every policy, as the webhook would",
   usage: `edgeadmit check -f PATH... [--policies PATH...] [-n NS] [--scope auto|dir|input | --one-cluster]
-                [--snapshot FILE | --from-cluster [--context NAME] | --kubernetes-version V] [--no-defaults] [--strict]
-                [-o text|json|sarif] [--fail-on deny|warn|audit]
+                [--snapshot FILE | --from-cluster [--context NAME] | --kubernetes-version V] [--settings-namespace NS]
+                [--no-defaults] [--strict] [-o text|json|sarif] [--fail-on deny|warn|audit]
 
 Judges each object in PATH (files, directories walked recursively, - for
 stdin: the output of kubectl kustomize or helm template) as the webhook would
@@ -41,10 +41,15 @@ What is not judged: --policies PATH holds the policies, their bindings and
 params, the settings ConfigMap, EdgeAdmissionExceptions and any other cluster
 facts (Namespaces, Nodes, AffinityClasses) for every cluster; policies,
 bindings, exceptions and the settings found under -f count the same way.
-YAML that is no Kubernetes object (no apiVersion/kind: workflows, Chart.yaml,
-values.yaml) is skipped and named in one line (--strict: an error), and so are
-kustomizations and the patch files they list. An AdmissionReview is judged by
-its request.object.
+Skipped, and named in one line: YAML that is no Kubernetes object (no
+apiVersion and kind: workflows, Chart.yaml, values.yaml, YAML of other tools
+that does not parse), templates (a Helm chart's templates/ and any file of
+the chart that does not parse, and Go templates anywhere: {{ … }} where YAML
+cannot have it), kustomizations and the patch and replacement files they
+list, and a second object with the group, kind, namespace and name of one
+read before in the same cluster (a variant: judged, not a cluster fact).
+--strict makes each of them an error. An AdmissionReview is judged by its
+request.object.
 
 Which objects are one cluster (--scope): auto (default) makes each
 application one cluster: a directory with a kustomization or a Helm chart with
@@ -59,14 +64,20 @@ both places; neither is merged into the other.
 The cluster facts come from each cluster's own input (with --policies), or
 from --snapshot FILE (as edgeadmit snapshot build writes it), or from the live
 cluster (--from-cluster, through the kubeconfig, as the sync job lists it,
-with the objects its admission plugins read).
+with the objects its admission plugins read). The settings ConfigMap
+edgeadmit-settings is read from the namespace --settings-namespace names
+(default edgeadmit-system, where the sync job runs).
 ${KUBERNETES_VERSION_HELP}
 -o text (default) prints file:line, object, policy, mode and message per
 result, input errors after every verdict, then the counts and what was
 skipped; json prints every object with its results; sarif prints SARIF 2.1.0.
-Exits 0 when nothing is denied, 1 when something is (--fail-on warn: or
-warned; --fail-on audit: or audited), 2 when some input could not be judged
-(reported after every verdict) or the check cannot run.
+Exits 1 when something is denied (--fail-on warn: or warned; --fail-on
+audit: or audited); else 2 when a Kubernetes object (apiVersion and kind)
+cannot be read as written: a syntax error or a key written twice (kubectl
+refuses both), an object that is not the shape of its kind (reported after
+every verdict), or when the check cannot run; else 0. What is skipped never
+fails the run, but under --strict. In CI: --fail-on warn fails on the
+built-in policies' Warn findings too (docs/check.md, "In CI").
 
 Examples:
   edgeadmit check -f deploy/ --policies policies/
@@ -132,7 +143,7 @@ Examples:
       throw cannotRun(e);
     }
     await writeReport(report, output, io);
-    return exitCodeOf(report, failOn, args.values.strict === true);
+    return exitCodeOf(report, failOn);
   },
 };
 

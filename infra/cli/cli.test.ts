@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -44,10 +44,11 @@ describe("command line errors: one line, exit 2", () => {
     expect(await runCli(argv)).toEqual({ code: 2, stdout: "", stderr });
   });
 
-  it("--version and -V print the version of package.json", async () => {
+  it("--version and -V print the release of package.json and the commit of the checkout", async () => {
     const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
     expect(version).toMatch(/^\d+\.\d+\.\d+/);
-    for (const flag of ["--version", "-V"]) expect(await runCli([flag])).toEqual({ code: 0, stdout: `edgeadmit ${version}\n`, stderr: "" });
+    const head = execFileSync("git", ["rev-parse", "--short=12", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim();
+    for (const flag of ["--version", "-V"]) expect(await runCli([flag])).toEqual({ code: 0, stdout: `edgeadmit ${version} (commit ${head})\n`, stderr: "" });
   });
 
   it("no arguments prints the help and exits 2; each verb has --help", async () => {

@@ -117,8 +117,16 @@ describe("a cluster's life in the registry, no deploy", () => {
     expect((await runCli(["clusters", "add", "tenant-b", ...target(), "--public-key", b.publicKeyFile, "--token-hash", b.hash, "--label", "env=prod", "--label", "tier=system"])).code).toBe(0);
     const labeled = await runCli(["clusters", "label", "tenant-b", "ring=main", "tier-", ...target()]);
     expect(labeled).toEqual({ code: 0, stdout: expect.stringMatching(/^labeled tenant-b \(revision \d+\): set ring=main, removed tier\n$/), stderr: EFFECT });
+    // A label to remove that the cluster lacks is said, and the rest applies (kubectl label, RunLabel: `label "x" not found.`).
+    expect(await runCli(["clusters", "label", "tenant-a", "ring=main", "legacy-", ...target()])).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/^label "legacy" not found\.\nlabeled tenant-a \(revision \d+\): set ring=main\n$/),
+      stderr: EFFECT,
+    });
+    expect((await runCli(["clusters", "label", "tenant-a", "legacy-", ...target()])).stdout).toMatch(/^label "legacy" not found\.\ntenant-a not labeled \(revision \d+\): no label to remove\n$/);
+    expect((await runCli(["clusters", "label", "tenant-a", "ring=canary", ...target()])).code).toBe(0);
     const selected = await runCli(["clusters", "list", ...target(), "-l", "env=prod,ring!=canary"]);
-    expect(selected.stdout).toMatch(/^tenant-b revision \d+: 1 signing key, 1 token hash, withoutSnapshot FailOpen, maxAgeSeconds 86400, labels env=prod,ring=main, updated [^\n]*Z\nin CLUSTERS: legacy\n$/);
+    expect(selected.stdout).toMatch(/^tenant-b revision \d+: 1 signing key, 1 token hash, withoutSnapshot FailOpen, maxAgeSeconds 86400, labels env=prod,ring=main, updated [^\n]*Z, sync job not seen yet\nin CLUSTERS: legacy\n$/);
     const json = JSON.parse((await runCli(["clusters", "list", ...target(), "-l", "ring in (canary)", "-o", "json"])).stdout) as { clusters: Array<Record<string, unknown>> };
     expect(json.clusters.map((entry) => [entry.cluster, entry.labels])).toEqual([["tenant-a", { env: "prod", ring: "canary" }]]);
     expect(await runCli(["clusters", "list", ...target(), "-l", "env>1"])).toEqual({

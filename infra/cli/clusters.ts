@@ -20,12 +20,14 @@ import {
 import { labelKeyError } from "../../shared/k8s/labels/index.js";
 import { importPublicKey, PUBLIC_KEY_PREFIX } from "../../shared/signing/index.js";
 import { TOKEN_HASH_PATTERN } from "../../shared/tokens/index.js";
+import { nextMinorRelease, parseRelease, served, UNNAMED_RELEASE } from "../../shared/version/index.js";
 import { changeRegistry, listRegistry, resetSnapshot, type ChangeAnswer, type ListedCluster } from "../client/registry.js";
 import { choice, optionalString, parseVerbArgs, stringList, type ParsedArgs } from "./args.js";
 import { CliError, EXIT_USAGE } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
 import { labelFlags, labelsText, selectorFlag } from "./labels.js";
 import { TARGET_FLAGS, TARGET_HELP, TARGET_USAGE, targetOf } from "./operator-flags.js";
+import { applied } from "./proposed.js";
 import { plural } from "./plural.js";
 import type { Verb } from "./verb.js";
 
@@ -178,7 +180,8 @@ Example:
       ...(Object.keys(labels).length > 0 ? { labels } : {}),
     };
     const target = await targetOf(this.name, args, io);
-    const answer = await changeRegistry(target.endpoint, target.privateKeyPem, [{ op: "add", cluster, registration }]);
+    const answer = applied(await changeRegistry(target.endpoint, target.privateKeyPem, [{ op: "add", cluster, registration }]), io);
+    if (!answer) return 0;
     io.out(`registered ${cluster} (revision ${answer.revision}): ${credentials(registration)}\n`);
     reportNotes(answer, io);
     io.err(`${EFFECT}\n`);
@@ -241,7 +244,8 @@ Example:
     if (emptyRotation(change))
       throw new CliError(`nothing to change: give --add-key, --remove-key, --add-token-hash, --remove-token-hash, --without-snapshot or --max-age (see edgeadmit ${this.name} --help)`, EXIT_USAGE);
     const target = await targetOf(this.name, args, io);
-    const answer = await changeRegistry(target.endpoint, target.privateKeyPem, [change]);
+    const answer = applied(await changeRegistry(target.endpoint, target.privateKeyPem, [change]), io);
+    if (!answer) return 0;
     const done = [
       addKeys.length > 0 ? `added ${plural(addKeys.length, "signing key")}` : undefined,
       removeKeys.length > 0 ? `removed ${plural(removeKeys.length, "signing key")}` : undefined,
@@ -282,7 +286,8 @@ Example:
     const revision = ifRevision(args);
     const change: Change = { op: "remove", cluster, ...(revision !== undefined ? { ifRevision: revision } : {}) };
     const target = await targetOf(this.name, args, io);
-    const answer = await changeRegistry(target.endpoint, target.privateKeyPem, [change]);
+    const answer = applied(await changeRegistry(target.endpoint, target.privateKeyPem, [change]), io);
+    if (!answer) return 0;
     io.out(`removed ${cluster} (revision ${answer.revision})\n`);
     reportNotes(answer, io);
     io.err(`${EFFECT}\n`);
@@ -296,7 +301,9 @@ const labelVerb: Verb = {
   usage: `edgeadmit clusters label ID KEY=VALUE... KEY-... ${TARGET_USAGE} [--if-revision N]
 
 Sets (KEY=VALUE) and removes (KEY-) labels of cluster ID's registration in
-one step, as kubectl label does; a value set again replaces the old one.
+one step, as kubectl label does; a value set again replaces the old one, and
+a label to remove that the cluster lacks is said (label "KEY" not found.)
+while the rest applies.
 Fleet policy sets select clusters by these labels (docs/fleet.md): a change
 moves the cluster into or out of a fleet binding within seconds.
 --if-revision N refuses the change if the registration changed since
@@ -330,9 +337,14 @@ Example:
     const empty = emptyLabelChange(change);
     if (empty) throw new CliError(`${empty}: give KEY=VALUE or KEY- (see edgeadmit ${this.name} --help)`, EXIT_USAGE);
     const target = await targetOf(this.name, args, io);
-    const answer = await changeRegistry(target.endpoint, target.privateKeyPem, [change]);
-    const done = [Object.keys(set).length > 0 ? `set ${labelsText(set)}` : undefined, remove.length > 0 ? `removed ${remove.join(",")}` : undefined].filter((part) => part !== undefined);
-    io.out(`labeled ${cluster} (revision ${answer.revision}): ${done.join(", ")}\n`);
+    const answer = applied(await changeRegistry(target.endpoint, target.privateKeyPem, [change]), io);
+    if (!answer) return 0;
+    // As kubectl label: a label to remove that the cluster lacks is said, and the rest applies.
+    const absent = new Set(answer.applied[0]?.absentLabels ?? []);
+    for (const key of absent) io.out(`label "${key}" not found.\n`);
+    const removed = remove.filter((key) => !absent.has(key));
+    const done = [Object.keys(set).length > 0 ? `set ${labelsText(set)}` : undefined, removed.length > 0 ? `removed ${removed.join(",")}` : undefined].filter((part) => part !== undefined);
+    io.out(done.length > 0 ? `labeled ${cluster} (revision ${answer.revision}): ${done.join(", ")}\n` : `${cluster} not labeled (revision ${answer.revision}): no label to remove\n`);
     reportNotes(answer, io);
     io.err(`${EFFECT}\n`);
     return 0;
@@ -351,7 +363,18 @@ function listedLine(entry: ListedCluster): string {
     ...(entry.labels ? { labels: entry.labels } : {}),
   };
   const shadowed = entry.shadowedByClusters ? " [CLUSTERS registers it too and wins]" : "";
-  return `${entry.cluster} revision ${entry.revision}: ${credentials(registration)}, updated ${entry.updatedAt}${shadowed}`;
+  return `${entry.cluster} revision ${entry.revision}: ${credentials(registration)}, updated ${entry.updatedAt}, ${syncJobOf(entry)}${shadowed}`;
+}
+
+/** `sync job 0.2.0 at <time>`, as kubectl get nodes shows each kubelet's version; flagged when the next release will not serve it. */
+function syncJobOf(entry: ListedCluster): string {
+  const seen = entry.lastSync;
+  if (!seen) return "sync job not seen yet";
+  const release = seen.release ?? UNNAMED_RELEASE;
+  const named = seen.release === null ? `${UNNAMED_RELEASE} or older` : release;
+  const next = nextMinorRelease();
+  const behind = served(parseRelease(release) ?? parseRelease(UNNAMED_RELEASE)!, next) ? "" : ` [older than ${next.major}.${next.minor} serves: upgrade it before the function]`;
+  return `${seen.verb ?? "sync job"} ${named} at ${seen.at}${behind}`;
 }
 
 const list: Verb = {
@@ -360,7 +383,10 @@ const list: Verb = {
   usage: `edgeadmit clusters list ${TARGET_USAGE} [-l SELECTOR] [-o text|json]
 
 Prints every registration in the registry (page by page), one line each:
-id, revision, credentials, stance and labels; -o json prints them whole
+id, revision, credentials, stance and labels, and the release its sync job
+named when it last called, and when (as kubectl get nodes shows kubelets);
+a sync job the next release will not serve is flagged: upgrade it before
+the function (docs/operations.md, "Upgrading"). -o json prints them whole
 (public keys and token hashes; the function holds nothing secret). Then the
 ids the function's CLUSTERS variable registers, which take precedence.
 -l keeps the registrations whose labels the selector selects, in kubectl's
@@ -439,13 +465,14 @@ Example:
     let imported = 0;
     for (let start = 0; start < adds.length; start += MAX_CHANGES) {
       const batch = adds.slice(start, start + MAX_CHANGES);
-      let answer: ChangeAnswer;
+      let answer: ChangeAnswer | undefined;
       try {
-        answer = await changeRegistry(target.endpoint, target.privateKeyPem, batch.map(({ cluster, registration }) => ({ op: "add", cluster, registration })));
+        answer = applied(await changeRegistry(target.endpoint, target.privateKeyPem, batch.map(({ cluster, registration }) => ({ op: "add", cluster, registration }))), io);
       } catch (e) {
         if (imported === 0) throw e;
         throw new CliError(`${(e as Error).message} (imported ${imported} of ${adds.length} before this: run the import again to add the rest)`);
       }
+      if (!answer) continue;
       for (const { cluster } of batch) io.out(`imported ${cluster} (revision ${answer.revision})\n`);
       imported += batch.length;
     }

@@ -200,7 +200,7 @@ describe("sync", () => {
 
   it("a cluster-side failure stops before anything is sent", async () => {
     const result = await runCli([...syncArgs(), "--context", "elsewhere"]);
-    expect(result).toEqual({ code: 1, stdout: "", stderr: "edgeadmit sync: cannot reach the API server at http://127.0.0.1:2: ECONNREFUSED\n" });
+    expect(result).toEqual({ code: 2, stdout: "", stderr: "edgeadmit sync: cannot reach the API server at http://127.0.0.1:2: ECONNREFUSED\n" });
   });
 });
 

@@ -1,7 +1,7 @@
-// One exit-code contract for every verb (infra/cli/errors.ts): 0 ok; 1
+// One exit-code contract for every verb (infra/base/errors.ts): 0 ok; 1
 // findings, a refused request or a failure on the way; 2 a command line or
-// input that cannot be used. Each verb is held to it here, in one table, so a
-// verb that drifts fails by name.
+// input that cannot be used, the cluster a verb reads included. Each verb is
+// held to it here, in one table, so a verb that drifts fails by name.
 import { execFile } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../test/node/support/test-io.js";
+import { startFakeApiServer } from "../../test/node/support/fake-apiserver.js";
 
 const ROOT = join(__dirname, "..", "..");
 const MISSING = "/nonexistent/edgeadmit-input";
@@ -57,6 +58,37 @@ describe("exit 2: a command line or input that cannot be used, every verb", () =
     ["webhook-config (snapshot)", () => ["webhook-config", "--url", "https://h", "--cluster", "c", "--snapshot", MISSING], `edgeadmit webhook-config: cannot read snapshot ${MISSING}: no such file\n`],
   ])("%s", async (_verb, argv, stderr) => {
     expect(await runCli(argv())).toEqual({ code: 2, stdout: "", stderr });
+  });
+
+  describe("a cluster the verb reads that cannot be read: a --context the kubeconfig lacks, an apiserver that does not answer", () => {
+    const verbs: Array<[string, string[]]> = [
+      ["sync", ["sync", "--endpoint", "http://127.0.0.1:1", "--cluster", "c", "--key", MISSING.replace("input", "key")]],
+      ["audit", ["audit", "--dry-run"]],
+      ["snapshot build --from-cluster", ["snapshot", "build", "--from-cluster"]],
+      ["check --from-cluster", ["check", "-f", deniedFile, "--from-cluster"]],
+    ];
+    let kubeconfig: string | undefined;
+    let api: Awaited<ReturnType<typeof startFakeApiServer>>;
+    beforeAll(async () => {
+      api = await startFakeApiServer([]);
+      kubeconfig = process.env.KUBECONFIG;
+      process.env.KUBECONFIG = api.kubeconfig;
+    });
+    afterAll(async () => {
+      // Put back for the files after this one in the same process (vitest.config.ts: isolate false).
+      if (kubeconfig === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = kubeconfig;
+      await api.stop();
+    });
+
+    it.each(verbs)("%s", async (_verb, argv) => {
+      // sync reads its key first: give it one, so the cluster is what fails.
+      const args = argv.map((arg) => (arg === MISSING.replace("input", "key") ? keyFile : arg));
+      const unknown = await runCli([...args, "--context", "nope"]);
+      expect([unknown.code, unknown.stderr]).toEqual([2, expect.stringContaining('no context "nope" in the kubeconfig (contexts: fake, elsewhere, wrong-token)')]);
+      const unreachable = await runCli([...args, "--context", "elsewhere"]);
+      expect([unreachable.code, unreachable.stderr]).toEqual([2, expect.stringMatching(/cannot reach the API server at https?:\/\/127\.0\.0\.1:\d+: ECONNREFUSED\n$/)]);
+    });
   });
 
   it("bare edgeadmit prints the help to stderr, --help to stdout with 0", async () => {

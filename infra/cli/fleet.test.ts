@@ -115,6 +115,7 @@ describe("fleet verbs", () => {
           snapshot: { generation: expect.any(Number), ageSeconds: expect.any(Number) },
           coverage: "unknown",
           gaps: [],
+          upcoming: [],
           verdicts: { allow: 0, deny: 1, warn: 0, audit: 0, error: 0, exempted: 0 },
         },
       ],
@@ -148,6 +149,52 @@ describe("fleet verbs", () => {
       if (kubeconfig === undefined) delete process.env.KUBECONFIG;
       else process.env.KUBECONFIG = kubeconfig;
     }
+  });
+
+  it("renders a later wave's policy into webhook-config, and flags a cluster whose pushed rules miss it before and after fleet promote", async () => {
+    const keys = await generateKeyPair();
+    writeFileSync(join(dir, "later.pub"), keys.publicKey);
+    writeFileSync(join(dir, "later.key"), keys.privateKeyPem);
+    expect((await runCli(["clusters", "add", "later", ...target(), "--public-key", join(dir, "later.pub"), "--anonymous", "--label", "env=prod"])).code).toBe(0);
+    // Its sync job pushed the rules of a webhook rendered before the fleet bound ConfigMaps: pods only.
+    const built = JSON.parse((await runCli(["snapshot", "build", "-f", join(__dirname, "..", "..", "examples", "demo", "cluster.yaml")])).stdout) as Record<string, unknown>;
+    const pushed = { ...built, webhookRules: [{ apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], operations: ["CREATE"], scope: "Namespaced" }] };
+    expect((await runCli(["snapshot", "push", "--endpoint", worker.url, "--cluster", "later", "--key", join(dir, "later.key")], JSON.stringify(pushed))).code).toBe(0);
+    const waves = join(dir, "waves");
+    mkdirSync(waves);
+    const configmaps = POLICY.replace("require-team", "configmap-team").replace("{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}", '{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}');
+    writeFileSync(join(waves, "set.yaml"), `${configmaps}---\n${binding("waves: [{validationActions: [Audit], clusterSelector: {matchLabels: {ring: canary}}}, {validationActions: [Deny]}]").replace("policyName: require-team", "policyName: configmap-team")}`);
+    expect((await runCli(["fleet", "apply", "-f", waves, ...target()])).code).toBe(0);
+
+    // Wave 0 binds nothing on `later` (not ring=canary); the rendered rules cover wave 1 already.
+    const rendered = await runCli(["webhook-config", "--url", "https://edgeadmit.example.com", "--cluster", "later", "--operator-key", operatorKey, "--endpoint", worker.url]);
+    expect(rendered.stdout).toContain("        resources:\n          - configmaps\n");
+    const gap = "ValidatingAdmissionPolicy 'configmap-team' matches CREATE configmaps/v1";
+    const before = await runCli(["fleet", "status", ...target(), "-l", "env=prod", "-o", "json"]);
+    expect((JSON.parse(before.stdout) as { clusters: Array<{ cluster: string; gaps: string[]; upcoming: string[] }> }).clusters.find((c) => c.cluster === "later")).toMatchObject({ gaps: [], upcoming: [gap] });
+    const text = await runCli(["fleet", "status", ...target(), "-l", "env=prod"]);
+    expect(text.stdout).toContain(`; not sent once promoted: ${gap}; `);
+    expect(text.stderr).toBe("2 clusters; fleet revision 6\nwarning: the webhook rules of 1 cluster miss fleet policies bound on them (not sent): for each, render edgeadmit webhook-config --operator-key again and apply it (docs/fleet.md, Coverage)\n");
+
+    expect(await runCli(["fleet", "promote", "baseline-team", ...target()])).toEqual({
+      code: 0,
+      stdout: "fleet revision 7: promote baseline-team to wave 1\n",
+      stderr:
+        EFFECT +
+        "warning: later: its webhook rules do not send the function CREATE configmaps/v1, which configmap-team now enforces there: render edgeadmit webhook-config --operator-key again and apply it (docs/fleet.md, Coverage)\n" +
+        "warning: coverage unknown on 1 cluster configmap-team now enforces on (no sync job pushed their webhook rules yet): prod\n",
+    });
+    const after = await runCli(["fleet", "status", ...target(), "-l", "env=prod", "-o", "json"]);
+    expect((JSON.parse(after.stdout) as { clusters: Array<{ cluster: string; gaps: string[]; upcoming: string[] }> }).clusters.find((c) => c.cluster === "later")).toMatchObject({ gaps: [gap], upcoming: [] });
+  });
+
+  it("refuses objects no policy takes as params (a cluster's own objects, as examples/demo holds), before sending anything", async () => {
+    const result = await runCli(["fleet", "apply", "-f", join(__dirname, "..", "..", "examples", "demo"), ...target()]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^edgeadmit fleet apply: the fleet set cannot be applied: cozystack\.io\/v1alpha1 AffinityClass 'dc1': no policy of the set takes it as params \(its paramKind\): a fleet set holds ValidatingAdmissionPolicies, their EdgeAdmissionPolicyBindings and params, EdgeAdmissionPolicyModes and EdgeAdmissionExceptions; /,
+    );
+    expect(result.stderr).toContain("helm.toolkit.fluxcd.io/v2 HelmRelease 'tenant-acme/main-db': no policy of the set takes it as params");
   });
 
   it("refuses a set the function would refuse before sending anything", async () => {

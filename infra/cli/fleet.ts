@@ -13,6 +13,7 @@ import { CliError, EXIT_USAGE } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
 import { labelsText, selectorFlag } from "./labels.js";
 import { TARGET_FLAGS, TARGET_HELP, TARGET_USAGE, targetOf } from "./operator-flags.js";
+import { applied } from "./proposed.js";
 import { plural } from "./plural.js";
 import type { Verb } from "./verb.js";
 
@@ -140,7 +141,8 @@ Example:
       return 0;
     }
     for (const line of lines) io.out(`${line}\n`);
-    const answer = await changeFleet(target.endpoint, target.privateKeyPem, { op: "apply", set, ifRevision: current.revision });
+    const answer = applied(await changeFleet(target.endpoint, target.privateKeyPem, { op: "apply", set, ifRevision: current.revision }), io);
+    if (!answer) return 0;
     io.out(`applied fleet revision ${answer.revision}: ${plural(set.policies.length, "policy", "policies")}, ${plural(set.bindings.length, "binding")}\n`);
     io.err(`${EFFECT}\n`);
     return 0;
@@ -205,12 +207,53 @@ Example:
     const toRevision = wholeNumber(this.name, args.positionals[0], "revision");
     const target = await targetOf(this.name, args, io);
     const current = await currentFleet(target.endpoint, target.privateKeyPem);
-    const answer = await changeFleet(target.endpoint, target.privateKeyPem, { op: "rollback", toRevision, ifRevision: current.revision });
+    const answer = applied(await changeFleet(target.endpoint, target.privateKeyPem, { op: "rollback", toRevision, ifRevision: current.revision }), io);
+    if (!answer) return 0;
     io.out(`fleet revision ${answer.revision}: ${answer.change}\n`);
     io.err(`${EFFECT}\n`);
     return 0;
   },
 };
+
+/** Coverage reads in flight at once. */
+const COVERAGE_READS = 8;
+
+/** Each cluster's coverage, COVERAGE_READS signed reads at a time. */
+async function coveragesOf(target: { endpoint: string; privateKeyPem: string }, clusters: readonly string[]): Promise<ClusterCoverage[]> {
+  const coverages: ClusterCoverage[] = [];
+  for (let start = 0; start < clusters.length; start += COVERAGE_READS)
+    coverages.push(...(await Promise.all(clusters.slice(start, start + COVERAGE_READS).map((cluster) => clusterCoverage(target.endpoint, target.privateKeyPem, cluster)))));
+  return coverages;
+}
+
+const RENDER_AGAIN = "render edgeadmit webhook-config --operator-key again and apply it (docs/fleet.md, Coverage)";
+/** Clusters whose coverage fleet promote reads after a promotion. */
+const MAX_PROMOTE_CHECKS = 200;
+
+/**
+ * After a promotion, the clusters the binding's new wave enforces its policy
+ * on whose webhook rules, as their sync jobs pushed them, do not send what
+ * the policy matches: one warning each; and those whose rules are unknown.
+ */
+async function warnUncovered(target: { endpoint: string; privateKeyPem: string }, current: FleetCurrent, name: string, wave: number, io: CliIo): Promise<void> {
+  const binding = current.set?.bindings.find((b) => b.metadata.name === name);
+  if (!binding) return;
+  const policy = binding.spec.policyName;
+  const listing = await listRegistry(target.endpoint, target.privateKeyPem);
+  const enforced = listing.clusters.filter((entry) => actionsFor(binding, wave, entry.labels ?? {}) !== undefined).map((entry) => entry.cluster);
+  const prefix = `ValidatingAdmissionPolicy '${policy}' matches `;
+  const unknown: string[] = [];
+  // A signed read per cluster: the first MAX_PROMOTE_CHECKS, the rest counted (fleet status reads every one).
+  if (enforced.length > MAX_PROMOTE_CHECKS)
+    io.err(`note: coverage checked on the first ${MAX_PROMOTE_CHECKS} of the ${enforced.length} clusters ${policy} now enforces on: edgeadmit fleet status ${policy} shows every one\n`);
+  for (const coverage of await coveragesOf(target, enforced.slice(0, MAX_PROMOTE_CHECKS))) {
+    if (coverage.coverage === "unknown") unknown.push(coverage.cluster);
+    // The isolate that answers may still hold the revision before the promotion: the policy is then among the upcoming gaps.
+    const missing = [...new Set([...coverage.gaps, ...coverage.upcoming])].filter((gap) => gap.startsWith(prefix)).map((gap) => gap.slice(prefix.length));
+    if (missing.length > 0) io.err(`warning: ${coverage.cluster}: its webhook rules do not send the function ${missing.join(", ")}, which ${policy} now enforces there: ${RENDER_AGAIN}\n`);
+  }
+  if (unknown.length > 0) io.err(`warning: coverage unknown on ${plural(unknown.length, "cluster")} ${policy} now enforces on (no sync job pushed their webhook rules yet): ${unknown.join(", ")}\n`);
+}
 
 const promote: Verb = {
   name: "fleet promote",
@@ -220,7 +263,9 @@ const promote: Verb = {
 Activates BINDING's next wave (or wave N): each selected cluster then gets
 the validationActions of the last active wave that selects it, say Audit on
 ring=canary at wave 0, Deny everywhere at wave 1. Refused past the last wave
-and backwards (fleet rollback moves back).
+and backwards (fleet rollback moves back). Then warns of each cluster the
+new wave enforces the policy on whose webhook rules (as its sync job pushed
+them) do not send the function what the policy matches.
 ${TARGET_HELP}
 
 Example:
@@ -237,9 +282,11 @@ Example:
     const toWave = toWaveText === undefined ? undefined : wholeNumber(this.name, toWaveText, "wave (--to-wave)");
     const target = await targetOf(this.name, args, io);
     const current = await currentFleet(target.endpoint, target.privateKeyPem);
-    const answer = await changeFleet(target.endpoint, target.privateKeyPem, { op: "promote", binding, ifRevision: current.revision, ...(toWave !== undefined ? { toWave } : {}) });
+    const answer = applied(await changeFleet(target.endpoint, target.privateKeyPem, { op: "promote", binding, ifRevision: current.revision, ...(toWave !== undefined ? { toWave } : {}) }), io);
+    if (!answer) return 0;
     io.out(`fleet revision ${answer.revision}: ${answer.change}\n`);
     io.err(`${EFFECT}\n`);
+    await warnUncovered(target, current, binding, toWave ?? (current.stages?.[binding] ?? 0) + 1, io);
     return 0;
   },
 };
@@ -248,11 +295,13 @@ type Tally = Record<(typeof OUTCOMES)[number], number>;
 const emptyTally = (): Tally => ({ allow: 0, deny: 0, warn: 0, audit: 0, error: 0, exempted: 0 });
 const tallyText = (tally: Tally) => OUTCOMES.map((outcome) => `${outcome} ${tally[outcome]}`).join(", ");
 
-/** Coverage reads in flight at once. */
-const COVERAGE_READS = 8;
 const snapshotText = (snapshot: ClusterCoverage["snapshot"]) => (snapshot ? `snapshot generation ${snapshot.generation}, ${snapshot.ageSeconds}s old` : "no snapshot");
-const coverageText = (coverage: ClusterCoverage["coverage"], gaps: readonly string[]) =>
-  coverage === "unknown" ? "coverage unknown" : gaps.length === 0 ? "covered" : `not sent: ${gaps.join("; ")}`;
+const coverageText = (coverage: ClusterCoverage["coverage"], gaps: readonly string[], upcoming: readonly string[]) =>
+  coverage === "unknown"
+    ? "coverage unknown"
+    : gaps.length === 0 && upcoming.length === 0
+      ? "covered"
+      : [gaps.length > 0 ? `not sent: ${gaps.join("; ")}` : "", upcoming.length > 0 ? `not sent once promoted: ${upcoming.join("; ")}` : ""].filter(Boolean).join("; ");
 
 const status: Verb = {
   name: "fleet status",
@@ -263,7 +312,8 @@ One line per registered cluster (-l keeps those the selector selects): its
 labels, the fleet revision in effect and the fleet bindings it gets there
 (each with the validationActions of the wave it is in), its snapshot's
 generation and age, the fleet policies its webhook rules do not reach
-(coverage gaps; unknown until its sync job pushes the rules), and its
+(coverage gaps: "not sent", and "not sent once promoted" for a policy a later
+wave binds there; unknown until its sync job pushes the rules), and its
 reviews' verdicts over the last N hours (default 24, at most ${KEPT_HOURS}). With POLICY, the
 same clusters with that policy's results (a built-in id, or a
 ValidatingAdmissionPolicy's name, the cluster's own or the fleet's).
@@ -299,19 +349,16 @@ Example:
       tallies.set(row.cluster, tally);
     }
     const listed = listing.clusters.filter((entry) => !selected || selected(entry.labels));
-    // One signed read per cluster, a few at a time.
-    const coverages: ClusterCoverage[] = [];
-    for (let start = 0; start < listed.length; start += COVERAGE_READS)
-      coverages.push(...(await Promise.all(listed.slice(start, start + COVERAGE_READS).map((entry) => clusterCoverage(target.endpoint, target.privateKeyPem, entry.cluster)))));
+    const coverages = await coveragesOf(target, listed.map((entry) => entry.cluster));
     const clusters = listed
       .map((entry, index) => {
-        const { snapshot, coverage, gaps } = coverages[index]!;
+        const { snapshot, coverage, gaps, upcoming } = coverages[index]!;
         const labels = entry.labels ?? {};
         const bindings = (current.set?.bindings ?? []).flatMap((binding) => {
           const actions = actionsFor(binding, current.stages?.[binding.metadata.name] ?? 0, labels);
           return actions && (policy === undefined || binding.spec.policyName === policy) ? [`${binding.metadata.name}: ${actions.join(",")}`] : [];
         });
-        return { cluster: entry.cluster, labels, fleetRevision: current.revision, fleetBindings: bindings, snapshot, coverage, gaps, verdicts: tallies.get(entry.cluster) ?? emptyTally() };
+        return { cluster: entry.cluster, labels, fleetRevision: current.revision, fleetBindings: bindings, snapshot, coverage, gaps, upcoming, verdicts: tallies.get(entry.cluster) ?? emptyTally() };
       });
     if (output === "json") {
       io.out(`${JSON.stringify({ hours, ...(policy !== undefined ? { policy } : {}), fleetRevision: current.revision, clusters }, null, 2)}\n`);
@@ -319,9 +366,11 @@ Example:
     }
     for (const entry of clusters)
       io.out(
-        `${entry.cluster} [${labelsText(entry.labels) || "no labels"}] fleet revision ${entry.fleetRevision}: ${entry.fleetBindings.length > 0 ? entry.fleetBindings.join("; ") : "no fleet binding"}; ${snapshotText(entry.snapshot)}; ${coverageText(entry.coverage, entry.gaps)}; last ${hours}h: ${tallyText(entry.verdicts)}\n`,
+        `${entry.cluster} [${labelsText(entry.labels) || "no labels"}] fleet revision ${entry.fleetRevision}: ${entry.fleetBindings.length > 0 ? entry.fleetBindings.join("; ") : "no fleet binding"}; ${snapshotText(entry.snapshot)}; ${coverageText(entry.coverage, entry.gaps, entry.upcoming)}; last ${hours}h: ${tallyText(entry.verdicts)}\n`,
       );
     io.err(`${plural(clusters.length, "cluster")}${policy !== undefined ? `, policy ${policy}` : ""}; fleet revision ${current.revision}\n`);
+    const uncovered = clusters.filter((entry) => entry.gaps.length > 0 || entry.upcoming.length > 0).length;
+    if (uncovered > 0) io.err(`warning: the webhook rules of ${plural(uncovered, "cluster")} miss fleet policies bound on them (not sent): for each, ${RENDER_AGAIN}\n`);
     return 0;
   },
 };

@@ -1,18 +1,20 @@
 // `edgeadmit`: dispatches to a verb and turns every failure into one line on
 // stderr and a non-zero exit (EDGEADMIT_DEBUG=1 adds the stack).
-// A named import: esbuild inlines this one field into the bundle, not the whole package.json.
-import { version } from "../../package.json";
 import { CliError, EXIT_FAILURE, EXIT_USAGE, firstLine, uncaughtFsError, uncaughtFsExit } from "../base/errors.js";
 import { processIo, type CliIo } from "../base/io.js";
+import { releaseCommit, releaseLine } from "../base/release.js";
+import { identifyAs } from "../client/index.js";
 import { audit } from "./audit.js";
 import { check } from "./check.js";
 import { clustersVerbs } from "./clusters.js";
+import { configVerbs } from "./config.js";
 import { completionVerb } from "./completion.js";
 import { install } from "./install.js";
 import { keyPublic } from "./key.js";
 import { keygen } from "./keygen.js";
-import { operatorKeygen } from "./operator.js";
+import { operatorVerbs } from "./operator.js";
 import { fleetVerbs } from "./fleet.js";
+import { governanceVerbs } from "./governance.js";
 import { review } from "./review.js";
 import { snapshotVerbs } from "./snapshot.js";
 import { testVerb } from "./test-verb.js";
@@ -21,7 +23,7 @@ import { token } from "./token.js";
 import type { Verb } from "./verb.js";
 import { webhookConfig } from "./webhook-config.js";
 
-const VERBS: readonly Verb[] = [keygen, keyPublic, token, ...clustersVerbs, operatorKeygen, ...fleetVerbs, ...snapshotVerbs, sync, audit, review, check, testVerb, webhookConfig, install, completionVerb(() => VERBS)];
+const VERBS: readonly Verb[] = [keygen, keyPublic, token, ...clustersVerbs, ...operatorVerbs, ...governanceVerbs, ...fleetVerbs, ...snapshotVerbs, sync, audit, review, check, testVerb, webhookConfig, install, ...configVerbs, completionVerb(() => VERBS)];
 
 function help(): string {
   const width = Math.max(...VERBS.map((v) => v.name.length));
@@ -63,7 +65,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return 0;
   }
   if (first === "--version" || first === "-V") {
-    io.out(`edgeadmit ${version}\n`);
+    io.out(`${releaseLine()}\n`);
     return 0;
   }
   const found = verbOf(argv);
@@ -81,6 +83,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     return EXIT_USAGE;
   }
   const prefix = `edgeadmit ${found.verb.name}: `;
+  identifyAs(found.verb.name, releaseCommit());
   try {
     return await found.verb.run(found.rest, io);
   } catch (e) {

@@ -42,7 +42,10 @@ export const review: Verb = {
   usage: `edgeadmit review -f PATH... [--operation CREATE|UPDATE|DELETE] [--namespace NS] [--old PATH...]
 
 One AdmissionReview per object in PATH (files, directories, - for stdin): a
-single object prints as indented JSON, several as one JSON per line.
+single object prints as indented JSON, several as one JSON per line (one
+review per line: the function takes one review per request, so send them a
+line at a time, as the last example does; curl -d @FILE of several lines
+would send them joined, which is not JSON).
 --namespace fills in namespaced objects that name none (default: default, as
 kubectl apply -n does).
 --old gives objects before the change: each is matched to the object in -f
@@ -53,7 +56,8 @@ none is an error. --operation sets one operation for all.
 Examples:
   edgeadmit review -f pod.yaml > review.json
   curl -s http://127.0.0.1:8787/v1/demo/validate -H "authorization: Bearer $(cat .edgeadmit/demo.token)" -H 'content-type: application/json' -d @review.json
-  edgeadmit review -f new/ --old old/ --namespace tenant-acme`,
+  edgeadmit review -f new/ --old old/ --namespace tenant-acme
+  edgeadmit review -f pods/ | while read -r review; do curl -s http://127.0.0.1:8787/v1/demo/validate -H "authorization: Bearer $(cat .edgeadmit/demo.token)" -H 'content-type: application/json' -d "$review"; echo; done`,
   async run(argv, io) {
     const args = parseVerbArgs("review", argv, {
       file: { type: "string", short: "f", multiple: true },

@@ -3,6 +3,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
+import { execFile } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../../test/node/support/test-io.js";
 
@@ -56,6 +58,42 @@ describe("secrets inside a git work tree", () => {
     expect(existsSync(out)).toBe(false);
     // The URL form writes no kubeconfig.
     expect((await runCli(["token", "--cluster", "c", "--url", "https://h", "--out", out, "--form", "url"])).code).toBe(0);
+  });
+
+  it("webhook-config --token-file refuses a file git would not ignore, given with -o or as stdout redirected to it; writes where git ignores it", async () => {
+    const dir = repo("*.token\nsecret-*.yaml\n");
+    const token = join(dir, "edgeadmit.token");
+    writeFileSync(token, `edgeadmit_${"a".repeat(43)}\n`);
+    const flags = ["webhook-config", "--url", "https://edgeadmit.example.com", "--cluster", "prod-eu", "--token-file", token];
+    const committed = join(dir, "clusters", "prod-eu", "webhook.yaml");
+    const refusal = `edgeadmit webhook-config: not writing ${committed}: it would hold the apiserver's token (in the webhook URL, --token-file) inside the git work tree ${dir}, and git does not ignore it (add it to .gitignore, write it outside the work tree, or pass --allow-unignored)\n`;
+    expect(await runCli([...flags, "-o", committed])).toEqual({ code: 1, stdout: "", stderr: refusal });
+    expect(await runCli(flags, "", { stdoutFile: committed })).toEqual({ code: 1, stdout: "", stderr: refusal });
+    expect(existsSync(committed)).toBe(false);
+    // Without a token nothing secret is printed: a GitOps repository may hold it.
+    expect((await runCli(flags.slice(0, -2), "", { stdoutFile: committed })).code).toBe(0);
+    expect((await runCli([...flags, "-o", join(dir, "secret-webhook.yaml")])).stderr).toBe(`wrote ${join(dir, "secret-webhook.yaml")}\n`);
+    expect(readFileSync(join(dir, "secret-webhook.yaml"), "utf8")).toContain(`/v1/prod-eu/token/edgeadmit_${"a".repeat(43)}/validate`);
+    expect((await runCli(flags, "", { stdoutFile: "" })).stderr).toBe(
+      "warning: stdout is a file, and it holds the apiserver's token (in the webhook URL, --token-file): keep it out of git (docs/operations.md, the token in the URL)\n",
+    );
+    // As a shell redirects it: the file the shell made stays empty.
+    mkdirSync(join(dir, "clusters", "prod-eu"), { recursive: true });
+    const shell = await promisify(execFile)("bash", ["-c", `node bin/edgeadmit.mjs ${flags.join(" ")} > ${committed.replace("webhook.yaml", "redirected.yaml")}; echo "exit $?"`], { cwd: join(__dirname, "..", "..") }).catch(() => undefined);
+    expect(shell?.stdout).toBe("exit 1\n");
+    expect(readFileSync(committed.replace("webhook.yaml", "redirected.yaml"), "utf8")).toBe("");
+  }, 60_000);
+
+  it("install --key refuses stdout redirected to a file git would not ignore", async () => {
+    const dir = repo();
+    const keys = mkdtempSync(join(tmpdir(), "edgeadmit-install-key-"));
+    expect((await runCli(["keygen", "--out", keys])).code).toBe(0);
+    const file = join(dir, "install.yaml");
+    expect(await runCli(["install", "--cluster", "c", "--endpoint", "https://h", "--image", "registry.example.com/edgeadmit:0.1.0", "--key", join(keys, "edgeadmit.key")], "", { stdoutFile: file })).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `edgeadmit install: not writing ${file}: it would hold the cluster's private signing key (in the Secret, --key) inside the git work tree ${dir}, and git does not ignore it (add it to .gitignore, write it outside the work tree, or pass --allow-unignored)\n`,
+    });
   });
 
   it("this project's .gitignore and .dockerignore cover the files the CLI writes secrets to", () => {

@@ -191,7 +191,7 @@ data: {password: aHVudGVy}
 
   it("snapshot build: exit 1, nothing written", async () => {
     const output = join(dir, "refused.json");
-    expect(await runCli(["snapshot", "build", "-f", "-", "-o", output], policy)).toEqual({ code: 1, stdout: "", stderr: `edgeadmit snapshot build: ${refusal}; refused, nothing was written\n` });
+    expect(await runCli(["snapshot", "build", "-f", "-", "-o", output], policy)).toEqual({ code: 2, stdout: "", stderr: `edgeadmit snapshot build: ${refusal}; refused, nothing was written\n` });
     expect(existsSync(output)).toBe(false);
   });
 
@@ -222,7 +222,7 @@ data: {password: aHVudGVy}
     try {
       expect((await runCli(["keygen", "--out", join(dir, "leak"), "--cluster", "c"])).code).toBe(0);
       const result = await runCli(["sync", "--endpoint", "http://127.0.0.1:1", "--cluster", "c", "--key", join(dir, "leak", "edgeadmit.key")]);
-      expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 1, stdout: "" });
+      expect({ code: result.code, stdout: result.stdout }).toEqual({ code: 2, stdout: "" });
       expect(result.stderr.split("\n").at(-2)).toBe(`edgeadmit sync: ${refusal}; refused, nothing was pushed`);
       expect(server.requests.filter((path) => path.includes("secrets"))).toEqual([]);
     } finally {

@@ -86,12 +86,13 @@ function reportBuild(verb: string, { problems, ignored, refused }: BuildResult, 
 /**
  * A build whose bound policies ask for what never leaves the cluster
  * (shared/inventory/secrets.ts) is refused: every such ask on stderr, the
- * first as the error, exit 1, nothing written, pushed or judged.
+ * first as the error, exit 2 (input that cannot be used, in every verb),
+ * nothing written, pushed or judged.
  */
 export function refuseLeaks(verb: string, refused: readonly string[], io: CliIo): void {
   if (refused.length === 0) return;
   for (const line of refused.slice(1)) io.err(`edgeadmit ${verb}: ${line}\n`);
-  throw new CliError(`${refused[0]}; refused, nothing ${verb === "sync" ? "was pushed" : verb === "snapshot build" ? "was written" : "was judged"}`);
+  throw new CliError(`${refused[0]}; refused, nothing ${verb === "sync" ? "was pushed" : verb === "snapshot build" ? "was written" : "was judged"}`, EXIT_USAGE);
 }
 
 /** The snapshot of `objects` (see buildOptionsOf and reportBuild), inventory kinds read at their declared versions (infra/objects/served.ts). */

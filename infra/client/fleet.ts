@@ -4,13 +4,12 @@
 // read what the function holds.
 import * as z from "zod/mini";
 import { fleetSetSchema, type FleetSet } from "../../shared/fleet/index.js";
-import { newRequestId } from "../../shared/clusters/changes.js";
 import { answerOf, errorText, FunctionError } from "./index.js";
-import { REFUSED_KEY, signed } from "./registry.js";
+import { REFUSED_KEY, sendChange, signed, type Outcome } from "./registry.js";
 
 export const FLEET_PATH = "/v1/registry/fleet";
 
-const changeAnswerSchema = z.object({ revision: z.number(), change: z.string() });
+const changeAnswerSchema = z.object({ revision: z.number(), change: z.string(), signers: z._default(z.array(z.string()), []) });
 export type FleetChangeAnswer = z.infer<typeof changeAnswerSchema>;
 
 const currentSchema = z.object({
@@ -33,13 +32,9 @@ export type FleetChangeRequest =
   | { op: "promote"; binding: string; toWave?: number; ifRevision?: number }
   | { op: "rollback"; toRevision: number; ifRevision?: number };
 
-/** Signs `change` with the operator's key and sends it: a new fleet revision, or a FunctionError saying why not. */
-export async function changeFleet(endpoint: string, privateKeyPem: string, change: FleetChangeRequest): Promise<FleetChangeAnswer> {
-  const body = new TextEncoder().encode(JSON.stringify({ requestId: newRequestId(), ...change }));
-  const { url, response } = await signed(endpoint, privateKeyPem, "POST", FLEET_PATH, body);
-  if (response.status === 401) throw new FunctionError(`the function refused the change (401): ${REFUSED_KEY}`, 401);
-  if (!response.ok) throw new FunctionError(`the function refused the change (${response.status}): ${await errorText(response)}`, response.status);
-  return answerOf(url, response, changeAnswerSchema);
+/** Signs `change` with the operator's key and sends it: a new fleet revision (or a proposal, for other keys to approve), or a FunctionError saying why not. */
+export function changeFleet(endpoint: string, privateKeyPem: string, change: FleetChangeRequest): Promise<Outcome<FleetChangeAnswer>> {
+  return sendChange(endpoint, privateKeyPem, FLEET_PATH, change, changeAnswerSchema);
 }
 
 async function read<T>(endpoint: string, privateKeyPem: string, path: string, schema: z.ZodMiniType<T>): Promise<T> {
@@ -72,10 +67,12 @@ const coverageSchema = z.object({
   snapshot: z.nullable(z.object({ generation: z.number(), ageSeconds: z.number() })),
   coverage: z.enum(["known", "unknown"]),
   gaps: z.array(z.string()),
+  /** What a promotion would start enforcing that the rules do not send (absent from a function older than it). */
+  upcoming: z._default(z.array(z.string()), []),
 });
 export type ClusterCoverage = z.infer<typeof coverageSchema>;
 
-/** The fleet policies bound on `cluster` that its webhook rules do not reach, and its snapshot's generation and age. */
+/** The fleet policies bound on `cluster` that its webhook rules do not reach (now, and once a later wave is promoted), and its snapshot's generation and age. */
 export function clusterCoverage(endpoint: string, privateKeyPem: string, cluster: string): Promise<ClusterCoverage> {
   return read(endpoint, privateKeyPem, `/v1/registry/coverage?cluster=${encodeURIComponent(cluster)}`, coverageSchema);
 }

@@ -7,6 +7,7 @@ import { BUCKETS, bucketOf, encodeSnapshot, MAX_REMOVED, pushBatches, pushBody, 
 import * as z from "zod/mini";
 import { fleetSetSchema } from "../../shared/fleet/index.js";
 import { describeZodError } from "../../shared/zod/index.js";
+import { RELEASE, USER_AGENT_HEADER, userAgent } from "../../shared/version/index.js";
 
 /** What the function answers to a push and to GET …/snapshot: metadata only. */
 const storedSnapshotSchema = z.object({
@@ -50,9 +51,17 @@ function endpointUrl(endpoint: string, cluster: string, path = "", resource = "s
 /** What failing to reach an https:// URL most often means: the port speaks plain http (npm start does). */
 const TLS_FAILURES = new Set(["EPROTO", "ERR_SSL_WRONG_VERSION_NUMBER", "ERR_SSL_PACKET_LENGTH_TOO_LONG", "UND_ERR_CONNECT_TIMEOUT", "ECONNRESET", "UND_ERR_SOCKET"]);
 
-export async function send(url: string, init: RequestInit): Promise<Response> {
+/** What every call names itself as (shared/version userAgent): the verb running, set by the CLI's main. */
+let agent = userAgent(RELEASE, "edgeadmit", undefined);
+
+/** Names this process's calls from now on: the verb and the commit the CLI runs. */
+export function identifyAs(verb: string, commit: string | undefined): void {
+  agent = userAgent(RELEASE, verb, commit);
+}
+
+export async function send(url: string, init: Omit<RequestInit, "headers"> & { headers?: Record<string, string> }): Promise<Response> {
   try {
-    return await fetch(url, init);
+    return await fetch(url, { ...init, headers: { ...init.headers, [USER_AGENT_HEADER]: agent } });
   } catch (e) {
     const cause = (e as { cause?: { code?: string; message?: string } }).cause;
     const code = cause?.code ?? cause?.message ?? (e as Error).message;

@@ -11,7 +11,7 @@ export const REGISTRY_PATH = "/v1/registry/clusters";
 
 const changeAnswerSchema = z.object({
   revision: z.number(),
-  applied: z.array(z.object({ op: z.enum(["add", "rotate", "remove", "label"]), cluster: z.string(), revision: z.number() })),
+  applied: z.array(z.object({ op: z.enum(["add", "rotate", "remove", "label"]), cluster: z.string(), revision: z.number(), absentLabels: z.optional(z.array(z.string())) })),
   notes: z._default(z.array(z.string()), []),
 });
 export type ChangeAnswer = z.infer<typeof changeAnswerSchema>;
@@ -28,6 +28,8 @@ const listedSchema = z.object({
   maxAgeSeconds: z._default(z.number(), DEFAULT_MAX_SNAPSHOT_AGE_SECONDS),
   labels: z.optional(z.record(z.string(), z.string())),
   shadowedByClusters: z.optional(z.boolean()),
+  /** The cluster's sync job as it last called (release null: it named none); absent when none was seen, or from a function of 0.1.0. */
+  lastSync: z.optional(z.object({ release: z.nullable(z.string()), verb: z.nullable(z.string()), commit: z.nullable(z.string()), at: z.string() })),
 });
 export type ListedCluster = z.infer<typeof listedSchema>;
 
@@ -55,17 +57,44 @@ export async function signed(endpoint: string, privateKeyPem: string, method: Op
   // The subject is the path as the function sees it: the endpoint's own path prefix included.
   const subject = new URL(url).pathname + new URL(url).search;
   const headers = await signRequest(await importPrivateKey(privateKeyPem), method, subject, body, Math.floor(Date.now() / 1000), "operator");
-  const init: RequestInit = method === "POST" ? { method, body, headers: { ...headers, "content-type": "application/json" } } : { method, headers };
+  const init = method === "POST" ? { method, body, headers: { ...headers, "content-type": "application/json" } } : { method, headers };
   return { url, response: await send(url, init) };
 }
 
-/** Signs `changes` with the operator's key and sends them; all are applied, or none (a FunctionError says why). */
-export async function changeRegistry(endpoint: string, privateKeyPem: string, changes: Change[]): Promise<ChangeAnswer> {
-  const body = new TextEncoder().encode(JSON.stringify({ requestId: newRequestId(), changes }));
-  const { url, response } = await signed(endpoint, privateKeyPem, "POST", REGISTRY_PATH, body);
-  if (response.status === 401) throw new FunctionError(`the function refused the change (401): ${REFUSED_KEY}`, 401);
-  if (!response.ok) throw new FunctionError(`the function refused the change (${response.status}): ${await errorText(response)}`, response.status);
-  return answerOf(url, response, changeAnswerSchema);
+export const proposalSchema = z.object({
+  id: z.string(),
+  change: z.unknown(),
+  widens: z.array(z.string()),
+  proposer: z.string(),
+  approvals: z.array(z.string()),
+  threshold: z.number(),
+  needs: z.number(),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  state: z.string(),
+  outcome: z.optional(z.string()),
+});
+export type ProposalAnswer = z.infer<typeof proposalSchema>;
+
+const proposedSchema = z.object({ proposal: proposalSchema, message: z.string() });
+export type Proposed = z.infer<typeof proposedSchema>;
+
+/** A change the function applied, or one it keeps as a proposal until more operator keys approve it (202). */
+export type Outcome<T> = { applied: T } | { proposed: Proposed };
+
+/** A signed change sent: what it applied, the proposal it made, or a FunctionError saying why not. */
+export async function sendChange<T>(endpoint: string, privateKeyPem: string, path: string, body: Record<string, unknown>, schema: z.ZodMiniType<T>, what = "change"): Promise<Outcome<T>> {
+  const bytes = new TextEncoder().encode(JSON.stringify({ requestId: newRequestId(), ...body }));
+  const { url, response } = await signed(endpoint, privateKeyPem, "POST", path, bytes);
+  if (response.status === 401) throw new FunctionError(`the function refused the ${what} (401): ${REFUSED_KEY}`, 401);
+  if (!response.ok) throw new FunctionError(`the function refused the ${what} (${response.status}): ${await errorText(response)}`, response.status);
+  if (response.status === 202) return { proposed: await answerOf(url, response, proposedSchema) };
+  return { applied: await answerOf(url, response, schema) };
+}
+
+/** Signs `changes` with the operator's key and sends them; all are applied (or proposed, for other keys to approve), or none (a FunctionError says why). */
+export function changeRegistry(endpoint: string, privateKeyPem: string, changes: Change[]): Promise<Outcome<ChangeAnswer>> {
+  return sendChange(endpoint, privateKeyPem, REGISTRY_PATH, { changes }, changeAnswerSchema);
 }
 
 /** The path of the operator's reset of `cluster`'s stored snapshot. */

@@ -2,7 +2,7 @@
 // job lists, the webhook the generator prints, the image the Dockerfile
 // builds and the bundle (its ConfigMap path) the sources build.
 // Checked on the files themselves, and on `kubectl kustomize` where kubectl is installed.
-import { execFile, spawnSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -197,9 +197,10 @@ describe("the CLI bundle (npm run bundle:infra; built, never committed)", () => 
     writeFileSync(file, gunzipSync(await gzip));
     const { stdout } = await promisify(execFile)(process.execPath, [file, "--help"], { cwd: dir });
     expect(stdout).toMatch(/^ {2}sync +build from the cluster and push/m);
-    // The version is inlined at bundle time: no package.json beside the bundle.
+    // The release and the commit are inlined at bundle time: no package.json or checkout beside the bundle.
     const version = (JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8")) as { version: string }).version;
-    expect((await promisify(execFile)(process.execPath, [file, "--version"], { cwd: dir })).stdout).toBe(`edgeadmit ${version}\n`);
+    const head = execFileSync("git", ["rev-parse", "--short=12", "HEAD"], { cwd: join(__dirname, "..", ".."), encoding: "utf8" }).trim();
+    expect((await promisify(execFile)(process.execPath, [file, "--version"], { cwd: dir })).stdout).toBe(`edgeadmit ${version} (commit ${head})\n`);
     const failure = await promisify(execFile)(process.execPath, [file, "sync", "--endpoint", "https://x", "--cluster", "c", "--key", join(dir, "missing.key")], { cwd: dir }).catch(
       (e: { code: number; stderr: string }) => e,
     );
@@ -246,9 +247,11 @@ describe("the image (Dockerfile) the CronJobs run", () => {
     const dir = mkdtempSync(join(tmpdir(), "edgeadmit-image-"));
     const file = join(dir, "edgeadmit.mjs");
     const [command, ...args] = build.replace(out!, file).split(" ");
-    await promisify(execFile)(command === "node" ? process.execPath : command!, args, { cwd: ROOT });
+    // The commit comes in as a build argument, which Docker puts in RUN's environment; the image names itself by it.
+    expect(instructions).toContain('ARG EDGEADMIT_COMMIT=""');
+    await promisify(execFile)(command === "node" ? process.execPath : command!, args, { cwd: ROOT, env: { ...process.env, EDGEADMIT_COMMIT: "1a2b3c4d5e6f" } });
     const version = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
-    expect((await promisify(execFile)(process.execPath, [file, "--version"], { cwd: dir })).stdout).toBe(`edgeadmit ${version}\n`);
+    expect((await promisify(execFile)(process.execPath, [file, "--version"], { cwd: dir })).stdout).toBe(`edgeadmit ${version} (commit 1a2b3c4d5e6f)\n`);
   }, 60_000);
 
   it("builds and runs on the Node the project pins and its tests run on", () => {

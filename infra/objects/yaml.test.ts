@@ -7,7 +7,7 @@ import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import type { CliIo } from "../base/io.js";
 import { runBuild, runCli } from "../../test/node/support/test-io.js";
 import { isClusterScoped } from "./namespaces.js";
-import { documentsOf, fileChunks, objectsFromText, readObjects, sourceOf } from "./yaml.js";
+import { documentsOf, fileChunks, objectsFromText, readObjects, sourceOf, TEMPLATE } from "./yaml.js";
 
 /** The project's own reproduction of incident B: an RWO claim and a Deployment, neither naming a namespace. */
 const INCIDENT_B = join(__dirname, "..", "..", "test", "fixtures", "hygiene", "b-before.yaml");
@@ -54,13 +54,42 @@ items:
 });
 
 describe("documentsOf", () => {
+  it("says which unreadable documents are Kubernetes objects (apiVersion and kind), and takes Go templates for templates, wherever they are", () => {
+    const entries = [
+      ...documentsOf(
+        [
+          "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: a\n  labels: {app: x, app: y}\n",
+          "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n bad: indent\n",
+          "on: [push\njobs: {}\n",
+          // Go templates: one that does not parse, one that parses only with an action as a key, one naming itself with an action.
+          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n{{- if .X }}\ndata: {a: b}\n{{- end }}\n",
+          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Name }}\n",
+          'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "{{ .Name }}"\n',
+          // Not a template: an action inside a value, as alerting rules hold them.
+          'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: rules}\ndata: {summary: "{{ $labels.instance }} is down"}\n',
+        ].join("---\n"),
+        "t.yaml",
+      ),
+    ];
+    expect(entries.map((entry) => (entry.error === undefined ? `object ${entry.object.kind}` : `${entry.error}${entry.kubernetes ? " (kubernetes)" : ""}`))).toEqual([
+      "Map keys must be unique (kubernetes)",
+      "All mapping items must start at the same column (kubernetes)",
+      "Flow sequence in block collection must be sufficiently indented and end with a ]",
+      TEMPLATE,
+      TEMPLATE,
+      TEMPLATE,
+      "object ConfigMap",
+    ]);
+  });
+
   it("gives the same documents, lines and errors from a file read in pieces as from its whole text, a bad document not stopping the rest", () => {
     const dir = mkdtempSync(join(tmpdir(), "edgeadmit-chunks-"));
     const file = join(dir, "many.yaml");
     const text = `${readFileSync(INCIDENT_B, "utf8")}\n---\nkind: A\nkind: B\n---\n# é, ü: multi-byte characters across pieces\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: "naïve"}\n---\n${readFileSync(DEMO, "utf8")}`;
     writeFileSync(file, text);
     const whole = [...documentsOf(text, file)];
-    expect(whole.filter((entry) => entry.error !== undefined)).toEqual([{ source: { file, line: 32, column: 1 }, error: "Map keys must be unique" }]);
+    // `kind` twice and no apiVersion: not what kubectl reads as an object.
+    expect(whole.filter((entry) => entry.error !== undefined)).toEqual([{ source: { file, line: 32, column: 1 }, error: "Map keys must be unique", kubernetes: false }]);
     for (const size of [1, 7, 64, 4096]) expect([...documentsOf(fileChunks(file, size), file)], `pieces of ${size}`).toEqual(whole);
     expect(whole.map((entry) => entry.source.line)).toEqual([5, 12, 32, 35, ...whole.slice(4).map((entry) => entry.source.line)]);
   });

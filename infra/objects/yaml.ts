@@ -55,8 +55,36 @@ function manifestFiles(path: string): string[] {
 /** The error of a document that parses but is no mapping (a JSON array, a bare string): `check` skips it as no Kubernetes object. */
 export const NOT_AN_OBJECT = "a document is not a Kubernetes object (a mapping with apiVersion and kind)";
 
-/** One document of a YAML stream (or one item of a List in it), or why it cannot be read, with where it starts. */
-export type DocumentEntry = { object: KubeObject; source: Source; error?: undefined } | { object?: undefined; source: Source; error: string };
+/**
+ * The error of a document that is a Go text/template (Helm's, or any tool's:
+ * `{{ .Name }}`), not YAML until it is rendered: one that does not parse
+ * where `{{` appears, or that parses only by reading an action as a map key
+ * (`name: {{ .Name }}` is a flow map inside a flow map), or names itself with
+ * an action (an apiVersion, kind, name or namespace holding `{{`, which no
+ * Kubernetes object can). `check` skips it: render it, then check the output.
+ */
+export const TEMPLATE = "a Go template ({{ … }} actions): not YAML until it is rendered";
+
+/**
+ * One document of a YAML stream (or one item of a List in it), or why it
+ * cannot be read, with where it starts; `kubernetes` when what could be read
+ * of it has an apiVersion and a kind (a manifest with a syntax error or a
+ * key twice, which kubectl refuses, rather than some other YAML).
+ */
+export type DocumentEntry = { object: KubeObject; source: Source; error?: undefined } | { object?: undefined; source: Source; error: string; kubernetes?: boolean };
+
+/** Whether `node` holds a map key that is itself a collection: YAML that Kubernetes never writes, and how a `{{ action }}` parses. */
+function hasCollectionKey(node: unknown): boolean {
+  if (isMap(node)) return node.items.some((pair) => isMap(pair.key) || isSeq(pair.key) || hasCollectionKey(pair.value));
+  if (isSeq(node)) return node.items.some(hasCollectionKey);
+  return false;
+}
+
+/** Whether a parsed object names itself with a template action, which no Kubernetes apiVersion, kind, name or namespace can hold. */
+function namedByAction(value: Record<string, unknown>): boolean {
+  const metadata = isObject(value.metadata) ? value.metadata : {};
+  return [value.apiVersion, value.kind, metadata.name, metadata.namespace].some((field) => typeof field === "string" && field.includes("{{"));
+}
 
 /** A list's items, each with its own apiVersion/kind (a typed `<Kind>List` leaves them out) and its own line. */
 function* unpack(object: Record<string, unknown>, node: unknown, source: Source, lineOf: (node: unknown) => number | undefined): Generator<DocumentEntry> {
@@ -163,19 +191,37 @@ export function* documentsOf(source: string | Iterable<string>, name: string): G
   // Records line starts while parsing, so finding a document's line is a binary search, not a rescan of the file.
   const lineCounter = new StreamLineCounter();
   const lineOf = (node: unknown) => (isNode(node) && node.range ? lineCounter.linePos(node.range[0]).line : undefined);
+  // Where `{{` appears in the stream (offsets), kept from the current document on: a document that does not parse and holds one is a template.
+  let actions: number[] = [];
+  let next = 0;
+  let fed = 0;
   const parser = new Parser(lineCounter.addNewLine);
   // logLevel error: the library's warnings (a Helm template's `{{ … }}` read as a map key) go to process.emitWarning, unattributed; what matters is reported per document.
   const composer = new Composer({ logLevel: "error" });
   const entries = function* (doc: ReturnType<Composer["end"]> extends Generator<infer D> ? D : never): Generator<DocumentEntry> {
+    const [start, , end] = doc.range;
+    // Offsets come in order, and so do documents: each is passed over once.
+    while (next < actions.length && actions[next]! < start) next++;
+    const templated = next < actions.length && actions[next]! < end;
+    while (next < actions.length && actions[next]! < end) next++;
+    // What is passed over is dropped once it is half the list: the offsets ahead, in amortised linear time.
+    if (next * 2 >= actions.length) [actions, next] = [actions.slice(next), 0];
+    const line = lineOf(doc.contents);
+    const where = { file: name, ...(line !== undefined ? { line } : {}) };
     const error = doc.errors[0];
     if (error) {
       const at = lineCounter.linePos(error.pos[0]);
       const message = firstLine(error.message).replace(/ at line \d+, column \d+:?$/, "");
-      yield { source: { file: name, line: at.line, column: at.col }, error: message };
+      const contents = doc.contents;
+      yield templated
+        ? { source: where, error: TEMPLATE }
+        : { source: { file: name, line: at.line, column: at.col }, error: message, kubernetes: isMap(contents) && contents.has("apiVersion") && contents.has("kind") };
       return;
     }
-    const line = lineOf(doc.contents);
-    const where = { file: name, ...(line !== undefined ? { line } : {}) };
+    if (hasCollectionKey(doc.contents)) {
+      yield { source: where, error: TEMPLATE };
+      return;
+    }
     let value: unknown;
     try {
       value = doc.toJS();
@@ -186,9 +232,16 @@ export function* documentsOf(source: string | Iterable<string>, name: string): G
     }
     if (value === null || value === undefined) return;
     if (!isObject(value)) yield { source: where, error: NOT_AN_OBJECT };
+    else if (namedByAction(value)) yield { source: where, error: TEMPLATE };
     else yield* unpack(value, doc.contents, where, lineOf);
     // Later documents never ask for lines before this one's end.
-    lineCounter.forget(doc.range[2]);
+    lineCounter.forget(end);
+  };
+  /** The whole lines `text` to the parser, noting where `{{` appears in them. */
+  const feed = (text: string, incomplete: boolean) => {
+    for (let at = text.indexOf("{{"); at >= 0; at = text.indexOf("{{", at + 2)) actions.push(fed + at);
+    fed += text.length;
+    return composer.compose(parser.parse(text, incomplete));
   };
   // The parser is given whole lines: a piece's last, partial line waits for the next piece.
   let partial = "";
@@ -196,9 +249,9 @@ export function* documentsOf(source: string | Iterable<string>, name: string): G
     const text = partial + chunk;
     const cut = text.lastIndexOf("\n") + 1;
     partial = text.slice(cut);
-    if (cut > 0) for (const doc of composer.compose(parser.parse(text.slice(0, cut), true))) yield* entries(doc);
+    if (cut > 0) for (const doc of feed(text.slice(0, cut), true)) yield* entries(doc);
   }
-  for (const doc of composer.compose(parser.parse(partial, false))) yield* entries(doc);
+  for (const doc of feed(partial, false)) yield* entries(doc);
   for (const doc of composer.end(true)) yield* entries(doc);
 }
 

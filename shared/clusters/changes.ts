@@ -89,7 +89,11 @@ function edited(current: readonly string[], add: readonly string[] = [], remove:
   return result;
 }
 
-/** `current` with `change` applied, or why that cannot be done against what is registered (the registry answers 409). */
+/**
+ * `current` with `change` applied, or why that cannot be done against what
+ * is registered (the registry answers 409). Fields of `current` this release
+ * does not know (a later release's, read back after a rollback) are kept.
+ */
 export function rotated(current: NormalRegistration, change: RotateChange): NormalRegistration | string {
   const publicKey = edited(current.publicKey, change.addPublicKeys, change.removePublicKeys, change.cluster, ["signing key", "signing keys"]);
   if (typeof publicKey === "string") return publicKey;
@@ -99,13 +103,14 @@ export function rotated(current: NormalRegistration, change: RotateChange): Norm
   const anonymous = change.anonymous ?? current.anonymous === true;
   const noCredential = credentialProblem({ tokenHashes, anonymous });
   if (noCredential) return `cluster ${change.cluster} would be left with ${noCredential}`;
+  const { anonymous: _anonymous, ...kept } = current;
   return {
+    ...kept,
     publicKey,
     tokenHashes,
     ...(anonymous ? { anonymous: true as const } : {}),
     withoutSnapshot: change.withoutSnapshot ?? current.withoutSnapshot,
     maxAgeSeconds: change.maxAgeSeconds ?? current.maxAgeSeconds,
-    ...(current.labels ? { labels: current.labels } : {}),
   };
 }
 
@@ -116,13 +121,16 @@ export function emptyLabelChange(change: LabelChange): string | undefined {
   return both === undefined ? undefined : `label ${both} is both set and removed`;
 }
 
-/** `current` with `change`'s labels set and removed, or why not (the registry answers 409). */
+/**
+ * `current` with `change`'s labels set and removed, or why not (the registry
+ * answers 409). Removing a label the cluster does not have is no error, and
+ * the rest applies, as in kubectl label (RunLabel, k8s.io/kubectl
+ * pkg/cmd/label/label.go: `label "x" not found.`, then the patch). Fields it
+ * does not know are kept, as by `rotated`.
+ */
 export function relabeled(current: NormalRegistration, change: LabelChange): NormalRegistration | string {
   const labels: Record<string, string> = { ...current.labels };
-  for (const key of change.remove ?? []) {
-    if (!Object.hasOwn(labels, key)) return `cluster ${change.cluster} has no label ${key}`;
-    delete labels[key];
-  }
+  for (const key of change.remove ?? []) delete labels[key];
   Object.assign(labels, change.set);
   const problem = clusterLabelsError(labels);
   if (problem) return `cluster ${change.cluster} would have ${problem}`;

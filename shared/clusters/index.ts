@@ -79,6 +79,15 @@ export const registrationSchema = z.strictObject({
 /** One cluster's entry in CLUSTERS or the registry, as written (defaults not yet applied). */
 export type Registration = z.input<typeof registrationSchema>;
 
+/**
+ * A registration as the registry stores it: a field a later release added
+ * is ignored here (and kept when this release rewrites the row:
+ * shared/clusters/changes.ts), so a rollback serves every cluster the later
+ * release registered or changed. What an operator writes (CLUSTERS, a
+ * change) stays strict: a misspelt field is refused, not ignored.
+ */
+export const storedRegistrationSchema = z.object(registrationSchema.shape);
+
 /** A registration in one form: every list a list, every default applied; what the registry stores and lists. */
 export interface NormalRegistration {
   publicKey: string[];
@@ -166,11 +175,11 @@ export interface LoadedClusters {
   named: Set<string>;
 }
 
-/** One registration → the cluster the function serves, or why it cannot serve it. */
-export async function loadRegistration(id: string, value: unknown): Promise<Cluster | string> {
+/** One registration → the cluster the function serves, or why it cannot serve it; `stored` reads a registry row (storedRegistrationSchema). */
+export async function loadRegistration(id: string, value: unknown, stored = false): Promise<Cluster | string> {
   const idError = clusterIdError(id);
   if (idError) return idError;
-  const parsed = registrationSchema.safeParse(value);
+  const parsed = (stored ? storedRegistrationSchema : registrationSchema).safeParse(value);
   if (!parsed.success) return describeZodError(parsed.error);
   const entry = parsed.data;
   const noCredential = credentialProblem(entry);

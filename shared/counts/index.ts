@@ -69,12 +69,16 @@ export class VerdictCounter {
   countReview(cluster: string, outcome: ReviewOutcome, now: number): void {
     const hour = Math.floor(now / HOUR_MS);
     const { decision } = outcome;
-    let annotated = false;
-    for (const _ in decision.auditAnnotations) {
-      annotated = true;
-      break;
-    }
-    const verdict = !decision.allowed ? OUTCOME_INDEX.deny : decision.warnings.length > 0 ? OUTCOME_INDEX.warn : annotated ? OUTCOME_INDEX.audit : OUTCOME_INDEX.allow;
+    // Audit is a finding in Audit mode, never an annotation alone: the one naming what an exception set aside makes the review `exempted`.
+    const verdict = !decision.allowed
+      ? OUTCOME_INDEX.deny
+      : decision.warnings.length > 0
+        ? OUTCOME_INDEX.warn
+        : outcome.results.some((result) => result.mode === "Audit")
+          ? OUTCOME_INDEX.audit
+          : outcome.skipped.length > 0
+            ? OUTCOME_INDEX.exempted
+            : OUTCOME_INDEX.allow;
     this.#add(hour, cluster, "review", WHOLE_REVIEW, verdict);
     for (const result of outcome.results) this.#add(hour, cluster, originOf(result), result.policy, MODE_OUTCOME[result.mode]);
     for (const result of outcome.skipped) this.#add(hour, cluster, originOf(result), result.policy, OUTCOME_INDEX.exempted);

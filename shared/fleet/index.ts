@@ -114,7 +114,14 @@ export interface FleetRevision {
 const requestIdSchema = z.string().check(z.regex(/^[A-Za-z0-9-]{16,64}$/, "must be 16-64 letters, digits and '-', new for every request"));
 const ifRevisionSchema = z.optional(z.int().check(z.minimum(0)));
 export const fleetChangeSchema = z.discriminatedUnion("op", [
-  z.strictObject({ op: z.literal("apply"), requestId: requestIdSchema, ifRevision: ifRevisionSchema, set: fleetSetSchema }),
+  z.strictObject({
+    op: z.literal("apply"),
+    requestId: requestIdSchema,
+    ifRevision: ifRevisionSchema,
+    set: fleetSetSchema,
+    /** An empty set removes every fleet policy from every cluster: only when asked for, by name (fleet apply --allow-empty). */
+    allowEmpty: z.optional(z.boolean()),
+  }),
   z.strictObject({ op: z.literal("promote"), requestId: requestIdSchema, ifRevision: ifRevisionSchema, binding: nameSchema, toWave: z.optional(z.int().check(z.minimum(0))) }),
   z.strictObject({ op: z.literal("rollback"), requestId: requestIdSchema, ifRevision: ifRevisionSchema, toRevision: z.int().check(z.minimum(1)) }),
 ]);
@@ -129,7 +136,8 @@ const nameOf = (object: unknown): string => {
 /**
  * Kubernetes objects (a directory of YAML, as `edgeadmit fleet apply -f`
  * reads it) sorted into a set: policies, bindings, modes and exceptions by
- * kind; any other object is a param.
+ * kind; any other object is taken for a param, which fleetSetProblems holds
+ * to the policies' paramKinds.
  */
 export function fleetSetOf(objects: readonly unknown[]): unknown {
   const set = { policies: [] as unknown[], bindings: [] as unknown[], params: [] as unknown[], modes: [] as unknown[], exceptions: [] as unknown[] };
@@ -155,11 +163,28 @@ export function fleetSetProblems(set: FleetSet): string[] {
     }
     return seen;
   };
+  // A fleet policy reads what the fleet gives it (a paramKind the set holds no object of would read each cluster's own), and a param is an object of some policy's paramKind.
+  const paramKinds = new Set<string>();
+  const heldKinds = new Set(set.params.map((param) => `${param.apiVersion}/${param.kind}`));
   for (const [index, policy] of set.policies.entries()) {
     const parsed = policyObjectSchema.safeParse(policy);
-    if (!parsed.success) problems.push(`${POLICY_KIND} ${index + 1} (${nameOf(policy).slice(0, 63) || "unnamed"}): ${describeZodError(parsed.error)}`);
-    else names.add(parsed.data.metadata.name);
+    if (!parsed.success) {
+      problems.push(`${POLICY_KIND} ${index + 1} (${nameOf(policy).slice(0, 63) || "unnamed"}): ${describeZodError(parsed.error)}`);
+      continue;
+    }
+    names.add(parsed.data.metadata.name);
+    const kind = parsed.data.spec.paramKind;
+    if (!kind) continue;
+    paramKinds.add(`${kind.apiVersion}/${kind.kind}`);
+    if (!heldKinds.has(`${kind.apiVersion}/${kind.kind}`))
+      problems.push(`${POLICY_KIND} '${parsed.data.metadata.name}': its paramKind ${kind.apiVersion} ${kind.kind} has no object in the set: a fleet policy reads its params from the fleet set only, never a cluster's`);
   }
+  // A param is an object of some policy's paramKind: anything else (cluster objects, a HelmRelease) would be stored and sent to every isolate for nothing.
+  for (const param of set.params)
+    if (!paramKinds.has(`${param.apiVersion}/${param.kind}`))
+      problems.push(
+        `${param.apiVersion} ${param.kind} '${`${param.metadata.namespace ? `${param.metadata.namespace}/` : ""}${param.metadata.name}`.slice(0, 120)}': no policy of the set takes it as params (its paramKind): a fleet set holds ValidatingAdmissionPolicies, their ${FLEET_BINDING_KIND}s and params, ${FLEET_MODES_KIND} and ${FLEET_EXCEPTION_KIND}s`,
+      );
   unique(POLICY_KIND, set.policies);
   unique(FLEET_BINDING_KIND, set.bindings);
   unique(FLEET_MODES_KIND, set.modes);
@@ -204,18 +229,42 @@ export function actionsFor(binding: FleetBinding, stage: number, labels: Labels)
   return undefined;
 }
 
-/**
- * The resource rules of the fleet policies bound on a cluster labelled
- * `labels` (in any wave it is in): what its ValidatingWebhookConfiguration
- * must send the function for the fleet to see it (edgeadmit webhook-config).
- */
-export function fleetRulesFor(set: FleetSet, stages: Readonly<Record<string, number>>, labels: Labels): Array<{ policy: string; rule: NamedRule }> {
-  const bound = new Set(set.bindings.filter((binding) => actionsFor(binding, stages[binding.metadata.name] ?? 0, labels) !== undefined).map((binding) => binding.spec.policyName));
+/** Whether `binding` binds on a cluster labelled `labels` in some wave, active or not: a promotion can make it active there with no render in between. */
+export function reachesCluster(binding: FleetBinding, labels: Labels): boolean {
+  if (!selectorMatches(binding.spec.clusterSelector, labels)) return false;
+  const waves = binding.spec.waves;
+  return waves === undefined || waves.some((wave) => wave.clusterSelector === undefined || selectorMatches(wave.clusterSelector, labels));
+}
+
+/** The resource rules of `policies` among the set's (by name): what a webhook must send the function for them to see a request. */
+export function rulesOf(set: FleetSet, policies: ReadonlySet<string>): Array<{ policy: string; rule: NamedRule }> {
   return set.policies.flatMap((object) => {
     const parsed = policyObjectSchema.safeParse(object);
-    if (!parsed.success || !bound.has(parsed.data.metadata.name)) return [];
+    if (!parsed.success || !policies.has(parsed.data.metadata.name)) return [];
     return parsed.data.spec.matchConstraints.resourceRules.map((rule) => ({ policy: parsed.data.metadata.name, rule }));
   });
+}
+
+/**
+ * The resource rules of every fleet policy a binding can bind on a cluster
+ * labelled `labels`, in any wave, whether active yet or not: what its
+ * ValidatingWebhookConfiguration must send the function (edgeadmit
+ * webhook-config), so that a promotion, by hand or automatic, needs no new
+ * render. Only an apply that binds new policies or resources does.
+ */
+export function fleetRulesFor(set: FleetSet, labels: Labels): Array<{ policy: string; rule: NamedRule }> {
+  return rulesOf(set, new Set(set.bindings.filter((binding) => reachesCluster(binding, labels)).map((binding) => binding.spec.policyName)));
+}
+
+/**
+ * The resource rules of the fleet policies a binding can bind on a cluster
+ * labelled `labels` only in a wave not active yet: what a promotion would
+ * start enforcing there (the coverage a promotion needs).
+ */
+export function upcomingFleetRulesFor(set: FleetSet, stages: Readonly<Record<string, number>>, labels: Labels): Array<{ policy: string; rule: NamedRule }> {
+  const active = new Set(set.bindings.filter((binding) => actionsFor(binding, stages[binding.metadata.name] ?? 0, labels) !== undefined).map((binding) => binding.spec.policyName));
+  const later = set.bindings.filter((binding) => reachesCluster(binding, labels) && !active.has(binding.spec.policyName)).map((binding) => binding.spec.policyName);
+  return rulesOf(set, new Set(later));
 }
 
 /**
@@ -281,7 +330,7 @@ export interface ClusterFleet {
   modes: Readonly<Record<string, EnforcementMode>>;
   /** The fleet's exceptions: the only ones that exempt from a fleet policy. */
   exceptions: ExceptionIndex;
-  /** The fleet's params, for bindings whose paramKind the fleet holds objects of; the cluster's snapshot answers the rest (fleetFacts). */
+  /** The fleet's params: the only ones a fleet policy reads (fleetFacts). */
   params: FleetParams;
   /** The fleet bindings this cluster gets, `name: actions`: what `fleet status` shows. */
   bindings: readonly string[];
@@ -291,7 +340,7 @@ const STRICTNESS: Readonly<Record<EnforcementMode, number>> = { Audit: 0, Warn: 
 /** The stricter of two modes. */
 export const stricter = (a: EnforcementMode, b: EnforcementMode): EnforcementMode => (STRICTNESS[a] >= STRICTNESS[b] ? a : b);
 
-/** The fleet's params by kind (`<apiVersion>/<kind>`): a kind of the fleet's is answered from the fleet only. */
+/** The fleet's params by kind (`<apiVersion>/<kind>`). */
 export class FleetParams implements ParamFacts {
   readonly #byKind = new Map<string, { namespaced: boolean; objects: Array<{ namespace: string | undefined; object: unknown }> }>();
   constructor(params: FleetSet["params"]) {
@@ -302,9 +351,6 @@ export class FleetParams implements ParamFacts {
       entry.objects.push({ namespace: object.metadata.namespace, object });
       this.#byKind.set(kind, entry);
     }
-  }
-  has(kind: string): boolean {
-    return this.#byKind.has(kind);
   }
   paramKindNamespaced(kind: string): boolean | undefined {
     return this.#byKind.get(kind)?.namespaced;
@@ -370,7 +416,12 @@ export class FleetPolicies {
   }
 }
 
-/** Params for a fleet policy: the fleet's own objects of the kind, or else the cluster's (a paramRef into its snapshot); everything else is the cluster's. */
+/**
+ * What a fleet policy reads on a cluster: params from the fleet set only
+ * (never the cluster's, which its owner did not give the fleet: a set that
+ * would is refused at apply, and one stored by 0.1.0 finds none);
+ * everything else is the cluster's.
+ */
 class FleetFacts implements PolicyFacts {
   constructor(
     private readonly fleet: FleetParams,
@@ -380,10 +431,10 @@ class FleetFacts implements PolicyFacts {
     return this.cluster.namespace(name);
   }
   paramKindNamespaced(kind: string): boolean | undefined {
-    return this.fleet.has(kind) ? this.fleet.paramKindNamespaced(kind) : this.cluster.paramKindNamespaced(kind);
+    return this.fleet.paramKindNamespaced(kind);
   }
   paramObjects(kind: string, namespace: string | undefined): readonly unknown[] {
-    return this.fleet.has(kind) ? this.fleet.paramObjects(kind, namespace) : this.cluster.paramObjects(kind, namespace);
+    return this.fleet.paramObjects(kind, namespace);
   }
   inventoryKind(key: string) {
     return this.cluster.inventoryKind(key);

@@ -28,7 +28,7 @@ describe("bin/edgeadmit.mjs", () => {
   it("starts Node again once, with 16 MB young generations, and runs the CLI there", async () => {
     const { stdout, images } = await launch();
     expect(images).toEqual([[], ["--max-semi-space-size=16"]]);
-    expect(stdout).toMatch(/^edgeadmit \d+\.\d+\.\d+\n$/);
+    expect(stdout).toMatch(/^edgeadmit \d+\.\d+\.\d+ \(commit [0-9a-f]{12}\)\n$/);
   }, 60_000);
 
   it("keeps a size the caller chose in NODE_OPTIONS, and starts only once", async () => {

@@ -1,9 +1,9 @@
 // Test clusters: generated key pairs and bearer tokens, registered with the
 // worker under test through its CLUSTERS binding (token hashes only, as in
 // production). The private keys and the tokens reach the tests as bindings
-// too (TEST_KEYS, TEST_TOKENS), never the function's code. Two operator keys
-// (one current, one being rotated in) are listed in OPERATOR_KEYS; their
-// private halves reach the tests as TEST_OPERATOR_KEYS.
+// too (TEST_KEYS, TEST_TOKENS), never the function's code. Three operator
+// keys are listed in OPERATOR_KEYS; their private halves reach the tests as
+// TEST_OPERATOR_KEYS.
 import { generateKeyPair } from "../../shared/signing/index.js";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
 
@@ -33,7 +33,8 @@ export async function testClusters() {
     My_Cluster: { publicKey: demo.publicKey, tokenHashes: [await tokenHash(tokens.demo)] },
     bare: { publicKey: demo.publicKey },
   };
-  const operators = [await generateKeyPair(), await generateKeyPair()];
+  // Three: two approve a change where a threshold of two is set (vitest.config.ts, worker-threshold) while the third is revoked.
+  const operators = [await generateKeyPair(), await generateKeyPair(), await generateKeyPair()];
   return {
     bindings: {
       CLUSTERS: JSON.stringify(clusters),

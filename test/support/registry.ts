@@ -1,15 +1,21 @@
 // The operator's side of the cluster registry in the workerd tests: signed
 // changes and listings, and a cluster's own credentials made on the spot.
 import { env } from "cloudflare:workers";
-import { generateKeyPair, importPrivateKey, signRequest, type OperatorMethod, type SigningDomain } from "../../shared/signing/index.js";
+import { generateKeyPair, importPrivateKey, publicKeyOf, signRequest, type OperatorMethod, type SigningDomain } from "../../shared/signing/index.js";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
 import { dispatch } from "./worker.js";
+import { RELEASE, USER_AGENT_HEADER, userAgent } from "../../shared/version/index.js";
 
 export const REGISTRY_PATH = "/v1/registry/clusters";
 
-/** The private halves of the two keys OPERATOR_KEYS lists (test/support/clusters.ts). */
-export function operatorKeys(): [string, string] {
-  return JSON.parse(env.TEST_OPERATOR_KEYS) as [string, string];
+/** The private halves of the three keys OPERATOR_KEYS lists (test/support/clusters.ts). */
+export function operatorKeys(): [string, string, string] {
+  return JSON.parse(env.TEST_OPERATOR_KEYS) as [string, string, string];
+}
+
+/** The public key of OPERATOR_KEYS' first key (the one the tests sign with unless said): what a change records as its signer. */
+export function operatorPublicKey(index = 0): Promise<string> {
+  return publicKeyOf(operatorKeys()[index]!);
 }
 
 interface SignOptions {
@@ -23,7 +29,8 @@ interface SignOptions {
 
 export async function operatorHeaders(method: OperatorMethod, pathAndQuery: string, bytes: Uint8Array, options: SignOptions = {}): Promise<Record<string, string>> {
   const key = await importPrivateKey(options.key ?? operatorKeys()[0]);
-  return signRequest(key, method, options.subject ?? pathAndQuery, bytes, options.timestamp ?? Math.floor(Date.now() / 1000), options.domain ?? "operator");
+  const signed = await signRequest(key, method, options.subject ?? pathAndQuery, bytes, options.timestamp ?? Math.floor(Date.now() / 1000), options.domain ?? "operator");
+  return { ...signed, [USER_AGENT_HEADER]: userAgent(RELEASE, "clusters", undefined) };
 }
 
 /** A signed change request, ready to send (and to send again). */
@@ -41,7 +48,7 @@ export async function change(changes: unknown, options: SignOptions = {}): Promi
 }
 
 /** `change`, expecting it applied: its JSON answer. */
-export async function applied(changes: unknown): Promise<{ revision: number; applied: unknown[]; notes?: string[] }> {
+export async function applied(changes: unknown): Promise<{ revision: number; applied: unknown[]; change: number; signers: string[]; notes?: string[] }> {
   const response = await change(changes);
   if (response.status !== 200) throw new Error(`the change answered ${response.status}: ${await response.text()}`);
   return response.json();

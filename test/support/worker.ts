@@ -8,8 +8,12 @@ import { buildSnapshot, type KubeObject } from "../../shared/snapshot/builder/in
 import { encodeSnapshot, pushBodies, type Snapshot } from "../../shared/snapshot/index.js";
 import type { AdmissionResponseReview } from "../../shared/admission/index.js";
 import { parseAllDocuments } from "yaml";
+import { RELEASE, USER_AGENT_HEADER, userAgent } from "../../shared/version/index.js";
 
 export const BASE = "https://edgeadmit.test";
+
+/** The User-Agent a sync job of this release sends (infra/client): the tests' signed calls come from one. */
+export const SYNC_JOB = { [USER_AGENT_HEADER]: userAgent(RELEASE, "sync", undefined) };
 
 export function call(path: string, init?: RequestInit): Promise<Response> {
   return exports.default.fetch(new Request(`${BASE}${path}`, init));
@@ -73,7 +77,7 @@ export async function pushSigner(cluster: string) {
 /** The signature headers `signer`'s key gives a `method` request with `bytes` to `cluster`. */
 export async function sign(cluster: string, bytes: Uint8Array, options: { signer?: TestCluster; timestamp?: number; method?: SignedMethod } = {}) {
   const key = await importPrivateKey(keys()[options.signer ?? SIGNER[cluster] ?? (cluster as TestCluster)]);
-  return signRequest(key, options.method ?? "PUT", cluster, bytes, options.timestamp ?? Math.floor(Date.now() / 1000));
+  return { ...(await signRequest(key, options.method ?? "PUT", cluster, bytes, options.timestamp ?? Math.floor(Date.now() / 1000))), ...SYNC_JOB };
 }
 
 /** The bodies that push every unit of `snapshot` (one for a small snapshot), as `edgeadmit snapshot push` sends them. */

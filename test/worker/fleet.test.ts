@@ -3,14 +3,14 @@
 // no other), with messages that name the fleet binding; a cluster's settings
 // may make it stricter, never weaker; waves move Audit → Deny on `promote`;
 // rollback restores a revision; forged, replayed and stale changes store nothing.
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { wrapReview } from "../../shared/admission/wrap.js";
 import { fleetSetOf } from "../../shared/fleet/index.js";
 import { importPrivateKey, signRequest } from "../../shared/signing/index.js";
 import { dispatch, fullPushBodies, objectsFromYaml, snapshotOf } from "../support/worker.js";
 import { claim, workload } from "../support/judge.js";
 import { stringify } from "yaml";
-import { applied, credentials, operatorHeaders, type Credentials } from "../support/registry.js";
+import { applied, credentials, operatorHeaders, operatorPublicKey, type Credentials } from "../support/registry.js";
 import { generateKeyPair } from "../../shared/signing/index.js";
 
 const FLEET_PATH = "/v1/registry/fleet";
@@ -109,7 +109,7 @@ beforeAll(async () => {
 describe("a fleet set applied once", () => {
   it("is enforced on the clusters its binding selects, and only there, naming the fleet binding", async () => {
     const result = await fleetChange({ op: "apply", set: setOf(requireLabel("require-team", "team"), binding("baseline-team", "require-team", "clusterSelector: {matchLabels: {env: prod}}, validationActions: [Deny]")) });
-    expect(result).toEqual({ status: 200, body: { revision: expect.any(Number), change: "apply" } });
+    expect(result).toEqual({ status: 200, body: { revision: expect.any(Number), change: "apply", signers: [await operatorPublicKey()] } });
     const denied = { allowed: false, status: { code: 422, message: DENIED_TEAM } };
     expect(await review("fl-canary", canary)).toEqual(denied);
     expect(await review("fl-prod", prod)).toEqual(denied);
@@ -187,7 +187,7 @@ describe("waves", () => {
     });
     expect(await review("fl-prod", prod)).toEqual({ allowed: true });
     const promoted = await fleetChange({ op: "promote", binding: "rollout-owner" });
-    expect(promoted).toEqual({ status: 200, body: { revision: (first.body.revision as number) + 1, change: "promote rollout-owner to wave 1" } });
+    expect(promoted).toEqual({ status: 200, body: { revision: (first.body.revision as number) + 1, change: "promote rollout-owner to wave 1", signers: [await operatorPublicKey()] } });
     const denied = { allowed: false, status: { code: 422, message: "ValidatingAdmissionPolicy 'require-owner' with binding 'fleet/rollout-owner' denied request: every Deployment needs a owner label" } };
     expect(await review("fl-canary", canary)).toEqual(denied);
     expect(await review("fl-prod", prod)).toEqual(denied);
@@ -197,7 +197,7 @@ describe("waves", () => {
     });
 
     const rolledBack = await fleetChange({ op: "rollback", toRevision: first.body.revision });
-    expect(rolledBack).toEqual({ status: 200, body: { revision: (first.body.revision as number) + 2, change: `rollback to ${first.body.revision}` } });
+    expect(rolledBack).toEqual({ status: 200, body: { revision: (first.body.revision as number) + 2, change: `rollback to ${first.body.revision}`, signers: [await operatorPublicKey()] } });
     expect(await current()).toMatchObject({ revision: (first.body.revision as number) + 2, stages: { "rollout-owner": 0 }, change: `rollback to ${first.body.revision}` });
     expect(await review("fl-prod", prod)).toEqual({ allowed: true });
     const history = await dispatch(`${FLEET_PATH}/history`, { headers: await operatorHeaders("GET", `${FLEET_PATH}/history`, new Uint8Array()) });
@@ -295,10 +295,10 @@ spec:
         { cluster: "fl-count", origin: "fleet", policy: "require-team", outcome: "deny", count: 2 },
         { cluster: "fl-count", origin: "fleet", policy: "require-team", outcome: "exempted", count: 1 },
         { cluster: "fl-count", origin: "review", policy: "*", outcome: "allow", count: 1 },
-        // The exempted review: allowed, with the audit annotation that names the exception.
-        { cluster: "fl-count", origin: "review", policy: "*", outcome: "audit", count: 1 },
         { cluster: "fl-count", origin: "review", policy: "*", outcome: "deny", count: 2 },
         { cluster: "fl-count", origin: "review", policy: "*", outcome: "error", count: 1 },
+        // The review whose one finding a fleet exception set aside: allowed, its annotation naming the exception, and no finding (not `audit`).
+        { cluster: "fl-count", origin: "review", policy: "*", outcome: "exempted", count: 1 },
         { cluster: "fl-count", origin: "review", policy: "*", outcome: "warn", count: 1 },
       ],
     });
@@ -328,10 +328,19 @@ describe("coverage", () => {
         snapshot: { generation: expect.any(Number), ageSeconds: expect.any(Number) },
         coverage: "known",
         gaps: ["ValidatingAdmissionPolicy 'require-team' matches CREATE deployments.apps/v1"],
+        upcoming: [],
       },
     });
-    expect((await coverage("fl-unknown")).body).toMatchObject({ coverage: "unknown", gaps: [] });
+    expect((await coverage("fl-unknown")).body).toMatchObject({ coverage: "unknown", gaps: [], upcoming: [] });
     expect(await coverage("fl-nobody")).toEqual({ status: 404, body: { error: "cluster fl-nobody is not registered" } });
+
+    // A policy a later wave binds there: not sent once promoted, then not sent.
+    const waves = "clusterSelector: {matchLabels: {env: cover}}, waves: [{validationActions: [Audit], clusterSelector: {matchLabels: {ring: canary}}}, {validationActions: [Deny]}]";
+    await fleetChange({ op: "apply", set: setOf(requireLabel("require-owner", "owner"), binding("cover-owner", "require-owner", waves)) });
+    const owner = "ValidatingAdmissionPolicy 'require-owner' matches CREATE deployments.apps/v1";
+    expect((await coverage("fl-cover")).body).toMatchObject({ gaps: [], upcoming: [owner] });
+    await fleetChange({ op: "promote", binding: "cover-owner" });
+    expect((await coverage("fl-cover")).body).toMatchObject({ gaps: [owner], upcoming: [] });
   });
 });
 
@@ -418,6 +427,35 @@ spec:
     });
     // Read again: nothing more to promote, no new revision.
     expect((await current()).revision).toBe((applied.body.revision as number) + 1);
+  });
+
+  it("logs each cluster it makes enforce a policy whose pushed webhook rules do not send it", async () => {
+    const podsOnly = [{ apiGroups: [""], apiVersions: ["v1"], resources: ["pods"], operations: ["CREATE"], scope: "Namespaced" as const }];
+    await registered("fl-auto-gap", { env: "auto" }, undefined, { webhookRules: podsOnly });
+    await registered("fl-auto-sent", { env: "auto" }, undefined, { webhookRules: [{ ...podsOnly[0]!, apiGroups: ["apps"], resources: ["deployments"] }] });
+    await registered("fl-auto-unknown", { env: "auto" });
+    const waves = "clusterSelector: {matchLabels: {env: auto}}, waves: [{validationActions: [Audit], clusterSelector: {matchLabels: {ring: none}}, promoteAfter: 1s}, {validationActions: [Deny]}]";
+    const applied = await fleetChange({ op: "apply", set: setOf(requireLabel("require-auto", "auto"), binding("auto-gap", "require-auto", waves)) });
+    expect(applied.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const lines = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      expect(await current()).toMatchObject({ revision: (applied.body.revision as number) + 1, stages: { "auto-gap": 1 } });
+      const change = "promote auto-gap to wave 1 (automatic: 1s in wave 0 without a finding)";
+      expect(lines.mock.calls.map(([line]) => JSON.parse(String(line)) as unknown).filter((line) => (line as { event: string }).event === "fleet-coverage")).toEqual([
+        {
+          level: "warn",
+          event: "fleet-coverage",
+          change,
+          cluster: "fl-auto-gap",
+          missing: ["ValidatingAdmissionPolicy 'require-auto' matches CREATE deployments.apps/v1"],
+          reason: "its webhook rules miss what the policy now enforced there matches: render edgeadmit webhook-config --operator-key again and apply it",
+        },
+        { level: "warn", event: "fleet-coverage", change, clusters: ["fl-auto-unknown"], reason: "coverage unknown: their sync jobs pushed no webhook rules (edgeadmit fleet status)" },
+      ]);
+    } finally {
+      lines.mockRestore();
+    }
   });
 
   it("is refused on a binding's last wave, which has nowhere to go, and for a duration it cannot read", async () => {

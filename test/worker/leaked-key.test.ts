@@ -94,7 +94,7 @@ describe("a leaked sync key", () => {
     expect(await verdict("leak-ahead", owner.token)).toMatchObject(DENIED_BY_POLICY);
   });
 
-  it("loses everything it pushed when the operator rotates it out: the cluster takes its stance at once, and the owner's next push counts whatever the generations", async () => {
+  it("loses everything it pushed when the operator rotates it out: the cluster takes its stance at once, and the owner's next push above it counts", async () => {
     const leaked = await credentials();
     await applied([{ op: "add", cluster: "leak-rotate", registration: { publicKey: leaked.publicKey, tokenHashes: [leaked.tokenHash], withoutSnapshot: "FailClosed" } }]);
     expect((await pushAs("leak-rotate", leaked.privateKeyPem, honest())).status).toBe(200);
@@ -112,9 +112,17 @@ describe("a leaked sync key", () => {
     expect(await meta("leak-rotate", fresh)).toMatchObject({ status: 200, body: { generation: attack.generation, signedBy: leaked.publicKey } });
     expect((await pushAs("leak-rotate", leaked.privateKeyPem, poisoned(Date.now()))).status).toBe(401);
 
-    // The owner's sync job, at its own clock (below the attacker's generation), pushes and counts again.
-    const owner = honest(Date.now());
-    expect(owner.generation).toBeLessThan(attack.generation);
+    // A push at the owner's own clock, below the attacker's generation, is refused and changes nothing stored
+    // (what a leaked key pushed is at most MAX_GENERATION_LEAD_MS ahead: the owner waits that long at most)...
+    const behind = honest(Date.now());
+    expect(behind.generation).toBeLessThan(attack.generation);
+    expect(await pushAs("leak-rotate", fresh.privateKeyPem, behind)).toEqual({
+      status: 409,
+      body: { error: `generation ${behind.generation} is not newer than the stored generation ${attack.generation}: a stale or replayed push; nothing was stored` },
+    });
+    expect(await meta("leak-rotate", fresh)).toMatchObject({ status: 200, body: { generation: attack.generation, signedBy: leaked.publicKey } });
+    // ...and the sync job's, above what is stored (infra/cli/sync.ts), replaces it and counts.
+    const owner = honest(attack.generation + 1);
     const pushed = await pushAs("leak-rotate", fresh.privateKeyPem, owner);
     expect(pushed).toMatchObject({ status: 200, body: { generation: owner.generation, signedBy: fresh.publicKey } });
     expect(await verdict("leak-rotate", leaked.token)).toMatchObject(DENIED_BY_POLICY);

@@ -87,7 +87,7 @@ describe("a rejected push changes nothing", () => {
     ["a body that fails the schema", 400, /^push body does not match the schema: generation: /, async () =>
       push("pushes", JSON.stringify({ ...JSON.parse(await pushBody(permissive())), generation: "latest" }))],
     ["a whole Snapshot, as earlier versions pushed", 400, /^push body is a whole Snapshot: this function takes SnapshotPush bodies/, () => push("pushes", JSON.stringify(permissive()))],
-    ["a body nested 10,000 levels deep in a loosely checked field", 400, /^push body nests deeper than 100 levels of objects and arrays$/, async () => {
+    ["a body nested 10,000 levels deep in a loosely checked field", 400, /^push body nests deeper than 100 levels of objects and arrays; nothing was stored$/, async () => {
       const text = (await pushBody(permissive())).replace('"affinityClasses":{', `"affinityClasses":{"deep":{"nodeAffinity":{"x":${"[".repeat(10_000)}${"]".repeat(10_000)}}},`);
       return push("pushes", text);
     }],
@@ -110,9 +110,9 @@ describe("a rejected push changes nothing", () => {
     ["an older generation", 409, /is not newer than the stored generation/, () => push("pushes", { ...permissive(), generation: stored.generation - 1 })],
     ["an unknown cluster", 401, generic, () => push("nope", permissive(), { signer: "demo" })],
     // Push bodies are strict, like the registry's: a field this version does not know is refused, and quoted capped.
-    ["a body with a field the protocol does not have", 400, /^push body does not match the schema: Unrecognized key: "padding"$/, async () =>
+    ["a body with a field the protocol does not have", 400, /^push body does not match the schema: Unrecognized key: "padding"; nothing was stored$/, async () =>
       push("pushes", JSON.stringify({ ...JSON.parse(await pushBody(permissive())), padding: "x".repeat(1000) }))],
-    ["a commit with a field the protocol does not have", 400, /^push body does not match the schema: commit: Unrecognized key: "force"$/, async () =>
+    ["a commit with a field the protocol does not have", 400, /^push body does not match the schema: commit: Unrecognized key: "force"; nothing was stored$/, async () =>
       push("pushes", putBody(freshGeneration(), {}, { base: null, digest: "0".repeat(64), force: true } as never))],
     ["a unit with a field its schema does not have", 400, /^unit "tenant-acme": Unrecognized key: "padding"; nothing was stored$/, () =>
       push("pushes", putBody(freshGeneration(), { "tenant-acme": { ...emptyShard(), padding: "x".repeat(1000) } }))],
@@ -120,16 +120,16 @@ describe("a rejected push changes nothing", () => {
       const units = await unitsOf(permissive());
       return push("pushes", putBody(freshGeneration(), { ...units, [CLUSTER_UNIT]: { ...(units[CLUSTER_UNIT] as object), padding: 1 } }, { base: null, digest: (await encodeSnapshot(permissive())).digest }));
     }],
-    ["a body whose unknown field's name is 100,000 characters, quoted capped", 400, /^push body does not match the schema: Unrecognized key: "x{900,}\.\.\.$/, async () => {
+    ["a body whose unknown field's name is 100,000 characters, quoted capped", 400, /^push body does not match the schema: Unrecognized key: "x{900,}\.\.\.; nothing was stored$/, async () => {
       const response = await push("pushes", JSON.stringify({ ...JSON.parse(await pushBody(permissive())), ["x".repeat(100_000)]: 1 }));
       const { error } = (await response.clone().json()) as { error: string };
       expect(new TextEncoder().encode(error).length).toBeLessThanOrEqual(1000);
       return response;
     }],
     // Every list in a push is bounded by count, not only by the body's bytes: each entry is storage work the cluster's reviews wait for.
-    ["a commit that removes more than 10,000 names", 400, /^push body does not match the schema: commit\.removed: at most 10000 names per push: push every unit instead \(base null\)$/, async () =>
+    ["a commit that removes more than 10,000 names", 400, /^push body does not match the schema: commit\.removed: at most 10000 names per push: push every unit instead \(base null\); nothing was stored$/, async () =>
       push("pushes", putBody(freshGeneration(), {}, { base: stored.generation, removed: Array.from({ length: 10_001 }, (_, i) => `gone-${i}`), digest: "0".repeat(64) }))],
-    ["a body that stages more than 2,000 units", 400, /^push body does not match the schema: units: at most 2000 units per body: send the rest in further bodies$/, () =>
+    ["a body that stages more than 2,000 units", 400, /^push body does not match the schema: units: at most 2000 units per body: send the rest in further bodies; nothing was stored$/, () =>
       push("pushes", putBody(freshGeneration(), Object.fromEntries(Array.from({ length: 2_001 }, (_, i) => [`ns-${i}`, emptyShard()]))))],
     // Unit and removed names are Kubernetes names: a namespace's shard is named by a DNS label (ValidateNamespaceName,
     // kubernetes/apimachinery pkg/api/validation/generic.go NameIsDNSLabel), a class's references by a DNS subdomain.

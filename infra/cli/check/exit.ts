@@ -4,15 +4,15 @@ import { countsOf, failingModes, type CheckReport, type FailOn } from "../output
 
 /**
  * Findings at an enforced level (--fail-on) exit 1, whatever else happened;
- * else input that could not be judged exits 2 under --strict, or when no
- * object at all could be judged; else 0 (the errors are still reported).
+ * else an input error or an object that could not be judged exits 2: a
+ * Kubernetes object that cannot be read as written fails a CI run, as it
+ * would fail kubectl apply (what is skipped never does, but under --strict,
+ * where it is an error); else 0.
  */
-export function exitCodeOf(report: CheckReport, failOn: FailOn, strict: boolean): number {
+export function exitCodeOf(report: CheckReport, failOn: FailOn): number {
   const counts = countsOf(report);
   if (failingModes(failOn).some((mode) => counts[mode] > 0)) return EXIT_FAILURE;
-  const problems = counts.inputErrors + counts.unreadable;
-  if (problems > 0 && (strict || counts.objects - counts.unreadable === 0)) return EXIT_USAGE;
-  return 0;
+  return counts.inputErrors + counts.unreadable > 0 ? EXIT_USAGE : 0;
 }
 
 /** Exit 1 says "denied" (or "an expectation failed"), so anything that stops the verb from running is 2, in one line. */

@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import type { CliIo } from "../../base/io.js";
 import { inputFiles, skipCategory, type InputFile, type ScopeRule } from "../../objects/inputs.js";
-import { fileChunks, NOT_AN_OBJECT, type Source } from "../../objects/yaml.js";
+import { fileChunks, NOT_AN_OBJECT, TEMPLATE, type Source } from "../../objects/yaml.js";
 import type { InputError, SkippedInput } from "../output/index.js";
 
 /** The files of --policies (one scope) and of -f (scoped by `scope`); a file under both is read once, as configuration. */
@@ -18,7 +18,13 @@ export function inputPlans(policies: readonly string[], files: readonly string[]
 /** A file's text: stdin whole, a file in chunks. */
 export const textOf = async (file: InputFile, io: CliIo): Promise<string | Iterable<string>> => (file.path === "-" ? io.readStdin() : fileChunks(file.path));
 
-/** The input that is not judged, in input order: errors (reported, exit 2 under --strict) and skipped input (named in one line). */
+/**
+ * The input that is not judged, in input order: errors (reported; the run
+ * exits 2) and skipped input (named in one line; errors too under --strict).
+ * An error is a Kubernetes object that cannot be read as written (what
+ * kubectl would refuse too); YAML that is no Kubernetes object, variants and
+ * templates are skipped.
+ */
 export class InputLog {
   readonly skipped: SkippedInput[] = [];
 
@@ -36,16 +42,23 @@ export class InputLog {
   }
 
   /**
-   * A document that cannot be read as an object: one that parses but is no
-   * mapping (a JSON array), or a .json file that is not JSON a YAML reader
-   * takes (a tsconfig with comments), is no Kubernetes object, skipped; so is
-   * a file in a Helm chart that does not parse (a template outside
-   * templates/); any other is an input error, with its line and column.
+   * A document that cannot be read as an object. An input error when what
+   * could be read of it has an apiVersion and a kind: a manifest with a
+   * syntax error or a key written twice, which kubectl refuses. Skipped
+   * otherwise: a template (Go's {{ … }}, in a Helm chart or anywhere, not
+   * YAML until rendered), any file of a Helm chart that does not parse, a
+   * document that parses but is no mapping (a JSON array), a .json file a
+   * YAML reader does not take (a tsconfig with comments), and other YAML that
+   * does not parse and names no apiVersion and kind.
    */
-  unreadable(file: InputFile, source: Source, error: string): void {
+  unreadable(file: InputFile, source: Source, error: string, kubernetes = false): void {
     if (error === NOT_AN_OBJECT) this.skipDocument(source, "not a Kubernetes object (not a mapping)");
-    else if (file.chart !== undefined && !this.strict) this.skipped.push({ source, reason: "Helm templates" });
-    else if (/\.json$/i.test(file.name)) this.skipDocument(source, `not a Kubernetes object (not JSON: ${error})`);
+    else if (error === TEMPLATE || file.chart !== undefined) {
+      const reason = file.chart !== undefined ? "Helm templates" : "Go templates";
+      if (this.strict) this.errors.push({ source, message: `${error === TEMPLATE ? error : `a file of the Helm chart in ${file.chart} that does not parse: ${error}`} (--strict)` });
+      else this.skipped.push({ source, reason });
+    } else if (/\.json$/i.test(file.name)) this.skipDocument(source, `not a Kubernetes object (not JSON: ${error})`);
+    else if (!kubernetes) this.skipDocument(source, `not a Kubernetes object (YAML that does not parse, with no apiVersion and kind: ${error})`);
     else this.errors.push({ source, message: error });
   }
 

@@ -82,7 +82,7 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
   for (const file of plans.policyFiles) {
     if (log.skipFile(file)) continue;
     for (const entry of documentsOf(await textOf(file, io), file.name)) {
-      if (entry.error !== undefined) log.unreadable(file, entry.source, entry.error);
+      if (entry.error !== undefined) log.unreadable(file, entry.source, entry.error, entry.kubernetes);
       else {
         const role = roleOf(entry.object);
         if (role.role === "skip") log.skipDocument(entry.source, role.reason);
@@ -97,7 +97,7 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
       documents++;
       progress.tick(() => `read ${count(documents, "document")}`);
       if (entry.error !== undefined) {
-        log.unreadable(file, entry.source, entry.error);
+        log.unreadable(file, entry.source, entry.error, entry.kubernetes);
         continue;
       }
       const role = roleOf(entry.object);

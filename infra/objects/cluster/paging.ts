@@ -6,7 +6,7 @@ import { ApiException } from "@kubernetes/client-node";
 import * as z from "zod/mini";
 import "../../../shared/zod/index.js";
 import type { KubeObject } from "../../../shared/snapshot/builder/index.js";
-import { CliError } from "../../base/errors.js";
+import { CliError, EXIT_USAGE } from "../../base/errors.js";
 import { requestFailure } from "./failures.js";
 import { apiVersionOf, pathOf, qualified, type ServedResource } from "./resource.js";
 import type { WireApi } from "./wire-api.js";
@@ -103,7 +103,7 @@ export async function forEachPage(list: PagedList, options: PageOptions, onPage:
       throw failure;
     }
     const page = pageSchema.safeParse(response);
-    if (!page.success) throw new CliError(`list ${list.name}: the API server's answer is not a list`);
+    if (!page.success) throw new CliError(`list ${list.name}: the API server's answer is not a list`, EXIT_USAGE);
     onPage((page.data.items ?? []).map((item) => ({ apiVersion: list.apiVersion, kind: list.kind, ...item })));
     token = page.data.metadata?.continue || page.data.metadata?._continue || undefined;
     if (!token) return true;

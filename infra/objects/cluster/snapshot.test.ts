@@ -370,11 +370,12 @@ describe("an expired continue token", () => {
   });
 });
 
-describe("live path failures: one line, exit 1", () => {
+// The cluster is the input of a read: one it cannot read is exit 2, as an unreadable file is (infra/cli/exit-codes.test.ts).
+describe("live path failures: one line, exit 2", () => {
   it("RBAC forbids a list: names verb and resource", async () => {
     const result = await withServer({ forbidden: ["tenants.apps.cozystack.io"] }, () => runBuild(["snapshot", "build", "--from-cluster"]));
     expect(result).toEqual({
-      code: 1,
+      code: 2,
       stdout: "",
       stderr:
         'edgeadmit snapshot build: RBAC forbids list tenants.apps.cozystack.io (all namespaces): tenants.apps.cozystack.io is forbidden: User "system:serviceaccount:edgeadmit-system:edgeadmit-sync" cannot list resource "tenants" in API group "apps.cozystack.io" at the cluster scope\n',
@@ -383,7 +384,7 @@ describe("live path failures: one line, exit 1", () => {
 
   it("RBAC forbids reading the settings ConfigMap", async () => {
     const result = await withServer({ forbidden: ["configmaps"] }, () => runBuild(["snapshot", "build", "--from-cluster"]));
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       'edgeadmit snapshot build: RBAC forbids get configmaps/edgeadmit-settings in namespace edgeadmit-system: configmaps "edgeadmit-settings" is forbidden: User "system:serviceaccount:edgeadmit-system:edgeadmit-sync" cannot get resource "configmaps" in API group "" in the namespace "edgeadmit-system"\n',
     );
@@ -392,7 +393,7 @@ describe("live path failures: one line, exit 1", () => {
   it("a CRD is not installed: says which", async () => {
     const result = await withServer({ missingGroups: ["helm.toolkit.fluxcd.io"] }, () => runBuild(["snapshot", "build", "--from-cluster"]));
     expect(result).toEqual({
-      code: 1,
+      code: 2,
       stdout: "",
       stderr: "edgeadmit snapshot build: the API server does not serve helmreleases.helm.toolkit.fluxcd.io/v2: is its CRD installed? (Flux's helm-controller installs it)\n",
     });
@@ -402,25 +403,25 @@ describe("live path failures: one line, exit 1", () => {
 
   it("the credentials are refused", async () => {
     const result = await withServer({}, (server) => runBuild(["snapshot", "build", "--from-cluster", "--context", "wrong-token"]).then((r) => ({ ...r, url: server.url })));
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toMatch(new RegExp(`^edgeadmit snapshot build: the API server at ${result.url} rejected the kubeconfig's credentials \\(401 Unauthorized\\) for list [a-z.]+ \\(all namespaces\\)\\n$`));
   });
 
   it("the API server is unreachable", async () => {
     const result = await withServer({}, () => runBuild(["snapshot", "build", "--from-cluster", "--context", "elsewhere"]));
-    expect(result).toEqual({ code: 1, stdout: "", stderr: "edgeadmit snapshot build: cannot reach the API server at http://127.0.0.1:2: ECONNREFUSED\n" });
+    expect(result).toEqual({ code: 2, stdout: "", stderr: "edgeadmit snapshot build: cannot reach the API server at http://127.0.0.1:2: ECONNREFUSED\n" });
   });
 
   it("the context does not exist", async () => {
     const result = await withServer({}, () => runBuild(["snapshot", "build", "--from-cluster", "--context", "prod"]));
-    expect(result).toEqual({ code: 1, stdout: "", stderr: 'edgeadmit snapshot build: no context "prod" in the kubeconfig (contexts: fake, elsewhere, wrong-token)\n' });
+    expect(result).toEqual({ code: 2, stdout: "", stderr: 'edgeadmit snapshot build: no context "prod" in the kubeconfig (contexts: fake, elsewhere, wrong-token)\n' });
   });
 
   it("there is no kubeconfig at all, or KUBECONFIG names a missing file", async () => {
     delete process.env.KUBECONFIG;
     process.env.HOME = mkdtempSync(join(tmpdir(), "edgeadmit-home-"));
     expect(await runBuild(["snapshot", "build", "--from-cluster"])).toEqual({
-      code: 1,
+      code: 2,
       stdout: "",
       stderr: "edgeadmit snapshot build: no kubeconfig: set KUBECONFIG, create ~/.kube/config, or run inside a cluster\n",
     });

@@ -5,7 +5,7 @@
 import { ApiException } from "@kubernetes/client-node";
 import * as z from "zod/mini";
 import "../../../shared/zod/index.js";
-import { CliError } from "../../base/errors.js";
+import { CliError, EXIT_USAGE } from "../../base/errors.js";
 import { WEBHOOK_CONFIGURATION_NAME, type WebhookRule } from "../../webhook/index.js";
 import { requestFailure } from "./failures.js";
 import type { WireApi } from "./wire-api.js";
@@ -38,6 +38,6 @@ export async function readWebhookRules(api: WireApi, server: string, warnings: s
     throw requestFailure(e, "get", `validatingwebhookconfigurations/${name}`, server);
   }
   const parsed = webhookSchema.safeParse(response);
-  if (!parsed.success) throw new CliError(`get validatingwebhookconfigurations/${name}: the API server's answer is not a ValidatingWebhookConfiguration`);
+  if (!parsed.success) throw new CliError(`get validatingwebhookconfigurations/${name}: the API server's answer is not a ValidatingWebhookConfiguration`, EXIT_USAGE);
   return (parsed.data.webhooks ?? []).flatMap((webhook) => webhook.rules ?? []);
 }

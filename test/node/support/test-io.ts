@@ -1,5 +1,6 @@
 // Runs the CLI in-process for tests, with stdin given and stdout/stderr captured.
 import { main } from "../../../infra/cli/main.js";
+import type { CliIo } from "../../../infra/base/io.js";
 
 interface CliRun {
   code: number;
@@ -7,13 +8,15 @@ interface CliRun {
   stderr: string;
 }
 
-export async function runCli(argv: string[], stdin = ""): Promise<CliRun> {
+/** `io` adds to the in-memory io what a test plays (stdout redirected to a file: `stdoutFile`). */
+export async function runCli(argv: string[], stdin = "", io: Pick<CliIo, "stdoutFile"> = {}): Promise<CliRun> {
   let stdout = "";
   let stderr = "";
   const code = await main(argv, {
     out: (text) => void (stdout += text),
     err: (text) => void (stderr += text),
     readStdin: async () => stdin,
+    ...io,
   });
   return { code, stdout, stderr };
 }
