@@ -262,5 +262,9 @@ describe("built-in mutating admission (plugin/pkg/admission)", () => {
     ]);
     const odd = { metadata: { name: "x" } };
     expect(admit(odd)).toEqual({ object: odd, changes: [] });
+    // inPlace: the caller gives the object away (check's judge, which parsed it for this alone).
+    const given2 = pod();
+    expect(admit(given2, { inPlace: true }).object).toBe(given2);
+    expect(specOf(given2)["restartPolicy"]).toBe("Always");
   });
 });

@@ -42,6 +42,8 @@ export interface AdmitOptions {
   cluster?: ClusterObjects;
   /** The feature gates, when not the version's defaults (the conformance suite's cases that set some). */
   gates?: Gates;
+  /** The object is the caller's to give away (parsed for this judging alone): set in place, no copy made. */
+  inPlace?: boolean;
 }
 
 export interface Admitted {
@@ -87,8 +89,9 @@ function serviceAccountAlias(object: Json, type: string, d: Defaulter): void {
 /**
  * `object` as validation would see its creation in a cluster of
  * `options.version` holding `options.cluster`: a new object when anything
- * applies to it, the given one never changed. An object nothing applies to
- * (no defaults, no plugin, or no Kubernetes object at all) comes back as it is.
+ * applies to it, the given one never changed (unless `options.inPlace`). An
+ * object nothing applies to (no defaults, no plugin, or no Kubernetes object
+ * at all) comes back as it is.
  */
 export function admit(object: Json, options: AdmitOptions = {}): Admitted {
   const d = new Defaulter();
@@ -101,7 +104,7 @@ export function admit(object: Json, options: AdmitOptions = {}): Admitted {
   const type = `${apiVersion}/${kind}`;
   // Most kinds (ConfigMaps, RBAC roles, custom resources without a CRD given) have nothing set: no copy for them.
   if (!defaulted && !schema && !ADMITTED_TYPES.has(type)) return { object, changes: [] };
-  const copy = JSON.parse(JSON.stringify(object)) as Json;
+  const copy = options.inPlace ? object : (JSON.parse(JSON.stringify(object)) as Json);
   const metadata = child(copy, "metadata");
   const namespace = typeof metadata?.["namespace"] === "string" ? metadata["namespace"] : "default";
   if (options.plugin !== undefined) {

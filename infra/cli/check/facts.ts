@@ -120,7 +120,8 @@ export function warnPolicyProblems(snapshot: Snapshot, io: CliIo, warned: Set<st
  * by name only, when a namespaceSelector would read their labels. Unless
  * --no-defaults, a judge sees each object as the apiserver would hand it to
  * validation, with the scope's cluster objects, the global ones and the
- * `liveObjects` listed from the live cluster.
+ * `liveObjects` listed from the live cluster; each object judged is parsed
+ * for its judging alone, so it is defaulted in place.
  */
 export function scopeJudges(
   scopes: ReadonlyMap<string, ScopeFacts>,
@@ -164,7 +165,7 @@ export function scopeJudges(
       warned.add(unapplied);
       io.err(`${unapplied}\n`);
     }
-    judges.set(scope, objectJudge(snapshot, { policies: POLICIES, ...(givenView ? { view: givenView } : {}), ...(cluster ? { apiserver: { cluster } } : {}) }));
+    judges.set(scope, objectJudge(snapshot, { policies: POLICIES, ...(givenView ? { view: givenView } : {}), ...(cluster ? { apiserver: { cluster, inPlace: true } } : {}) }));
     for (const name of facts.namespaces) if (!Object.hasOwn(snapshot.namespaces, name)) unknownNamespaces.add(name);
   }
   const missing = [...unknownNamespaces].sort();
