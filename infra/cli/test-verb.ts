@@ -168,7 +168,7 @@ const RENDERERS = {
 } as const;
 
 /** The suite's resources, judged against its cluster facts as check judges them. */
-async function checkSuite({ file, suite }: SuiteFile, io: CliIo, kubernetesVersion: string | undefined, warned: Set<string>) {
+async function checkSuite({ file, suite }: SuiteFile, io: CliIo, kubernetesVersion: string | undefined, defaults: boolean, warned: Set<string>) {
   const relative = (paths: readonly string[]) => paths.map((path) => resolve(dirname(file), path));
   let objects: KubeObject[];
   let facts: KubeObject[];
@@ -182,7 +182,7 @@ async function checkSuite({ file, suite }: SuiteFile, io: CliIo, kubernetesVersi
   warnPolicyProblems(snapshot, io, warned);
   snapshot.settings.policies = { ...snapshot.settings.policies, ...suite.policies };
   const knownPolicies = [...POLICIES.map((policy) => policy.id), ...Object.keys(snapshot.validatingAdmissionPolicies)];
-  return { report: checkObjects(objects, snapshot, sourceOf), knownPolicies };
+  return { report: checkObjects(objects, snapshot, sourceOf, { cluster: facts, defaults }), knownPolicies };
 }
 
 function outcomeOf({ file, suite }: SuiteFile, { report, knownPolicies }: { report: CheckReport; knownPolicies: readonly string[] }): SuiteOutcome {
@@ -199,7 +199,7 @@ function outcomeOf({ file, suite }: SuiteFile, { report, knownPolicies }: { repo
 export const testVerb: Verb = {
   name: "test",
   summary: "run declarative suites of expected verdicts (EdgeAdmissionTest)",
-  usage: `edgeadmit test [--kubernetes-version V] PATH... [-o text|json|yaml|junit]
+  usage: `edgeadmit test [--kubernetes-version V] [--no-defaults] PATH... [-o text|json|yaml|junit]
 
 Runs every suite in PATH: a suite file, or a directory's ${SUITE_FILE}
 files (recursively). A suite (kind EdgeAdmissionTest, one per YAML document)
@@ -210,6 +210,9 @@ warn or audit, with an optional part of the message. Paths are relative to the
 suite file. Each expectation prints PASS or FAIL with the difference.
 -o json (or yaml) prints every suite and expectation with passed and the
 difference; -o junit prints JUnit XML for CI test reports (a testcase per expectation).
+Each resource is judged as check judges it: as the apiserver would hand it
+to validation (API defaults, built-in mutating admission, with the suite's
+cluster objects); --no-defaults judges it as written.
 Exits 0 when every expectation holds, 1 when one does not, 2 when a suite
 cannot be read. See docs/check.md.
 ${KUBERNETES_VERSION_HELP}
@@ -218,7 +221,7 @@ Examples:
   edgeadmit test test/suites
   edgeadmit test test/suites -o junit > edgeadmit-test.xml`,
   async run(argv, io) {
-    const args = parseVerbArgs("test", argv, { ...KUBERNETES_VERSION_FLAG, output: { type: "string", short: "o" } }, Number.MAX_SAFE_INTEGER);
+    const args = parseVerbArgs("test", argv, { ...KUBERNETES_VERSION_FLAG, output: { type: "string", short: "o" }, "no-defaults": { type: "boolean" } }, Number.MAX_SAFE_INTEGER);
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
@@ -237,7 +240,7 @@ Examples:
     const outcomes: SuiteOutcome[] = [];
     const warned = new Set<string>();
     try {
-      for (const file of files) for (const one of await readSuites(file, io)) outcomes.push(outcomeOf(one, await checkSuite(one, io, kubernetesVersion, warned)));
+      for (const file of files) for (const one of await readSuites(file, io)) outcomes.push(outcomeOf(one, await checkSuite(one, io, kubernetesVersion, args.values["no-defaults"] !== true, warned)));
     } catch (e) {
       throw cannotRun(e);
     }

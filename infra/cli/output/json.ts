@@ -18,13 +18,14 @@ const resultOf = (result: PolicyResult) => ({
   ...(result.field !== undefined ? { field: result.field } : {}),
 });
 
-const objectOf = ({ ref, source, scope, results, skipped, error }: CheckedObject) => ({
+const objectOf = ({ ref, source, scope, results, skipped, error, defaulted }: CheckedObject) => ({
   ...ref,
   ...at(source),
   ...(scope !== undefined ? { scope } : {}),
   ...(error !== undefined ? { error } : { allowed: !results.some((result) => result.mode === "Deny") }),
   results: results.map(resultOf),
   ...(skipped.length > 0 ? { skipped: skipped.map((result) => ({ ...resultOf(result), exception: result.exception })) } : {}),
+  ...(defaulted !== undefined ? { defaulted } : {}),
 });
 
 /** The report's parts, for renderings that write it piece by piece: what comes before the objects, each object (made as it is written), what comes after. */
