@@ -134,7 +134,7 @@ Examples:
           settingsNamespace: optionalString(args, "settings-namespace") ?? JOB_NAMESPACE,
           kubernetesVersion,
           defaults: args.values["no-defaults"] !== true,
-          keepDefaulted: output === "json",
+          keepDefaulted: output === "json" || output === "yaml",
           ...(fromCluster ? { snapshot: () => snapshotFromCluster("check", args, io), clusterObjects: () => admissionObjectsFromCluster(optionalString(args, "context"), io) } : {}),
           ...(snapshotFile !== undefined ? { snapshot: () => snapshotFromFile(snapshotFile, io) } : {}),
         },
