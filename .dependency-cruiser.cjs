@@ -28,6 +28,7 @@ const SHARED_LAYERS = [
   "governance", // operator keys, thresholds of their signatures, the change log and the undo of a revoked key's changes
   "review", // review(): match → evaluate → decide
   "counts", // verdict counts of reviews, per cluster, policy and outcome
+  "apiserver", // what the apiserver does to an object before validation: API defaults, built-in mutating admission (check and test only)
   "judge", // judging objects offline (check, audit)
 ];
 
@@ -97,6 +98,13 @@ module.exports = {
       severity: "error",
       from: { path: "^functions/" },
       to: { path: "^(infra|scripts|bench|test|bin)/" },
+    },
+    {
+      name: "worker-reaches-apiserver",
+      comment: "the function never defaults an object (the apiserver sends it the object it admitted): shared/apiserver serves check, test and the conformance suite, and the worker's bundle never carries it",
+      severity: "error",
+      from: { path: "^functions/" },
+      to: { path: "^shared/apiserver/", reachable: true },
     },
     {
       name: "no-node-in-worker-or-core",

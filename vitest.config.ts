@@ -69,6 +69,9 @@ export default defineConfig(async () => {
             name: "node",
             include: ["{shared,policies,infra,functions,scripts}/**/*.test.ts", "test/node/**/*.test.ts", "bench/**/*.test.ts"],
             environment: "node",
+            // The operator's own registry context (infra/cli/operator-flags.ts) never reaches a test: each passes
+            // its endpoint and key, or sets these itself.
+            env: { EDGEADMIT_ENDPOINT: "", EDGEADMIT_OPERATOR_KEY: "", EDGEADMIT_CONTEXTS: "/nonexistent/edgeadmit/contexts.yaml" },
             isolate: false,
             setupFiles: ["./test/support/fast-check.setup.ts"],
             testTimeout: 60_000,

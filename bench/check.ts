@@ -46,6 +46,7 @@ export async function checkScale(dir: string, inProcessReviewUs: number): Promis
   const wholeMs: number[] = [];
   const readMs: number[] = [];
   const judgeMs: number[] = [];
+  const judgeAsWrittenMs: number[] = [];
   let findings = 0;
   for (let i = 0; i < RUNS; i++) {
     const { captured, io } = capturingIo();
@@ -63,9 +64,12 @@ export async function checkScale(dir: string, inProcessReviewUs: number): Promis
     const read = await readObjects([input], io);
     readMs.push(nowMs() - readStart);
     const { snapshot } = buildSnapshot(read, { generation: 1, builtAt: new Date().toISOString() });
-    const judgeStart = nowMs();
-    checkObjects(read, snapshot, sourceOf);
-    judgeMs.push(nowMs() - judgeStart);
+    // Judging as the apiserver would hand each object on (the default), then as written, interleaved: what the defaults add.
+    for (const [defaults, times] of [[true, judgeMs], [false, judgeAsWrittenMs]] as const) {
+      const judgeStart = nowMs();
+      checkObjects(read, snapshot, sourceOf, { defaults });
+      times.push(nowMs() - judgeStart);
+    }
   }
   const perObjectUs = wholeMs.map((ms) => (ms * 1000) / CHECK_OBJECTS);
   const judgedPerObjectUs = judgeMs.map((ms) => (ms * 1000) / CHECK_OBJECTS);
@@ -74,6 +78,8 @@ export async function checkScale(dir: string, inProcessReviewUs: number): Promis
     figure("whole run per object", "µs", spread(perObjectUs)),
     figure("of which reading the YAML (readObjects) per object", "µs", spread(readMs.map((ms) => (ms * 1000) / CHECK_OBJECTS))),
     figure("of which judging (shared/judge, every policy) per object", "µs", spread(judgedPerObjectUs)),
+    figure("judging per object with --no-defaults (as written), interleaved", "µs", spread(judgeAsWrittenMs.map((ms) => (ms * 1000) / CHECK_OBJECTS))),
+    figure("judging with the apiserver's defaults and admission / as written", "×", spread(judgeMs.map((ms, i) => ms / judgeAsWrittenMs[i]!))),
     figure("the function's per review (section 1, 3 KB pod, median)", "µs", exact(inProcessReviewUs)),
     figure("judging per object / the function's per review", "×", spread(judgedPerObjectUs.map((us) => us / inProcessReviewUs))),
   );
@@ -102,32 +108,41 @@ async function largeCheck(dir: string, section: Section): Promise<void> {
 
   const parseMs: number[] = [];
   const wholeMs: number[] = [];
+  const asWrittenMs: number[] = [];
   for (let i = 0; i < LARGE_RUNS; i++) {
     let start = nowMs();
     let documents = 0;
     for (const entry of documentsOf(fileChunks(input), input)) if (entry.object) documents++;
     parseMs.push(nowMs() - start);
     if (documents !== LARGE_CHECK_OBJECTS) throw new Error(`parsed ${documents} documents, expected ${LARGE_CHECK_OBJECTS}`);
-    const { io } = capturingIo();
-    start = nowMs();
-    const report = await runCheck({ files: [input], policies: [], scope: "auto", strict: false, settingsNamespace: "cozy-system" }, io);
-    wholeMs.push(nowMs() - start);
-    if (report.objects.length !== judged) throw new Error(`check judged ${report.objects.length} objects, expected ${judged}`);
+    // With the apiserver's defaults and admission (the default), then as written (--no-defaults), interleaved: the same tree, side by side.
+    for (const [defaults, times] of [[true, wholeMs], [false, asWrittenMs]] as const) {
+      const { io } = capturingIo();
+      start = nowMs();
+      const report = await runCheck({ files: [input], policies: [], scope: "auto", strict: false, settingsNamespace: "cozy-system", defaults }, io);
+      times.push(nowMs() - start);
+      if (report.objects.length !== judged) throw new Error(`check judged ${report.objects.length} objects, expected ${judged}`);
+    }
   }
   const afterParse = wholeMs.map((ms, i) => judged / (Math.max(ms - parseMs[i]!, 1) / 1000));
+  const afterParseAsWritten = asWrittenMs.map((ms, i) => judged / (Math.max(ms - parseMs[i]!, 1) / 1000));
 
-  const measured = { text: [] as Array<{ seconds: number; maxRssMb: number }>, json: [] as Array<{ seconds: number; maxRssMb: number }> };
+  const measured = { text: [] as Array<{ seconds: number; maxRssMb: number }>, json: [] as Array<{ seconds: number; maxRssMb: number }>, asWritten: [] as Array<{ seconds: number; maxRssMb: number }> };
   const canTime = existsSync(TIME);
   if (canTime) {
     for (let i = 0; i < LARGE_RUNS; i++) {
       measured.text.push(await timed([CLI, "check", "-f", input, "--settings-namespace", "cozy-system"]));
       measured.json.push(await timed([CLI, "check", "-f", input, "--settings-namespace", "cozy-system", "-o", "json"]));
+      measured.asWritten.push(await timed([CLI, "check", "-f", input, "--settings-namespace", "cozy-system", "--no-defaults"]));
     }
   }
   section.figures.push(
     figure(`check of ${LARGE_CHECK_OBJECTS.toLocaleString("en")} objects in process: whole run (read, facts, judge)`, "s", spread(wholeMs.map((ms) => ms / 1000))),
     figure("of which parsing the YAML alone (documentsOf, same file, interleaved)", "s", spread(parseMs.map((ms) => ms / 1000))),
     figure("objects judged per second past the YAML parse", "objects/s", spread(afterParse), { op: ">=", value: 10_000 }),
+    figure("the same tree with --no-defaults (judged as written), interleaved: whole run", "s", spread(asWrittenMs.map((ms) => ms / 1000))),
+    figure("its objects judged per second past the YAML parse", "objects/s", spread(afterParseAsWritten)),
+    figure("whole run with the apiserver's defaults and admission / as written", "×", spread(wholeMs.map((ms, i) => ms / asWrittenMs[i]!)), { op: "<=", value: 1.2 }),
   );
   if (canTime) {
     section.figures.push(
@@ -135,8 +150,10 @@ async function largeCheck(dir: string, section: Section): Promise<void> {
       figure("its peak resident memory", "MB", spread(measured.text.map((m) => m.maxRssMb)), { op: "<=", value: 256 }),
       figure("the same with -o json: wall clock", "s", spread(measured.json.map((m) => m.seconds))),
       figure("its peak resident memory", "MB", spread(measured.json.map((m) => m.maxRssMb)), { op: "<=", value: 256 }),
+      figure("the same with --no-defaults (-o text): wall clock", "s", spread(measured.asWritten.map((m) => m.seconds))),
+      figure("its peak resident memory", "MB", spread(measured.asWritten.map((m) => m.maxRssMb))),
     );
-    section.commands.push(`/usr/bin/time -v node ${CLI} check -f ${relative(PROJECT_ROOT, input)} --settings-namespace cozy-system [-o json]   # child process, ${LARGE_RUNS} runs each`);
+    section.commands.push(`/usr/bin/time -v node ${CLI} check -f ${relative(PROJECT_ROOT, input)} --settings-namespace cozy-system [-o json | --no-defaults]   # child process, ${LARGE_RUNS} runs each`);
   } else section.notes.push(`Peak memory not measured: ${TIME} is missing.`);
   section.notes.push(
     `Then ${LARGE_CHECK_OBJECTS.toLocaleString("en")} objects in one 72 MB file (${LARGE_SHAPE.applications.toLocaleString("en")} applications with their Deployments, PVCs and PVs): the check reads it once, a document at a time, keeping each resource as deflated JSON until every scope's facts are in, then judges them in order; peak RSS is the whole process (Node, the CLI's code, the facts, the verdicts).`,

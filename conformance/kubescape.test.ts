@@ -11,8 +11,8 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { wrapReview } from "../shared/admission/wrap.js";
 import type { KubeObject } from "../shared/snapshot/builder/index.js";
+import { admit } from "../shared/apiserver/index.js";
 import { push, snapshotOf, validate } from "../test/support/worker.js";
-import { asAdmitted } from "./apiserver-defaults.js";
 import knownMisses from "./kubescape-misses.json";
 
 const POLICIES = import.meta.glob("./data/kubescape-cel-admission-library/controls/*/policy.yaml", { query: "?raw", import: "default", eager: true }) as Record<string, string>;
@@ -97,7 +97,8 @@ type Outcome = "pass" | "fail" | "warn";
 async function judged(control: Control, test: TestCase): Promise<{ outcome: Outcome; detail: string }> {
   const object = resource(test.template);
   for (const change of test.field_change_list ?? []) applyChange(object, change);
-  const admitted = asAdmitted(object);
+  // As the apiserver hands it to validation (shared/apiserver, what check and test judge too).
+  const admitted = admit(object).object;
   const namespaced = !CLUSTER_SCOPED.has(String(admitted.kind));
   // kubectl puts a namespaced object that names no namespace in `default`.
   const review = wrapReview(admitted, namespaced ? { namespace: "default" } : {});

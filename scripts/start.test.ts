@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { bannerOf } from "./banner.js";
 import { localStateProblem } from "./local-state.js";
 
 const ROOT = join(__dirname, "..");
@@ -25,5 +26,34 @@ describe("the local state another checkout left", () => {
       expect(localStateProblem(written, "0.2.0")).toBe(
         `the local state in .edgeadmit/state was written by edgeadmit ${written}, which this checkout (0.2.0) does not read: stop npm start, run rm -rf .edgeadmit/state (the demo's keys and token stay), and npm start again`,
       );
+  });
+});
+
+describe("the banner", () => {
+  const facts = {
+    url: "http://127.0.0.1:8787",
+    clustersVariable: ["demo"],
+    snapshot: { generation: 1795312345678, bytes: 1146 },
+    files: { demoKey: ".edgeadmit/demo.key", demoToken: ".edgeadmit/demo.token", operatorKey: ".edgeadmit/operator.key", state: ".edgeadmit/state" },
+  };
+
+  it("names every cluster served, CLUSTERS' and the registry's, the operator key, how to start over, and the registry context to export", () => {
+    const banner = bannerOf({ ...facts, registry: ["lab", "prod-eu"] }).split("\n");
+    expect(banner.slice(0, 6)).toEqual([
+      "edgeadmit is serving on http://127.0.0.1:8787",
+      "  clusters: demo (CLUSTERS); lab, prod-eu (the registry)",
+      "  demo snapshot: generation 1795312345678, 1146 bytes (examples/demo/cluster.yaml, signed with .edgeadmit/demo.key)",
+      "  demo apiserver token: in .edgeadmit/demo.token",
+      "  operator key: .edgeadmit/operator.key (this function trusts it: it signs clusters and fleet changes)",
+      '  state: .edgeadmit/state (the registry, the fleet, snapshots), kept across restarts; to start over: stop npm start, run rm -rf .edgeadmit/state (the demo\'s keys and token stay), and npm start again (docs/operations.md, "Reset the local function")',
+    ]);
+    expect(banner).toContain("  export EDGEADMIT_ENDPOINT=http://127.0.0.1:8787 EDGEADMIT_OPERATOR_KEY=.edgeadmit/operator.key");
+  });
+
+  it("counts a large registry past the first 20, and says when the registry could not be read", () => {
+    const registry = Array.from({ length: 1_025 }, (_, i) => `tenant-${String(i).padStart(4, "0")}`);
+    expect(bannerOf({ ...facts, registry }).split("\n")[1]).toBe(`  clusters: demo (CLUSTERS); ${registry.slice(0, 20).join(", ")} and 1,005 more (the registry)`);
+    expect(bannerOf({ ...facts, registry: [] }).split("\n")[1]).toBe("  clusters: demo (CLUSTERS); none in the registry yet");
+    expect(bannerOf({ ...facts, registry: { unread: "the registry does not answer" } }).split("\n")[1]).toBe("  clusters: demo (CLUSTERS); the registry not read (the registry does not answer)");
   });
 });

@@ -3,8 +3,10 @@
 // operator key that may register more clusters in the registry.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import { bannerOf } from "./banner.js";
 import { demoFiles, startDemo } from "./demo.js";
+import { listRegistry } from "../infra/client/registry.js";
 import { PROJECT_ROOT } from "../infra/base/root.js";
 import { RELEASE } from "../shared/version/index.js";
 import { localStateProblem, RESET_LOCAL_STATE, STATE_RELEASE_FILE } from "./local-state.js";
@@ -76,20 +78,22 @@ async function main(): Promise<void> {
 
   // This release served the state: the next start, of whatever checkout, knows whose it is.
   writeFileSync(releaseFile, `${RELEASE}\n`);
+  // What the registry kept from earlier starts is served too: the banner names it.
+  const registry = await listRegistry(worker.url, readFileSync(files.operatorKey, "utf8")).then(
+    (listing) => listing.clusters.map((entry) => entry.cluster),
+    (e: unknown) => ({ unread: e instanceof Error ? e.message : String(e) }),
+  );
   events.ready();
-  console.log(`edgeadmit is serving on ${worker.url}
-  clusters: ${clusters.join(", ")}
-  demo snapshot: generation ${stored.generation}, ${stored.bytes} bytes (examples/demo/cluster.yaml, signed with ${files.demoKey})
-  demo apiserver token: in ${files.demoToken}
-
-Try:
-  TOKEN=$(cat .edgeadmit/demo.token)
-  curl -s ${worker.url}/v1/demo/validate -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d @examples/reviews/pod-main-db-denied.json
-  curl -s ${worker.url}/v1/demo/validate -H "authorization: Bearer $TOKEN" -H 'content-type: application/json' -d @examples/reviews/pod-main-db-allowed.json
-  curl -s ${worker.url}/v1/demo/snapshot -H "authorization: Bearer $TOKEN"
-  npx edgeadmit clusters list --endpoint ${worker.url} --operator-key ${files.operatorKey.slice(PROJECT_ROOT.length + 1)}   # the registry: clusters add|rotate|remove too
-
-One line per review follows. Ctrl-C stops.`);
+  const local = (path: string) => relative(PROJECT_ROOT, path);
+  console.log(
+    bannerOf({
+      url: worker.url,
+      clustersVariable: clusters,
+      registry,
+      snapshot: stored,
+      files: { demoKey: local(files.demoKey), demoToken: local(files.demoToken), operatorKey: local(files.operatorKey), state: local(join(files.stateDir, "state")) },
+    }),
+  );
 
   const stop = () => void worker.stop().then(() => process.exit(0));
   process.on("SIGINT", stop);

@@ -6,7 +6,7 @@
 // written in one synchronous SQLite transaction by the registry's single
 // writer, exactly as a registry change is.
 import { HOUR_MS } from "../../shared/counts/index.js";
-import { durationMs, KEPT_REVISIONS, stagesAfterApply, type FleetBinding, type FleetChange, type FleetRevision } from "../../shared/fleet/index.js";
+import { durationMs, KEPT_REVISIONS, promotedWave, revisionNotKept, stagesAfterApply, type FleetBinding, type FleetChange, type FleetRevision } from "../../shared/fleet/index.js";
 import { Refusal } from "./refusal.js";
 
 /** What an isolate polls: the revision in effect, and the revision itself when the isolate does not hold it yet. */
@@ -29,6 +29,7 @@ export interface FleetHistory {
 export interface FleetStoreStub {
   fleetSince(since: number): Promise<FleetSince>;
   fleetHistory(): Promise<FleetHistory>;
+  fleetRevision(revision: number): Promise<FleetRevision | null>;
 }
 
 /** Records a revision written (its number, what made it, who signed it: none for an automatic promotion) in the change log. */
@@ -119,22 +120,16 @@ export class FleetTables {
     }
     if (change.op === "rollback") {
       const row = this.row(change.toRevision);
-      if (!row) throw new Refusal(404, `the fleet keeps no revision ${change.toRevision} (it keeps the last ${KEPT_REVISIONS}; edgeadmit fleet history lists them)`);
+      if (!row) throw new Refusal(404, revisionNotKept(change.toRevision));
       if (change.toRevision === current?.revision) throw new Refusal(409, `revision ${change.toRevision} is the one in effect`);
       const target = revisionOf(row);
       // The waves restored take effect now: an automatic promotion counts from here.
       return { set: target.set, stages: target.stages, stagedAt: Object.fromEntries(Object.keys(target.stages).map((name) => [name, now])), change: `rollback to ${change.toRevision}` };
     }
-    if (!current) throw new Refusal(404, "no fleet set is applied yet");
-    const binding = current.set.bindings.find((b) => b.metadata.name === change.binding);
-    if (!binding) throw new Refusal(404, `the fleet set has no binding ${change.binding}`);
-    const waves = binding.spec.waves;
-    if (!waves) throw new Refusal(409, `binding ${change.binding} has no waves: its validationActions apply everywhere it selects`);
-    const stage = current.stages[change.binding] ?? 0;
-    const toWave = change.toWave ?? stage + 1;
-    if (toWave >= waves.length) throw new Refusal(409, `binding ${change.binding} has ${waves.length} waves (0-${waves.length - 1}) and is at wave ${stage}: nothing to promote to`);
-    if (toWave <= stage) throw new Refusal(409, `binding ${change.binding} is at wave ${stage} already: promote moves forward (edgeadmit fleet rollback moves back)`);
-    return { set: current.set, stages: { ...current.stages, [change.binding]: toWave }, stagedAt: { ...this.stagedAll(current), [change.binding]: now }, change: `promote ${change.binding} to wave ${toWave}` };
+    const promoted = promotedWave(current, change.binding, change.toWave);
+    if ("error" in promoted) throw new Refusal(promoted.status, promoted.error);
+    const toWave = promoted.wave;
+    return { set: current!.set, stages: { ...current!.stages, [change.binding]: toWave }, stagedAt: { ...this.stagedAll(current!), [change.binding]: now }, change: `promote ${change.binding} to wave ${toWave}` };
   }
 
   private stagedAll(revision: FleetRevision): Record<string, number> {
@@ -191,6 +186,12 @@ export class FleetTables {
       this.due = { revision: current.revision, at };
     });
     return promotions;
+  }
+
+  /** One kept revision whole (what fleet rollback would restore), or undefined when it is not kept. */
+  at(revision: number): FleetRevision | undefined {
+    const row = this.row(revision);
+    return row && revisionOf(row);
   }
 
   since(since: number): FleetSince {

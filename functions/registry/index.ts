@@ -13,7 +13,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { MAX_REGISTERED_CLUSTERS, changeLabel, relabeled, rotated, type Change } from "../../shared/clusters/changes.js";
 import { DEFAULT_MAX_SNAPSHOT_AGE_SECONDS, normalRegistration, registrationSchema, type NormalRegistration } from "../../shared/clusters/index.js";
-import { actionsFor } from "../../shared/fleet/index.js";
+import { actionsFor, type FleetRevision } from "../../shared/fleet/index.js";
 import { describeUndo, planUndo, PROPOSAL_TTL_MS, widenings, type ChangeLogEntry, type ChangeLogQuery, type GovernedChange, type UndoPlan } from "../../shared/governance/index.js";
 import { FleetTables, type FleetHistory, type FleetSince } from "./fleet.js";
 import { GovernanceTables, type Proposal } from "./governance.js";
@@ -576,6 +576,11 @@ export class ClusterRegistry extends DurableObject<StoreEnv> {
   fleetHistory(): FleetHistory {
     const history = this.fleet.history();
     return { ...history, revisions: history.revisions.map((entry) => ({ ...entry, signers: this.governance.fleetSigners(entry.revision) ?? [] })) };
+  }
+
+  /** A kept revision whole, or null: what `fleet rollback --dry-run` compares with the one in effect. */
+  fleetRevision(revision: number): FleetRevision | null {
+    return this.fleet.at(revision) ?? null;
   }
 
   /** One isolate's batch of verdict counts, added to the hourly rows and the totals, the sync jobs and the commits it saw. */

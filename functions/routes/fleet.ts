@@ -2,6 +2,7 @@
 //   rolled back; signed with the operator's key, each a new fleet revision (docs/fleet.md).
 // GET /v1/registry/fleet — the revision in effect, whole (what `edgeadmit fleet diff` compares with).
 // GET /v1/registry/fleet/history — the revisions kept, newest first.
+// GET /v1/registry/fleet/revisions/:revision — one kept revision, whole (what a rollback to it restores).
 // GET /v1/registry/counts[?cluster=<id>&hours=<n>&by=hour] — verdict counts summed over the last n hours (default 24), or hour by hour.
 // GET /v1/registry/overview[?after=<id>&limit=<n>] — the registered clusters with their snapshots and coverage gaps, a page at a time.
 // GET /v1/registry/coverage?cluster=<id> — the fleet policies bound on a cluster that its webhook rules do not reach (now, and once
@@ -11,7 +12,7 @@
 //   so the operator's key never sits in a cluster, and a cluster sees no other cluster's bindings.
 import { Hono } from "hono/tiny";
 import { sha256Hex } from "../../shared/digest/index.js";
-import { fleetChangeSchema, fleetSetProblems, MAX_FLEET_BYTES, selectionFor } from "../../shared/fleet/index.js";
+import { emptyFleetSet, fleetChangeSchema, fleetSetProblems, MAX_FLEET_BYTES, revisionNotKept, selectionFor } from "../../shared/fleet/index.js";
 import { CONTENT_SHA256_HEADER } from "../../shared/signing/index.js";
 import { decodeJson } from "../../shared/zod/index.js";
 import { operator, replayableUntil, signer, unauthenticated, type AuthEnv, type OperatorEnv } from "../auth/index.js";
@@ -64,7 +65,7 @@ fleet.post(FLEET_PATH, operator("POST"), async (c) => {
   described = change.op === "apply" ? "apply" : change.op === "promote" ? `promote ${change.binding}` : `rollback to ${change.toRevision}`;
   if (change.op === "apply") {
     const { set } = change;
-    if (set.policies.length + set.bindings.length + set.modes.length + set.exceptions.length === 0 && change.allowEmpty !== true)
+    if (emptyFleetSet(set) && change.allowEmpty !== true)
       return answer(400, { error: "the fleet set is empty: applied, it would remove every fleet policy from every cluster; send allowEmpty (edgeadmit fleet apply --allow-empty) if that is meant; nothing changed" });
     const problems = fleetSetProblems(change.set);
     if (problems.length > 0) {
@@ -93,6 +94,16 @@ fleet.get(`${FLEET_PATH}/history`, operator("GET"), async (c) => {
   if (!store) return c.json({ error: NO_REGISTRY }, 503);
   const history = await store.fleetHistory();
   return c.json({ revision: history.revision, revisions: history.revisions.map((entry) => ({ ...entry, appliedAt: new Date(entry.appliedAt).toISOString() })) });
+});
+
+fleet.get(`${FLEET_PATH}/revisions/:revision`, operator("GET"), async (c) => {
+  const text = c.req.param("revision");
+  if (!/^[1-9]\d{0,14}$/.test(text)) return c.json({ error: "the revision must be a whole number from 1 (edgeadmit fleet history lists those kept)" }, 400);
+  const store = storeOf(c.env);
+  if (!store) return c.json({ error: NO_REGISTRY }, 503);
+  const stored = await store.fleetRevision(Number(text));
+  if (!stored) return c.json({ error: revisionNotKept(Number(text)) }, 404);
+  return c.json(stored);
 });
 
 fleet.get("/registry/counts", operator("GET"), async (c) => {

@@ -24,10 +24,29 @@ function splitShortEquals(argv: readonly string[], options: Options): string[] {
   return split;
 }
 
+/**
+ * kubectl's spellings of --dry-run: =client is --dry-run, =none is no dry
+ * run; =server is refused, as nothing here asks the function for a dry run.
+ */
+function dryRunSpellings(verb: string, argv: readonly string[], options: Options): string[] {
+  if (options["dry-run"]?.type !== "boolean") return [...argv];
+  const end = argv.indexOf("--");
+  return argv.flatMap((arg, index) => {
+    const match = (end === -1 || index < end) && /^--dry-run=(.*)$/s.exec(arg);
+    if (!match) return [arg];
+    if (match[1] === "client") return ["--dry-run"];
+    if (match[1] === "none") return [];
+    if (match[1] === "server")
+      throw new CliError(`--dry-run=server is not offered: --dry-run is client-side only (=client): it shows what would be sent or written and changes nothing (see edgeadmit ${verb} --help)`, EXIT_USAGE);
+    throw new CliError(`--dry-run takes client or none, as kubectl's does, not "${match[1]!.slice(0, 20)}" (see edgeadmit ${verb} --help)`, EXIT_USAGE);
+  });
+}
+
 export function parseVerbArgs(verb: string, argv: string[], options: Options, maxPositionals = 0): ParsedArgs {
+  const args = splitShortEquals(dryRunSpellings(verb, argv, options), options);
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: splitShortEquals(argv, options), options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
   } catch (e) {
     // parseArgs explains at length how to pass a dash-prefixed value; its first sentence is what matters.
     const sentence = firstLine((e as Error).message).replace(/\. .*$/, "");

@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CheckReport } from "./output/index.js";
 import { renderJson } from "./output/json.js";
-import { renderText, TEXT_MESSAGE_CHARS } from "./output/text.js";
+import { renderText, TEXT_MESSAGE_CHARS, TEXT_MESSAGE_END_CHARS } from "./output/text.js";
 import { runCli } from "../../test/node/support/test-io.js";
 
 /** A fresh tree of `files` (path → text) holding one clean Deployment beside them. */
@@ -78,7 +78,7 @@ describe("noise a repository holds, skipped and counted", () => {
     expect(strict.stdout).toBe(`${root}/app/gone.yaml  -  -  Error  a dangling symlink (--strict)\n\n1 object checked: 0 Deny, 0 Warn, 0 Audit, 1 input error\n`);
   });
 
-  it("a long value: truncated in the text line, whole in -o json", () => {
+  it("a long value: cut in the middle of the text line, its end kept; whole in -o json", () => {
     const message = `ValidatingAdmissionPolicy 'x' denied request: value ${"x".repeat(3777)} is not allowed`;
     const report: CheckReport = {
       objects: [{ ref: { apiVersion: "v1", kind: "ConfigMap", namespace: "shop", name: "big" }, source: { file: "big.yaml", line: 1 }, results: [{ policy: "x", mode: "Deny", message }], skipped: [] }],
@@ -89,7 +89,10 @@ describe("noise a repository holds, skipped and counted", () => {
     };
     const line = renderText(report).split("\n")[0]!;
     const whole = `x: ${message}`; // a built-in policy's message, as describeResult writes it
-    expect(line).toBe(`big.yaml:1  ConfigMap shop/big  x  Deny  ${whole.slice(0, TEXT_MESSAGE_CHARS)}… (${whole.length - TEXT_MESSAGE_CHARS} more characters: -o json has the whole message)`);
+    const head = whole.slice(0, TEXT_MESSAGE_CHARS - TEXT_MESSAGE_END_CHARS);
+    const tail = whole.slice(-TEXT_MESSAGE_END_CHARS);
+    expect(tail.endsWith("x is not allowed")).toBe(true);
+    expect(line).toBe(`big.yaml:1  ConfigMap shop/big  x  Deny  ${head}… (${whole.length - TEXT_MESSAGE_CHARS} characters cut: -o json has the whole message) …${tail}`);
     expect((JSON.parse(renderJson(report)) as { objects: Array<{ results: Array<{ message: string }> }> }).objects[0]!.results[0]!.message).toBe(whole);
   });
 });

@@ -1,10 +1,12 @@
 // `edgeadmit check` end to end in process: exact reports, exit codes, stdin,
 // and the cluster facts from the input, a snapshot file, or bad input.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { runCli } from "../../test/node/support/test-io.js";
+import { yamlOf } from "./output-flag.js";
 import { corePolicy, LABELLED, ONLY_SECRETS, PEEK } from "../../test/support/credentials.js";
 
 const HYGIENE = "test/fixtures/hygiene";
@@ -140,15 +142,42 @@ data: {password: aHVudGVyMg==}
     expect((await runCli(["check", "-f", "-", "--kubernetes-version", "v1"], yaml)).stderr).toBe('edgeadmit check: --kubernetes-version must be MAJOR.MINOR, e.g. 1.33, not "v1"\n');
   });
 
-  it("-o json: every object in input order with its results, messages as the webhook writes them", async () => {
+  it("-o yaml: the json report as one YAML document, written object by object exactly as it would be whole", async () => {
+    // Input errors and skipped documents too: a key written twice, a document that is no object.
+    const odd = join(scratch, "odd.yaml");
+    writeFileSync(odd, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, name: b}\n---\njust: a note\n");
+    for (const files of [[`${HYGIENE}/b-before.yaml`], [`${HYGIENE}/b-before.yaml`, "examples/demo/cluster.yaml", odd]]) {
+      const argv = ["check", ...files.flatMap((file) => ["-f", file])];
+      const [json, yaml] = [await runCli([...argv, "-o", "json"]), await runCli([...argv, "-o", "yaml"])];
+      expect([yaml.code, parse(yaml.stdout)]).toEqual([json.code, JSON.parse(json.stdout)]);
+      expect(yaml.stdout).toBe(yamlOf(JSON.parse(json.stdout)));
+    }
+  });
+
+  it("-o json: every object in input order with its results, messages as the webhook writes them, and what the apiserver would set on it", async () => {
     const { code, stdout } = await runCli(["check", "-f", `${HYGIENE}/b-before.yaml`, "-o", "json"]);
     expect(code).toBe(0);
+    const template = "spec.template.spec";
     expect(JSON.parse(stdout)).toEqual({
       apiVersion: "edgeadmit.io/v1alpha1",
       kind: "CheckReport",
       summary: { objects: 2, unreadable: 0, Deny: 0, Warn: 1, Audit: 0, exempted: 0, inputErrors: 0, skippedInputs: 0, clusters: 1 },
       objects: [
-        { apiVersion: "v1", kind: "PersistentVolumeClaim", namespace: "default", name: "session-store", file: "test/fixtures/hygiene/b-before.yaml", line: 5, allowed: true, results: [] },
+        {
+          apiVersion: "v1",
+          kind: "PersistentVolumeClaim",
+          namespace: "default",
+          name: "session-store",
+          file: "test/fixtures/hygiene/b-before.yaml",
+          line: 5,
+          allowed: true,
+          results: [],
+          // pkg/apis/core/v1/defaults.go SetDefaults_PersistentVolumeClaimSpec; plugin/pkg/admission/storage/storageobjectinuseprotection.
+          defaulted: [
+            { by: "SetDefaults_PersistentVolumeClaimSpec", fields: ["spec.volumeMode"] },
+            { by: "StorageObjectInUseProtection", fields: ["metadata.finalizers[0]"] },
+          ],
+        },
         {
           apiVersion: "apps/v1",
           kind: "Deployment",
@@ -165,11 +194,71 @@ data: {password: aHVudGVyMg==}
               field: "spec.strategy",
             },
           ],
+          // pkg/apis/apps/v1/defaults.go SetDefaults_Deployment; pkg/apis/core/v1/defaults.go SetDefaults_PodSpec, SetDefaults_Container.
+          defaulted: [
+            {
+              by: "SetDefaults_Deployment",
+              fields: [
+                "spec.strategy",
+                "spec.strategy.type",
+                "spec.strategy.rollingUpdate",
+                "spec.strategy.rollingUpdate.maxUnavailable",
+                "spec.strategy.rollingUpdate.maxSurge",
+                "spec.revisionHistoryLimit",
+                "spec.progressDeadlineSeconds",
+              ],
+            },
+            { by: "SetDefaults_PodSpec", fields: ["dnsPolicy", "restartPolicy", "securityContext", "terminationGracePeriodSeconds", "schedulerName"].map((field) => `${template}.${field}`) },
+            { by: "SetDefaults_Container", fields: ["imagePullPolicy", "terminationMessagePath", "terminationMessagePolicy"].map((field) => `${template}.containers[0].${field}`) },
+            { by: "encoding/json", fields: [`${template}.containers[0].resources`] },
+          ],
         },
       ],
       errors: [],
       skipped: [],
     });
+  });
+
+  it("judges the object the apiserver would validate: DefaultTolerationSeconds' tolerations admit a Pod that a matchCondition on object.spec.tolerations denies as written", async () => {
+    // plugin/pkg/admission/defaulttolerationseconds/admission.go Admit: every Pod without them gets not-ready and unreachable NoExecute tolerations.
+    const args = ["check", "-f", "test/fixtures/defaults/pod.yaml", "--policies", "test/fixtures/defaults/restrict-toleration.yaml"];
+    expect(await runCli(args)).toEqual({ code: 0, stdout: "2 objects checked: 0 Deny, 0 Warn, 0 Audit\n", stderr: "" });
+    // As written, the expression fails and failurePolicy Fail denies; the text line cuts the quoted expression, never the reason at its end.
+    const asWritten = await runCli([...args, "--no-defaults"]);
+    expect(asWritten.code).toBe(1);
+    expect(asWritten.stdout).toBe(
+      [
+        "test/fixtures/defaults/pod.yaml:6  Pod shop/web  restrict-toleration  Deny  ValidatingAdmissionPolicy 'restrict-toleration' with binding 'restrict-toleration' denied request: expression 'object.spec.tolerations.exists(t, has(t.key) && t.key == 'cloud.example.com/dedicated-poo… (63 characters cut: -o json has the whole message) …ncy-critical-frontends', 'regulated-data-processing']))' resulted in error: no such key: tolerations",
+        "",
+        "2 objects checked: 1 Deny, 0 Warn, 0 Audit",
+        "",
+      ].join("\n"),
+    );
+    const json = JSON.parse((await runCli([...args, "-o", "json"])).stdout) as { objects: Array<{ kind: string; defaulted?: Array<{ by: string; fields: string[] }> }> };
+    expect(json.objects[1]!.defaulted!.find((change) => change.by === "DefaultTolerationSeconds")).toEqual({ by: "DefaultTolerationSeconds", fields: ["spec.tolerations[0]", "spec.tolerations[1]"] });
+  });
+
+  it("a MutatingAdmissionPolicy, which Kubernetes runs before validation from 1.36: said once not to be applied offline, for those versions only", async () => {
+    const map = join(scratch, "map.yaml");
+    writeFileSync(map, "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicy\nmetadata: {name: add-team-label}\nspec: {}\n");
+    const args = ["check", "-f", "test/fixtures/defaults/pod.yaml", "--policies", map];
+    expect(await runCli([...args, "--kubernetes-version", "1.36"])).toEqual({
+      code: 0,
+      stdout: "2 objects checked: 0 Deny, 0 Warn, 0 Audit\n",
+      stderr: "warning: MutatingAdmissionPolicy add-team-label is not applied offline (Kubernetes 1.36 runs it before validation): objects are judged without its mutations\n",
+    });
+    expect((await runCli([...args, "--kubernetes-version", "1.35"])).stderr).toBe("");
+  });
+
+  it("scope auto: an application's claim in a subdirectory is its cluster's fact (kubernetes/examples' nfs-server and provisioner/)", async () => {
+    const app = join(scratch, "nfs");
+    mkdirSync(join(app, "provisioner"), { recursive: true });
+    writeFileSync(join(app, "nfs-server-deployment.yaml"), readFileSync(`${HYGIENE}/b-before.yaml`, "utf8").split("---\n")[1]!);
+    writeFileSync(join(app, "provisioner", "nfs-server-pvc.yaml"), readFileSync(`${HYGIENE}/b-before.yaml`, "utf8").split("---\n")[0]!);
+    const finding = `${app}/nfs-server-deployment.yaml:1  Deployment default/gateway  rwo-rollout  Warn  rwo-rollout: deploy/gateway: surge pod + RWO PVC session-store: Multi-Attach; use Recreate or maxSurge 0`;
+    expect(await runCli(["check", "-f", app])).toEqual({ code: 0, stdout: `${finding}\n\n2 objects checked: 0 Deny, 1 Warn, 0 Audit\n`, stderr: "" });
+    // --scope dir keeps each directory apart, as before.
+    expect((await runCli(["check", "-f", app, "--scope", "dir"])).stdout).toBe("2 objects checked as 2 separate clusters: 0 Deny, 0 Warn, 0 Audit\n");
   });
 
   it("takes the cluster facts from --snapshot as edgeadmit snapshot build writes it", async () => {
@@ -194,7 +283,7 @@ data: {password: aHVudGVyMg==}
       [["check"], "edgeadmit check: -f PATH is required (see edgeadmit check --help)\n"],
       [["check", "-f", "missing.yaml"], "edgeadmit check: cannot read missing.yaml: no such file\n"],
       [["check", "-f", "-"], "edgeadmit check: no Kubernetes objects in -\n", "# nothing\n"],
-      [["check", "-f", `${HYGIENE}/b-before.yaml`, "-o", "yaml"], 'edgeadmit check: --output must be one of text, json, sarif, not "yaml"\n'],
+      [["check", "-f", `${HYGIENE}/b-before.yaml`, "-o", "xml"], 'edgeadmit check: --output must be one of text, json, yaml, sarif, not "xml"\n'],
       [["check", "-f", `${HYGIENE}/b-before.yaml`, "--fail-on", "never"], 'edgeadmit check: --fail-on must be one of deny, warn, audit, not "never"\n'],
       [["check", "-f", `${HYGIENE}/b-before.yaml`, "--snapshot", notASnapshot, "--from-cluster"], "edgeadmit check: give --snapshot FILE or --from-cluster, not both\n"],
       [["check", "-f", "-", "--snapshot", "-"], "edgeadmit check: stdin can be read once: give - to one of -f, --policies and --snapshot\n"],

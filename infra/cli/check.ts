@@ -2,6 +2,7 @@
 // check/run.ts, the report is written by check/report.ts and the exit code
 // chosen by check/exit.ts.
 import { decodeSnapshot, type Snapshot } from "../../shared/snapshot/index.js";
+import type { KubeObject } from "../../shared/snapshot/builder/index.js";
 import { JOB_NAMESPACE } from "../base/job.js";
 import { CliError, EXIT_USAGE } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
@@ -19,13 +20,22 @@ export const check: Verb = {
   summary: "judge Kubernetes YAML with every policy, as the webhook would",
   usage: `edgeadmit check -f PATH... [--policies PATH...] [-n NS] [--scope auto|dir|input | --one-cluster]
                 [--snapshot FILE | --from-cluster [--context NAME] | --kubernetes-version V] [--settings-namespace NS]
-                [--strict] [-o text|json|sarif] [--fail-on deny|warn|audit]
+                [--no-defaults] [--strict] [-o text|json|yaml|sarif] [--fail-on deny|warn|audit]
 
 Judges each object in PATH (files, directories walked recursively, - for
 stdin: the output of kubectl kustomize or helm template) as the webhook would
 judge its creation: the built-in policies and the cluster's own
 ValidatingAdmissionPolicies, with the webhook's messages. Namespaced objects
 without a namespace go to -n (default: default).
+
+Each object is judged as the cluster's apiserver would hand it to validation:
+with the API defaults of its kind and version and what the built-in mutating
+admission plugins set (a ServiceAccount's token volume, the tolerations of
+DefaultTolerationSeconds, a LimitRange's requests, the default StorageClass
+and IngressClass, a PriorityClass's priority), reading the LimitRanges,
+PriorityClasses, classes and CRDs in the input, --policies or the live
+cluster. -o json lists what was set on each object; --no-defaults judges each
+object as written.
 
 What is not judged: --policies PATH holds the policies, their bindings and
 params, the settings ConfigMap, EdgeAdmissionExceptions and any other cluster
@@ -41,23 +51,27 @@ read before in the same cluster (a variant: judged, not a cluster fact).
 --strict makes each of them an error. An AdmissionReview is judged by its
 request.object.
 
-Which objects are one cluster (--scope): auto (default) makes each directory
-a cluster of its own files, a directory with a kustomization one cluster with
-its subdirectories that have none, and the files named on the command line
-(and stdin) one cluster together; dir makes every directory its own; input
+Which objects are one cluster (--scope): auto (default) makes each
+application one cluster: a directory with a kustomization or a Helm chart with
+its subdirectories, a directory with objects of its own with its
+subdirectories that are no application of their own, any other directory its
+own files, and the files named on the command line (and stdin) one cluster
+together; dir makes every directory its own; input
 makes each -f its own; --one-cluster judges everything as one. Two objects with
 the same group, kind, namespace and name in one cluster are an error naming
 both places; neither is merged into the other.
 
 The cluster facts come from each cluster's own input (with --policies), or
 from --snapshot FILE (as edgeadmit snapshot build writes it), or from the live
-cluster (--from-cluster, through the kubeconfig, as the sync job lists it).
-The settings ConfigMap edgeadmit-settings is read from the namespace
---settings-namespace names (default edgeadmit-system, where the sync job runs).
+cluster (--from-cluster, through the kubeconfig, as the sync job lists it,
+with the objects its admission plugins read). The settings ConfigMap
+edgeadmit-settings is read from the namespace --settings-namespace names
+(default edgeadmit-system, where the sync job runs).
 ${KUBERNETES_VERSION_HELP}
 -o text (default) prints file:line, object, policy, mode and message per
 result, input errors after every verdict, then the counts and what was
-skipped; json prints every object with its results; sarif prints SARIF 2.1.0.
+skipped; json prints every object with its results (yaml: the same, as YAML);
+sarif prints SARIF 2.1.0.
 Exits 1 when something is denied (--fail-on warn: or warned; --fail-on
 audit: or audited); else 2 when a Kubernetes object (apiVersion and kind)
 cannot be read as written: a syntax error or a key written twice (kubectl
@@ -83,6 +97,7 @@ Examples:
       "from-cluster": { type: "boolean" },
       output: { type: "string", short: "o" },
       "fail-on": { type: "string" },
+      "no-defaults": { type: "boolean" },
       ...CLUSTER_FLAGS,
       ...KUBERNETES_VERSION_FLAG,
     }, Number.MAX_SAFE_INTEGER);
@@ -118,7 +133,10 @@ Examples:
           strict: args.values.strict === true,
           settingsNamespace: optionalString(args, "settings-namespace") ?? JOB_NAMESPACE,
           kubernetesVersion,
-          ...(fromCluster ? { snapshot: () => snapshotFromCluster("check", args, io) } : snapshotFile !== undefined ? { snapshot: () => snapshotFromFile(snapshotFile, io) } : {}),
+          defaults: args.values["no-defaults"] !== true,
+          keepDefaulted: output === "json" || output === "yaml",
+          ...(fromCluster ? { snapshot: () => snapshotFromCluster("check", args, io), clusterObjects: () => admissionObjectsFromCluster(optionalString(args, "context"), io) } : {}),
+          ...(snapshotFile !== undefined ? { snapshot: () => snapshotFromFile(snapshotFile, io) } : {}),
         },
         io,
       );
@@ -129,6 +147,15 @@ Examples:
     return exitCodeOf(report, failOn);
   },
 };
+
+/** What the live cluster's admission plugins read (LimitRanges, PriorityClasses, default classes, CRDs); what cannot be listed is a warning. */
+async function admissionObjectsFromCluster(context: string | undefined, io: CliIo): Promise<KubeObject[]> {
+  const { listAdmissionObjects } = await import("../objects/cluster/admission-objects.js");
+  const warnings: string[] = [];
+  const objects = await listAdmissionObjects(context, warnings);
+  for (const warning of warnings) io.err(`warning: ${warning}\n`);
+  return objects;
+}
 
 async function snapshotFromFile(file: string, io: CliIo): Promise<Snapshot> {
   const decoded = decodeSnapshot(await readInput(file, io, "snapshot"));

@@ -44,6 +44,19 @@ describe("command line errors: one line, exit 2", () => {
     expect(await runCli(argv)).toEqual({ code: 2, stdout: "", stderr });
   });
 
+  it("offers -o yaml beside -o json, on every verb that prints json", async () => {
+    const help = (await runCli(["--help"])).stdout;
+    const names = [...help.matchAll(/^ {2}([a-z][a-z-]*(?: [a-z][a-z-]*)?) {2,}/gm)].map((match) => match[1]!);
+    const outputs = new Map<string, string>();
+    for (const name of names) {
+      const synopsis = (await runCli([...name.split(" "), "--help"])).stdout.split("\n\n")[0]!;
+      const choices = /\[-o ([a-z|]+)\]/.exec(synopsis)?.[1];
+      if (choices) outputs.set(name, choices);
+    }
+    expect(outputs.size).toBeGreaterThan(10);
+    expect([...outputs].filter(([, choices]) => choices.split("|").includes("json") !== choices.split("|").includes("yaml"))).toEqual([]);
+  });
+
   it("--version and -V print the release of package.json and the commit of the checkout", async () => {
     const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
     expect(version).toMatch(/^\d+\.\d+\.\d+/);
@@ -57,7 +70,7 @@ describe("command line errors: one line, exit 2", () => {
     expect(bare.stderr).toContain("Usage: edgeadmit <verb> [flags]");
     const verbHelp = await runCli(["snapshot", "push", "--help"]);
     expect(verbHelp.code).toBe(0);
-    expect(verbHelp.stdout).toMatch(/^edgeadmit snapshot push --endpoint URL --cluster ID --key FILE \[--allow-empty\] \[-o text\|json\] \[FILE\|-\]\n/);
+    expect(verbHelp.stdout).toMatch(/^edgeadmit snapshot push --endpoint URL --cluster ID --key FILE \[--allow-empty\] \[-o text\|json\|yaml\] \[FILE\|-\]\n/);
     const groupHelp = await runCli(["snapshot", "--help"]);
     expect(groupHelp.code).toBe(0);
     expect(groupHelp.stdout).toMatch(/^edgeadmit snapshot build \(-f PATH\.\.\. \[-n NS\] \[--kubernetes-version V\] \| --from-cluster[^\n]*\n[\s\S]*\nedgeadmit snapshot push --endpoint/);

@@ -10,6 +10,7 @@ import { generateToken, tokenHash } from "../../shared/tokens/index.js";
 import { startLocalWorker, type LocalWorker, WORKER_START_TIMEOUT_MS } from "../../scripts/local-worker.js";
 import { storedSnapshot } from "../client/index.js";
 import { runCli } from "../../test/node/support/test-io.js";
+import { parse } from "yaml";
 
 const dir = mkdtempSync(join(tmpdir(), "edgeadmit-registry-"));
 const operatorKey = join(dir, "operator.key");
@@ -52,6 +53,124 @@ afterAll(async () => {
 describe("operator keygen", () => {
   it("keeps an existing key unless --force", async () => {
     expect(await runCli(["operator", "keygen", "--out", dir])).toEqual({ code: 1, stdout: "", stderr: `edgeadmit operator keygen: cannot write ${operatorKey}: it already exists (pass --force to overwrite)\n` });
+  });
+});
+
+describe("clusters get, --dry-run and the registry context", () => {
+  const lineOf = /^(\S+) revision (\d+): /;
+  const registered = ["dry-a", "dry-0", "dry-9zzz", "dry-a0", "dry-b"];
+  // The registry as the tests after these find it: only what they add.
+  afterAll(async () => {
+    for (const id of registered) expect((await runCli(["clusters", "remove", id, ...target()])).code).toBe(0);
+  });
+
+  it("add --dry-run prints the request and what it would do, and sends nothing; get shows one registration", async () => {
+    const dry = await cluster("dry-a");
+    const request = { op: "add", cluster: "dry-a", registration: { publicKey: [dry.publicKey], tokenHashes: [dry.hash], withoutSnapshot: "FailOpen", maxAgeSeconds: 86400, labels: { env: "prod" } } };
+    const planned = await runCli(["clusters", "add", "dry-a", ...target(), "--public-key", dry.publicKeyFile, "--token-hash", dry.hash, "--label", "env=prod", "--dry-run"]);
+    expect(planned).toEqual({
+      code: 0,
+      stdout: `POST ${worker.url}/v1/registry/clusters\n${JSON.stringify({ changes: [request] })}\nwould register dry-a: 1 signing key, 1 token hash, withoutSnapshot FailOpen, maxAgeSeconds 86400, labels env=prod\n`,
+      stderr: "dry run: nothing sent\n",
+    });
+    expect(await runCli(["clusters", "get", "dry-a", ...target()])).toEqual({ code: 1, stdout: "", stderr: "edgeadmit clusters get: cluster dry-a is not registered: not in the registry, nor in CLUSTERS (edgeadmit clusters list)\n" });
+    expect(await reviewStatus("dry-a", dry.token)).toBe(401);
+
+    // Neighbours on both sides of the id: the page after the id before it is dry-a's own.
+    for (const id of registered) {
+      const c = await cluster(id);
+      expect((await runCli(["clusters", "add", id, ...target(), "--public-key", c.publicKeyFile, "--token-hash", c.hash, ...(id === "dry-a" ? ["--label", "env=prod"] : [])])).code).toBe(0);
+    }
+    const listed = (await runCli(["clusters", "list", ...target()])).stdout.split("\n").find((line) => line.startsWith("dry-a "))!;
+    expect(await runCli(["clusters", "get", "dry-a", ...target()])).toEqual({ code: 0, stdout: `${listed}\n`, stderr: "" });
+    const json = JSON.parse((await runCli(["clusters", "get", "dry-a", ...target(), "-o", "json"])).stdout) as Record<string, unknown>;
+    expect(json).toMatchObject({ cluster: "dry-a", labels: { env: "prod" }, tokenHashes: [expect.stringMatching(/^sha256:/)] });
+    expect(parse((await runCli(["clusters", "get", "dry-a", ...target(), "-o", "yaml"])).stdout)).toEqual(json);
+    expect(await runCli(["clusters", "get", "legacy", ...target()])).toEqual({
+      code: 0,
+      stdout: "legacy: in CLUSTERS, the function's variable, whose registrations are not listed (edgeadmit clusters check reads a CLUSTERS value)\n",
+      stderr: "",
+    });
+    expect(await runCli(["clusters", "add", "dry-a", ...target(), "--public-key", dry.publicKeyFile, "--anonymous", "--dry-run"])).toMatchObject({
+      code: 1,
+      stderr: `edgeadmit clusters add: dry run: the function would refuse it (409): cluster dry-a is registered already (revision ${lineOf.exec(listed)![2]}): edgeadmit clusters rotate changes a registration; nothing sent\n`,
+    });
+  });
+
+  it("rotate, label, remove and import --dry-run: what they would do against what is registered, or the refusal; nothing changes", async () => {
+    const before = (await runCli(["clusters", "get", "dry-a", ...target()])).stdout;
+    const revision = lineOf.exec(before)![2]!;
+    const key = (await generateKeyPair()).publicKey;
+    const rotate = await runCli(["clusters", "rotate", "dry-a", ...target(), "--add-key", key, "--without-snapshot", "FailClosed", "--dry-run"]);
+    expect(rotate).toEqual({
+      code: 0,
+      stdout: [
+        `POST ${worker.url}/v1/registry/clusters`,
+        JSON.stringify({ changes: [{ op: "rotate", cluster: "dry-a", addPublicKeys: [key], withoutSnapshot: "FailClosed" }] }),
+        `would rotate dry-a (revision ${revision}): added 1 signing key, withoutSnapshot FailClosed`,
+        "  now:   1 signing key, 1 token hash, withoutSnapshot FailOpen, maxAgeSeconds 86400, labels env=prod",
+        "  after: 2 signing keys, 1 token hash, withoutSnapshot FailClosed, maxAgeSeconds 86400, labels env=prod",
+        "",
+      ].join("\n"),
+      stderr: "dry run: nothing sent\n",
+    });
+    const onlyKey = (JSON.parse((await runCli(["clusters", "get", "dry-a", ...target(), "-o", "json"])).stdout) as { publicKey: string[] }).publicKey[0]!;
+    expect((await runCli(["clusters", "rotate", "dry-a", ...target(), "--remove-key", onlyKey, "--dry-run"])).stderr).toBe(
+      "edgeadmit clusters rotate: dry run: the function would refuse it (409): cluster dry-a would have no signing key left: add the new one in the same rotate; nothing sent\n",
+    );
+    expect((await runCli(["clusters", "label", "dry-a", "ring=canary", "env-", "legacy-", ...target(), "--dry-run"])).stdout).toBe(
+      [
+        `POST ${worker.url}/v1/registry/clusters`,
+        JSON.stringify({ changes: [{ op: "label", cluster: "dry-a", set: { ring: "canary" }, remove: ["env", "legacy"] }] }),
+        'label "legacy" not found.',
+        `would label dry-a (revision ${revision}): set ring=canary, removed env`,
+        "  labels now: env=prod; after: ring=canary",
+        "  fleet revision 0 on it: no fleet policy bound, removed or changed",
+        "",
+      ].join("\n"),
+    );
+    expect(await runCli(["clusters", "remove", "dry-a", ...target(), "--dry-run", "--if-revision", revision])).toEqual({
+      code: 0,
+      stdout: [
+        `POST ${worker.url}/v1/registry/clusters`,
+        JSON.stringify({ changes: [{ op: "remove", cluster: "dry-a", ifRevision: Number(revision) }] }),
+        `would remove dry-a (revision ${revision}): 1 signing key, 1 token hash, withoutSnapshot FailOpen, maxAgeSeconds 86400, labels env=prod`,
+        "  within seconds its apiserver's reviews and its sync job's pushes get 401, as an unknown cluster's; its stored snapshot stays",
+        "",
+      ].join("\n"),
+      stderr: "dry run: nothing sent\n",
+    });
+    expect((await runCli(["clusters", "remove", "dry-gone", ...target(), "--dry-run"])).stderr).toBe("edgeadmit clusters remove: dry run: the function would refuse it (404): the registry does not hold cluster dry-gone; nothing sent\n");
+    const c = await cluster("dry-new");
+    const imported = await runCli(["clusters", "import", ...target(), "--dry-run"], JSON.stringify({ "dry-new": { publicKey: c.publicKey, tokenHashes: [c.hash] }, "dry-b": JSON.parse((await runCli(["clusters", "get", "dry-b", ...target(), "-o", "json"])).stdout) }).replace(/"(cluster|revision|updatedAt)":("[^"]*"|\d+),/g, ""));
+    expect(imported.stdout).toBe(`unchanged dry-b: the registry holds the same registration\nPOST ${worker.url}/v1/registry/clusters\n${JSON.stringify({ changes: [{ op: "add", cluster: "dry-new", registration: { publicKey: [c.publicKey], tokenHashes: [c.hash], withoutSnapshot: "FailOpen", maxAgeSeconds: 86400 } }] })}\nwould import dry-new\n`);
+    expect(imported.stderr).toBe("dry run: nothing sent; would import 1, unchanged 1\n");
+    expect((await runCli(["clusters", "get", "dry-a", ...target()])).stdout).toBe(before);
+    expect((await runCli(["clusters", "get", "dry-new", ...target()])).code).toBe(1);
+  });
+
+  it("a registry context: EDGEADMIT_ENDPOINT and EDGEADMIT_OPERATOR_KEY, or a context of the contexts file, instead of the flags", async () => {
+    const saved = { ...process.env };
+    try {
+      process.env.EDGEADMIT_CONTEXTS = join(dir, "config", "contexts.yaml");
+      expect(await runCli(["context", "set", "local", "--endpoint", worker.url, "--operator-key", operatorKey, "--use"])).toEqual({
+        code: 0,
+        stdout: `context local created: ${worker.url}, operator key ${operatorKey}\nswitched to context local\n`,
+        stderr: `in ${process.env.EDGEADMIT_CONTEXTS}\n`,
+      });
+      const viaContext = await runCli(["clusters", "get", "dry-a"]);
+      expect(viaContext.stdout).toMatch(/^dry-a revision \d+: /);
+      // A variable wins over the current context; a flag over both; --context over the variables.
+      process.env.EDGEADMIT_ENDPOINT = "http://127.0.0.1:1";
+      expect((await runCli(["clusters", "get", "dry-a"])).stderr).toMatch(/^edgeadmit clusters get: cannot reach http:\/\/127\.0\.0\.1:1\/v1\/registry\/clusters\?/);
+      expect((await runCli(["clusters", "get", "dry-a", "--endpoint", worker.url])).stdout).toBe(viaContext.stdout);
+      expect((await runCli(["clusters", "get", "dry-a", "--context", "local"])).stdout).toBe(viaContext.stdout);
+      expect((await runCli(["clusters", "get", "dry-a", "--context", "nope"])).stderr).toBe(`edgeadmit clusters get: --context nope: ${process.env.EDGEADMIT_CONTEXTS} has no such context (edgeadmit context list)\n`);
+    } finally {
+      // Put back for the files after this one in the same process (vitest.config.ts: isolate false).
+      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+      Object.assign(process.env, saved);
+    }
   });
 });
 
@@ -220,7 +339,7 @@ describe("refusals, one line each", () => {
     [["clusters", "reset-snapshot"], "edgeadmit clusters reset-snapshot: say which cluster: edgeadmit clusters reset-snapshot ID (see edgeadmit clusters reset-snapshot --help)\n"],
     [["clusters", "remove", "prod", "--if-revision", "0"], 'edgeadmit clusters remove: --if-revision must be a revision that edgeadmit clusters list printed, not "0"\n'],
     [["clusters", "list", "--endpoint", "ftp://x", "--operator-key", "k"], 'edgeadmit clusters list: --endpoint must be the function\'s http(s):// base URL, not "ftp://x"\n'],
-    [["clusters", "list", "--endpoint", "http://x"], "edgeadmit clusters list: --operator-key is required (see edgeadmit clusters list --help)\n"],
+    [["clusters", "list", "--endpoint", "http://x"], "edgeadmit clusters list: --operator-key is required: pass --operator-key, set EDGEADMIT_OPERATOR_KEY, or choose a context (edgeadmit context set NAME --endpoint URL --operator-key FILE --use; none is current in /nonexistent/edgeadmit/contexts.yaml) (see edgeadmit clusters list --help)\n"],
   ])("%j: exit 2", async (argv, stderr) => {
     expect(await runCli(argv)).toEqual({ code: 2, stdout: "", stderr });
   });

@@ -20,7 +20,7 @@ describe("edgeadmit completion", () => {
     expect(await ask("edgeadmit snapshot b")).toBe("build");
     expect(await ask("edgeadmit snapshot build --fr")).toBe("--from-cluster");
     expect(await ask("edgeadmit check --st")).toBe("--strict");
-    expect(await ask("edgeadmit test -")).toBe("-o --kubernetes-version --help");
+    expect(await ask("edgeadmit test -")).toBe("-o --kubernetes-version --no-defaults --help");
     expect(await ask("edgeadmit token --allow")).toBe("--allow-unignored");
   });
 

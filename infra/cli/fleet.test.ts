@@ -19,6 +19,8 @@ const fleetDir = join(dir, "fleet");
 let worker: LocalWorker;
 const target = () => ["--endpoint", worker.url, "--operator-key", operatorKey];
 const EFFECT = "every isolate of the function enforces it within seconds (docs/fleet.md)\n";
+/** What a change does to the clusters in the registry when none is registered yet. */
+const NO_CLUSTER = "on the 0 clusters in the registry: no fleet policy is bound, removed or changed\n";
 
 const POLICY = `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
@@ -57,15 +59,15 @@ describe("fleet verbs", () => {
     });
     expect(await runCli(["fleet", "apply", "-f", fleetDir, ...target()])).toEqual({
       code: 0,
-      stdout: "+ EdgeAdmissionPolicyBinding baseline-team\n+ ValidatingAdmissionPolicy require-team\napplied fleet revision 1: 1 policy, 1 binding\n",
+      stdout: `+ EdgeAdmissionPolicyBinding baseline-team\n+ ValidatingAdmissionPolicy require-team\n${NO_CLUSTER}applied fleet revision 1: 1 policy, 1 binding\n`,
       stderr: EFFECT,
     });
     expect(await runCli(["fleet", "apply", "-f", fleetDir, ...target()])).toEqual({ code: 0, stdout: "", stderr: "no change against fleet revision 1: nothing applied\n" });
-    expect(await runCli(["fleet", "promote", "baseline-team", ...target()])).toEqual({ code: 0, stdout: "fleet revision 2: promote baseline-team to wave 1\n", stderr: EFFECT });
+    expect(await runCli(["fleet", "promote", "baseline-team", ...target()])).toEqual({ code: 0, stdout: `${NO_CLUSTER}fleet revision 2: promote baseline-team to wave 1\n`, stderr: EFFECT });
     writeFileSync(join(fleetDir, "binding.yaml"), binding("validationActions: [Warn]"));
     expect((await runCli(["fleet", "diff", "-f", fleetDir, ...target()])).stdout).toBe("~ EdgeAdmissionPolicyBinding baseline-team (its waves change: it starts again at wave 0)\n");
     expect((await runCli(["fleet", "apply", "-f", fleetDir, ...target()])).code).toBe(0);
-    expect(await runCli(["fleet", "rollback", "2", ...target()])).toEqual({ code: 0, stdout: "fleet revision 4: rollback to 2\n", stderr: EFFECT });
+    expect(await runCli(["fleet", "rollback", "2", ...target()])).toEqual({ code: 0, stdout: `${NO_CLUSTER}fleet revision 4: rollback to 2\n`, stderr: EFFECT });
     const history = await runCli(["fleet", "history", ...target()]);
     expect(history.stdout.replace(/ \d{4}-\d\d-\d\dT[\d:.]+Z /g, " <time> ")).toBe(
       [
@@ -76,10 +78,11 @@ describe("fleet verbs", () => {
         "",
       ].join("\n"),
     );
+    // The function's own rule (shared/fleet promotedWave), said before anything is sent.
     expect(await runCli(["fleet", "promote", "baseline-team", ...target()])).toEqual({
       code: 1,
       stdout: "",
-      stderr: "edgeadmit fleet promote: the function refused the change (409): binding baseline-team has 2 waves (0-1) and is at wave 1: nothing to promote to; nothing changed\n",
+      stderr: "edgeadmit fleet promote: binding baseline-team has 2 waves (0-1) and is at wave 1: nothing to promote to; nothing sent\n",
     });
   });
 
@@ -123,7 +126,7 @@ describe("fleet verbs", () => {
 
     // webhook-config --operator-key: the rules also cover what the fleet binds on the cluster (ConfigMaps, which no built-in policy reads).
     writeFileSync(join(fleetDir, "configmaps.yaml"), POLICY.replace("require-team", "configmap-team").replace("{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}", '{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}') + "---\n" + binding("validationActions: [Warn]").replace("baseline-team", "configmap-team").replace("policyName: require-team", "policyName: configmap-team"));
-    expect((await runCli(["fleet", "apply", "-f", fleetDir, ...target()])).code).toBe(0);
+    expect((await runCli(["fleet", "apply", "-f", fleetDir, ...target(), "--yes"])).code).toBe(0);
     const rendered = await runCli(["webhook-config", "--url", "https://edgeadmit.example.com", "--cluster", "prod", "--operator-key", operatorKey, "--endpoint", worker.url]);
     const plain = await runCli(["webhook-config", "--url", "https://edgeadmit.example.com", "--cluster", "prod"]);
     expect([rendered.code, plain.stdout.includes("configmaps")]).toEqual([0, false]);
@@ -164,7 +167,7 @@ describe("fleet verbs", () => {
     mkdirSync(waves);
     const configmaps = POLICY.replace("require-team", "configmap-team").replace("{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}", '{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}');
     writeFileSync(join(waves, "set.yaml"), `${configmaps}---\n${binding("waves: [{validationActions: [Audit], clusterSelector: {matchLabels: {ring: canary}}}, {validationActions: [Deny]}]").replace("policyName: require-team", "policyName: configmap-team")}`);
-    expect((await runCli(["fleet", "apply", "-f", waves, ...target()])).code).toBe(0);
+    expect((await runCli(["fleet", "apply", "-f", waves, ...target(), "--yes"])).code).toBe(0);
 
     // Wave 0 binds nothing on `later` (not ring=canary); the rendered rules cover wave 1 already.
     const rendered = await runCli(["webhook-config", "--url", "https://edgeadmit.example.com", "--cluster", "later", "--operator-key", operatorKey, "--endpoint", worker.url]);
@@ -176,9 +179,9 @@ describe("fleet verbs", () => {
     expect(text.stdout).toContain(`; not sent once promoted: ${gap}; `);
     expect(text.stderr).toBe("2 clusters; fleet revision 6\nwarning: the webhook rules of 1 cluster miss fleet policies bound on them (not sent): for each, render edgeadmit webhook-config --operator-key again and apply it (docs/fleet.md, Coverage)\n");
 
-    expect(await runCli(["fleet", "promote", "baseline-team", ...target()])).toEqual({
+    expect(await runCli(["fleet", "promote", "baseline-team", ...target(), "--yes"])).toEqual({
       code: 0,
-      stdout: "fleet revision 7: promote baseline-team to wave 1\n",
+      stdout: "on the 2 clusters in the registry: changes what 2 clusters enforce\n  binds configmap-team on 2 more clusters (Deny)\nfleet revision 7: promote baseline-team to wave 1\n",
       stderr:
         EFFECT +
         "warning: later: its webhook rules do not send the function CREATE configmaps/v1, which configmap-team now enforces there: render edgeadmit webhook-config --operator-key again and apply it (docs/fleet.md, Coverage)\n" +
@@ -186,6 +189,65 @@ describe("fleet verbs", () => {
     });
     const after = await runCli(["fleet", "status", ...target(), "-l", "env=prod", "-o", "json"]);
     expect((JSON.parse(after.stdout) as { clusters: Array<{ cluster: string; gaps: string[]; upcoming: string[] }> }).clusters.find((c) => c.cluster === "later")).toMatchObject({ gaps: [gap], upcoming: [] });
+  });
+
+  it("guard rails: an empty set refused without --allow-empty, the effect on clusters shown, a change of what they enforce confirmed, --dry-run sending nothing", async () => {
+    const revision = async () => (JSON.parse((await runCli(["fleet", "history", ...target(), "-o", "json"])).stdout) as { revision: number }).revision;
+    const before = await revision();
+    const empty = join(dir, "empty");
+    mkdirSync(empty);
+    expect(await runCli(["fleet", "apply", "-f", empty, ...target()])).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: `edgeadmit fleet apply: the fleet set in ${empty} is empty (no policy, binding, modes or exception): applied, it would remove every fleet policy from every cluster; pass --allow-empty if that is meant; nothing was sent\n`,
+    });
+    expect(await runCli(["fleet", "apply", "-f", empty, ...target(), "--allow-empty", "--dry-run=client"])).toEqual({
+      code: 0,
+      stdout: "- EdgeAdmissionPolicyBinding baseline-team\n- ValidatingAdmissionPolicy configmap-team\non the 2 clusters in the registry: changes what 2 clusters enforce\n  removes configmap-team from 2 clusters (Deny)\n",
+      stderr: `dry run: nothing sent; fleet revision ${before} stays in effect\n`,
+    });
+    expect(await runCli(["fleet", "apply", "-f", empty, ...target(), "--allow-empty", "--dry-run=server"])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "edgeadmit fleet apply: --dry-run=server is not offered: --dry-run is client-side only (=client): it shows what would be sent or written and changes nothing (see edgeadmit fleet apply --help)\n",
+    });
+
+    // Every prod cluster from Deny to Warn: asked for, and not sent without a yes.
+    const warn = join(dir, "warn");
+    mkdirSync(warn);
+    const configmaps = POLICY.replace("require-team", "configmap-team").replace("{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}", '{apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}');
+    writeFileSync(join(warn, "set.yaml"), `${configmaps}---\n${binding("validationActions: [Warn]").replace("policyName: require-team", "policyName: configmap-team")}`);
+    const plan = "~ EdgeAdmissionPolicyBinding baseline-team (its waves change: it starts again at wave 0)\non the 2 clusters in the registry: changes what 2 clusters enforce\n  changes configmap-team's actions on 2 clusters (Deny → Warn)\n";
+    expect(await runCli(["fleet", "apply", "-f", warn, ...target()])).toEqual({
+      code: 2,
+      stdout: plan,
+      stderr: `edgeadmit fleet apply: change what 2 clusters enforce, at ${worker.url}: pass --yes to go ahead (no terminal to ask on); nothing was sent (see edgeadmit fleet apply --help)\n`,
+    });
+    const asked: string[] = [];
+    const declined = await runCli(["fleet", "apply", "-f", warn, ...target()], "", { confirm: async (question) => (asked.push(question), false) });
+    expect([declined, asked]).toEqual([{ code: 1, stdout: plan, stderr: "nothing sent\n" }, [`change what 2 clusters enforce, at ${worker.url}`]]);
+    expect(await revision()).toBe(before);
+    expect(await runCli(["fleet", "apply", "-f", warn, ...target()], "", { confirm: async () => true })).toEqual({ code: 0, stdout: `${plan}applied fleet revision ${before + 1}: 1 policy, 1 binding\n`, stderr: EFFECT });
+
+    // A new message only: what each cluster enforces stays, so nothing is asked.
+    writeFileSync(join(warn, "set.yaml"), `${configmaps.replace("every Deployment needs a team label", "every ConfigMap needs a team label")}---\n${binding("validationActions: [Warn]").replace("policyName: require-team", "policyName: configmap-team")}`);
+    expect(await runCli(["fleet", "apply", "-f", warn, ...target()])).toEqual({
+      code: 0,
+      stdout: `~ ValidatingAdmissionPolicy configmap-team\non the 2 clusters in the registry: no fleet policy is bound, removed or changed\napplied fleet revision ${before + 2}: 1 policy, 1 binding\n`,
+      stderr: EFFECT,
+    });
+
+    // A rollback is shown as an apply is: revision `before` had Deny on both.
+    expect(await runCli(["fleet", "rollback", String(before), ...target(), "--dry-run"])).toEqual({
+      code: 0,
+      stdout: "on the 2 clusters in the registry: changes what 2 clusters enforce\n  changes configmap-team's actions on 2 clusters (Warn → Deny)\n",
+      stderr: `dry run: nothing sent; fleet revision ${before + 2} stays in effect\n`,
+    });
+    expect(await runCli(["fleet", "rollback", String(before + 2), ...target()])).toEqual({ code: 1, stdout: "", stderr: `edgeadmit fleet rollback: revision ${before + 2} is the one in effect: nothing to roll back to; nothing sent\n` });
+    expect((await runCli(["fleet", "rollback", "99", ...target(), "--dry-run"])).stderr).toBe(
+      `edgeadmit fleet rollback: GET ${worker.url}/v1/registry/fleet/revisions/99 answered 404: the fleet keeps no revision 99 (it keeps the last 100; edgeadmit fleet history lists them)\n`,
+    );
+    expect(await revision()).toBe(before + 2);
   });
 
   it("refuses objects no policy takes as params (a cluster's own objects, as examples/demo holds), before sending anything", async () => {

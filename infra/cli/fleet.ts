@@ -2,18 +2,22 @@
 // set (docs/fleet.md), one set for every registered cluster, selected by
 // their labels, changed with requests signed by the operator's key. Every
 // change is a new fleet revision, in effect in every isolate within seconds.
-import { actionsFor, fleetSetOf, fleetSetProblems, fleetSetSchema, type FleetSet } from "../../shared/fleet/index.js";
+import { actionsFor, emptyFleetSet, fleetSetOf, fleetSetProblems, fleetSetSchema, promotedWave, stagesAfterApply, type FleetSet } from "../../shared/fleet/index.js";
+import { fleetChangeWidens } from "../../shared/governance/index.js";
 import { KEPT_HOURS, OUTCOMES } from "../../shared/counts/index.js";
 import { describeZodError } from "../../shared/zod/index.js";
-import { changeFleet, clusterCoverage, currentFleet, fleetHistory, verdictCounts, type ClusterCoverage, type FleetCurrent } from "../client/fleet.js";
+import { changeFleet, clusterCoverage, currentFleet, fleetHistory, fleetRevision, verdictCounts, type ClusterCoverage, type FleetChangeRequest, type FleetCurrent } from "../client/fleet.js";
 import { listRegistry } from "../client/registry.js";
 import { filesUnder, objectsFromText } from "../objects/yaml.js";
 import { choice, optionalString, parseVerbArgs, stringList, type ParsedArgs } from "./args.js";
 import { CliError, EXIT_USAGE } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
 import { labelsText, selectorFlag } from "./labels.js";
-import { TARGET_FLAGS, TARGET_HELP, TARGET_USAGE, targetOf } from "./operator-flags.js";
-import { applied } from "./proposed.js";
+import { confirmed, YES_FLAG } from "./confirm.js";
+import { clustersText, effectLines, fleetEffect, type FleetState } from "./fleet-effect.js";
+import { TARGET_FLAGS, TARGET_HELP, TARGET_USAGE, targetOf, type Target } from "./operator-flags.js";
+import { OUTPUT_FLAG, outputOf, printData } from "./output-flag.js";
+import { applied, proposalNote } from "./proposed.js";
 import { plural } from "./plural.js";
 import type { Verb } from "./verb.js";
 
@@ -80,11 +84,67 @@ export function diffLines(current: FleetCurrent, next: FleetSet): string[] {
 const FILE_FLAGS = { ...TARGET_FLAGS, filename: { type: "string", short: "f", multiple: true } } as const;
 
 /** The set in -f, the function it goes to, the revision in effect there, and what the set would change (fleet diff and apply alike). */
-async function planned(verb: string, args: ParsedArgs, io: CliIo) {
+async function planned(verb: string, args: ParsedArgs, io: CliIo, { mayBeEmpty }: { mayBeEmpty: boolean }) {
   const set = await localSet(verb, args, io);
+  // A typo in -f (an empty directory) must not take every fleet policy off every cluster.
+  if (!mayBeEmpty && emptyFleetSet(set))
+    throw new CliError(`the fleet set in ${stringList(args, "filename").join(", ")} is empty (no policy, binding, modes or exception): applied, it would remove every fleet policy from every cluster; pass --allow-empty if that is meant; nothing was sent`);
   const target = await targetOf(verb, args, io);
   const current = await currentFleet(target.endpoint, target.privateKeyPem);
   return { set, target, current, lines: diffLines(current, set) };
+}
+
+const GUARD_FLAGS = { ...YES_FLAG, "dry-run": { type: "boolean" } } as const;
+const GUARD_USAGE = "[--dry-run] [--yes]";
+const GUARD_HELP = `Before it sends, it prints what the change does to the clusters in the
+registry: per fleet policy (and built-in policy an EdgeAdmissionPolicyModes
+floors), on how many clusters it is removed, bound anew, or enforced with
+other actions (clusters in the function's CLUSTERS variable are not counted:
+the registry does not list their labels). A change that does any of that
+goes ahead only with --yes, or a yes on a terminal (a proposal, where the
+threshold asks for more keys, too). --dry-run prints the same and sends
+nothing (client-side, as kubectl --dry-run=client).`;
+
+/**
+ * What going from `before` to `after` does to the registry's clusters, one
+ * line per policy and kind of change (stdout); whether it changes what any
+ * cluster enforces. `after` undefined: not known (a function older than
+ * this CLI), which counts as a change.
+ */
+async function printEffect(target: Target, before: FleetState, after: FleetState | undefined, io: CliIo): Promise<number> {
+  const listing = await listRegistry(target.endpoint, target.privateKeyPem);
+  // A registration CLUSTERS shadows is served with CLUSTERS' labels, which are not listed.
+  const counted = listing.clusters.filter((entry) => !entry.shadowedByClusters);
+  const uncounted = listing.clustersVariable.length > 0 ? `not counted: ${clustersText(listing.clustersVariable.length)} in CLUSTERS (${listing.clustersVariable.slice(0, 10).join(", ")}${listing.clustersVariable.length > 10 ? ", …" : ""}), whose labels the registry does not list\n` : "";
+  if (!after) {
+    io.out(`on the ${clustersText(counted.length)} in the registry: not known (the function does not serve the revision's set: it is older than this CLI)\n${uncounted}`);
+    return counted.length;
+  }
+  const effect = fleetEffect(before, after, counted.map((entry) => entry.labels));
+  const lines = effectLines(effect.policies);
+  io.out(`on the ${clustersText(counted.length)} in the registry: ${lines.length > 0 ? `changes what ${clustersText(effect.clusters)} enforce${effect.clusters === 1 ? "s" : ""}` : "no fleet policy is bound, removed or changed"}\n`);
+  for (const line of lines) io.out(`  ${line}\n`);
+  io.out(uncounted);
+  return effect.clusters;
+}
+
+/**
+ * The gate every fleet change passes before it is sent: --dry-run ends here
+ * (0, with whether it would be a proposal); a change of what clusters
+ * enforce needs --yes or a yes on a terminal (declined: 1). Undefined: send it.
+ */
+async function gate(verb: string, args: ParsedArgs, io: CliIo, target: Target, change: FleetChangeRequest, affected: number, current: number): Promise<number | undefined> {
+  if (args.values["dry-run"] === true) {
+    const note = await proposalNote(target, [fleetChangeWidens(change)]);
+    if (note) io.out(`${note}\n`);
+    io.err(`dry run: nothing sent; fleet revision ${current} stays in effect\n`);
+    return 0;
+  }
+  if (affected > 0 && !(await confirmed(verb, args, io, `change what ${clustersText(affected)} enforce${affected === 1 ? "s" : ""}, at ${target.endpoint}`))) {
+    io.err("nothing sent\n");
+    return 1;
+  }
+  return undefined;
 }
 
 const diff: Verb = {
@@ -106,7 +166,7 @@ Example:
       io.out(`${this.usage}\n`);
       return 0;
     }
-    const { current, lines } = await planned(this.name, args, io);
+    const { current, lines } = await planned(this.name, args, io, { mayBeEmpty: true });
     for (const line of lines) io.out(`${line}\n`);
     io.err(`${lines.length === 0 ? "no change" : plural(lines.length, "object")} against fleet revision ${current.revision}\n`);
     return 0;
@@ -116,32 +176,40 @@ Example:
 const apply: Verb = {
   name: "fleet apply",
   summary: "apply a fleet policy set to every registered cluster its bindings select (a new revision)",
-  usage: `edgeadmit fleet apply -f DIR ${TARGET_USAGE}
+  usage: `edgeadmit fleet apply -f DIR ${TARGET_USAGE} ${GUARD_USAGE} [--allow-empty]
 
 Reads the fleet set from -f (as fleet diff does), prints what changes, and
 applies it as a new fleet revision, refused if the fleet moved on since it
-was read. A set holds ValidatingAdmissionPolicies (unchanged), their
+was read. A set with no policy, binding, modes or exception (an empty or
+wrong directory) would take every fleet policy off every cluster: it is
+refused before anything is sent unless --allow-empty. A set holds ValidatingAdmissionPolicies (unchanged), their
 EdgeAdmissionPolicyBindings with a spec.clusterSelector on the registered
 clusters' labels (and spec.waves for a staged rollout), the param objects
 they name, EdgeAdmissionPolicyModes for built-in policies and
 EdgeAdmissionExceptions (docs/fleet.md). An unchanged set is not applied.
+${GUARD_HELP}
 ${TARGET_HELP}
 
 Example:
   edgeadmit fleet apply -f ./fleet --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
   async run(argv, io) {
-    const args = parseVerbArgs(this.name, argv, FILE_FLAGS);
+    const args = parseVerbArgs(this.name, argv, { ...FILE_FLAGS, ...GUARD_FLAGS, "allow-empty": { type: "boolean" } });
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
-    const { set, target, current, lines } = await planned(this.name, args, io);
+    const allowEmpty = args.values["allow-empty"] === true;
+    const { set, target, current, lines } = await planned(this.name, args, io, { mayBeEmpty: allowEmpty });
     if (lines.length === 0 && current.revision > 0) {
       io.err(`no change against fleet revision ${current.revision}: nothing applied\n`);
       return 0;
     }
     for (const line of lines) io.out(`${line}\n`);
-    const answer = applied(await changeFleet(target.endpoint, target.privateKeyPem, { op: "apply", set, ifRevision: current.revision }), io);
+    const affected = await printEffect(target, current, { set, stages: stagesAfterApply(current.set && { set: current.set, stages: current.stages ?? {} }, set) }, io);
+    const change: FleetChangeRequest = { op: "apply", set, ifRevision: current.revision, ...(allowEmpty ? { allowEmpty: true as const } : {}) };
+    const stop = await gate(this.name, args, io, target, change, affected, current.revision);
+    if (stop !== undefined) return stop;
+    const answer = applied(await changeFleet(target.endpoint, target.privateKeyPem, change), io);
     if (!answer) return 0;
     io.out(`applied fleet revision ${answer.revision}: ${plural(set.policies.length, "policy", "policies")}, ${plural(set.bindings.length, "binding")}\n`);
     io.err(`${EFFECT}\n`);
@@ -152,7 +220,7 @@ Example:
 const history: Verb = {
   name: "fleet history",
   summary: "list the fleet policy set's revisions, newest first",
-  usage: `edgeadmit fleet history ${TARGET_USAGE} [-o text|json]
+  usage: `edgeadmit fleet history ${TARGET_USAGE} [-o text|json|yaml]
 
 Prints the revisions the function keeps (the last 100), newest first: when,
 what made it (apply, promote BINDING to wave N, rollback to N) and its size.
@@ -161,16 +229,16 @@ ${TARGET_HELP}
 Example:
   edgeadmit fleet history --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
   async run(argv, io) {
-    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, output: { type: "string", short: "o" } });
+    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, ...OUTPUT_FLAG });
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
-    const output = choice("output", optionalString(args, "output"), ["text", "json"] as const, "text");
+    const output = outputOf(args);
     const target = await targetOf(this.name, args, io);
     const answer = await fleetHistory(target.endpoint, target.privateKeyPem);
-    if (output === "json") {
-      io.out(`${JSON.stringify(answer, null, 2)}\n`);
+    if (output !== "text") {
+      printData(io, output, answer);
       return 0;
     }
     for (const entry of answer.revisions)
@@ -189,17 +257,18 @@ function wholeNumber(verb: string, text: string | undefined, what: string): numb
 const rollback: Verb = {
   name: "fleet rollback",
   summary: "put an earlier fleet revision back in effect (as a new revision)",
-  usage: `edgeadmit fleet rollback REVISION ${TARGET_USAGE}
+  usage: `edgeadmit fleet rollback REVISION ${TARGET_USAGE} ${GUARD_USAGE}
 
 Makes a new revision holding REVISION's set and wave stages (fleet history
 lists them), so the rollback itself shows in the history and can be rolled
 back. Refused if the fleet moved on since this command read it.
+${GUARD_HELP}
 ${TARGET_HELP}
 
 Example:
   edgeadmit fleet rollback 12 --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
   async run(argv, io) {
-    const args = parseVerbArgs(this.name, argv, TARGET_FLAGS, 1);
+    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, ...GUARD_FLAGS }, 1);
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
@@ -207,7 +276,13 @@ Example:
     const toRevision = wholeNumber(this.name, args.positionals[0], "revision");
     const target = await targetOf(this.name, args, io);
     const current = await currentFleet(target.endpoint, target.privateKeyPem);
-    const answer = applied(await changeFleet(target.endpoint, target.privateKeyPem, { op: "rollback", toRevision, ifRevision: current.revision }), io);
+    if (toRevision === current.revision) throw new CliError(`revision ${toRevision} is the one in effect: nothing to roll back to; nothing sent`);
+    const restored = await fleetRevision(target.endpoint, target.privateKeyPem, toRevision);
+    const affected = await printEffect(target, current, restored, io);
+    const change: FleetChangeRequest = { op: "rollback", toRevision, ifRevision: current.revision };
+    const stop = await gate(this.name, args, io, target, change, affected, current.revision);
+    if (stop !== undefined) return stop;
+    const answer = applied(await changeFleet(target.endpoint, target.privateKeyPem, change), io);
     if (!answer) return 0;
     io.out(`fleet revision ${answer.revision}: ${answer.change}\n`);
     io.err(`${EFFECT}\n`);
@@ -258,7 +333,7 @@ async function warnUncovered(target: { endpoint: string; privateKeyPem: string }
 const promote: Verb = {
   name: "fleet promote",
   summary: "move a fleet binding's rollout to its next wave (as a new revision)",
-  usage: `edgeadmit fleet promote BINDING ${TARGET_USAGE} [--to-wave N]
+  usage: `edgeadmit fleet promote BINDING ${TARGET_USAGE} [--to-wave N] ${GUARD_USAGE}
 
 Activates BINDING's next wave (or wave N): each selected cluster then gets
 the validationActions of the last active wave that selects it, say Audit on
@@ -266,12 +341,13 @@ ring=canary at wave 0, Deny everywhere at wave 1. Refused past the last wave
 and backwards (fleet rollback moves back). Then warns of each cluster the
 new wave enforces the policy on whose webhook rules (as its sync job pushed
 them) do not send the function what the policy matches.
+${GUARD_HELP}
 ${TARGET_HELP}
 
 Example:
   edgeadmit fleet promote baseline-team --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
   async run(argv, io) {
-    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, "to-wave": { type: "string" } }, 1);
+    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, ...GUARD_FLAGS, "to-wave": { type: "string" } }, 1);
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
@@ -282,11 +358,17 @@ Example:
     const toWave = toWaveText === undefined ? undefined : wholeNumber(this.name, toWaveText, "wave (--to-wave)");
     const target = await targetOf(this.name, args, io);
     const current = await currentFleet(target.endpoint, target.privateKeyPem);
-    const answer = applied(await changeFleet(target.endpoint, target.privateKeyPem, { op: "promote", binding, ifRevision: current.revision, ...(toWave !== undefined ? { toWave } : {}) }), io);
+    const promoted = promotedWave(current.set && { set: current.set, stages: current.stages ?? {} }, binding, toWave);
+    if ("error" in promoted) throw new CliError(`${promoted.error}; nothing sent`);
+    const affected = await printEffect(target, current, { set: current.set, stages: { ...current.stages, [binding]: promoted.wave } }, io);
+    const change: FleetChangeRequest = { op: "promote", binding, ifRevision: current.revision, ...(toWave !== undefined ? { toWave } : {}) };
+    const stop = await gate(this.name, args, io, target, change, affected, current.revision);
+    if (stop !== undefined) return stop;
+    const answer = applied(await changeFleet(target.endpoint, target.privateKeyPem, change), io);
     if (!answer) return 0;
     io.out(`fleet revision ${answer.revision}: ${answer.change}\n`);
     io.err(`${EFFECT}\n`);
-    await warnUncovered(target, current, binding, toWave ?? (current.stages?.[binding] ?? 0) + 1, io);
+    await warnUncovered(target, current, binding, promoted.wave, io);
     return 0;
   },
 };
@@ -306,7 +388,7 @@ const coverageText = (coverage: ClusterCoverage["coverage"], gaps: readonly stri
 const status: Verb = {
   name: "fleet status",
   summary: "each registered cluster's labels, fleet bindings in effect and verdict counts; or one policy's",
-  usage: `edgeadmit fleet status [POLICY] ${TARGET_USAGE} [-l SELECTOR] [--hours N] [-o text|json]
+  usage: `edgeadmit fleet status [POLICY] ${TARGET_USAGE} [-l SELECTOR] [--hours N] [-o text|json|yaml]
 
 One line per registered cluster (-l keeps those the selector selects): its
 labels, the fleet revision in effect and the fleet bindings it gets there
@@ -323,13 +405,13 @@ ${TARGET_HELP}
 Example:
   edgeadmit fleet status -l env=prod --hours 168 --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
   async run(argv, io) {
-    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, selector: { type: "string", short: "l" }, hours: { type: "string" }, output: { type: "string", short: "o" } }, 1);
+    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, selector: { type: "string", short: "l" }, hours: { type: "string" }, ...OUTPUT_FLAG }, 1);
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
     const policy = args.positionals[0];
-    const output = choice("output", optionalString(args, "output"), ["text", "json"] as const, "text");
+    const output = outputOf(args);
     const hoursText = optionalString(args, "hours") ?? "24";
     const hours = /^\d{1,3}$/.test(hoursText) ? Number(hoursText) : 0;
     if (hours < 1 || hours > KEPT_HOURS) throw new CliError(`--hours must be a whole number from 1 to ${KEPT_HOURS}, not "${hoursText.slice(0, 20)}"`, EXIT_USAGE);
@@ -360,8 +442,8 @@ Example:
         });
         return { cluster: entry.cluster, labels, fleetRevision: current.revision, fleetBindings: bindings, snapshot, coverage, gaps, upcoming, verdicts: tallies.get(entry.cluster) ?? emptyTally() };
       });
-    if (output === "json") {
-      io.out(`${JSON.stringify({ hours, ...(policy !== undefined ? { policy } : {}), fleetRevision: current.revision, clusters }, null, 2)}\n`);
+    if (output !== "text") {
+      printData(io, output, { hours, ...(policy !== undefined ? { policy } : {}), fleetRevision: current.revision, clusters });
       return 0;
     }
     for (const entry of clusters)

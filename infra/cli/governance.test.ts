@@ -2,7 +2,7 @@
 // `changes` end to end: the CLI against the real function in workerd, deployed
 // with two operator keys and OPERATOR_THRESHOLD=2 (a second person for every
 // widening change), as docs/operations.md recommends.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -80,6 +80,37 @@ describe("a second person for every widening change", () => {
     expect((await runCli(["operator", "keys", ...as(2)])).code).toBe(1);
     expect(await runCli(["operator", "undo", keys[2]!.publicKey, ...as(0)])).toEqual({ code: 0, stdout: "", stderr: "nothing to undo: the revoked keys signed no change alone\n" });
     expect((await runCli(["operator", "undo", keys[0]!.publicKey, ...as(1)])).stderr).toMatch(/^edgeadmit operator undo: the function refused the undo \(409\): operator key ed25519:.{16}… is not revoked: revoke it first \(edgeadmit operator revoke\); nothing changed\n$/);
+  });
+
+  it("a dry run says a widening change would wait for a second key; a fleet change is confirmed before it is even proposed", async () => {
+    const cluster = await generateKeyPair();
+    const dry = await runCli(["clusters", "add", "prod-us", ...as(0), "--public-key", cluster.publicKey, "--anonymous", "--dry-run"]);
+    expect([dry.code, dry.stdout.split("\n").slice(2), dry.stderr]).toEqual([
+      0,
+      [
+        "would register prod-us: 1 signing key, anonymous reviews allowed (never on the internet), withoutSnapshot FailOpen, maxAgeSeconds 86400",
+        "it would be proposed, not applied: it registers cluster prod-us, which needs 2 operator keys (edgeadmit approve)",
+        "",
+      ],
+      "dry run: nothing sent\n",
+    ]);
+    const narrowing = await runCli(["clusters", "rotate", "prod-eu", ...as(0), "--without-snapshot", "FailClosed", "--dry-run"]);
+    expect(narrowing.stdout).not.toContain("proposed");
+
+    const fleet = join(dir, "fleet");
+    mkdirSync(fleet);
+    // examples/fleet's require-team, bound on every cluster (prod-eu has no labels).
+    const policy = readFileSync(join(__dirname, "..", "..", "examples", "fleet", "require-team.yaml"), "utf8").split("\n---\n")[0]!;
+    writeFileSync(join(fleet, "set.yaml"), `${policy}\n---\napiVersion: edgeadmit.io/v1alpha1\nkind: EdgeAdmissionPolicyBinding\nmetadata: {name: everywhere}\nspec: {policyName: require-team, clusterSelector: {}, validationActions: [Deny]}\n`);
+    const plan = "+ EdgeAdmissionPolicyBinding everywhere\n+ ValidatingAdmissionPolicy require-team\non the 1 cluster in the registry: changes what 1 cluster enforces\n  binds require-team on 1 more cluster (Deny)\n";
+    expect((await runCli(["fleet", "apply", "-f", fleet, ...as(0)])).code).toBe(2);
+    expect(await runCli(["fleet", "apply", "-f", fleet, ...as(0), "--dry-run"])).toEqual({
+      code: 0,
+      stdout: `${plan}it would be proposed, not applied: it replaces the fleet policy set, which needs 2 operator keys (edgeadmit approve)\n`,
+      stderr: "dry run: nothing sent; fleet revision 0 stays in effect\n",
+    });
+    const proposed = await runCli(["fleet", "apply", "-f", fleet, ...as(0), "--yes"]);
+    expect(proposed).toEqual({ code: 0, stdout: expect.stringMatching(new RegExp(`^${plan.replace(/[+()]/g, "\\$&")}proposed as [0-9a-f-]{36}: it replaces the fleet policy set, which needs 2 operator keys; `)), stderr: "" });
   });
 
   it("refuses a time it cannot read, before sending anything", async () => {

@@ -13,16 +13,15 @@ import {
   type ChangeEntry,
 } from "../client/governance.js";
 import type { ProposalAnswer } from "../client/registry.js";
-import { choice, optionalString, parseVerbArgs, type ParsedArgs } from "./args.js";
+import { optionalString, parseVerbArgs, type ParsedArgs } from "./args.js";
 import { confirmed, YES_FLAG } from "./confirm.js";
 import { TARGET_FLAGS, TARGET_HELP, TARGET_USAGE, targetOf } from "./operator-flags.js";
+import { OUTPUT_FLAG, outputOf, printData } from "./output-flag.js";
 import { plural } from "./plural.js";
 import { applied } from "./proposed.js";
 import { timeFlag } from "./times.js";
 import type { Verb } from "./verb.js";
 
-export const OUTPUT = { output: { type: "string", short: "o" } } as const;
-export const OUTPUTS = ["text", "json"] as const;
 export const short = (key: string) => (key.length > 32 ? `${key.slice(0, 28)}…` : key);
 
 /** An operator key given as itself (`ed25519:…`) or as a file holding it (operator.pub). */
@@ -50,7 +49,7 @@ function proposalLines(proposal: ProposalAnswer): string[] {
 const proposals: Verb = {
   name: "proposals",
   summary: "list the changes waiting for more operator keys to approve them",
-  usage: `edgeadmit proposals ${TARGET_USAGE} [-o text|json]
+  usage: `edgeadmit proposals ${TARGET_USAGE} [-o text|json|yaml]
 
 Prints every proposal waiting for approvals: what it widens, who proposed
 and approved it, when it lapses. edgeadmit approve ID shows one whole.
@@ -59,16 +58,16 @@ ${TARGET_HELP}
 Example:
   edgeadmit proposals --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
   async run(argv, io) {
-    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, ...OUTPUT });
+    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, ...OUTPUT_FLAG });
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
-    const output = choice("output", optionalString(args, "output"), OUTPUTS, "text");
+    const output = outputOf(args);
     const target = await targetOf(this.name, args, io);
     const listing = await listProposals(target.endpoint, target.privateKeyPem);
-    if (output === "json") {
-      io.out(`${JSON.stringify(listing, null, 2)}\n`);
+    if (output !== "text") {
+      printData(io, output, listing);
       return 0;
     }
     for (const proposal of listing.proposals) io.out(`${proposalLines(proposal).join("\n")}\n`);
@@ -114,7 +113,7 @@ Example:
 const changes: Verb = {
   name: "changes",
   summary: "the change log: every registry and fleet change, with the operator keys that signed it",
-  usage: `edgeadmit changes ${TARGET_USAGE} [--key KEY] [--cluster ID] [--since TIME] [--until TIME] [-o text|json]
+  usage: `edgeadmit changes ${TARGET_USAGE} [--key KEY] [--cluster ID] [--since TIME] [--until TIME] [-o text|json|yaml]
 
 Prints the function's change log, oldest first: every registry change, fleet
 revision, operator key added or revoked, snapshot reset and undo, each with
@@ -126,12 +125,12 @@ ${TARGET_HELP}
 Example:
   edgeadmit changes --cluster prod-eu --since 7d --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
   async run(argv, io) {
-    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, ...OUTPUT, key: { type: "string" }, cluster: { type: "string" }, since: { type: "string" }, until: { type: "string" } });
+    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, ...OUTPUT_FLAG, key: { type: "string" }, cluster: { type: "string" }, since: { type: "string" }, until: { type: "string" } });
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
-    const output = choice("output", optionalString(args, "output"), OUTPUTS, "text");
+    const output = outputOf(args);
     const now = Date.now();
     const at = (flag: string) => {
       const text = optionalString(args, flag);
@@ -140,8 +139,8 @@ Example:
     const query = { key: optionalString(args, "key"), cluster: optionalString(args, "cluster"), since: at("since"), until: at("until") };
     const target = await targetOf(this.name, args, io);
     const entries = await changeLog(target.endpoint, target.privateKeyPem, query);
-    if (output === "json") {
-      io.out(`${JSON.stringify({ entries }, null, 2)}\n`);
+    if (output !== "text") {
+      printData(io, output, { entries });
       return 0;
     }
     for (const entry of entries) io.out(`${entryLine(entry)}\n`);

@@ -8,6 +8,7 @@ import { audit } from "./audit.js";
 import { check } from "./check.js";
 import { clustersVerbs } from "./clusters.js";
 import { configVerbs } from "./config.js";
+import { contextVerbs } from "./context.js";
 import { completionVerb } from "./completion.js";
 import { install } from "./install.js";
 import { keyPublic } from "./key.js";
@@ -25,7 +26,7 @@ import { token } from "./token.js";
 import type { Verb } from "./verb.js";
 import { webhookConfig } from "./webhook-config.js";
 
-const VERBS: readonly Verb[] = [keygen, keyPublic, token, ...clustersVerbs, ...operatorVerbs, ...governanceVerbs, ...fleetVerbs, dashboard, ...metricsVerbs, ...snapshotVerbs, sync, audit, review, check, testVerb, webhookConfig, install, ...configVerbs, completionVerb(() => VERBS)];
+const VERBS: readonly Verb[] = [keygen, keyPublic, token, ...clustersVerbs, ...operatorVerbs, ...contextVerbs, ...governanceVerbs, ...fleetVerbs, dashboard, ...metricsVerbs, ...snapshotVerbs, sync, audit, review, check, testVerb, webhookConfig, install, ...configVerbs, completionVerb(() => VERBS)];
 
 function help(): string {
   const width = Math.max(...VERBS.map((v) => v.name.length));

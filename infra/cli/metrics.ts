@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { generateToken, tokenHash } from "../../shared/tokens/index.js";
 import { CliError, EXIT_USAGE, fileError } from "../base/errors.js";
 import { issueMetricsToken, listMetricsTokens, revokeMetricsToken } from "../client/metrics.js";
-import { choice, optionalString, parseVerbArgs, requiredString } from "./args.js";
+import { parseVerbArgs, requiredString } from "./args.js";
 import { TARGET_FLAGS, TARGET_HELP, TARGET_USAGE, targetOf } from "./operator-flags.js";
-import { OUTPUT, OUTPUTS } from "./governance.js";
+import { OUTPUT_FLAG, outputOf, printData } from "./output-flag.js";
 import { applied } from "./proposed.js";
 import { ALLOW_UNIGNORED, ALLOW_UNIGNORED_FLAG, ALLOW_UNIGNORED_HELP, refuseUnignoredSecrets } from "./secrets.js";
 import type { Verb } from "./verb.js";
@@ -104,7 +104,7 @@ Example:
 const tokens: Verb = {
   name: "metrics tokens",
   summary: "list the metrics tokens issued: names and when",
-  usage: `edgeadmit metrics tokens ${TARGET_USAGE} [-o text|json]
+  usage: `edgeadmit metrics tokens ${TARGET_USAGE} [-o text|json|yaml]
 
 Lists the metrics tokens the function accepts: each name, when it was
 issued and the change that issued it (edgeadmit changes shows who signed it).
@@ -113,15 +113,15 @@ ${TARGET_HELP}
 Example:
   edgeadmit metrics tokens --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
   async run(argv, io) {
-    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, ...OUTPUT });
+    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, ...OUTPUT_FLAG });
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
-    const output = choice("output", optionalString(args, "output"), OUTPUTS, "text");
+    const output = outputOf(args);
     const target = await targetOf(this.name, args, io);
     const answer = await listMetricsTokens(target.endpoint, target.privateKeyPem);
-    if (output === "json") io.out(`${JSON.stringify(answer, null, 2)}\n`);
+    if (output !== "text") printData(io, output, answer);
     else for (const entry of answer.tokens) io.out(`${entry.name} issued ${entry.issuedAt} (change ${entry.change})\n`);
     if (output === "text" && answer.tokens.length === 0) io.err("no metrics token is issued\n");
     return 0;

@@ -5,9 +5,10 @@
 // one operator key can do").
 import { PUBLIC_KEY_PREFIX } from "../../shared/signing/index.js";
 import { addOperatorKey, operatorKeysOf, revokeOperatorKey, undoOperatorKeys } from "../client/governance.js";
-import { choice, optionalString, parseVerbArgs, requiredString } from "./args.js";
+import { optionalString, parseVerbArgs, requiredString } from "./args.js";
 import { confirmed, YES_FLAG } from "./confirm.js";
-import { entryLine, keyArg, OUTPUT, OUTPUTS, short, SINCE_HELP } from "./governance.js";
+import { entryLine, keyArg, short, SINCE_HELP } from "./governance.js";
+import { OUTPUT_FLAG, outputOf, printData } from "./output-flag.js";
 import { TARGET_FLAGS, TARGET_HELP, TARGET_USAGE, targetOf } from "./operator-flags.js";
 import { plural } from "./plural.js";
 import { applied } from "./proposed.js";
@@ -52,7 +53,7 @@ Example:
 const keys: Verb = {
   name: "operator keys",
   summary: "list the operator keys the function trusts, those revoked, and the threshold a widening change needs",
-  usage: `edgeadmit operator keys ${TARGET_USAGE} [-o text|json]
+  usage: `edgeadmit operator keys ${TARGET_USAGE} [-o text|json|yaml]
 
 Prints the root keys (the function's OPERATOR_KEYS), the keys added in the
 registry, the revoked ones, and OPERATOR_THRESHOLD: how many distinct keys
@@ -62,16 +63,16 @@ ${TARGET_HELP}
 Example:
   edgeadmit operator keys --endpoint https://edgeadmit.example.com --operator-key ./keys/operator.key`,
   async run(argv, io) {
-    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, ...OUTPUT });
+    const args = parseVerbArgs(this.name, argv, { ...TARGET_FLAGS, ...OUTPUT_FLAG });
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
     }
-    const output = choice("output", optionalString(args, "output"), OUTPUTS, "text");
+    const output = outputOf(args);
     const target = await targetOf(this.name, args, io);
     const state = await operatorKeysOf(target.endpoint, target.privateKeyPem);
-    if (output === "json") {
-      io.out(`${JSON.stringify(state, null, 2)}\n`);
+    if (output !== "text") {
+      printData(io, output, state);
       return 0;
     }
     const you = (key: string) => (key === state.you ? " (you)" : "");

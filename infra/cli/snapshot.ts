@@ -22,6 +22,7 @@ import { policySetOf } from "../../shared/vap/index.js";
 import { uncoveredPolicyRules, WEBHOOK_CONFIGURATION_NAME, type WebhookRule } from "../webhook/index.js";
 import { baseUrlOf } from "./endpoint.js";
 import { readPrivateKey } from "./keygen.js";
+import { OUTPUT_FLAG, outputOf, printData } from "./output-flag.js";
 import type { Verb } from "./verb.js";
 
 /** How many ignored objects the summary line names before `… and N more`. */
@@ -177,10 +178,8 @@ export async function unitsFromCluster(
 }
 
 const ALLOW_EMPTY_FLAG = { "allow-empty": { type: "boolean" } } as const;
-/** `-o text|json` of push and sync: what they print on stdout. */
-export const OUTPUT_FLAG = { output: { type: "string", short: "o" } } as const;
-const OUTPUTS = ["text", "json"] as const;
-export const outputOf = (args: ParsedArgs) => choice("output", optionalString(args, "output"), OUTPUTS, "text");
+/** `--report text|json` of build: what it says on stderr of what leaves the cluster. */
+const REPORTS = ["text", "json"] as const;
 
 /** What a push sent, in words: incremental or every unit (and why), the units and bytes on the wire, and what the function stores in all. */
 export function sentLine(pushed: PushReport): string {
@@ -308,7 +307,7 @@ Examples:
       : snapshotOf("snapshot build", await readObjects(files, io, { namespace }), io, optionalString(args, "settings-namespace") ?? JOB_NAMESPACE, { kubernetesVersion });
     if (objectCount(snapshot) === 0 && args.values["allow-empty"] !== true)
       throw new CliError(`the snapshot would hold no objects${fromCluster ? "" : ` (from ${files.join(", ")})`}: ${EMPTY_HINT}`);
-    if (choice("report", optionalString(args, "report"), OUTPUTS, "text") === "json") io.err(`${JSON.stringify(leavingJson(snapshot))}\n`);
+    if (choice("report", optionalString(args, "report"), REPORTS, "text") === "json") io.err(`${JSON.stringify(leavingJson(snapshot))}\n`);
     else printLeaving(leavingReport(snapshot), io.err);
     const json = `${JSON.stringify(snapshot, null, 2)}\n`;
     const output = optionalString(args, "output");
@@ -330,7 +329,7 @@ Examples:
 const pushVerb: Verb = {
   name: "snapshot push",
   summary: "sign a snapshot with the cluster's key and store it in the function",
-  usage: `edgeadmit snapshot push --endpoint URL --cluster ID --key FILE [--allow-empty] [-o text|json] [FILE|-]
+  usage: `edgeadmit snapshot push --endpoint URL --cluster ID --key FILE [--allow-empty] [-o text|json|yaml] [FILE|-]
 
 Reads the snapshot (a file, or stdin when FILE is - or absent), checks it
 (fields a snapshot does not have, no objects without --allow-empty, one
@@ -340,7 +339,8 @@ signs them with the cluster's Ed25519 private key and PUTs them to
 <URL>/v1/<ID>/snapshot, in batches for a large snapshot, the last committing
 them as one generation. Prints the generation the function stored, what went
 on the wire (every unit: units, bodies, bytes sent) and what the function
-stores in all (-o json: as one JSON object); when the function refuses
+stores in all (-o json: as one JSON object on one line; -o yaml: one YAML
+document); when the function refuses
 (unknown cluster, bad signature, not newer than what it has, a Secret's
 values) exits 1 with the function's reason.
 
@@ -361,9 +361,9 @@ Examples:
     // Every unit; one too large for a body fails before anything is sent.
     const pushed = await pushSnapshot(target.endpoint, target.cluster, target.privateKeyPem, snapshot);
     const { stored } = pushed;
-    if (output === "json") io.out(`${JSON.stringify(pushedJson(pushed))}\n`);
+    if (output !== "text") printData(io, output, pushedJson(pushed), { oneLine: true });
     else io.out(`stored generation ${stored.generation} for cluster ${stored.cluster} (content ${stored.contentHash.slice(0, 12)}): ${sentLine(pushed)}\n`);
-    reportPolicies(stored, io, output === "json");
+    reportPolicies(stored, io, output !== "text");
     return 0;
   },
 };

@@ -14,8 +14,6 @@ import {
   checkPushable,
   CLUSTER_FLAGS,
   leavingJson,
-  OUTPUT_FLAG,
-  outputOf,
   PUSH_FLAGS,
   pushedJson,
   pushTarget,
@@ -24,6 +22,7 @@ import {
   unitsFromCluster,
   type PushTarget,
 } from "./snapshot.js";
+import { OUTPUT_FLAG, outputOf, printData } from "./output-flag.js";
 import type { Verb } from "./verb.js";
 
 /**
@@ -63,7 +62,7 @@ async function encodedFromCluster(target: PushTarget, args: ParsedArgs, io: CliI
 export const sync: Verb = {
   name: "sync",
   summary: "build from the cluster and push when the function's copy differs (the CronJob)",
-  usage: `edgeadmit sync --endpoint URL --cluster ID --key FILE [--context NAME] [--settings-namespace NS] [--allow-empty] [-o text|json]
+  usage: `edgeadmit sync --endpoint URL --cluster ID --key FILE [--context NAME] [--settings-namespace NS] [--allow-empty] [-o text|json|yaml]
 
 Builds the snapshot from the cluster (as snapshot build --from-cluster), asks
 the function what it holds and which release it is (GET
@@ -83,7 +82,7 @@ Prints what leaves the cluster (each kind, the fields of it that travel, the
 count of objects and their bytes, the policies that asked), then what went
 on the wire: incremental or every unit, units, bodies and bytes sent, and
 what the function stores in all; -o json prints all of it as one JSON
-object. A bound policy asking for what never leaves the cluster (a
+object on one line (-o yaml as one YAML document). A bound policy asking for what never leaves the cluster (a
 Secret's data: docs/inventory.md) fails the sync, naming the policy and
 the field, and nothing is pushed. The snapshot is made into units as the
 cluster's lists come in, a namespace at a time, and the units' bytes wait in
@@ -117,7 +116,7 @@ Example:
 
 /** A sync whose units go to `units`: build, compare, push. */
 async function syncWith(target: PushTarget, args: ParsedArgs, io: CliIo, units: UnitFile): Promise<number> {
-  const json = outputOf(args) === "json";
+  const output = outputOf(args);
   const { generation, builtAt, maxAgeSeconds, leaving, state } = await encodedFromCluster(target, args, io, units);
   const encoded = units.sealed();
   // The pages and the builder are garbage now: their heap goes back to the OS before the push allocates outside it.
@@ -127,7 +126,7 @@ async function syncWith(target: PushTarget, args: ParsedArgs, io: CliIo, units: 
   const reason = pushReason(stored, hash, maxAgeSeconds, await publicKeyOf(target.privateKeyPem));
   if (reason === undefined) {
     // pushReason skips only when something is stored.
-    if (json) io.out(`${JSON.stringify({ pushed: false, generation: stored!.generation, contentHash: hash, ageSeconds: stored!.ageSeconds, ...leaving })}\n`);
+    if (output !== "text") printData(io, output, { pushed: false, generation: stored!.generation, contentHash: hash, ageSeconds: stored!.ageSeconds, ...leaving }, { oneLine: true });
     else {
       printLeaving(leaving.leaving, io.out);
       io.out(`unchanged: the function holds generation ${stored!.generation} with content ${hash.slice(0, 12)}, ${stored!.ageSeconds}s old; nothing pushed\n`);
@@ -139,11 +138,11 @@ async function syncWith(target: PushTarget, args: ParsedArgs, io: CliIo, units: 
   // Only the units that changed go, unless the function's copy cannot serve as the base.
   const pushed = await pushSnapshot(target.endpoint, target.cluster, target.privateKeyPem, pushing, stored ? { against: stored } : {});
   // What left is said once it has left: a sync that fails says only why.
-  if (json) io.out(`${JSON.stringify({ pushed: true, reason, ...pushedJson(pushed), ...leaving })}\n`);
+  if (output !== "text") printData(io, output, { pushed: true, reason, ...pushedJson(pushed), ...leaving }, { oneLine: true });
   else {
     printLeaving(leaving.leaving, io.out);
     io.out(`pushed generation ${pushed.stored.generation}: ${reason}; ${sentLine(pushed)}\n`);
   }
-  reportPolicies(pushed.stored, io, json);
+  reportPolicies(pushed.stored, io, output !== "text");
   return 0;
 }

@@ -3,6 +3,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { parse } from "yaml";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../../test/node/support/test-io.js";
 
@@ -96,7 +97,7 @@ expect: [{object: Deployment/gateway, policy: rwo-rollout, result: warn}]
   });
 });
 
-describe("edgeadmit test -o json|junit", () => {
+describe("edgeadmit test -o json|yaml|junit", () => {
   const file = suiteFile(`apiVersion: edgeadmit.io/v1alpha1
 kind: EdgeAdmissionTest
 metadata: {name: "incident B <strict>"}
@@ -126,6 +127,8 @@ expect:
         },
       ],
     });
+    const yaml = await runCli(["test", file, "-o", "yaml"]);
+    expect([yaml.code, parse(yaml.stdout)]).toEqual([1, JSON.parse(stdout)]);
   });
 
   it("junit: a testsuite per suite, a testcase per expectation, the difference as the failure, XML escaped", async () => {
@@ -143,6 +146,6 @@ expect:
 </testsuites>
 `,
     });
-    expect((await runCli(["test", file, "-o", "tap"])).stderr).toBe('edgeadmit test: --output must be one of text, json, junit, not "tap"\n');
+    expect((await runCli(["test", file, "-o", "tap"])).stderr).toBe('edgeadmit test: --output must be one of text, json, yaml, junit, not "tap"\n');
   });
 });

@@ -17,6 +17,7 @@ import { checkObjects } from "./check/judge.js";
 import { CliError, EXIT_FAILURE, EXIT_USAGE } from "../base/errors.js";
 import { readInput, type CliIo } from "../base/io.js";
 import type { CheckedObject, CheckReport } from "./output/index.js";
+import { yamlOf } from "./output-flag.js";
 import { KUBERNETES_VERSION_FLAG, KUBERNETES_VERSION_HELP, kubernetesVersionFlag, snapshotOf } from "./snapshot.js";
 import type { Verb } from "./verb.js";
 
@@ -110,7 +111,7 @@ interface SuiteOutcome {
   expectations: ExpectationOutcome[];
 }
 
-const OUTPUTS = ["text", "json", "junit"] as const;
+const OUTPUTS = ["text", "json", "yaml", "junit"] as const;
 
 const countOf = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
 const failedIn = (outcome: SuiteOutcome) => outcome.expectations.filter((e) => e.difference !== undefined).length;
@@ -128,10 +129,10 @@ function renderText(outcomes: readonly SuiteOutcome[]): string {
 }
 
 /** For scripts: every suite and expectation, `passed` and the difference; fields are only ever added. */
-function renderJson(outcomes: readonly SuiteOutcome[]): string {
+function testReport(outcomes: readonly SuiteOutcome[]) {
   const total = outcomes.reduce((sum, outcome) => sum + outcome.expectations.length, 0);
   const failed = outcomes.reduce((sum, outcome) => sum + failedIn(outcome), 0);
-  const report = {
+  return {
     apiVersion: "edgeadmit.io/v1alpha1",
     kind: "TestReport",
     summary: { suites: outcomes.length, expectations: total, passed: total - failed, failed },
@@ -141,7 +142,6 @@ function renderJson(outcomes: readonly SuiteOutcome[]): string {
       expectations: outcome.expectations.map(({ difference, ...rest }) => ({ ...rest, passed: difference === undefined, ...(difference !== undefined ? { difference } : {}) })),
     })),
   };
-  return `${JSON.stringify(report, null, 2)}\n`;
 }
 
 const xml = (text: string) => text.replace(/[&<>"']/g, (c) => `&${{ "&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos" }[c]};`);
@@ -160,10 +160,15 @@ function renderJunit(outcomes: readonly SuiteOutcome[]): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="edgeadmit test" tests="${total}" failures="${failed}">\n${suites.join("\n")}\n</testsuites>\n`;
 }
 
-const RENDERERS = { text: renderText, json: renderJson, junit: renderJunit } as const;
+const RENDERERS = {
+  text: renderText,
+  json: (outcomes: readonly SuiteOutcome[]) => `${JSON.stringify(testReport(outcomes), null, 2)}\n`,
+  yaml: (outcomes: readonly SuiteOutcome[]) => yamlOf(testReport(outcomes)),
+  junit: renderJunit,
+} as const;
 
 /** The suite's resources, judged against its cluster facts as check judges them. */
-async function checkSuite({ file, suite }: SuiteFile, io: CliIo, kubernetesVersion: string | undefined, warned: Set<string>) {
+async function checkSuite({ file, suite }: SuiteFile, io: CliIo, kubernetesVersion: string | undefined, defaults: boolean, warned: Set<string>) {
   const relative = (paths: readonly string[]) => paths.map((path) => resolve(dirname(file), path));
   let objects: KubeObject[];
   let facts: KubeObject[];
@@ -177,7 +182,7 @@ async function checkSuite({ file, suite }: SuiteFile, io: CliIo, kubernetesVersi
   warnPolicyProblems(snapshot, io, warned);
   snapshot.settings.policies = { ...snapshot.settings.policies, ...suite.policies };
   const knownPolicies = [...POLICIES.map((policy) => policy.id), ...Object.keys(snapshot.validatingAdmissionPolicies)];
-  return { report: checkObjects(objects, snapshot, sourceOf), knownPolicies };
+  return { report: checkObjects(objects, snapshot, sourceOf, { cluster: facts, defaults }), knownPolicies };
 }
 
 function outcomeOf({ file, suite }: SuiteFile, { report, knownPolicies }: { report: CheckReport; knownPolicies: readonly string[] }): SuiteOutcome {
@@ -194,7 +199,7 @@ function outcomeOf({ file, suite }: SuiteFile, { report, knownPolicies }: { repo
 export const testVerb: Verb = {
   name: "test",
   summary: "run declarative suites of expected verdicts (EdgeAdmissionTest)",
-  usage: `edgeadmit test [--kubernetes-version V] PATH... [-o text|json|junit]
+  usage: `edgeadmit test [--kubernetes-version V] [--no-defaults] PATH... [-o text|json|yaml|junit]
 
 Runs every suite in PATH: a suite file, or a directory's ${SUITE_FILE}
 files (recursively). A suite (kind EdgeAdmissionTest, one per YAML document)
@@ -203,8 +208,11 @@ optional further cluster facts (files, or objects written inline) and
 per-policy modes, and the expected result per object and policy: pass, deny,
 warn or audit, with an optional part of the message. Paths are relative to the
 suite file. Each expectation prints PASS or FAIL with the difference.
--o json prints every suite and expectation with passed and the difference;
--o junit prints JUnit XML for CI test reports (a testcase per expectation).
+-o json (or yaml) prints every suite and expectation with passed and the
+difference; -o junit prints JUnit XML for CI test reports (a testcase per expectation).
+Each resource is judged as check judges it: as the apiserver would hand it
+to validation (API defaults, built-in mutating admission, with the suite's
+cluster objects); --no-defaults judges it as written.
 Exits 0 when every expectation holds, 1 when one does not, 2 when a suite
 cannot be read. See docs/check.md.
 ${KUBERNETES_VERSION_HELP}
@@ -213,7 +221,7 @@ Examples:
   edgeadmit test test/suites
   edgeadmit test test/suites -o junit > edgeadmit-test.xml`,
   async run(argv, io) {
-    const args = parseVerbArgs("test", argv, { ...KUBERNETES_VERSION_FLAG, output: { type: "string", short: "o" } }, Number.MAX_SAFE_INTEGER);
+    const args = parseVerbArgs("test", argv, { ...KUBERNETES_VERSION_FLAG, output: { type: "string", short: "o" }, "no-defaults": { type: "boolean" } }, Number.MAX_SAFE_INTEGER);
     if (args.help) {
       io.out(`${this.usage}\n`);
       return 0;
@@ -232,7 +240,7 @@ Examples:
     const outcomes: SuiteOutcome[] = [];
     const warned = new Set<string>();
     try {
-      for (const file of files) for (const one of await readSuites(file, io)) outcomes.push(outcomeOf(one, await checkSuite(one, io, kubernetesVersion, warned)));
+      for (const file of files) for (const one of await readSuites(file, io)) outcomes.push(outcomeOf(one, await checkSuite(one, io, kubernetesVersion, args.values["no-defaults"] !== true, warned)));
     } catch (e) {
       throw cannotRun(e);
     }

@@ -60,7 +60,8 @@ describe("webhook-config --operator-key with fleet policies that match Secrets",
     mkdirSync(set);
     writeFileSync(join(set, "named.yaml"), policy("named", "[configmaps, secrets]"));
     writeFileSync(join(set, "every-core.yaml"), policy("every-core", '["*"]'));
-    expect((await runCli(["fleet", "apply", "-f", set, ...target()])).code).toBe(0);
+    // It binds the policies on the registered cluster: a change of what it enforces, asked for (no terminal here).
+    expect((await runCli(["fleet", "apply", "-f", set, ...target(), "--yes"])).code).toBe(0);
 
     const rendered = await runCli(["webhook-config", "--url", "https://edgeadmit.example.com", "--cluster", "prod", ...target()]);
     expect({ code: rendered.code, stderr: rendered.stderr }).toEqual({

@@ -30,7 +30,7 @@ const historySchema = z.object({
 export type FleetHistoryAnswer = z.infer<typeof historySchema>;
 
 export type FleetChangeRequest =
-  | { op: "apply"; set: FleetSet; ifRevision?: number }
+  | { op: "apply"; set: FleetSet; ifRevision?: number; allowEmpty?: true }
   | { op: "promote"; binding: string; toWave?: number; ifRevision?: number }
   | { op: "rollback"; toRevision: number; ifRevision?: number };
 
@@ -50,6 +50,20 @@ async function read<T>(endpoint: string, privateKeyPem: string, path: string, sc
 export const currentFleet = (endpoint: string, privateKeyPem: string) => read(endpoint, privateKeyPem, FLEET_PATH, currentSchema);
 
 export const fleetHistory = (endpoint: string, privateKeyPem: string) => read(endpoint, privateKeyPem, `${FLEET_PATH}/history`, historySchema);
+
+/**
+ * A kept revision whole: what a rollback to it restores (a FunctionError 404
+ * when it is not kept); undefined from a function older than the route
+ * (0.2.0 and before), whose answer is its generic "no route for".
+ */
+export async function fleetRevision(endpoint: string, privateKeyPem: string, revision: number): Promise<FleetCurrent | undefined> {
+  try {
+    return await read(endpoint, privateKeyPem, `${FLEET_PATH}/revisions/${revision}`, currentSchema);
+  } catch (e) {
+    if (e instanceof FunctionError && e.status === 404 && e.message.includes("no route for")) return undefined;
+    throw e;
+  }
+}
 
 const countsSchema = z.object({
   hours: z.number(),

@@ -3,7 +3,7 @@
 // operator's key (shared/signing, domain "operator") and send them here.
 import * as z from "zod/mini";
 import { newRequestId, type Change } from "../../shared/clusters/changes.js";
-import { DEFAULT_MAX_SNAPSHOT_AGE_SECONDS, WITHOUT_SNAPSHOT } from "../../shared/clusters/index.js";
+import { CLUSTER_ID, DEFAULT_MAX_SNAPSHOT_AGE_SECONDS, MAX_CLUSTER_ID_LENGTH, WITHOUT_SNAPSHOT } from "../../shared/clusters/index.js";
 import { importPrivateKey, signRequest, type OperatorMethod } from "../../shared/signing/index.js";
 import { answerOf, errorText, FunctionError, send } from "./index.js";
 
@@ -52,8 +52,11 @@ export interface RegistryListing {
 export const REFUSED_KEY =
   "the function does not accept this operator key: is its public key (edgeadmit key public --key FILE) in the function's OPERATOR_KEYS, and is the endpoint the function's?";
 
+/** The URL of one of the function's routes under its base URL (which may have a path of its own). */
+export const routeUrl = (endpoint: string, pathAndQuery: string) => `${endpoint.replace(/\/+$/, "")}${pathAndQuery}`;
+
 export async function signed(endpoint: string, privateKeyPem: string, method: OperatorMethod, pathAndQuery: string, body: Uint8Array): Promise<{ url: string; response: Response }> {
-  const url = `${endpoint.replace(/\/+$/, "")}${pathAndQuery}`;
+  const url = routeUrl(endpoint, pathAndQuery);
   // The subject is the path as the function sees it: the endpoint's own path prefix included.
   const subject = new URL(url).pathname + new URL(url).search;
   const headers = await signRequest(await importPrivateKey(privateKeyPem), method, subject, body, Math.floor(Date.now() / 1000), "operator");
@@ -111,19 +114,64 @@ export async function resetSnapshot(endpoint: string, privateKeyPem: string, clu
   return answerOf(url, response, resetAnswerSchema);
 }
 
+async function listingPage(endpoint: string, privateKeyPem: string, query: { after?: string; limit?: number }): Promise<z.infer<typeof pageSchema>> {
+  const params = new URLSearchParams();
+  if (query.after !== undefined) params.set("after", query.after);
+  if (query.limit !== undefined) params.set("limit", String(query.limit));
+  const { url, response } = await signed(endpoint, privateKeyPem, "GET", params.size > 0 ? `${REGISTRY_PATH}?${params}` : REGISTRY_PATH, new Uint8Array());
+  if (response.status === 401) throw new FunctionError(`GET ${url} was refused (401): ${REFUSED_KEY}`, 401);
+  if (!response.ok) throw new FunctionError(`GET ${url} answered ${response.status}: ${await errorText(response)}`, response.status);
+  return answerOf(url, response, pageSchema);
+}
+
 /** Every registration the registry holds, page by page. */
 export async function listRegistry(endpoint: string, privateKeyPem: string): Promise<RegistryListing> {
   const listing: RegistryListing = { revision: 0, clusters: [], clustersVariable: [] };
   let after: string | undefined;
   do {
-    const { url, response } = await signed(endpoint, privateKeyPem, "GET", after === undefined ? REGISTRY_PATH : `${REGISTRY_PATH}?after=${encodeURIComponent(after)}`, new Uint8Array());
-    if (response.status === 401) throw new FunctionError(`GET ${url} was refused (401): ${REFUSED_KEY}`, 401);
-    if (!response.ok) throw new FunctionError(`GET ${url} answered ${response.status}: ${await errorText(response)}`, response.status);
-    const page = await answerOf(url, response, pageSchema);
+    const page = await listingPage(endpoint, privateKeyPem, { after });
     listing.revision = page.revision;
     listing.clusters.push(...page.clusters);
     if (page.clustersVariable) listing.clustersVariable = page.clustersVariable;
     after = page.next;
   } while (after !== undefined);
   return listing;
+}
+
+/** A cluster id's characters in the order the registry sorts ids (bytewise, as SQLite compares text). */
+const ID_CHARACTERS = "-0123456789abcdefghijklmnopqrstuvwxyz";
+
+/**
+ * The greatest cluster id sorting before `id`, or undefined when none does
+ * ("0"): the listing's page `?after=` it starts with `id` if registered. For
+ * each position from the last, the id with a smaller character there and the
+ * greatest tail after it ("prod-et" + "z"… for "prod-eu"), else the prefix itself.
+ */
+export function idBefore(id: string): string | undefined {
+  const valid = (candidate: string) => candidate.length > 0 && candidate.length <= MAX_CLUSTER_ID_LENGTH && CLUSTER_ID.test(candidate);
+  for (let length = id.length; length >= 1; length--) {
+    const head = id.slice(0, length - 1);
+    const lower = ID_CHARACTERS[ID_CHARACTERS.indexOf(id[length - 1]!) - 1];
+    if (lower !== undefined) {
+      const candidate = `${head}${lower}${"z".repeat(MAX_CLUSTER_ID_LENGTH - length)}`;
+      if (valid(candidate)) return candidate;
+    }
+    if (valid(head)) return head;
+  }
+  return undefined;
+}
+
+/**
+ * One registration, or whether CLUSTERS names the id: the page of one that
+ * starts right after the id before it (the listing has no route of its own
+ * for one; two signed reads at most, whatever the registry holds).
+ */
+export async function getRegistration(endpoint: string, privateKeyPem: string, cluster: string): Promise<{ registration?: ListedCluster; inClustersVariable: boolean; revision: number }> {
+  const before = idBefore(cluster);
+  const page = await listingPage(endpoint, privateKeyPem, { ...(before !== undefined ? { after: before } : {}), limit: 1 });
+  const registration = page.clusters[0]?.cluster === cluster ? page.clusters[0] : undefined;
+  if (registration) return { registration, inClustersVariable: registration.shadowedByClusters === true, revision: page.revision };
+  // CLUSTERS' ids come with the first page only.
+  const variable = page.clustersVariable ?? (await listingPage(endpoint, privateKeyPem, { limit: 1 })).clustersVariable ?? [];
+  return { inClustersVariable: variable.includes(cluster), revision: page.revision };
 }

@@ -33,7 +33,7 @@ describe("inputFiles", () => {
   const rows = (rule: Parameters<typeof inputFiles>[1]) =>
     inputFiles([root], rule).files.map((file) => [relative(root, file.path), relative(root, file.scope) || ".", file.skip?.replace(root, "ROOT") ?? ""]);
 
-  it("auto: a kustomization's directory takes its subdirectories without one; other directories stand alone; patches and kustomizations are skipped", () => {
+  it("auto: a kustomization's directory takes its subdirectories without one; directories without objects of their own do not; patches and kustomizations are skipped", () => {
     expect(rows("auto")).toEqual([
       ["app/deploy/web.yaml", "app", ""],
       ["app/kustomization.yaml", "app", "a kustomization"],
@@ -44,6 +44,37 @@ describe("inputFiles", () => {
       ["examples/a/x.yaml", "examples/a", ""],
       ["examples/b/x.yaml", "examples/b", ""],
       ["patches/replicas.yaml", "patches", "a patch listed in ROOT/app/kustomization.yaml"],
+    ]);
+  });
+
+  it("auto: a directory with objects of its own takes the subdirectories that are no application of their own (kubernetes/examples' nfs: the claim in provisioner/)", () => {
+    const nfs = tree({
+      "nfs/nfs-server-deployment.yaml": OBJECT,
+      "nfs/provisioner/nfs-server-pvc.yaml": OBJECT,
+      "nfs/chart/Chart.yaml": "apiVersion: v2\nname: nfs\nversion: 0.1.0\n",
+      "nfs/chart/crds/crd.yaml": OBJECT,
+      "nfs/chart/templates/rc.yaml": "apiVersion: v1\nkind: {{ .Values.kind }}\n",
+      "nfs/overlay/kustomization.yaml": "resources: [../nfs-server-deployment.yaml]\n",
+      "nfs/overlay/extra.yaml": OBJECT,
+      "ci/.github/workflow.yaml": "on: [push]\njobs: {}\n",
+      "ci/.github/deploy/app.yaml": OBJECT,
+      "examples/a/x.yaml": OBJECT,
+      "examples/a/deeper/y.json": '{"apiVersion": "v1", "kind": "ConfigMap"}',
+      "examples/b/x.yaml": OBJECT,
+    });
+    expect(inputFiles([nfs], "auto").files.map((file) => [relative(nfs, file.path), relative(nfs, file.scope)])).toEqual([
+      ["ci/.github/deploy/app.yaml", "ci/.github/deploy"],
+      ["ci/.github/workflow.yaml", "ci/.github"],
+      ["examples/a/deeper/y.json", "examples/a"],
+      ["examples/a/x.yaml", "examples/a"],
+      ["examples/b/x.yaml", "examples/b"],
+      ["nfs/chart/Chart.yaml", "nfs/chart"],
+      ["nfs/chart/crds/crd.yaml", "nfs/chart"],
+      ["nfs/chart/templates/rc.yaml", "nfs/chart"],
+      ["nfs/nfs-server-deployment.yaml", "nfs"],
+      ["nfs/overlay/extra.yaml", "nfs/overlay"],
+      ["nfs/overlay/kustomization.yaml", "nfs/overlay"],
+      ["nfs/provisioner/nfs-server-pvc.yaml", "nfs"],
     ]);
   });
 

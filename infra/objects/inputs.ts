@@ -2,15 +2,19 @@
 // kustomize patches or kustomizations (never judged as objects), and which
 // cluster (scope) each file belongs to, by a rule a user can predict:
 //
-//   auto (default)  every directory is a cluster of its own files, except
-//                   that a directory holding a kustomization takes its
-//                   subdirectories without one (kustomize builds them
-//                   together); the files named on the command line and stdin
-//                   are one cluster together
+//   auto (default)  every application is a cluster: a directory holding a
+//                   kustomization or a Helm chart takes its subdirectories
+//                   (kustomize and helm build them together), and a directory
+//                   holding Kubernetes objects of its own takes its
+//                   subdirectories that are no application of their own (an
+//                   app's claims and config in a subdirectory); a directory
+//                   with neither is a cluster of its own files; the files
+//                   named on the command line and stdin are one cluster
+//                   together
 //   dir             every directory is a cluster of its own files
 //   input           every -f argument is one cluster
 //   one             everything is one cluster (--one-cluster)
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { parse, YAMLError } from "yaml";
 import * as z from "zod/mini";
@@ -143,6 +147,28 @@ function isDangling(file: string): boolean {
 
 const isKustomization = (file: string) => (KUSTOMIZATION_FILES as readonly string[]).includes(basename(file));
 
+/** How much of a file tells whether it holds Kubernetes objects: their apiVersion and kind come first. */
+const PEEK_BYTES = 64 * 1024;
+const YAML_OBJECT = [/^apiVersion\s*:/m, /^kind\s*:/m];
+const JSON_OBJECT = [/"apiVersion"\s*:/, /"kind"\s*:/];
+
+/** Whether the start of `file` reads as a Kubernetes object (top-level apiVersion and kind): a workflow, Chart.yaml or values.yaml does not. */
+function looksLikeObjects(file: string): boolean {
+  let text: string;
+  try {
+    const fd = openSync(file, "r");
+    try {
+      const buffer = Buffer.alloc(PEEK_BYTES);
+      text = buffer.toString("utf8", 0, readSync(fd, buffer, 0, PEEK_BYTES, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+  return (file.toLowerCase().endsWith(".json") ? JSON_OBJECT : YAML_OBJECT).every((pattern) => pattern.test(text));
+}
+
 /** Whether `path` is a directory; a path that cannot be read throws `cannot read PATH: no such file`, as nothing can be checked as asked. */
 function isDirectory(path: string): boolean {
   try {
@@ -178,33 +204,63 @@ export function inputFiles(paths: readonly string[], rule: ScopeRule): { files: 
       for (const patch of patchFilesOf(file, problems)) patches.set(patch.path, `a ${patch.as} listed in ${file}`);
     }
     const charts = new Map<string, string | null>();
-    for (const file of found) {
-      const dir = dirname(file);
-      let scope: string;
-      if (rule === "one") scope = ALL_SCOPE;
-      else if (rule === "input") scope = path;
-      else if (rule === "dir") scope = dir;
-      else {
-        // The nearest directory with a kustomization, up to the path given; else the file's own directory.
-        scope = dir;
-        for (let at = dir; ; at = dirname(at)) {
-          if (kustomizationDirs.has(resolve(at))) {
-            scope = at;
-            break;
-          }
-          if (resolve(at) === resolve(path) || dirname(at) === at) break;
-        }
-      }
+    const read = found.map((file) => {
       // A chart's templates/ is Go text/template, not YAML, until helm template renders it.
       const chart = helmChartOf(file, charts);
       const template = chart !== undefined && resolve(file).startsWith(`${join(chart, "templates")}/`);
       const skip = isKustomization(file)
         ? "a kustomization"
         : (patches.get(resolve(file)) ?? (template ? `a Helm template of the chart in ${chart} (check helm template's output instead)` : isDangling(file) ? "a dangling symlink" : undefined));
+      return { file, chart, skip };
+    });
+    const scopeOf = rule === "auto" ? applicationScopes(path, read, kustomizationDirs) : undefined;
+    for (const { file, chart, skip } of read) {
+      const scope = rule === "one" ? ALL_SCOPE : rule === "input" ? path : rule === "dir" ? dirname(file) : scopeOf!(dirname(file));
       files.push({ path: file, name: file, scope, ...(skip !== undefined ? { skip } : {}), ...(chart !== undefined ? { chart } : {}) });
     }
   }
   return { files, problems };
+}
+
+/**
+ * The auto rule's scope of a directory under `root`: its nearest enclosing
+ * application root (a directory with a kustomization or a Chart.yaml, which
+ * spans its whole tree), else the topmost directory above it that holds
+ * Kubernetes objects of its own (an application whose claims or config sit
+ * in subdirectories), else the directory itself. Whether a directory holds
+ * objects is read from the start of its files, once per directory, and only
+ * for directories that have subdirectories with files.
+ */
+function applicationScopes(root: string, read: ReadonlyArray<{ file: string; chart: string | undefined; skip: string | undefined }>, kustomizationDirs: ReadonlySet<string>): (dir: string) => string {
+  const applicationRoots = new Set(kustomizationDirs);
+  for (const { chart } of read) if (chart !== undefined) applicationRoots.add(resolve(chart));
+  const ownFiles = new Map<string, string[]>();
+  for (const { file, skip } of read) {
+    if (skip !== undefined) continue;
+    const dir = resolve(dirname(file));
+    const list = ownFiles.get(dir);
+    if (list) list.push(file);
+    else ownFiles.set(dir, [file]);
+  }
+  const holdsObjects = new Map<string, boolean>();
+  const holds = (dir: string): boolean => {
+    const known = holdsObjects.get(dir);
+    if (known !== undefined) return known;
+    const answer = (ownFiles.get(dir) ?? []).some(looksLikeObjects);
+    holdsObjects.set(dir, answer);
+    return answer;
+  };
+  const top = resolve(root);
+  return (dir) => {
+    let spanning: string | undefined;
+    for (let at = dir; ; at = dirname(at)) {
+      const resolved = resolve(at);
+      if (applicationRoots.has(resolved)) return at;
+      if (at !== dir && holds(resolved)) spanning = at;
+      if (resolved === top || dirname(at) === at) break;
+    }
+    return spanning ?? dir;
+  };
 }
 
 /** Kinds that configure the policies rather than being judged by them: read from --policies, and from -f too (taken out of the resources). */

@@ -35,6 +35,9 @@ export const MAX_WAVES = 8;
 /** Revisions `fleet history` and `fleet rollback` reach back to: older ones are dropped as new ones are stored. */
 export const KEPT_REVISIONS = 100;
 
+/** Why a rollback to, or a read of, `revision` finds nothing. */
+export const revisionNotKept = (revision: number) => `the fleet keeps no revision ${revision} (it keeps the last ${KEPT_REVISIONS}; edgeadmit fleet history lists them)`;
+
 /** How a fleet binding's name reads where the apiserver names a binding: no cluster binding can be named so (a '/' is not in a DNS name). */
 export const fleetBindingName = (name: string) => `fleet/${name}`;
 
@@ -151,6 +154,9 @@ export function fleetSetOf(objects: readonly unknown[]): unknown {
   return set;
 }
 
+/** Whether a set binds, floors and exempts nothing: applied, it removes every fleet policy from every cluster, so it is applied only when asked for by name (allowEmpty). */
+export const emptyFleetSet = (set: FleetSet): boolean => set.policies.length + set.bindings.length + set.modes.length + set.exceptions.length === 0;
+
 /** Every problem that keeps a set from being applied, one line each: nothing is stored while there is one. */
 export function fleetSetProblems(set: FleetSet): string[] {
   const problems: string[] = [];
@@ -210,7 +216,7 @@ export function fleetSetProblems(set: FleetSet): string[] {
 }
 
 /** The first stages of a new revision: a binding keeps how far it was promoted while its waves are the same, else starts at wave 0. */
-export function stagesAfterApply(previous: FleetRevision | undefined, set: FleetSet): Record<string, number> {
+export function stagesAfterApply(previous: Pick<FleetRevision, "set" | "stages"> | undefined, set: FleetSet): Record<string, number> {
   const stages: Record<string, number> = {};
   for (const binding of set.bindings) {
     const waves = binding.spec.waves;
@@ -220,6 +226,24 @@ export function stagesAfterApply(previous: FleetRevision | undefined, set: Fleet
     stages[binding.metadata.name] = same ? Math.min(previous!.stages[binding.metadata.name] ?? 0, waves.length - 1) : 0;
   }
   return stages;
+}
+
+/**
+ * The wave a promotion of `name` to `toWave` (by default the next) moves it
+ * to in `current`, or why the function refuses it and with which status:
+ * promotion moves forward only, within the binding's waves.
+ */
+export function promotedWave(current: Pick<FleetRevision, "set" | "stages"> | undefined, name: string, toWave: number | undefined): { wave: number } | { status: 404 | 409; error: string } {
+  if (!current) return { status: 404, error: "no fleet set is applied yet" };
+  const binding = current.set.bindings.find((b) => b.metadata.name === name);
+  if (!binding) return { status: 404, error: `the fleet set has no binding ${name}` };
+  const waves = binding.spec.waves;
+  if (!waves) return { status: 409, error: `binding ${name} has no waves: its validationActions apply everywhere it selects` };
+  const stage = current.stages[name] ?? 0;
+  const wave = toWave ?? stage + 1;
+  if (wave >= waves.length) return { status: 409, error: `binding ${name} has ${waves.length} waves (0-${waves.length - 1}) and is at wave ${stage}: nothing to promote to` };
+  if (wave <= stage) return { status: 409, error: `binding ${name} is at wave ${stage} already: promote moves forward (edgeadmit fleet rollback moves back)` };
+  return { wave };
 }
 
 /** A binding's validationActions on a cluster: its own, or those of the last active wave that selects the cluster; undefined when none does. */

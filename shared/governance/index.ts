@@ -53,10 +53,14 @@ export function registryChangeWidens(change: Change, current: NormalRegistration
   return widened.length > 0 ? `${widened.join(", ")} on cluster ${change.cluster}` : undefined;
 }
 
+/** What a fleet change widens: every one changes what clusters enforce. */
+export function fleetChangeWidens(change: { op: "apply" } | { op: "promote"; binding: string } | { op: "rollback"; toRevision: number }): string {
+  return change.op === "apply" ? "replaces the fleet policy set" : change.op === "promote" ? `promotes fleet binding ${change.binding}` : `rolls the fleet back to revision ${change.toRevision}`;
+}
+
 /** What a governed change widens, one line each; none: one key applies it at once. */
 export function widenings(change: GovernedChange, current: (cluster: string) => NormalRegistration | undefined): string[] {
-  if (change.kind === "fleet")
-    return [change.change.op === "apply" ? "replaces the fleet policy set" : change.change.op === "promote" ? `promotes fleet binding ${change.change.binding}` : `rolls the fleet back to revision ${change.change.toRevision}`];
+  if (change.kind === "fleet") return [fleetChangeWidens(change.change)];
   if (change.kind === "operator-add") return [`adds operator key ${change.key.slice(0, 24)}…`];
   // A metrics token reads every cluster's counts and snapshot ages: issuing one widens who may read; revoking narrows.
   if (change.kind === "metrics-token") return change.op === "issue" ? [`issues metrics token ${change.name}, which reads every cluster's verdict counts`] : [];

@@ -3,6 +3,8 @@
 // holds. Pure: the policies and the snapshot are given, the clock is the
 // snapshot's own.
 import { admissionRequestSchema, type Decision } from "../admission/index.js";
+import { admit, type AdmitOptions, type Change } from "../apiserver/index.js";
+import { parseVersion } from "../cel/kubernetes/environment.js";
 import { wrapReview } from "../admission/wrap.js";
 import { review, type PolicyResult, type SkippedResult } from "../review/index.js";
 import type { ClusterFleet } from "../fleet/index.js";
@@ -29,6 +31,8 @@ interface JudgedBase {
   results: PolicyResult[];
   /** Results an EdgeAdmissionException set aside, each naming it. */
   skipped: SkippedResult[];
+  /** What the apiserver would have set before validation (JudgeOptions.apiserver), each field with the function or plugin that sets it. */
+  defaulted?: Change[];
 }
 
 /**
@@ -47,6 +51,14 @@ interface JudgeOptions {
   view?: SnapshotView;
   /** What the fleet binds on the cluster (shared/fleet), judged beside its own policies as the webhook judges it: the audit passes it. */
   fleet?: ClusterFleet;
+  /**
+   * Judge each object as the apiserver would hand it to validation (API
+   * defaults, built-in mutating admission: shared/apiserver), for the
+   * snapshot's Kubernetes version unless one is given: check and test pass
+   * it, for manifests. Absent, the object as given: the audit's objects are
+   * the cluster's own, defaulted already.
+   */
+  apiserver?: AdmitOptions;
 }
 
 const textOf = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
@@ -74,15 +86,19 @@ export function objectJudge(snapshot: Snapshot, options: JudgeOptions = {}): (ob
   const view = options.view ?? new SnapshotView(snapshot);
   const pushedAt = Date.parse(snapshot.builtAt);
   const context = { cluster: options.cluster ?? "offline", policies: options.policies ?? [], snapshot: { view, pushedAt }, withoutSnapshot: "FailOpen", now: pushedAt, fleet: options.fleet } as const;
+  const apiserver = options.apiserver && { version: (snapshot.kubernetesVersion === undefined ? undefined : parseVersion(snapshot.kubernetesVersion)), ...options.apiserver };
   return (object): JudgedObject => {
     const ref = refOf(object);
-    const decoded = admissionRequestSchema.safeParse(wrapReview(asServed(object), { operation: options.operation ?? "CREATE" }).request);
-    if (!decoded.success) return { object, ref, results: [], skipped: [], error: `not an admission request: ${describeZodError(decoded.error)}` };
+    const served = asServed(object);
+    const admitted = apiserver ? admit(served, apiserver) : undefined;
+    const defaulted = admitted ? { defaulted: admitted.changes } : {};
+    const decoded = admissionRequestSchema.safeParse(wrapReview(admitted?.object ?? served, { operation: options.operation ?? "CREATE" }).request);
+    if (!decoded.success) return { object, ref, results: [], skipped: [], ...defaulted, error: `not an admission request: ${describeZodError(decoded.error)}` };
     try {
       const { decision, results, skipped } = review(decoded.data, context);
-      return { object, ref, results, skipped, decision };
+      return { object, ref, results, skipped, ...defaulted, decision };
     } catch (e) {
-      return { object, ref, results: [], skipped: [], error: e instanceof Error ? e.message : String(e) };
+      return { object, ref, results: [], skipped: [], ...defaulted, error: e instanceof Error ? e.message : String(e) };
     }
   };
 }

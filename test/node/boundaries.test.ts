@@ -77,6 +77,15 @@ describe("the dependency rules (.dependency-cruiser.cjs)", () => {
     ]);
   });
 
+  it("refuse the worker reaching shared/apiserver, directly or through another module (the apiserver sends the function the admitted object)", () => {
+    const violations = violationsOf({
+      "functions/index.ts": 'import "../shared/judge/index.js";\nexport const worker = 1;\n',
+      "shared/judge/index.ts": 'import "../apiserver/index.js";\nexport const judge = 1;\n',
+      "shared/apiserver/index.ts": empty,
+    });
+    expect(violations).toEqual(["worker-reaches-apiserver: functions/index.ts → shared/apiserver/index.ts"]);
+  });
+
   it("refuse Node modules and @kubernetes/client-node in the worker and the shared core, Workers modules in the core, test code and vitest in product folders", () => {
     const violations = violationsOf({
       "shared/text/index.ts": 'import { readFileSync } from "node:fs";\nimport { DurableObject } from "cloudflare:workers";\nexport const text = [readFileSync, DurableObject];\n',

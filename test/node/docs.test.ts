@@ -153,7 +153,10 @@ describe("the docs' runnable commands, against npm start's demo", () => {
   });
 
   it.each(blocks.map((block) => [block.where, block] as const))("%s runs as written", async (_where, block) => {
-    const run = await runBlock(block, { cwd: copy, env: process.env, substitute: { documented: DOCUMENTED_URL, actual: demo.worker.url } });
+    // A reader's shell: no registry context of the tests' (vitest.config.ts), and the contexts file where a
+    // documented `edgeadmit context set` writes it ($XDG_CONFIG_HOME/edgeadmit), inside the copy.
+    const { EDGEADMIT_ENDPOINT: _endpoint, EDGEADMIT_OPERATOR_KEY: _key, EDGEADMIT_CONTEXTS: _contexts, ...env } = process.env;
+    const run = await runBlock(block, { cwd: copy, env: { ...env, XDG_CONFIG_HOME: join(copy, ".edgeadmit", "config") }, substitute: { documented: DOCUMENTED_URL, actual: demo.worker.url } });
     expect(disagreement(block, run)).toBeUndefined();
   }, BLOCK_TIMEOUT_MS);
 

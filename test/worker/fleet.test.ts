@@ -175,6 +175,21 @@ describe("waves", () => {
       { revision: (first.body.revision as number) + 1, change: "promote rollout-owner to wave 1", policies: 1, bindings: 1 },
       { revision: first.body.revision, change: "apply", policies: 1, bindings: 1 },
     ]);
+
+    // One kept revision whole, as a rollback to it would restore it (fleet rollback --dry-run compares it with the one in effect).
+    const read = async (path: string) => {
+      const response = await dispatch(path, { headers: await operatorHeaders("GET", path, new Uint8Array()) });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    const promotedRevision = (first.body.revision as number) + 1;
+    expect(await read(`${FLEET_PATH}/revisions/${promotedRevision}`)).toMatchObject({
+      status: 200,
+      body: { revision: promotedRevision, stages: { "rollout-owner": 1 }, change: "promote rollout-owner to wave 1", set: { bindings: [{ metadata: { name: "rollout-owner" } }] } },
+    });
+    expect(await read(`${FLEET_PATH}/revisions/999999`)).toEqual({ status: 404, body: { error: "the fleet keeps no revision 999999 (it keeps the last 100; edgeadmit fleet history lists them)" } });
+    expect(await read(`${FLEET_PATH}/revisions/0`)).toEqual({ status: 400, body: { error: "the revision must be a whole number from 1 (edgeadmit fleet history lists those kept)" } });
+    const unsigned = await dispatch(`${FLEET_PATH}/revisions/${promotedRevision}`);
+    expect(unsigned.status).toBe(401);
   });
 });
 

@@ -2,10 +2,14 @@
 // snapshot built from its own objects and the global ones (policies, their
 // params and inventory), or the one given; and what the facts lack that a
 // namespaceSelector would read.
+import { ClusterObjects, gatesFor } from "../../../shared/apiserver/index.js";
+import { DEFAULT_VERSION, parseVersion, versionText } from "../../../shared/cel/kubernetes/environment.js";
+import { listed } from "../../../shared/text/index.js";
 import { objectJudge, type JudgedObject } from "../../../shared/judge/index.js";
 import { NAMESPACE_NAME_LABEL, selectorKeys } from "../../../shared/k8s/labels/index.js";
 import type { LabelSelector } from "../../../shared/k8s/schemas/index.js";
 import type { Snapshot } from "../../../shared/snapshot/index.js";
+import { SnapshotView } from "../../../shared/snapshot/view.js";
 import { SnapshotBuilder, type BuildOptions, type KubeObject } from "../../../shared/snapshot/builder/index.js";
 import { boundNeeds } from "../../../shared/snapshot/builder/policies.js";
 import { bindingObjectSchema, policyObjectSchema, policySetOf } from "../../../shared/vap/index.js";
@@ -25,11 +29,18 @@ export interface ScopeFacts {
   identities: Map<string, Source>;
   /** The namespaces the scope's resources are in. */
   namespaces: Set<string>;
+  /** The objects the apiserver's admission plugins would read (LimitRanges, PriorityClasses, default classes, CRDs), or none under --no-defaults. */
+  cluster: ClusterObjects | undefined;
 }
 
 /** A scope's facts before its first object: built from the input unless the facts are given (--snapshot, --from-cluster). */
-export function newScopeFacts(buildOptions: BuildOptions | undefined): ScopeFacts {
-  return { builder: buildOptions ? new SnapshotBuilder({ ...buildOptions, retain: mayServePolicies }) : undefined, identities: new Map(), namespaces: new Set() };
+export function newScopeFacts(buildOptions: BuildOptions | undefined, defaults: boolean): ScopeFacts {
+  return {
+    builder: buildOptions ? new SnapshotBuilder({ ...buildOptions, retain: mayServePolicies }) : undefined,
+    identities: new Map(),
+    namespaces: new Set(),
+    cluster: defaults ? new ClusterObjects() : undefined,
+  };
 }
 
 /** Objects kept for the policies when building from a stream: the policies and bindings, what could be a param (a ConfigMap, a custom resource), Namespaces, CRDs; never the workloads. */
@@ -106,13 +117,18 @@ export function warnPolicyProblems(snapshot: Snapshot, io: CliIo, warned: Set<st
 /**
  * Each scope's judge: the given snapshot's, or one of the snapshot built from
  * the scope's facts and every global one; and the namespaces the facts know
- * by name only, when a namespaceSelector would read their labels.
+ * by name only, when a namespaceSelector would read their labels. Unless
+ * --no-defaults, a judge sees each object as the apiserver would hand it to
+ * validation, with the scope's cluster objects, the global ones and the
+ * `liveObjects` listed from the live cluster; each object judged is parsed
+ * for its judging alone, so it is defaulted in place.
  */
 export function scopeJudges(
   scopes: ReadonlyMap<string, ScopeFacts>,
   globals: readonly KubeObject[],
   given: Snapshot | undefined,
   io: CliIo,
+  liveObjects: readonly KubeObject[] = [],
 ): { judges: Map<string, (object: KubeObject) => JudgedObject>; missingFacts: CheckReport["missingFacts"] } {
   const warned = new Set<string>();
   const judges = new Map<string, (object: KubeObject) => JudgedObject>();
@@ -123,8 +139,8 @@ export function scopeJudges(
     for (const [policy, keys] of selectorNeeds(snapshot)) for (const key of keys) needs.set(policy, (needs.get(policy) ?? new Set()).add(key));
   };
   if (given) addNeeds(given);
-  // A given snapshot is every scope's: one judge, so what policies derive from it is derived once.
-  const givenJudge = given ? objectJudge(given, { policies: POLICIES }) : undefined;
+  // A given snapshot is every scope's: one view, so what policies derive from it is derived once.
+  const givenView = given ? new SnapshotView(given) : undefined;
   for (const [scope, facts] of scopes) {
     let snapshot = given;
     if (!snapshot) {
@@ -140,7 +156,16 @@ export function scopeJudges(
       addNeeds(snapshot);
     }
     warnPolicyProblems(snapshot, io, warned);
-    judges.set(scope, givenJudge ?? objectJudge(snapshot, { policies: POLICIES }));
+    const cluster = facts.cluster;
+    if (cluster) for (const object of [...globals, ...liveObjects]) cluster.add(object);
+    const mutating = cluster?.mutatingPolicies() ?? [];
+    const version = snapshot.kubernetesVersion === undefined ? DEFAULT_VERSION : (parseVersion(snapshot.kubernetesVersion) ?? DEFAULT_VERSION);
+    const unapplied = `warning: MutatingAdmissionPolicy ${listed(mutating)} is not applied offline (Kubernetes ${versionText(version)} runs it before validation): objects are judged without its mutations`;
+    if (mutating.length > 0 && gatesFor(version).MutatingAdmissionPolicy && !warned.has(unapplied)) {
+      warned.add(unapplied);
+      io.err(`${unapplied}\n`);
+    }
+    judges.set(scope, objectJudge(snapshot, { policies: POLICIES, ...(givenView ? { view: givenView } : {}), ...(cluster ? { apiserver: { cluster, inPlace: true } } : {}) }));
     for (const name of facts.namespaces) if (!Object.hasOwn(snapshot.namespaces, name)) unknownNamespaces.add(name);
   }
   const missing = [...unknownNamespaces].sort();

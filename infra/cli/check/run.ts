@@ -45,6 +45,16 @@ export interface CheckOptions {
   kubernetesVersion?: string | undefined;
   /** The cluster facts, when not from the input (--snapshot, --from-cluster): one cluster for every scope. */
   snapshot?: () => Promise<Snapshot>;
+  /**
+   * Judge each object as the apiserver would hand it to validation (API
+   * defaults and built-in mutating admission, shared/apiserver); false
+   * (--no-defaults): as written.
+   */
+  defaults?: boolean;
+  /** The objects of the live cluster the admission plugins read (--from-cluster): LimitRanges, PriorityClasses, default classes. */
+  clusterObjects?: () => Promise<KubeObject[]>;
+  /** Keep what was defaulted on each object, for a report that shows it (-o json). */
+  keepDefaulted?: boolean;
 }
 
 /** The check of a tree: see CheckOptions and the module's comment. */
@@ -102,7 +112,7 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
         defaults.learn(object);
         defaults.apply(object);
         let facts = scopes.get(file.scope);
-        if (!facts) scopes.set(file.scope, (facts = newScopeFacts(buildOptions)));
+        if (!facts) scopes.set(file.scope, (facts = newScopeFacts(buildOptions, options.defaults !== false)));
         const namespace = refOf(object).namespace;
         if (namespace !== undefined) facts.namespaces.add(namespace);
         const identity = identityOf(object);
@@ -116,6 +126,7 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
         }
         if (identity !== undefined) facts.identities.set(identity, entry.source);
         facts.builder?.add(object);
+        facts.cluster?.add(object);
       }
     }
   }
@@ -125,11 +136,12 @@ export async function runCheck(options: CheckOptions, io: CliIo): Promise<CheckR
   // The snapshot of each scope: its own facts and every global one.
   const given = options.snapshot ? await options.snapshot() : undefined;
   if (!given) shareFacts(scopes, globals, pending, defaults, io);
-  const { judges, missingFacts } = scopeJudges(scopes, globals, given, io);
+  const listed = options.defaults !== false && options.clusterObjects ? await options.clusterObjects() : [];
+  const { judges, missingFacts } = scopeJudges(scopes, globals, given, io, listed);
   scopes.clear();
 
   // Pass 2: every resource judged in input order.
-  const checked = judgePending(pending, judges, defaults, progress);
+  const checked = judgePending(pending, judges, defaults, progress, options.keepDefaulted === true);
   progress.done();
   if (checked.length === 0 && log.errors.length === 0) {
     const summary = skippedSummary(log.skipped);

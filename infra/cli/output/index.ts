@@ -16,6 +16,8 @@ export interface CheckedObject {
   skipped: readonly SkippedResult[];
   /** Why no policy could read it (the function answers its review 400). */
   error?: string;
+  /** What the apiserver would have set before validation, by the function or plugin that sets it (-o json only). */
+  defaulted?: ReadonlyArray<{ by: string; fields: readonly string[] }>;
 }
 
 /** Input that could not be judged as given: a bad file or document, a duplicate object under --strict. Reported after the verdicts; the run exits 2 under --strict or when nothing could be judged. */

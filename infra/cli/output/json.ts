@@ -1,6 +1,7 @@
 // The report for scripts: every object checked, in input order, with its
 // results; messages as the webhook writes them; then the input errors and
-// what was skipped. Fields are only ever added.
+// what was skipped. Fields are only ever added. -o yaml (yaml.ts) writes the
+// same parts.
 import { describeResult, type PolicyResult } from "../../../shared/review/index.js";
 import type { Source } from "../../objects/yaml.js";
 import { countsOf, type CheckedObject, type CheckReport } from "./index.js";
@@ -17,14 +18,30 @@ const resultOf = (result: PolicyResult) => ({
   ...(result.field !== undefined ? { field: result.field } : {}),
 });
 
-const objectOf = ({ ref, source, scope, results, skipped, error }: CheckedObject) => ({
+const objectOf = ({ ref, source, scope, results, skipped, error, defaulted }: CheckedObject) => ({
   ...ref,
   ...at(source),
   ...(scope !== undefined ? { scope } : {}),
   ...(error !== undefined ? { error } : { allowed: !results.some((result) => result.mode === "Deny") }),
   results: results.map(resultOf),
   ...(skipped.length > 0 ? { skipped: skipped.map((result) => ({ ...resultOf(result), exception: result.exception })) } : {}),
+  ...(defaulted !== undefined ? { defaulted } : {}),
 });
+
+/** The report's parts, for renderings that write it piece by piece: what comes before the objects, each object (made as it is written), what comes after. */
+export function reportParts(report: CheckReport) {
+  return {
+    head: { apiVersion: "edgeadmit.io/v1alpha1", kind: "CheckReport", summary: { ...countsOf(report), clusters: report.scopes } },
+    *objects(): Generator<ReturnType<typeof objectOf>> {
+      for (const checked of report.objects) yield objectOf(checked);
+    },
+    tail: {
+      errors: report.errors.map((error) => ({ ...at(error.source), ...(error.object ? { object: error.object } : {}), message: error.message })),
+      skipped: report.skipped.map(({ source, reason }) => ({ ...at(source), reason })),
+      ...(report.missingFacts ? { missingFacts: report.missingFacts } : {}),
+    },
+  };
+}
 
 /** `value` as JSON.stringify(value, null, 2) writes it at `depth` levels of indentation. */
 const indented = (value: unknown, depth: number) => JSON.stringify(value, null, 2).replace(/\n/g, `\n${"  ".repeat(depth)}`);
@@ -35,13 +52,14 @@ const indented = (value: unknown, depth: number) => JSON.stringify(value, null, 
  * string, nor a second copy of the verdicts.
  */
 export function* jsonChunks(report: CheckReport): Generator<string> {
-  const head = { apiVersion: "edgeadmit.io/v1alpha1", kind: "CheckReport", summary: { ...countsOf(report), clusters: report.scopes } };
+  const { head, objects, tail } = reportParts(report);
   yield `${indented(head, 0).slice(0, -2)},\n  "objects": [`;
-  for (const [index, checked] of report.objects.entries()) yield `${index === 0 ? "\n" : ",\n"}    ${indented(objectOf(checked), 2)}`;
-  yield report.objects.length > 0 ? "\n  ]" : "]";
-  const errors = report.errors.map((error) => ({ ...at(error.source), ...(error.object ? { object: error.object } : {}), message: error.message }));
-  const skipped = report.skipped.map(({ source, reason }) => ({ ...at(source), reason }));
-  const tail = { errors, skipped, ...(report.missingFacts ? { missingFacts: report.missingFacts } : {}) };
+  let first = true;
+  for (const object of objects()) {
+    yield `${first ? "\n" : ",\n"}    ${indented(object, 2)}`;
+    first = false;
+  }
+  yield first ? "]" : "\n  ]";
   yield `,\n${indented(tail, 0).slice(2, -2)}\n}\n`;
 }
 

@@ -7,11 +7,26 @@ import { countsOf, describeRef, missingFactsLine, skippedSummary, type CheckRepo
 
 /** How much of a message a text line shows: a quoted value can run to kilobytes; -o json carries it whole. */
 export const TEXT_MESSAGE_CHARS = 300;
+/**
+ * How much of that is the message's end: what a message says last is why
+ * (`… resulted in error: no such key: tolerations`), and the long part is
+ * what it quotes before that (the expression, a value).
+ */
+export const TEXT_MESSAGE_END_CHARS = 100;
 
+/** `text` cut at `at` or just before it, never inside a surrogate pair. */
+const cutAt = (text: string, at: number): number => {
+  const code = text.charCodeAt(at - 1);
+  return code >= 0xd800 && code <= 0xdbff ? at - 1 : at;
+};
+
+/** A message on one line; past TEXT_MESSAGE_CHARS, its middle is cut and its end kept. */
 function shown(message: string): string {
   const line = message.replace(/\s*\n\s*/g, " ");
   if (line.length <= TEXT_MESSAGE_CHARS) return line;
-  return `${line.slice(0, TEXT_MESSAGE_CHARS)}… (${line.length - TEXT_MESSAGE_CHARS} more characters: -o json has the whole message)`;
+  const head = line.slice(0, cutAt(line, TEXT_MESSAGE_CHARS - TEXT_MESSAGE_END_CHARS));
+  const tail = line.slice(cutAt(line, line.length - TEXT_MESSAGE_END_CHARS));
+  return `${head}… (${line.length - head.length - tail.length} characters cut: -o json has the whole message) …${tail}`;
 }
 
 /** SGR colours of the mode column on a terminal: what blocks in red, what only warns in yellow. */

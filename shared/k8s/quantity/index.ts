@@ -76,6 +76,19 @@ export class Quantity {
     return sum(this, -other.sign as -1 | 0 | 1, other, this.isZero() ? other.format : this.format);
   }
 
+  /**
+   * Quantity.RoundUp(scale): the value at a multiple of 10^scale, rounded away
+   * from zero when finer digits are dropped (1n at -3 is 1m; the API
+   * defaulting rounds every resource list to milli units this way).
+   */
+  roundUp(scale: number): Quantity {
+    if (this.sign === 0 || this.exponent >= scale) return this;
+    const dropped = scale - this.exponent;
+    const head = dropped >= this.digits.length ? "0" : this.digits.slice(0, this.digits.length - dropped);
+    // The dropped digits end in a non-zero digit (the digits have no trailing zeros): round up.
+    return Quantity.of(this.sign as -1 | 1, addDigits(head, "1"), scale, this.format);
+  }
+
   /** Whether the value is a whole number that fits an int64, so asInteger succeeds. */
   isInteger(): boolean {
     if (this.sign === 0) return true;
@@ -283,13 +296,7 @@ export function parseQuantity(text: string): Quantity {
 
 /** A non-zero value finer than 10^-9 rounded away from zero to the next nano. */
 function roundedToNano(sign: -1 | 1, digits: string, exponent: number, format: QuantityFormat): Quantity {
-  const q = Quantity.of(sign, digits, exponent, format);
-  const { digits: kept, exponent: at } = q;
-  if (at >= NANO) return q;
-  const dropped = NANO - at;
-  const head = dropped >= kept.length ? "0" : kept.slice(0, kept.length - dropped);
-  // The dropped digits end in a non-zero digit (the digits have no trailing zeros): round up.
-  return Quantity.of(sign, addDigits(head, "1"), NANO, format);
+  return Quantity.of(sign, digits, exponent, format).roundUp(NANO);
 }
 
 /** Whether `text` parses as a quantity. */

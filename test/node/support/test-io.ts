@@ -8,8 +8,8 @@ interface CliRun {
   stderr: string;
 }
 
-/** `io` adds to the in-memory io what a test plays (stdout redirected to a file: `stdoutFile`). */
-export async function runCli(argv: string[], stdin = "", io: Pick<CliIo, "stdoutFile"> = {}): Promise<CliRun> {
+/** `io` adds to the in-memory io what a test plays (stdout redirected to a file: `stdoutFile`; a terminal's answer: `confirm`). */
+export async function runCli(argv: string[], stdin = "", io: Pick<CliIo, "stdoutFile" | "confirm"> = {}): Promise<CliRun> {
   let stdout = "";
   let stderr = "";
   const code = await main(argv, {
