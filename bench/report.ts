@@ -159,5 +159,5 @@ export function withFigureBlocks(text: string, results: Results): string {
 }
 
 /** The docs with generated blocks. */
-export const FIGURE_DOCS = ["docs/operations.md"];
+export const FIGURE_DOCS = ["docs/operations.md", "docs/dashboard.md"];
 
